@@ -1,0 +1,113 @@
+# perch — build, demo and tests. See README.md.
+#
+#   make            build/perch (and the BPF skeleton, the test workloads)
+#   make demo       install missing packages, build, profile bench/demo and print the report
+#   make test       install missing packages, build, run unit tests (plain and ASan/UBSan),
+#                   BPF integration tests and the format check
+#   make san        the sanitizer configuration in build-san/
+
+BUILD    ?= build
+SAN      ?=
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
+CFLAGS   ?= -O2 -g
+CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuserspace -Isymbolize -Iinclude
+ifneq ($(SAN),)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS  += -fsanitize=address,undefined
+endif
+LDLIBS   := -lbpf -lelf -ldw -lz -lm
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
+	      -I$(BUILD) -Ibpf
+
+CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c))
+CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
+TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/userspace/record.o: $(BUILD)/sample.skel.h
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libperchcore.a: $(CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/perch: $(BUILD)/userspace/main.o $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Test workloads: frame pointers on, no inlining of the functions the tests look for.
+WL_CFLAGS := -Itests/workloads -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
+	     -Wall -Wextra -Werror -pthread
+$(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -o $@ $< -lm
+
+$(BUILD)/demo: bench/demo.c tests/workloads/burn.h
+	$(CC) $(WL_CFLAGS) -Itests/workloads -o $@ $<
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@echo "== perch record -- $(BUILD)/demo"
+	$(BUILD)/perch record -o $(BUILD)/demo.data -- $(BUILD)/demo
+	@echo "== perch report $(BUILD)/demo.data"
+	$(BUILD)/perch report --min-percent=2 $(BUILD)/demo.data
+
+test: deps
+	@$(MAKE) --no-print-directory check
+
+check: check-format check-unit check-integration
+
+check-unit: $(TESTS)
+	@bash tests/run-unit.sh $(TESTS)
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 san-unit
+
+san-unit: $(TESTS)
+	@bash tests/run-unit.sh $(TESTS)
+
+check-integration: all
+	@bash tests/integration.sh $(BUILD)
+
+check-format:
+	@bash scripts/check-format.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+san:
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all $(TESTS:build/%=build-san/%)
+
+bench: all
+	@bash bench/overhead.sh $(BUILD)
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

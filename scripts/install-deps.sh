@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Install the Debian packages perch needs to build and test, only those missing.
+set -euo pipefail
+pkgs=(make gcc clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
+      pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "perch: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+echo "perch: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,973 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Tests of the recording file: what the writer writes the loader reads back exactly, and a file
+ * that is cut, damaged or from elsewhere is refused with the documented error while every
+ * complete block before the damage is kept.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "recording.h"
+
+#define MAX_BLOCKS 64
+
+static char tmpdir[PATH_MAX];
+
+static const char *tmp_path(const char *name)
+{
+	static char path[4][PATH_MAX + 64];
+	static int next;
+	char *p = path[next++ % 4];
+
+	snprintf(p, sizeof(path[0]), "%s/%.32s", tmpdir, name);
+	return p;
+}
+
+static uint8_t *read_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data;
+	long size;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	rewind(f);
+	data = malloc(size + 1);
+	assert_non_null(data);
+	assert_int_equal(fread(data, 1, size, f), size);
+	fclose(f);
+	*len = size;
+	return data;
+}
+
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Where each block of a file is, read straight from the bytes, independent of the loader. */
+struct layout {
+	size_t nblocks;
+	size_t start[MAX_BLOCKS], end[MAX_BLOCKS];
+	uint32_t type[MAX_BLOCKS], n[MAX_BLOCKS];
+};
+
+static void layout_of(const uint8_t *data, size_t len, struct layout *l)
+{
+	size_t pos = 16;
+
+	memset(l, 0, sizeof(*l));
+	while (pos < len) {
+		assert_true(l->nblocks < MAX_BLOCKS);
+		l->start[l->nblocks] = pos;
+		l->type[l->nblocks] = le32(data + pos);
+		l->n[l->nblocks] = le32(data + pos + 16);
+		pos += 16 + le32(data + pos + 4);
+		l->end[l->nblocks++] = pos;
+	}
+	assert_int_equal(pos, len);
+}
+
+static size_t sum_n(const struct layout *l, size_t k, uint32_t type)
+{
+	size_t sum = 0;
+
+	for (size_t i = 0; i < k; i++)
+		sum += l->type[i] == type ? l->n[i] : 0;
+	return sum;
+}
+
+static bool has_block(const struct layout *l, size_t k, uint32_t type)
+{
+	for (size_t i = 0; i < k; i++) {
+		if (l->type[i] == type)
+			return true;
+	}
+	return false;
+}
+
+/* r holds exactly the first k blocks of the file laid out as l. */
+static void assert_prefix(const struct recording *r, const struct layout *l, size_t k)
+{
+	assert_non_null(r);
+	assert_int_equal(r->nblocks, k);
+	assert_int_equal(r->good_size, k ? l->end[k - 1] : 16);
+	assert_int_equal(r->nstrings, 1 + sum_n(l, k, REC_STRINGS));
+	assert_int_equal(r->nframes, sum_n(l, k, REC_FRAMES));
+	assert_int_equal(r->nthreads, sum_n(l, k, REC_THREADS));
+	assert_int_equal(r->nsamples, sum_n(l, k, REC_SAMPLES));
+	assert_int_equal(r->meta != NULL, has_block(l, k, REC_META));
+	assert_int_equal(r->stats != NULL, has_block(l, k, REC_STATS));
+	assert_int_equal(r->end != NULL, has_block(l, k, REC_END));
+}
+
+/* ---- a known recording ---- */
+
+static const uint32_t stack_a[] = {0, 1, 2};
+static const uint32_t stack_b[] = {0, 3};
+
+static void write_meta(struct rec_writer *w)
+{
+	struct rec_kv meta[] = {
+		{.key = "command", .str = "./app --size=3"},
+		{.key = "pids", .str = "42"},
+		{.key = "empty", .str = ""},
+	};
+
+	assert_int_equal(rec_writer__meta(w, meta, 3), 0);
+}
+
+static void write_first_batch(struct rec_writer *w)
+{
+	uint32_t app = rec_writer__string(w, "/usr/bin/app");
+	uint32_t kernel = rec_writer__string(w, "[kernel]");
+
+	assert_int_equal(app, 1);
+	assert_int_equal(kernel, 2);
+	assert_int_equal(rec_writer__string(w, "main"), 3);
+	assert_int_equal(rec_writer__string(w, "solve"), 4);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, app, 3, 0x1130), 0);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, app, 4, 0x1200), 1);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_KERNEL, kernel, 0, 0xffffffff81000010ULL),
+			 2);
+	assert_int_equal(rec_writer__thread(w, 42, 42, 1, rec_writer__string(w, "app")), 0);
+	assert_int_equal(rec_writer__sample(w, 42, 42, 7, REC_SAMPLE_TRUNCATED, stack_a, 3), 0);
+	assert_int_equal(rec_writer__sample(w, 42, 42, 1, 0, NULL, 0), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+}
+
+static void write_second_batch(struct rec_writer *w)
+{
+	uint32_t lib = rec_writer__string(w, "/usr/lib/libc.so.6");
+
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, lib, 0, UINT64_MAX), 3);
+	assert_int_equal(rec_writer__thread(w, 42, 43, 42, rec_writer__string(w, "worker")), 0);
+	assert_int_equal(rec_writer__sample(w, 42, 43, UINT64_MAX,
+					    REC_SAMPLE_USER_LOST | REC_SAMPLE_KERN_LOST, stack_b,
+					    2),
+			 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+}
+
+static void write_stats_end(struct rec_writer *w, bool with_end)
+{
+	struct rec_kv stats1[] = {{.key = "lost", .value = 1}};
+	struct rec_kv stats2[] = {{.key = "lost", .value = 3}, {.key = "samples", .value = 9}};
+	struct rec_kv end[] = {{.key = "duration_ns", .value = 123456789},
+			       {.key = "exit_status", .value = 0}};
+
+	assert_int_equal(rec_writer__stats(w, stats1, 1), 0);
+	assert_int_equal(rec_writer__stats(w, stats2, 2), 0);
+	if (with_end)
+		assert_int_equal(rec_writer__end(w, end, 2), 0);
+}
+
+/* META, two batches of STRINGS FRAMES THREADS SAMPLES, two STATS, END (when with_end). */
+static void write_known(const char *path, bool with_end)
+{
+	struct rec_writer *w = rec_writer__open(path);
+
+	assert_non_null(w);
+	write_meta(w);
+	write_first_batch(w);
+	write_second_batch(w);
+	write_stats_end(w, with_end);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void assert_frame(const struct recording *r, uint32_t id, uint8_t kind, const char *module,
+			 const char *name, uint64_t offset)
+{
+	const struct rec_frame *f = &r->frames[id];
+
+	assert_int_equal(f->kind, kind);
+	assert_string_equal(recording__string(r, f->module), module);
+	assert_string_equal(recording__string(r, f->name), name);
+	assert_true(f->offset == offset);
+}
+
+static void assert_sample(const struct rec_sample *s, uint32_t pid, uint32_t tid, uint64_t count,
+			  uint32_t flags, const uint32_t *frames, uint32_t nframes)
+{
+	assert_int_equal(s->pid, pid);
+	assert_int_equal(s->tid, tid);
+	assert_true(s->count == count);
+	assert_int_equal(s->flags, flags);
+	assert_int_equal(s->nframes, nframes);
+	if (nframes)
+		assert_memory_equal(s->frames, frames, nframes * sizeof(*frames));
+}
+
+static void assert_known_strings_frames(const struct recording *r)
+{
+	assert_int_equal(r->nstrings, 8);
+	assert_string_equal(r->strings[0], "");
+	assert_string_equal(r->strings[1], "/usr/bin/app");
+	assert_string_equal(r->strings[5], "app");
+	assert_string_equal(r->strings[7], "worker");
+	assert_int_equal(r->nframes, 4);
+	assert_frame(r, 0, REC_FRAME_USER, "/usr/bin/app", "main", 0x1130);
+	assert_frame(r, 1, REC_FRAME_USER, "/usr/bin/app", "solve", 0x1200);
+	assert_frame(r, 2, REC_FRAME_KERNEL, "[kernel]", "", 0xffffffff81000010ULL);
+	assert_frame(r, 3, REC_FRAME_USER, "/usr/lib/libc.so.6", "", UINT64_MAX);
+}
+
+static void assert_known_threads_samples(const struct recording *r)
+{
+	assert_int_equal(r->nthreads, 2);
+	assert_int_equal(r->threads[0].pid, 42);
+	assert_int_equal(r->threads[0].tid, 42);
+	assert_int_equal(r->threads[0].ppid, 1);
+	assert_string_equal(recording__string(r, r->threads[0].comm), "app");
+	assert_int_equal(r->threads[1].tid, 43);
+	assert_int_equal(r->threads[1].ppid, 42);
+	assert_string_equal(recording__string(r, r->threads[1].comm), "worker");
+	assert_int_equal(r->nsamples, 3);
+	assert_sample(&r->samples[0], 42, 42, 7, REC_SAMPLE_TRUNCATED, stack_a, 3);
+	assert_sample(&r->samples[1], 42, 42, 1, 0, NULL, 0);
+	assert_sample(&r->samples[2], 42, 43, UINT64_MAX,
+		      REC_SAMPLE_USER_LOST | REC_SAMPLE_KERN_LOST, stack_b, 2);
+}
+
+static void assert_known_kv(const struct recording *r)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(r->nmeta, 3);
+	assert_string_equal(recording__meta(r, "command"), "./app --size=3");
+	assert_string_equal(recording__meta(r, "pids"), "42");
+	assert_string_equal(recording__meta(r, "empty"), "");
+	assert_int_equal(r->nstats, 2);
+	assert_true(recording__stat(r, "lost", &v));
+	assert_int_equal(v, 3);
+	assert_true(recording__stat(r, "samples", &v));
+	assert_int_equal(v, 9);
+	assert_int_equal(r->nend, 2);
+	assert_true(recording__end(r, "duration_ns", &v));
+	assert_int_equal(v, 123456789);
+	assert_true(recording__end(r, "exit_status", &v));
+	assert_int_equal(v, 0);
+}
+
+/* ---- raw files, for what the writer never writes ---- */
+
+struct raw {
+	uint8_t data[4096];
+	size_t len;
+};
+
+static void raw_bytes(struct raw *b, const void *p, size_t len)
+{
+	assert_true(b->len + len <= sizeof(b->data));
+	memcpy(b->data + b->len, p, len);
+	b->len += len;
+}
+
+static void raw_u8(struct raw *b, uint8_t v)
+{
+	raw_bytes(b, &v, 1);
+}
+
+static void raw_u32(struct raw *b, uint32_t v)
+{
+	uint8_t p[4] = {v, v >> 8, v >> 16, v >> 24};
+
+	raw_bytes(b, p, 4);
+}
+
+static void raw_u64(struct raw *b, uint64_t v)
+{
+	raw_u32(b, v);
+	raw_u32(b, v >> 32);
+}
+
+static void raw_str(struct raw *b, const char *s)
+{
+	raw_u32(b, strlen(s));
+	raw_bytes(b, s, strlen(s));
+}
+
+static void raw_header(struct raw *b, uint32_t version)
+{
+	b->len = 0;
+	raw_bytes(b, PERCH_FILE_MAGIC, 8);
+	raw_u32(b, version);
+	raw_u32(b, 16);
+}
+
+static void raw_block(struct raw *b, uint32_t type, const struct raw *payload)
+{
+	raw_u32(b, type);
+	raw_u32(b, payload->len);
+	raw_u32(b, crc32(crc32(0L, Z_NULL, 0), payload->data, payload->len));
+	raw_u32(b, 0);
+	raw_bytes(b, payload->data, payload->len);
+}
+
+/* STRINGS "mod" "fn" (ids 1, 2), then FRAMES of one frame (id 0) naming them. */
+static void raw_strings_frames(struct raw *b)
+{
+	struct raw p = {.len = 0};
+
+	raw_u32(&p, 2);
+	raw_str(&p, "mod");
+	raw_str(&p, "fn");
+	raw_block(b, REC_STRINGS, &p);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_u8(&p, REC_FRAME_USER);
+	raw_u32(&p, 1);
+	raw_u32(&p, 2);
+	raw_u64(&p, 0x10);
+	raw_block(b, REC_FRAMES, &p);
+}
+
+static void raw_sample_payload(struct raw *p, uint32_t nframes, uint32_t frame)
+{
+	p->len = 0;
+	raw_u32(p, 1);
+	raw_u32(p, 5);
+	raw_u32(p, 5);
+	raw_u64(p, 1);
+	raw_u32(p, 0);
+	raw_u32(p, nframes);
+	for (uint32_t i = 0; i < nframes; i++)
+		raw_u32(p, frame);
+}
+
+static int load_raw(const struct raw *b, struct recording **r)
+{
+	const char *path = tmp_path("raw.data");
+
+	write_bytes(path, b->data, b->len);
+	return recording__load(path, r);
+}
+
+/* ---- tests ---- */
+
+static void round_trip_keeps_every_block_type_exact(void **state)
+{
+	const char *path = tmp_path("known.data");
+	struct recording *r;
+	size_t len;
+	uint8_t *data;
+
+	(void)state;
+	write_known(path, true);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_known_strings_frames(r);
+	assert_known_threads_samples(r);
+	assert_known_kv(r);
+	data = read_bytes(path, &len);
+	assert_int_equal(r->good_size, len);
+	/* META, 2 x (STRINGS FRAMES THREADS SAMPLES), 2 x STATS, END */
+	assert_int_equal(r->nblocks, 12);
+	free(data);
+	recording__free(r);
+}
+
+static void writer_size_counts_every_byte_written(void **state)
+{
+	const char *path = tmp_path("size.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint64_t size;
+	size_t len;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__size(w), 16);
+	write_meta(w);
+	write_first_batch(w);
+	size = rec_writer__size(w);
+	free(read_bytes(path, &len));
+	assert_int_equal(size, len);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void writer_dedups_strings_and_frames(void **state)
+{
+	const char *path = tmp_path("dedup.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r;
+	uint32_t a, b, f;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__string(w, ""), 0);
+	assert_int_equal(rec_writer__string(w, NULL), 0);
+	a = rec_writer__string(w, "alpha");
+	b = rec_writer__string(w, "beta");
+	assert_int_not_equal(a, b);
+	assert_int_equal(rec_writer__string(w, "alpha"), a);
+	f = rec_writer__frame(w, REC_FRAME_USER, a, b, 0x40);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, a, b, 0x40), f);
+	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_KERNEL, a, b, 0x40), f);
+	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, b, b, 0x40), f);
+	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, a, a, 0x40), f);
+	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, a, b, 0x41), f);
+	assert_int_equal(rec_writer__flush(w), 0);
+	/* Still the same ids after a flush, and not written again. */
+	assert_int_equal(rec_writer__string(w, "beta"), b);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, a, b, 0x40), f);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nstrings, 3);
+	assert_int_equal(r->nframes, 5);
+	recording__free(r);
+}
+
+static void writer_dedups_many_strings_through_table_growth(void **state)
+{
+	const char *path = tmp_path("many.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r;
+	char name[32];
+
+	(void)state;
+	assert_non_null(w);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "fn_%d", i);
+		assert_int_equal(rec_writer__string(w, name), i + 1);
+		assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, i + 1, i + 1, i), i);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "fn_%d", i);
+		assert_int_equal(rec_writer__string(w, name), i + 1);
+		assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, i + 1, i + 1, i), i);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nstrings, 5001);
+	assert_string_equal(r->strings[4321], "fn_4320");
+	assert_int_equal(r->nframes, 5000);
+	recording__free(r);
+}
+
+static void writer_rejects_undefined_ids(void **state)
+{
+	const char *path = tmp_path("undef.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t s, f, bad[] = {0, 1};
+	struct recording *r;
+
+	(void)state;
+	assert_non_null(w);
+	s = rec_writer__string(w, "x");
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, s + 1, 0, 0), UINT32_MAX);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, 0, s + 1, 0), UINT32_MAX);
+	assert_int_equal(rec_writer__frame(w, 2, s, s, 0), UINT32_MAX);
+	f = rec_writer__frame(w, REC_FRAME_USER, s, s, 0);
+	assert_int_equal(f, 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, bad, 2), -EINVAL);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, NULL, 1), -EINVAL);
+	assert_int_equal(rec_writer__thread(w, 1, 1, 0, s + 1), -EINVAL);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	recording__free(r);
+}
+
+static void load_keeps_last_thread_definition(void **state)
+{
+	const char *path = tmp_path("threads.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__thread(w, 7, 8, 1, rec_writer__string(w, "before-exec")), 0);
+	assert_int_equal(rec_writer__thread(w, 7, 9, 1, rec_writer__string(w, "other")), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(rec_writer__thread(w, 7, 8, 2, rec_writer__string(w, "mid")), 0);
+	assert_int_equal(rec_writer__thread(w, 7, 8, 3, rec_writer__string(w, "after-exec")), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nthreads, 2);
+	assert_int_equal(r->threads[0].tid, 8);
+	assert_int_equal(r->threads[0].ppid, 3);
+	assert_string_equal(recording__string(r, r->threads[0].comm), "after-exec");
+	assert_string_equal(recording__string(r, r->threads[1].comm), "other");
+	recording__free(r);
+}
+
+static void flush_writes_blocks_in_dependency_order(void **state)
+{
+	const char *path = tmp_path("order.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct layout l;
+	uint32_t f;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	assert_non_null(w);
+	f = rec_writer__frame(w, REC_FRAME_USER, rec_writer__string(w, "m"), 0, 1);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__thread(w, 1, 1, 0, 0), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(rec_writer__flush(w), 0); /* nothing pending: writes nothing */
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	assert_int_equal(l.nblocks, 5);
+	assert_int_equal(l.type[0], REC_STRINGS);
+	assert_int_equal(l.type[1], REC_FRAMES);
+	assert_int_equal(l.type[2], REC_THREADS);
+	assert_int_equal(l.type[3], REC_SAMPLES);
+	assert_int_equal(l.type[4], REC_SAMPLES);
+	free(data);
+}
+
+static void writer_cuts_large_pending_data_into_blocks(void **state)
+{
+	const char *path = tmp_path("large.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t stack[8] = {0};
+	struct recording *r;
+	char name[64];
+
+	(void)state;
+	assert_non_null(w);
+	for (int i = 0; i < 150000; i++) {
+		snprintf(name, sizeof(name), "a_rather_long_function_name_%d", i);
+		assert_int_equal(rec_writer__string(w, name), i + 1);
+	}
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, 1, 2, 0), 0);
+	for (int i = 0; i < 150000; i++)
+		assert_int_equal(rec_writer__sample(w, 1, i, 1, 0, stack, 8), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_true(r->nblocks > 4);
+	assert_int_equal(r->nstrings, 150001);
+	assert_string_equal(r->strings[150000], "a_rather_long_function_name_149999");
+	assert_int_equal(r->nsamples, 150000);
+	assert_int_equal(r->samples[149999].tid, 149999);
+	assert_int_equal(r->samples[149999].frames[7], 0);
+	recording__free(r);
+}
+
+static void load_cut_at_every_length_keeps_complete_blocks(void **state)
+{
+	const char *path = tmp_path("full.data"), *cut = tmp_path("cut.data");
+	struct recording *r;
+	struct layout l;
+	size_t len, k = 0;
+	uint8_t *data;
+
+	(void)state;
+	write_known(path, true);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	for (size_t n = 0; n <= len; n++) {
+		bool boundary = n == 16 || (k < l.nblocks && n == l.end[k]);
+		int err;
+
+		k += k < l.nblocks && n == l.end[k];
+		write_bytes(cut, data, n);
+		err = recording__load(cut, &r);
+		if (n < 16) {
+			assert_int_equal(err, -EPROTO);
+			assert_null(r);
+			continue;
+		}
+		assert_int_equal(err, boundary ? 0 : -ENODATA);
+		assert_prefix(r, &l, k);
+		recording__free(r);
+	}
+	assert_int_equal(k, l.nblocks);
+	free(data);
+}
+
+static void load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks(void **state)
+{
+	const char *path = tmp_path("full.data"), *bad = tmp_path("flipped.data");
+	struct recording *r;
+	struct layout l;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	write_known(path, true);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	for (size_t k = 0; k < l.nblocks; k++) {
+		size_t at = l.start[k] + 16 + (l.end[k] - l.start[k] - 16) / 2;
+
+		data[at] ^= 0x20;
+		write_bytes(bad, data, len);
+		data[at] ^= 0x20;
+		assert_int_equal(recording__load(bad, &r), -EBADMSG);
+		assert_prefix(r, &l, k);
+		assert_int_equal(r->good_size, l.start[k]);
+		recording__free(r);
+	}
+	free(data);
+}
+
+static void load_nonzero_reserved_field_is_ebadmsg(void **state)
+{
+	struct recording *r;
+	struct raw b;
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	b.data[16 + 12] = 1;
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 0);
+	recording__free(r);
+}
+
+static void load_wrong_magic_is_eproto(void **state)
+{
+	struct recording *r = (struct recording *)1;
+	struct raw b;
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	b.data[0] = 'X';
+	assert_int_equal(load_raw(&b, &r), -EPROTO);
+	assert_null(r);
+}
+
+static void load_version_2_is_eprotonosupport(void **state)
+{
+	struct recording *r = (struct recording *)1;
+	struct raw b;
+
+	(void)state;
+	raw_header(&b, 2);
+	raw_strings_frames(&b);
+	assert_int_equal(load_raw(&b, &r), -EPROTONOSUPPORT);
+	assert_null(r);
+}
+
+static void load_missing_file_is_enoent(void **state)
+{
+	struct recording *r = (struct recording *)1;
+
+	(void)state;
+	assert_int_equal(recording__load(tmp_path("no-such.data"), &r), -ENOENT);
+	assert_null(r);
+}
+
+static void load_sample_with_undefined_frame_is_ebadmsg(void **state)
+{
+	struct recording *r;
+	struct raw b, p;
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_sample_payload(&p, 1, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	raw_sample_payload(&p, 2, 1); /* only frame 0 is defined */
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 3);
+	assert_int_equal(r->nsamples, 1);
+	assert_int_equal(r->samples[0].frames[0], 0);
+	recording__free(r);
+}
+
+static void load_frame_with_undefined_string_leaves_nothing_of_its_block(void **state)
+{
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_u32(&p, 2);
+	raw_u8(&p, REC_FRAME_USER);
+	raw_u32(&p, 1);
+	raw_u32(&p, 2);
+	raw_u64(&p, 0x20);
+	raw_u8(&p, REC_FRAME_USER);
+	raw_u32(&p, 3); /* strings 0..2 are defined */
+	raw_u32(&p, 0);
+	raw_u64(&p, 0x30);
+	raw_block(&b, REC_FRAMES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 2);
+	assert_int_equal(r->nframes, 1);
+	assert_true(r->frames[0].offset == 0x10);
+	recording__free(r);
+}
+
+static void load_bad_thread_block_leaves_earlier_threads_alone(void **state)
+{
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_u32(&p, 1);
+	raw_u32(&p, 5);
+	raw_u32(&p, 5);
+	raw_u32(&p, 1);
+	raw_u32(&p, 1);
+	raw_block(&b, REC_THREADS, &p);
+	p.len = 0;
+	raw_u32(&p, 2);
+	raw_u32(&p, 5); /* would replace thread 5/5 ... */
+	raw_u32(&p, 5);
+	raw_u32(&p, 1);
+	raw_u32(&p, 2);
+	raw_u32(&p, 5); /* ... but the next one names an undefined string */
+	raw_u32(&p, 6);
+	raw_u32(&p, 1);
+	raw_u32(&p, 99);
+	raw_block(&b, REC_THREADS, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 3);
+	assert_int_equal(r->nthreads, 1);
+	assert_string_equal(recording__string(r, r->threads[0].comm), "mod");
+	recording__free(r);
+}
+
+static void load_huge_counts_are_ebadmsg(void **state)
+{
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_u32(&p, UINT32_MAX);
+	raw_u32(&p, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 2);
+	recording__free(r);
+
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_sample_payload(&p, 0, 0);
+	p.len -= 4;
+	raw_u32(&p, UINT32_MAX); /* nframes */
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nsamples, 0);
+	recording__free(r);
+}
+
+static void load_trailing_payload_bytes_are_ebadmsg(void **state)
+{
+	struct recording *r;
+	struct raw b, p;
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_sample_payload(&p, 1, 0);
+	raw_u8(&p, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 2);
+	assert_int_equal(r->nsamples, 0);
+	recording__free(r);
+}
+
+static void load_skips_unknown_block_type(void **state)
+{
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_str(&p, "from a later perch");
+	raw_block(&b, 99, &p);
+	raw_sample_payload(&p, 1, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), 0);
+	assert_int_equal(r->nblocks, 4);
+	assert_int_equal(r->good_size, b.len);
+	assert_int_equal(r->nsamples, 1);
+	recording__free(r);
+}
+
+/* The descriptor rec_writer__open() got for path. */
+static int fd_of(const char *path)
+{
+	char link[64], target[PATH_MAX];
+
+	for (int fd = 3; fd < 1024; fd++) {
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, path))
+			return fd;
+	}
+	return -1;
+}
+
+static void writer_reports_enospc_when_disk_is_full(void **state)
+{
+	const char *path = tmp_path("full-disk.data");
+	struct rec_writer *w;
+	int fd, full;
+	uint32_t f;
+
+	(void)state;
+	assert_null(rec_writer__open("/dev/full"));
+	assert_int_equal(errno, ENOSPC);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	fd = fd_of(path);
+	assert_true(fd >= 0);
+	full = open("/dev/full", O_WRONLY);
+	assert_true(full >= 0);
+	assert_int_equal(dup2(full, fd), fd);
+	close(full);
+	f = rec_writer__frame(w, REC_FRAME_USER, rec_writer__string(w, "m"), 0, 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__flush(w), -ENOSPC);
+	assert_int_equal(rec_writer__flush(w), -ENOSPC);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), -ENOSPC);
+	assert_int_equal(rec_writer__end(w, NULL, 0), -ENOSPC);
+	assert_int_equal(rec_writer__size(w), 16);
+	assert_int_equal(rec_writer__close(w), -ENOSPC);
+}
+
+static void load_without_end_has_null_end(void **state)
+{
+	const char *path = tmp_path("no-end.data");
+	struct recording *r;
+	uint64_t v = 1;
+
+	(void)state;
+	write_known(path, false);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_null(r->end);
+	assert_int_equal(r->nend, 0);
+	assert_false(recording__end(r, "duration_ns", &v));
+	assert_int_equal(v, 1);
+	recording__free(r);
+}
+
+static void load_empty_end_block_still_marks_finished(void **state)
+{
+	const char *path = tmp_path("empty-end.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__end(w, NULL, 0), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_non_null(r->end);
+	assert_int_equal(r->nend, 0);
+	recording__free(r);
+}
+
+static void lookups_answer_absent_keys_and_ids(void **state)
+{
+	const char *path = tmp_path("known.data");
+	struct recording *r;
+	uint64_t v = 5;
+
+	(void)state;
+	write_known(path, true);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_null(recording__meta(r, "nope"));
+	assert_false(recording__stat(r, "nope", &v));
+	assert_false(recording__end(r, "nope", &v));
+	assert_int_equal(v, 5);
+	assert_string_equal(recording__string(r, 8), "");
+	assert_string_equal(recording__string(r, UINT32_MAX), "");
+	assert_null(recording__meta(NULL, "command"));
+	assert_string_equal(recording__string(NULL, 1), "");
+	recording__free(r);
+	recording__free(NULL);
+	assert_int_equal(rec_writer__close(NULL), 0);
+}
+
+static const char *const tmp_files[] = {
+	"known.data",	"size.data",  "dedup.data",	"many.data",   "undef.data",
+	"threads.data", "order.data", "large.data",	"full.data",   "cut.data",
+	"flipped.data", "raw.data",   "full-disk.data", "no-end.data", "empty-end.data",
+};
+
+static int make_tmpdir(void **state)
+{
+	const char *base = getenv("TMPDIR");
+	char made[PATH_MAX];
+
+	(void)state;
+	snprintf(made, sizeof(made), "%s/perch-rec-XXXXXX", base && *base ? base : "/tmp");
+	/* Resolved, as fd_of() compares it with what /proc/self/fd links to. */
+	return mkdtemp(made) && realpath(made, tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(tmp_files) / sizeof(tmp_files[0]); i++)
+		unlink(tmp_path(tmp_files[i]));
+	return rmdir(tmpdir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip_keeps_every_block_type_exact),
+		cmocka_unit_test(writer_size_counts_every_byte_written),
+		cmocka_unit_test(writer_dedups_strings_and_frames),
+		cmocka_unit_test(writer_dedups_many_strings_through_table_growth),
+		cmocka_unit_test(writer_rejects_undefined_ids),
+		cmocka_unit_test(load_keeps_last_thread_definition),
+		cmocka_unit_test(flush_writes_blocks_in_dependency_order),
+		cmocka_unit_test(writer_cuts_large_pending_data_into_blocks),
+		cmocka_unit_test(load_cut_at_every_length_keeps_complete_blocks),
+		cmocka_unit_test(load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks),
+		cmocka_unit_test(load_nonzero_reserved_field_is_ebadmsg),
+		cmocka_unit_test(load_wrong_magic_is_eproto),
+		cmocka_unit_test(load_version_2_is_eprotonosupport),
+		cmocka_unit_test(load_missing_file_is_enoent),
+		cmocka_unit_test(load_sample_with_undefined_frame_is_ebadmsg),
+		cmocka_unit_test(load_frame_with_undefined_string_leaves_nothing_of_its_block),
+		cmocka_unit_test(load_bad_thread_block_leaves_earlier_threads_alone),
+		cmocka_unit_test(load_huge_counts_are_ebadmsg),
+		cmocka_unit_test(load_trailing_payload_bytes_are_ebadmsg),
+		cmocka_unit_test(load_skips_unknown_block_type),
+		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
+		cmocka_unit_test(load_without_end_has_null_end),
+		cmocka_unit_test(load_empty_end_block_still_marks_finished),
+		cmocka_unit_test(lookups_answer_absent_keys_and_ids),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

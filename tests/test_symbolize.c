@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Tests of the symbolizer (symbolizer.c) and the kernel symbol table (ksyms.c).
+ *
+ * The ELF fixtures are this test binary itself (functions below with known names, plus a few
+ * hand-written in assembly to pin down symbol sizes), libc as the process maps it, and stripped
+ * copies of both made in a temporary directory. Expected answers come from the running process
+ * (/proc/self/maps, dladdr, dlsym), not from the code under test.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "symbolizer.h"
+
+#define SELF	  "/proc/self/exe"
+#define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %n"
+
+/*
+ * perch_asm_sized: one instruction with an exact .size, then padding no symbol claims.
+ * perch_asm_unsized: no .size (size 0), then room up to perch_asm_after.
+ */
+__asm__(".pushsection .text\n"
+	".p2align 4\n"
+	".globl perch_asm_sized\n"
+	".hidden perch_asm_sized\n"
+	".type perch_asm_sized, %function\n"
+	"perch_asm_sized:\n"
+	"\tret\n"
+	".size perch_asm_sized, .-perch_asm_sized\n"
+	".p2align 4\n"
+	".globl perch_asm_unsized\n"
+	".hidden perch_asm_unsized\n"
+	".type perch_asm_unsized, %function\n"
+	"perch_asm_unsized:\n"
+	"\tret\n"
+	".skip 44\n"
+	".p2align 4\n"
+	".globl perch_asm_after\n"
+	".hidden perch_asm_after\n"
+	".type perch_asm_after, %function\n"
+	"perch_asm_after:\n"
+	"\tret\n"
+	".size perch_asm_after, .-perch_asm_after\n"
+	".popsection\n");
+
+void perch_asm_sized(void);
+void perch_asm_unsized(void);
+void perch_asm_after(void);
+
+static volatile unsigned int sink;
+
+/* Bodies differ so identical-code folding cannot merge them; a loop makes them longer than the
+ * offsets the tests probe. */
+static __attribute__((noinline, noclone, used)) unsigned int perch_target_alpha(unsigned int n)
+{
+	unsigned int i, acc = 0;
+
+	for (i = 0; i < n; i++)
+		acc += i * 7 + sink;
+	sink = acc;
+	return acc;
+}
+
+static __attribute__((noinline, noclone, used)) unsigned int perch_target_beta(unsigned int n)
+{
+	unsigned int i, acc = 1;
+
+	for (i = 0; i < n; i++)
+		acc ^= (acc << 3) + i + sink;
+	sink = acc;
+	return acc;
+}
+
+static char tmpdir[256];
+
+/* Where addr lives in this process, as /proc/self/maps says. */
+struct where {
+	struct sym_module_id id;
+	uint64_t file_offset;
+	char path[PATH_MAX];
+};
+
+static void locate(const void *addr, struct where *w)
+{
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff, inode;
+		unsigned int maj, min;
+		int pos = 0;
+
+		if (sscanf(line, MAPS_LINE, &start, &end, &pgoff, &maj, &min, &inode, &pos) < 6 ||
+		    a < start || a >= end)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(w->path, sizeof(w->path), "%s", line + pos);
+		w->id.dev = makedev(maj, min);
+		w->id.inode = inode;
+		w->id.path = w->path;
+		w->file_offset = a - start + pgoff;
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	fail_msg("no mapping holds %p", addr);
+}
+
+/* The address as an ELF virtual address of its module, computed by the dynamic loader's view:
+ * dli_fbase is where the module's first segment (vaddr 0 for PIE and shared objects) was put. */
+static uint64_t loader_vaddr(const void *addr)
+{
+	Dl_info info;
+
+	assert_true(dladdr(addr, &info));
+	return (uint64_t)((uintptr_t)addr - (uintptr_t)info.dli_fbase);
+}
+
+static void tmp_path(char *buf, size_t len, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", tmpdir, name);
+
+	assert_true(n > 0 && (size_t)n < len);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	close(fd);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ssize_t n;
+
+	assert_true(in >= 0);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	close(out);
+}
+
+/* A stripped copy of from at tmpdir/name; skips the test without objcopy. */
+static void strip_copy(const char *from, const char *name, char *to, size_t len)
+{
+	char cmd[3 * PATH_MAX];
+
+	tmp_path(to, len, name);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", from, to);
+	if (system(cmd) != 0) {
+		print_message("objcopy --strip-all failed or is missing\n");
+		skip();
+	}
+}
+
+/* The id of a file we made: keyed by its real (dev, inode). */
+static struct sym_module_id file_id(const char *path)
+{
+	struct sym_module_id id = {.path = path};
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	id.dev = st.st_dev;
+	id.inode = st.st_ino;
+	return id;
+}
+
+static void *libc_handle(void)
+{
+	void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+	assert_non_null(h);
+	return h;
+}
+
+/* getpid as libc defines it (not a sanitizer interceptor that might shadow it). */
+static void *libc_getpid(void)
+{
+	void *h = libc_handle();
+	void *p = dlsym(h, "getpid");
+
+	assert_non_null(p);
+	dlclose(h);
+	return p;
+}
+
+static void symbolize_resolves_own_function_exactly(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_alpha");
+	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
+	assert_int_equal(r.sym_start, r.vaddr);
+	assert_int_equal(r.sym_file_offset, w.file_offset);
+
+	locate((void *)perch_target_beta, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_beta");
+	symbolizer__free(s);
+}
+
+static void symbolize_resolves_mid_function_address_to_its_start(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 5, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_alpha");
+	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha) + 5);
+	assert_int_equal(r.sym_start, r.vaddr - 5);
+	assert_int_equal(r.sym_file_offset, w.file_offset);
+	symbolizer__free(s);
+}
+
+static void symbolize_address_past_symbol_size_has_no_name(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_asm_sized, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_asm_sized");
+	/* 8 bytes on: past its one instruction, in padding before the next aligned symbol. */
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 8, &r), 0);
+	assert_null(r.name);
+	assert_int_equal(r.sym_start, 0);
+	assert_int_equal(r.sym_file_offset, 0);
+	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_asm_sized) + 8);
+	symbolizer__free(s);
+}
+
+static void symbolize_zero_size_symbol_extends_to_next_symbol(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	uint64_t after;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_asm_after, &w);
+	after = w.file_offset;
+	locate((void *)perch_asm_unsized, &w);
+	assert_true(after - w.file_offset >= 48);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 40, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_asm_unsized");
+	assert_int_equal(r.sym_file_offset, w.file_offset);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, after - 1, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_asm_unsized");
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, after, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_asm_after");
+	symbolizer__free(s);
+}
+
+static void symbolize_resolves_libc_function_to_a_name_at_its_address(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	void *fn = libc_getpid(), *h;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate(fn, &w);
+	assert_non_null(strstr(w.path, "libc"));
+	assert_int_equal(symbolizer__resolve(s, &w.id, w.path, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_int_equal(r.vaddr, loader_vaddr(fn));
+	assert_int_equal(r.sym_start, r.vaddr);
+	assert_int_equal(r.sym_file_offset, w.file_offset);
+	/* getpid, or an alias of it: the dynamic loader finds the same code under that name. */
+	h = libc_handle();
+	assert_ptr_equal(dlsym(h, r.name), fn);
+	dlclose(h);
+	symbolizer__free(s);
+}
+
+static void symbolize_stripped_library_resolves_through_dynsym(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	void *fn = libc_getpid(), *h;
+	char stripped[PATH_MAX];
+	struct sym_module_id id;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate(fn, &w);
+	strip_copy(w.path, "libc-stripped.so", stripped, sizeof(stripped));
+	id = file_id(stripped);
+	assert_int_equal(symbolizer__resolve(s, &id, stripped, w.file_offset + 1, &r), 0);
+	assert_non_null(r.name);
+	assert_int_equal(r.sym_start, loader_vaddr(fn));
+	assert_int_equal(r.sym_file_offset, w.file_offset);
+	h = libc_handle();
+	assert_ptr_equal(dlsym(h, r.name), fn);
+	dlclose(h);
+	symbolizer__free(s);
+}
+
+static void symbolize_stripped_binary_leaves_internal_function_unnamed(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	char stripped[PATH_MAX];
+	struct sym_module_id id;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	strip_copy(SELF, "self-stripped", stripped, sizeof(stripped));
+	id = file_id(stripped);
+	/* Stripping keeps the loadable layout: the same offset, now with no symbol over it. */
+	assert_int_equal(symbolizer__resolve(s, &id, stripped, w.file_offset, &r), 0);
+	assert_null(r.name);
+	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
+	symbolizer__free(s);
+}
+
+static void symbolize_rejects_non_elf_with_enoexec(void **state)
+{
+	static const char script[] = "#!/bin/sh\necho not an ELF file\n";
+	static const char truncated[] = "\x7f"
+					"ELF\x02\x01";
+	struct symbolizer *s = symbolizer__new();
+	char path[PATH_MAX];
+	struct sym_module_id id;
+	struct sym_result r;
+
+	(void)state;
+	assert_non_null(s);
+	tmp_path(path, sizeof(path), "script.sh");
+	write_file(path, script, sizeof(script) - 1);
+	id = file_id(path);
+	assert_int_equal(symbolizer__resolve(s, &id, path, 0, &r), -ENOEXEC);
+	assert_null(r.name);
+
+	tmp_path(path, sizeof(path), "truncated.elf");
+	write_file(path, truncated, sizeof(truncated) - 1);
+	id = file_id(path);
+	assert_int_equal(symbolizer__resolve(s, &id, path, 0, &r), -ENOEXEC);
+
+	id = file_id(tmpdir);
+	assert_int_equal(symbolizer__resolve(s, &id, tmpdir, 0, &r), -ENOEXEC);
+	symbolizer__free(s);
+}
+
+static void symbolize_missing_file_gives_enoent(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_module_id id = {.dev = 1, .inode = 0x7fffffff, .path = "/nonexistent/lib.so"};
+	struct sym_result r;
+	char buf[4];
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(symbolizer__resolve(s, &id, id.path, 0x1000, &r), -ENOENT);
+	assert_null(r.name);
+	assert_int_equal(symbolizer__read(s, &id, id.path, 0, buf, sizeof(buf)), -ENOENT);
+	symbolizer__free(s);
+}
+
+static void symbolize_cache_hit_opens_no_file(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_module_id by_path;
+	struct sym_result r;
+	unsigned char code[16];
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_beta, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	/* Same (dev, inode), a path that cannot be opened: only the cached index can answer. */
+	assert_int_equal(symbolizer__resolve(s, &w.id, "/nonexistent/x", w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_beta");
+	assert_int_equal(symbolizer__read(s, &w.id, "/nonexistent/x", w.file_offset, code, 16), 0);
+	assert_memory_equal(code, (const void *)perch_target_beta, 16);
+
+	/* No inode known: keyed by the mapped path instead. */
+	by_path = (struct sym_module_id){.path = "/some/mapped/path"};
+	assert_int_equal(symbolizer__resolve(s, &by_path, SELF, w.file_offset, &r), 0);
+	assert_int_equal(symbolizer__resolve(s, &by_path, NULL, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_beta");
+	symbolizer__free(s);
+}
+
+static void symbolize_caches_failures(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_module_id gone = {.path = "/gone/lib.so"};
+	struct sym_module_id bad = {.path = "/bad/lib.so"};
+	char path[PATH_MAX];
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	tmp_path(path, sizeof(path), "not-elf");
+	write_file(path, "hello", 5);
+	assert_int_equal(symbolizer__resolve(s, &bad, path, 0, &r), -ENOEXEC);
+	assert_int_equal(symbolizer__resolve(s, &gone, "/nonexistent/y", 0, &r), -ENOENT);
+	/* A readable ELF file offered later for the same modules is not looked at. */
+	assert_int_equal(symbolizer__resolve(s, &bad, SELF, w.file_offset, &r), -ENOEXEC);
+	assert_int_equal(symbolizer__resolve(s, &gone, SELF, w.file_offset, &r), -ENOENT);
+	symbolizer__free(s);
+}
+
+static void symbolize_read_returns_function_bytes(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	unsigned char code[32];
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 3, &r), 0);
+	assert_int_equal(symbolizer__read(s, &w.id, SELF, r.sym_file_offset, code, 32), 0);
+	assert_memory_equal(code, (const void *)perch_target_alpha, sizeof(code));
+	symbolizer__free(s);
+}
+
+static void symbolize_read_works_after_file_is_deleted(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	char copy[PATH_MAX];
+	unsigned char code[16];
+	struct sym_module_id id;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_beta, &w);
+	tmp_path(copy, sizeof(copy), "self-copy");
+	copy_file(SELF, copy);
+	id = file_id(copy);
+	assert_int_equal(symbolizer__resolve(s, &id, copy, w.file_offset, &r), 0);
+	assert_non_null(r.name);
+	assert_string_equal(r.name, "perch_target_beta");
+	assert_int_equal(unlink(copy), 0);
+	assert_int_equal(symbolizer__read(s, &id, copy, r.sym_file_offset, code, sizeof(code)), 0);
+	assert_memory_equal(code, (const void *)perch_target_beta, sizeof(code));
+	symbolizer__free(s);
+}
+
+static void symbolize_read_past_end_of_file_fails(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	unsigned char buf[16];
+	struct stat st;
+	struct where w;
+	uint64_t end;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_alpha, &w);
+	assert_int_equal(stat(SELF, &st), 0);
+	end = (uint64_t)st.st_size;
+	assert_int_equal(symbolizer__read(s, &w.id, SELF, end - 8, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(symbolizer__read(s, &w.id, SELF, end - 8, buf, 8), 0);
+	symbolizer__free(s);
+}
+
+/* Unsorted, with aliases, markers, data and two modules, in kallsyms format. */
+static const char kallsyms_fixture[] = "ffffffffc0002000 t mod_fn2\t[mymod]\n"
+				       "ffffffff81000100 T second_fn\n"
+				       "ffffffff81000000 T _text\n"
+				       "ffffffff81000000 T first_fn\n"
+				       "ffffffff81000200 t third_fn\n"
+				       "ffffffff81000300 T _etext\n"
+				       "ffffffff81000400 D some_data\n"
+				       "ffffffffc0001000 t mod_fn1\t[mymod]\n"
+				       "ffffffffc0008000 t other_fn\t[other]\n"
+				       "ffffffff81000180 W weak_fn\n";
+
+static struct ksyms *load_fixture(const char *text)
+{
+	char path[PATH_MAX];
+	struct ksyms *k;
+
+	tmp_path(path, sizeof(path), "kallsyms");
+	write_file(path, text, strlen(text));
+	k = ksyms__load(path);
+	assert_non_null(k);
+	return k;
+}
+
+static void assert_ksym(const struct ksyms *k, uint64_t addr, const char *name, const char *module)
+{
+	const struct ksym *sym = ksyms__find(k, addr);
+
+	if (!sym)
+		fail_msg("no symbol at 0x%" PRIx64 ", expected %s", addr, name);
+	assert_string_equal(sym->name, name);
+	if (module) {
+		assert_non_null(sym->module);
+		assert_string_equal(sym->module, module);
+	} else {
+		assert_null(sym->module);
+	}
+}
+
+static void ksyms_finds_covering_symbol_in_unsorted_file(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	assert_ksym(k, 0xffffffff81000100, "second_fn", NULL);
+	assert_ksym(k, 0xffffffff8100017f, "second_fn", NULL);
+	assert_ksym(k, 0xffffffff81000180, "weak_fn", NULL);
+	assert_ksym(k, 0xffffffff810001ff, "weak_fn", NULL);
+	assert_ksym(k, 0xffffffff810002ff, "third_fn", NULL);
+	assert_int_equal(ksyms__find(k, 0xffffffff81000250)->addr, 0xffffffff81000200);
+	ksyms__free(k);
+}
+
+static void ksyms_prefers_plain_alias_at_same_address(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	assert_ksym(k, 0xffffffff81000000, "first_fn", NULL);
+	assert_ksym(k, 0xffffffff81000010, "first_fn", NULL);
+	ksyms__free(k);
+}
+
+static void ksyms_names_module_without_brackets(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	assert_ksym(k, 0xffffffffc0001000, "mod_fn1", "mymod");
+	assert_ksym(k, 0xffffffffc0001fff, "mod_fn1", "mymod");
+	assert_ksym(k, 0xffffffffc0002000, "mod_fn2", "mymod");
+	assert_ksym(k, 0xffffffffc0008010, "other_fn", "other");
+	ksyms__free(k);
+}
+
+static void ksyms_stops_at_text_end_and_data_symbols(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	assert_null(ksyms__find(k, 0xffffffff81000300));
+	assert_null(ksyms__find(k, 0xffffffff81000350));
+	assert_null(ksyms__find(k, 0xffffffff81000400));
+	assert_null(ksyms__find(k, 0xffffffffbfffffff));
+	ksyms__free(k);
+}
+
+static void ksyms_module_text_ends_before_next_module(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	/* mod_fn2 is mymod's last symbol: its page and the next, not the gap up to [other]. */
+	assert_ksym(k, 0xffffffffc0003fff, "mod_fn2", "mymod");
+	assert_null(ksyms__find(k, 0xffffffffc0004000));
+	assert_null(ksyms__find(k, 0xffffffffc0007fff));
+	ksyms__free(k);
+}
+
+static void ksyms_returns_null_below_first_and_past_last(void **state)
+{
+	struct ksyms *k = load_fixture(kallsyms_fixture);
+
+	(void)state;
+	assert_null(ksyms__find(k, 0));
+	assert_null(ksyms__find(k, 0xffffffff80ffffff));
+	assert_ksym(k, 0xffffffffc0009fff, "other_fn", "other");
+	assert_null(ksyms__find(k, 0xffffffffc000a000));
+	assert_null(ksyms__find(k, UINT64_MAX));
+	assert_null(ksyms__find(NULL, 0xffffffff81000000));
+	ksyms__free(k);
+}
+
+static void ksyms_hidden_addresses_give_eacces(void **state)
+{
+	static const char hidden[] = "0000000000000000 T _text\n"
+				     "0000000000000000 T first_fn\n"
+				     "0000000000000000 t mod_fn\t[mymod]\n";
+	char path[PATH_MAX];
+
+	(void)state;
+	tmp_path(path, sizeof(path), "kallsyms-hidden");
+	write_file(path, hidden, sizeof(hidden) - 1);
+	errno = 0;
+	assert_null(ksyms__load(path));
+	assert_int_equal(errno, EACCES);
+}
+
+static void ksyms_missing_file_gives_enoent(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(ksyms__load("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void ksyms_last_line_without_newline_is_read(void **state)
+{
+	struct ksyms *k = load_fixture("ffffffff81000000 T first_fn\n"
+				       "ffffffff81000100 T last_fn");
+
+	(void)state;
+	assert_ksym(k, 0xffffffff81000104, "last_fn", NULL);
+	ksyms__free(k);
+}
+
+/* Address of "schedule" as /proc/kallsyms lists it, and every name listed at that address. */
+static uint64_t real_schedule(char names[][128], size_t max, size_t *nr)
+{
+	char line[512], name[128], type;
+	uint64_t addr, want = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && !want) {
+		if (sscanf(line, "%" SCNx64 " %c %127s", &addr, &type, name) == 3 &&
+		    strcmp(name, "schedule") == 0)
+			want = addr;
+	}
+	rewind(f);
+	*nr = 0;
+	while (want && fgets(line, sizeof(line), f) && *nr < max) {
+		if (sscanf(line, "%" SCNx64 " %c %127s", &addr, &type, name) == 3 && addr == want)
+			snprintf(names[(*nr)++], 128, "%s", name);
+	}
+	fclose(f);
+	return want;
+}
+
+static void ksyms_resolves_schedule_in_real_kallsyms(void **state)
+{
+	char names[16][128];
+	const struct ksym *sym;
+	struct ksyms *k;
+	size_t i, nr;
+	uint64_t addr;
+	bool listed = false;
+
+	(void)state;
+	k = ksyms__load(NULL);
+	if (!k && errno == EACCES) {
+		print_message("kernel addresses are hidden (kptr_restrict); not checked\n");
+		skip();
+	}
+	assert_non_null(k);
+	addr = real_schedule(names, 16, &nr);
+	assert_true(addr != 0);
+	sym = ksyms__find(k, addr);
+	assert_non_null(sym);
+	assert_int_equal(sym->addr, addr);
+	assert_null(sym->module);
+	for (i = 0; i < nr; i++)
+		listed |= strcmp(names[i], sym->name) == 0;
+	if (!listed)
+		fail_msg("0x%" PRIx64 " resolved to %s, not a name listed there", addr, sym->name);
+	assert_ptr_equal(ksyms__find(k, addr + 1), sym);
+	ksyms__free(k);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/perch-test-symbolize-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[PATH_MAX + 32];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(symbolize_resolves_own_function_exactly),
+		cmocka_unit_test(symbolize_resolves_mid_function_address_to_its_start),
+		cmocka_unit_test(symbolize_address_past_symbol_size_has_no_name),
+		cmocka_unit_test(symbolize_zero_size_symbol_extends_to_next_symbol),
+		cmocka_unit_test(symbolize_resolves_libc_function_to_a_name_at_its_address),
+		cmocka_unit_test(symbolize_stripped_library_resolves_through_dynsym),
+		cmocka_unit_test(symbolize_stripped_binary_leaves_internal_function_unnamed),
+		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
+		cmocka_unit_test(symbolize_missing_file_gives_enoent),
+		cmocka_unit_test(symbolize_cache_hit_opens_no_file),
+		cmocka_unit_test(symbolize_caches_failures),
+		cmocka_unit_test(symbolize_read_returns_function_bytes),
+		cmocka_unit_test(symbolize_read_works_after_file_is_deleted),
+		cmocka_unit_test(symbolize_read_past_end_of_file_fails),
+		cmocka_unit_test(ksyms_finds_covering_symbol_in_unsorted_file),
+		cmocka_unit_test(ksyms_prefers_plain_alias_at_same_address),
+		cmocka_unit_test(ksyms_names_module_without_brackets),
+		cmocka_unit_test(ksyms_stops_at_text_end_and_data_symbols),
+		cmocka_unit_test(ksyms_module_text_ends_before_next_module),
+		cmocka_unit_test(ksyms_returns_null_below_first_and_past_last),
+		cmocka_unit_test(ksyms_hidden_addresses_give_eacces),
+		cmocka_unit_test(ksyms_missing_file_gives_enoent),
+		cmocka_unit_test(ksyms_last_line_without_newline_is_read),
+		cmocka_unit_test(ksyms_resolves_schedule_in_real_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

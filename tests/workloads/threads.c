@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Ground truth: four threads, each spinning in its own function; each gets a quarter of the
+ * process's samples (the scheduler shares the CPUs fairly). */
+#include <pthread.h>
+#include "burn.h"
+
+static double end_time;
+
+#define THREAD_FN(name)                                                                            \
+	__attribute__((noinline)) void *name(void *arg)                                            \
+	{                                                                                          \
+		(void)arg;                                                                         \
+		while (now_s() < end_time)                                                         \
+			BURN(100000);                                                              \
+		return NULL;                                                                       \
+	}
+
+THREAD_FN(thread_fn_0)
+THREAD_FN(thread_fn_1)
+THREAD_FN(thread_fn_2)
+THREAD_FN(thread_fn_3)
+
+int main(int argc, char **argv)
+{
+	void *(*fns[4])(void *) = {thread_fn_0, thread_fn_1, thread_fn_2, thread_fn_3};
+	pthread_t t[4];
+
+	end_time = now_s() + arg_seconds(argc, argv, 2.0);
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, fns[i], NULL))
+			return 1;
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}

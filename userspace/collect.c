@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The collector: raw addresses in, recording samples out (see collect.h). Owns the per-process
+ * state of a recording (mappings, parent, frame cache) and the kernel symbol table. Each address
+ * is symbolized once per process; each process's mappings are read while it is alive, and a
+ * forked child that never called exec borrows its parent's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include "collect.h"
+#include "ksyms.h"
+#include "log.h"
+#include "proc.h"
+#include "symbolizer.h"
+#include "u64map.h"
+
+struct proc {
+	uint32_t pid, ppid;
+	struct proc_maps *maps;
+	bool maps_failed; /* tried and the process was gone */
+	bool exec_seen;	  /* exec'd: the parent's mappings no longer apply */
+	bool exited;
+	uint32_t comm; /* string id from the last event */
+	struct u64map frames; /* address -> frame id */
+};
+
+struct collector {
+	struct rec_writer *w;
+	unsigned int max_stack;
+	struct symbolizer *sym;
+	struct ksyms *ksyms;
+	bool ksyms_failed;
+	struct proc **procs;
+	size_t nprocs, cap;
+	struct u64map pid_index;   /* pid -> index in procs */
+	struct u64map kframes;	   /* kernel address -> frame id */
+	struct u64map threads;	   /* pid << 32 | tid -> 1 */
+	uint32_t kernel_str, unknown_str;
+	uint32_t *frames; /* scratch: one sample's frame ids */
+	uint64_t stats[COLLECT_STAT_MAX];
+};
+
+struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->w = w;
+	c->max_stack = max_stack;
+	c->sym = symbolizer__new();
+	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
+	if (!c->sym || !c->frames) {
+		collector__free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->kernel_str = rec_writer__string(w, "[kernel]");
+	c->unknown_str = rec_writer__string(w, "[unknown]");
+	return c;
+}
+
+static void proc_free(struct proc *p)
+{
+	if (!p)
+		return;
+	proc_maps__free(p->maps);
+	u64map__clear(&p->frames);
+	free(p);
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nprocs; i++)
+		proc_free(c->procs[i]);
+	free(c->procs);
+	u64map__clear(&c->pid_index);
+	u64map__clear(&c->kframes);
+	u64map__clear(&c->threads);
+	symbolizer__free(c->sym);
+	ksyms__free(c->ksyms);
+	free(c->frames);
+	free(c);
+}
+
+uint64_t collector__stat(const struct collector *c, enum collect_stat which)
+{
+	return which < COLLECT_STAT_MAX ? c->stats[which] : 0;
+}
+
+static struct proc *find_proc(struct collector *c, uint32_t pid)
+{
+	uint64_t idx;
+
+	return u64map__get(&c->pid_index, pid, &idx) ? c->procs[idx] : NULL;
+}
+
+static struct proc *get_proc(struct collector *c, uint32_t pid)
+{
+	struct proc *p = find_proc(c, pid);
+
+	if (p)
+		return p;
+	if (c->nprocs == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		struct proc **t = realloc(c->procs, ncap * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		c->procs = t;
+		c->cap = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p || u64map__put(&c->pid_index, pid, c->nprocs)) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	c->procs[c->nprocs++] = p;
+	return p;
+}
+
+static void reset_maps(struct proc *p)
+{
+	proc_maps__free(p->maps);
+	p->maps = NULL;
+	p->maps_failed = false;
+	u64map__clear(&p->frames);
+}
+
+static void read_maps(struct proc *p)
+{
+	struct proc_maps *m = proc_maps__read(p->pid);
+
+	if (!m) {
+		p->maps_failed = true;
+		return;
+	}
+	proc_maps__free(p->maps);
+	p->maps = m;
+	p->maps_failed = false;
+}
+
+void collector__snapshot(struct collector *c, uint32_t pid)
+{
+	struct proc *p = get_proc(c, pid);
+
+	if (p)
+		read_maps(p);
+}
+
+void collector__event(struct collector *c, const struct perch_event *e)
+{
+	struct proc *p = get_proc(c, e->pid);
+	char comm[17];
+
+	if (!p)
+		return;
+	memcpy(comm, e->comm, 16);
+	comm[16] = 0;
+	p->comm = rec_writer__string(c->w, comm);
+	switch (e->type) {
+	case PERCH_EV_FORK:
+		p->ppid = e->ppid;
+		break;
+	case PERCH_EV_EXEC:
+		p->exec_seen = true;
+		reset_maps(p);
+		break;
+	case PERCH_EV_EXIT:
+		p->exited = true;
+		break;
+	}
+}
+
+/* The mapping that holds addr in pid, reading /proc/PID/maps as needed; a forked child that has
+ * not exec'd shares its parent's mappings. */
+static const struct proc_map *find_map(struct collector *c, struct proc *p, uint64_t addr)
+{
+	const struct proc_map *m;
+
+	for (int depth = 0; p && depth < 64; depth++) {
+		if (!p->maps && !p->maps_failed)
+			read_maps(p);
+		m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
+		if (!m && p->maps && !p->exited) {
+			read_maps(p); /* mapped since we looked (dlopen) */
+			m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
+		}
+		if (m)
+			return m;
+		if (p->exec_seen || !p->ppid)
+			return NULL;
+		p = find_proc(c, p->ppid);
+	}
+	return NULL;
+}
+
+static uint32_t module_string(struct collector *c, const struct proc_map *m)
+{
+	const char *slash;
+
+	if (!m)
+		return c->unknown_str;
+	/* Keep the full path: two libraries may share a base name. */
+	slash = m->path[0] ? m->path : "[anon]";
+	return rec_writer__string(c->w, slash);
+}
+
+static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, bool is_return)
+{
+	const struct proc_map *m = find_map(c, p, addr);
+	struct sym_result res = {0};
+	uint64_t id, off, lookup;
+	uint32_t name = 0;
+
+	if (u64map__get(&p->frames, addr, &id))
+		return id;
+	off = m ? addr - m->start + m->pgoff : addr;
+	/* A return address points after the call; the call itself is one byte before it. */
+	lookup = is_return && off ? off - 1 : off;
+	if (m && m->open_path) {
+		struct sym_module_id mid = {makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+
+		if (symbolizer__resolve(c->sym, &mid, m->open_path, lookup, &res) == 0 && res.name)
+			name = rec_writer__string(c->w, res.name);
+	}
+	if (!name)
+		c->stats[COLLECT_UNNAMED]++;
+	id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+	u64map__put(&p->frames, addr, id);
+	return id;
+}
+
+static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
+{
+	const struct ksym *k;
+	uint32_t name = 0, module = c->kernel_str;
+	uint64_t id;
+
+	if (u64map__get(&c->kframes, addr, &id))
+		return id;
+	if (!c->ksyms && !c->ksyms_failed) {
+		c->ksyms = ksyms__load(NULL);
+		c->ksyms_failed = !c->ksyms;
+		if (!c->ksyms)
+			log_warn("kernel symbols unavailable: %s", strerror(errno));
+	}
+	k = c->ksyms ? ksyms__find(c->ksyms, is_return ? addr - 1 : addr) : NULL;
+	if (k) {
+		char mod[80];
+
+		name = rec_writer__string(c->w, k->name);
+		if (k->module) {
+			snprintf(mod, sizeof(mod), "[%s]", k->module);
+			module = rec_writer__string(c->w, mod);
+		}
+	}
+	id = rec_writer__frame(c->w, REC_FRAME_KERNEL, module, name, addr);
+	u64map__put(&c->kframes, addr, id);
+	return id;
+}
+
+static size_t stack_len(const uint64_t *s)
+{
+	size_t n = 0;
+
+	while (s && n < PERCH_MAX_STACK && s[n])
+		n++;
+	return n;
+}
+
+static int read_code(struct collector *c, struct proc *p, uint64_t addr, void *buf, size_t len)
+{
+	const struct proc_map *m = find_map(c, p, addr);
+	struct sym_module_id mid;
+
+	if (!m || !m->open_path || addr - m->start < len)
+		return -ENOENT;
+	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+	return symbolizer__read(c->sym, &mid, m->open_path, addr - m->start + m->pgoff, buf, len);
+}
+
+/* Is ret preceded by a call instruction? (x86-64: call rel32, call *r/m with 2..7 bytes.) */
+static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
+{
+	uint8_t b[8];
+
+	if (read_code(c, p, ret - 8, b, 8))
+		return false;
+	if (b[3] == 0xe8)
+		return true;
+	for (int len = 2; len <= 7; len++) {
+		const uint8_t *ins = b + 8 - len;
+
+		if (ins[0] == 0xff && (ins[1] & 0x38) == 0x10)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A frame-pointer walk starts from the leaf's pc and then follows rbp. A leaf that has not set
+ * up its own frame (GCC 12 emits such leaves even with -mno-omit-leaf-frame-pointer, and every
+ * -fomit-frame-pointer library has them) leaves rbp pointing at its caller's frame, so the walk
+ * skips the caller. The word at the stack pointer is then the return address into that caller.
+ * Returns that address when this sample needs it, else 0.
+ */
+static uint64_t hidden_caller(struct collector *c, struct proc *p, const struct perch_key *key,
+			      const uint64_t *u, size_t nu)
+{
+	const struct proc_map *m;
+	struct sym_result res;
+	struct sym_module_id mid;
+	uint8_t code[8], at_pc = 0;
+	size_t skip = 0;
+
+	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
+		return 0;
+	m = find_map(c, p, u[0]);
+	if (!m || !m->open_path)
+		return 0;
+	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+	if (symbolizer__resolve(c->sym, &mid, m->open_path, u[0] - m->start + m->pgoff, &res) ||
+	    !res.name ||
+	    symbolizer__read(c->sym, &mid, m->open_path, res.sym_file_offset, code, sizeof(code)))
+		return 0;
+	if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+		skip = 4; /* endbr64 */
+	if (code[skip] == 0x55 && code[skip + 1] == 0x48 && code[skip + 2] == 0x89 &&
+	    code[skip + 3] == 0xe5) {
+		/* push %rbp; mov %rsp,%rbp: only at its first instruction or at the final ret is
+		 * the return address on top of the stack with rbp still the caller's. */
+		read_code(c, p, u[0], &at_pc, 1);
+		if (res.vaddr != res.sym_start + skip && at_pc != 0xc3)
+			return 0;
+	}
+	return after_call(c, p, key->user_ret) ? key->user_ret : 0;
+}
+
+static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
+{
+	uint64_t key = (uint64_t)p->pid << 32 | tid, one;
+	char comm[32];
+	uint32_t comm_id = p->comm;
+
+	if (u64map__get(&c->threads, key, &one))
+		return;
+	if (proc_comm(p->pid, tid, comm, sizeof(comm)) == 0)
+		comm_id = rec_writer__string(c->w, comm);
+	rec_writer__thread(c->w, p->pid, tid, p->ppid, comm_id);
+	u64map__put(&c->threads, key, 1);
+}
+
+int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
+		   const uint64_t *ustack, const uint64_t *kstack)
+{
+	struct proc *p = get_proc(c, key->tgid);
+	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
+	uint32_t flags = 0;
+	uint64_t hidden;
+
+	if (!p)
+		return -ENOMEM;
+	note_thread(c, p, key->tid);
+	if (key->ustack_id < 0)
+		flags |= REC_SAMPLE_USER_LOST;
+	if (key->kstack_id < 0 && key->kstack_id != -EFAULT)
+		flags |= REC_SAMPLE_KERN_LOST;
+	if (nu >= c->max_stack || nk >= c->max_stack) {
+		flags |= REC_SAMPLE_TRUNCATED;
+		c->stats[COLLECT_TRUNCATED] += count;
+	}
+	if (nu && !find_map(c, p, ustack[0]))
+		c->stats[COLLECT_NO_MAPS] += count;
+	hidden = hidden_caller(c, p, key, ustack, nu);
+	if (hidden)
+		c->stats[COLLECT_LEAF_FIXED] += count;
+	/* Root first: user frames outermost to leaf, then the kernel frames beneath them. */
+	for (size_t i = nu; i-- > 0;) {
+		c->frames[n++] = user_frame(c, p, ustack[i], i > 0);
+		if (i == 1 && hidden)
+			c->frames[n++] = user_frame(c, p, hidden, true);
+		if (i == 0 && hidden && nu == 1) {
+			/* The leaf's caller goes before the leaf. */
+			c->frames[n - 1] = user_frame(c, p, hidden, true);
+			c->frames[n++] = user_frame(c, p, ustack[0], false);
+		}
+	}
+	for (size_t i = nk; i-- > 0;)
+		c->frames[n++] = kernel_frame(c, kstack[i], i > 0);
+	return rec_writer__sample(c->w, key->tgid, key->tid, count, flags, c->frames, n);
+}

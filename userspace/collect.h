@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Turns what the sampler counted (raw user and kernel addresses per thread) into recording
+ * samples: captures each process's mappings while it lives, symbolizes every new address once,
+ * repairs the frame a frameless leaf hides from a frame-pointer walk, and counts what it could
+ * not resolve.
+ */
+#ifndef PERCH_COLLECT_H
+#define PERCH_COLLECT_H
+
+#include <stdint.h>
+#include <linux/types.h>
+#include "perch_bpf.h"
+#include "recording.h"
+
+struct collector;
+
+enum collect_stat {
+	COLLECT_TRUNCATED = 0, /* stacks that reached the depth limit */
+	COLLECT_LEAF_FIXED,    /* samples whose frameless leaf's caller was restored */
+	COLLECT_NO_MAPS,       /* samples of processes whose mappings could not be read */
+	COLLECT_UNNAMED,       /* distinct user frames that no symbol covers */
+	COLLECT_STAT_MAX,
+};
+
+/* w is borrowed and must outlive the collector. max_stack: the kernel's callchain limit. */
+struct collector *collector__new(struct rec_writer *w, unsigned int max_stack);
+void collector__free(struct collector *c);
+
+/* A process event from the sampler's ring buffer. */
+void collector__event(struct collector *c, const struct perch_event *e);
+
+/* Add one counted bucket. ustack/kstack are leaf first as the kernel stores them (zero
+ * addresses end them); NULL when missing. */
+int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
+		   const uint64_t *ustack, const uint64_t *kstack);
+
+/* Read /proc/PID/maps now (e.g. right after attaching), so a process that dies before the first
+ * drain still resolves. */
+void collector__snapshot(struct collector *c, uint32_t pid);
+
+uint64_t collector__stat(const struct collector *c, enum collect_stat which);
+
+#endif /* PERCH_COLLECT_H */

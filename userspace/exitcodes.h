@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * perch's exit statuses: each failure a user can cause has its own (README, "Exit status").
+ * `perch record -- CMD` otherwise exits with CMD's status (128+signal when it was killed).
+ */
+#ifndef PERCH_EXITCODES_H
+#define PERCH_EXITCODES_H
+
+enum perch_exit {
+	PERCH_EXIT_OK = 0,
+	PERCH_EXIT_USAGE = 64,	   /* unknown option, bad argument */
+	PERCH_EXIT_BADFILE = 65,   /* damaged recording (bad magic, CRC, malformed block) */
+	PERCH_EXIT_NOFILE = 66,	   /* recording cannot be opened */
+	PERCH_EXIT_TRUNCATED = 67, /* recording cut mid-block: complete blocks were reported */
+	PERCH_EXIT_NOPID = 68,	   /* no such process */
+	PERCH_EXIT_PIDGONE = 69,   /* a target exited while perch attached to it */
+	PERCH_EXIT_NOBTF = 70,	   /* kernel has no BTF */
+	PERCH_EXIT_BPF = 71,	   /* the kernel refused the BPF program or perf events */
+	PERCH_EXIT_INTERNAL = 72,  /* out of memory, unexpected failure */
+	PERCH_EXIT_OUTPUT = 73,	   /* output file cannot be written */
+	PERCH_EXIT_PERM = 77,	   /* missing CAP_BPF / CAP_PERFMON */
+	PERCH_EXIT_NOTEXEC = 126,  /* CMD found but not executable */
+	PERCH_EXIT_NOTFOUND = 127, /* CMD not found */
+};
+
+#endif /* PERCH_EXITCODES_H */

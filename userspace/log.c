@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Diagnostics on stderr: errors and warnings always, debug lines with -v. */
+#include <stdarg.h>
+#include <stdio.h>
+#include "log.h"
+
+static int verbose;
+
+void log_set_verbose(int level)
+{
+	verbose = level;
+}
+
+int log_verbose(void)
+{
+	return verbose;
+}
+
+static void vlog(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "perch: %s%s\n", prefix, line);
+}
+
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	vlog("debug: ", fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Diagnostics on stderr, one line each, prefixed "perch: ". */
+#ifndef PERCH_LOG_H
+#define PERCH_LOG_H
+
+void log_set_verbose(int level);
+int log_verbose(void);
+void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* PERCH_LOG_H */

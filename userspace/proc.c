@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Process facts from /proc. This part owns the snapshot of a process's executable mappings
+ * (parsed from /proc/PID/maps, each file-backed one with the /proc/PID/map_files path that keeps
+ * it openable even after the file was deleted or replaced) and reads thread names.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+#define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %" SCNx64 ":%" SCNx64 " %" SCNu64 "%n"
+#define MAP_FILES "/proc/%d/map_files/%" PRIx64 "-%" PRIx64
+
+struct proc_maps {
+	struct proc_map *maps; /* sorted by start: the kernel prints mappings in address order */
+	size_t nr;
+	size_t cap;
+};
+
+/* The kernel reports a pid that went away as a missing /proc entry (or ESRCH mid-read). */
+static int proc_errno(int err)
+{
+	return err == ENOENT ? ESRCH : err;
+}
+
+static int push_map(struct proc_maps *m, const struct proc_map *map)
+{
+	if (m->nr == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 32;
+		struct proc_map *v = reallocarray(m->maps, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		m->maps = v;
+		m->cap = cap;
+	}
+	m->maps[m->nr++] = *map;
+	return 0;
+}
+
+/*
+ * One line of maps: "START-END PERMS PGOFF MAJ:MIN INODE    PATH". The path is everything after
+ * the padding, spaces and a " (deleted)" suffix included. Non-executable lines are skipped.
+ */
+static int parse_line(struct proc_maps *m, pid_t pid, char *line)
+{
+	struct proc_map map = {0};
+	char perms[5];
+	char *path;
+	size_t len;
+	int pos = 0, err;
+
+	if (sscanf(line, MAPS_LINE, &map.start, &map.end, perms, &map.pgoff, &map.dev_major,
+		   &map.dev_minor, &map.inode, &pos) != 7)
+		return -EINVAL;
+	if (strlen(perms) < 3 || perms[2] != 'x')
+		return 0;
+	path = line + pos;
+	while (*path == ' ' || *path == '\t')
+		path++;
+	len = strlen(path);
+	if (len && path[len - 1] == '\n')
+		path[--len] = '\0';
+
+	map.path = strdup(path);
+	if (!map.path)
+		return -ENOMEM;
+	/* Only file-backed mappings have a map_files entry; [vdso], [heap] and anonymous ones not. */
+	if (path[0] == '/') {
+		if (asprintf(&map.open_path, MAP_FILES, (int)pid, map.start, map.end) < 0) {
+			map.open_path = NULL;
+			err = -ENOMEM;
+			goto err_out;
+		}
+	}
+	err = push_map(m, &map);
+	if (err)
+		goto err_out;
+	return 0;
+err_out:
+	free(map.path);
+	free(map.open_path);
+	return err;
+}
+
+struct proc_maps *proc_maps__read(pid_t pid)
+{
+	char path[64], *line = NULL;
+	struct proc_maps *m;
+	size_t line_cap = 0;
+	FILE *f = NULL;
+	int err = 0;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		err = -proc_errno(errno);
+		goto err_out;
+	}
+	errno = 0;
+	while (getline(&line, &line_cap, f) >= 0) {
+		err = parse_line(m, pid, line);
+		if (err)
+			goto err_out;
+		errno = 0;
+	}
+	if (ferror(f)) {
+		err = -proc_errno(errno ? errno : EIO);
+		goto err_out;
+	}
+	free(line);
+	fclose(f);
+	return m;
+err_out:
+	free(line);
+	if (f)
+		fclose(f);
+	proc_maps__free(m);
+	errno = -err;
+	return NULL;
+}
+
+void proc_maps__free(struct proc_maps *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr; i++) {
+		free(m->maps[i].path);
+		free(m->maps[i].open_path);
+	}
+	free(m->maps);
+	free(m);
+}
+
+const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!m)
+		return NULL;
+	hi = m->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= m->maps[lo - 1].end)
+		return NULL;
+	return &m->maps[lo - 1];
+}
+
+size_t proc_maps__count(const struct proc_maps *m)
+{
+	return m ? m->nr : 0;
+}
+
+const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i)
+{
+	if (!m || i >= m->nr)
+		return NULL;
+	return &m->maps[i];
+}
+
+int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64], comm[64];
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!buf || !len)
+		return -EINVAL;
+	/* tid <= 0: the process's own name (its main thread). */
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -proc_errno(errno);
+	do {
+		n = read(fd, comm, sizeof(comm) - 1);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		err = -proc_errno(errno);
+		goto cleanup;
+	}
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(buf, len, "%s", comm);
+cleanup:
+	close(fd);
+	return err;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Process facts from /proc: executable mappings (captured while the process lives), command
+ * name, parent.
+ */
+#ifndef PERCH_PROC_H
+#define PERCH_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;	     /* file offset of start */
+	uint64_t dev_major, dev_minor, inode;
+	char *path;	   /* as /proc/PID/maps prints it ("[vdso]", "/usr/lib/...", or "" for anon) */
+	char *open_path;   /* what the profiler can open now: /proc/PID/map_files/START-END, or NULL
+			    * for anonymous and special mappings */
+};
+
+struct proc_maps;
+
+/* Read the executable mappings of pid (only those with 'x' permission). NULL + errno (ESRCH when
+ * the process is gone). */
+struct proc_maps *proc_maps__read(pid_t pid);
+void proc_maps__free(struct proc_maps *m);
+/* The mapping containing addr, or NULL. */
+const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr);
+size_t proc_maps__count(const struct proc_maps *m);
+const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i);
+
+/* Thread/process name (comm) into buf; returns 0 or -errno. */
+int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
+
+#endif /* PERCH_PROC_H */

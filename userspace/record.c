@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch record`: the loader. Checks what the user can get wrong before anything starts, loads
+ * the sampler (bpf/sample.bpf.c) and attaches it to one perf_event per CPU, starts the command
+ * stopped (or adds the PIDs to attach to), and then drains the kernel's double-buffered counts
+ * every DRAIN_MS into the recording file until the targets are gone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "sample.skel.h"
+#include "collect.h"
+#include "exitcodes.h"
+#include "log.h"
+#include "record.h"
+#include "recording.h"
+#include "report.h"
+
+#define DRAIN_MS 100
+/* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
+ * old value to finish before the idle buffer is drained. */
+#define FLIP_GRACE_NS 2000000
+
+struct session {
+	const struct record_opts *o;
+	struct sample_bpf *skel;
+	struct bpf_link **tick_links;
+	int *perf_fds;
+	int ncpus;
+	const char *event_name;
+	struct ring_buffer *rb;
+	struct rec_writer *w;
+	struct collector *col;
+	uint64_t *stack_buf;
+	struct perch_key *keys;
+	uint64_t *vals;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	int *pidfds;
+	size_t live_targets;
+	uint64_t start_ns;
+	uint64_t drains;
+	unsigned int max_stack;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_verbose() < 2)
+		return 0;
+	if (level == LIBBPF_INFO && !log_verbose())
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* ---- checks before anything starts ---------------------------------------------------------- */
+
+static int check_caps(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {};
+	bool admin, bpf, perfmon;
+
+	if (syscall(SYS_capget, &hdr, data))
+		return 0; /* can't tell: let the kernel decide */
+#define HAS(cap) (!!(data[(cap) / 32].effective & (1u << ((cap) % 32))))
+	admin = HAS(CAP_SYS_ADMIN);
+	bpf = HAS(CAP_BPF);
+	perfmon = HAS(CAP_PERFMON);
+#undef HAS
+	if (admin || (bpf && perfmon))
+		return 0;
+	log_err("permission denied: missing %s%s%s (run as root, or grant CAP_BPF and CAP_PERFMON)",
+		bpf ? "" : "CAP_BPF", !bpf && !perfmon ? " and " : "", perfmon ? "" : "CAP_PERFMON");
+	return PERCH_EXIT_PERM;
+}
+
+static int check_btf(void)
+{
+	const char *path = getenv("PERCH_SYSFS_BTF");
+
+	if (!path)
+		path = "/sys/kernel/btf/vmlinux";
+	if (access(path, R_OK) == 0)
+		return 0;
+	log_err("kernel has no BTF (%s: %s); perch needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
+		path, strerror(errno));
+	return PERCH_EXIT_NOBTF;
+}
+
+/* The shell's rules: a name with a slash is a path, else search $PATH. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+	bool found = false;
+
+	if (strchr(cmd, '/')) {
+		if (access(cmd, F_OK))
+			goto not_found;
+		goto check_exec;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0) {
+			struct stat st;
+
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
+				return 0;
+		}
+		if (access(buf, F_OK) == 0)
+			found = true;
+		path += n + (path[n] == ':');
+	}
+	if (found) {
+		log_err("%s: permission denied: not executable", cmd);
+		return PERCH_EXIT_NOTEXEC;
+	}
+not_found:
+	log_err("%s: command not found", cmd);
+	return PERCH_EXIT_NOTFOUND;
+check_exec: {
+	struct stat st;
+
+	if (access(cmd, X_OK) || stat(cmd, &st) || !S_ISREG(st.st_mode)) {
+		log_err("%s: permission denied: not an executable file", cmd);
+		return PERCH_EXIT_NOTEXEC;
+	}
+	return 0;
+}
+}
+
+static int check_pids(const struct record_opts *o)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		if (o->pids[i] <= 0 || (kill(o->pids[i], 0) && errno == ESRCH)) {
+			log_err("no such process: %d", (int)o->pids[i]);
+			return PERCH_EXIT_NOPID;
+		}
+	}
+	return 0;
+}
+
+/* ---- BPF and perf events -------------------------------------------------------------------- */
+
+static int open_tick_event(struct session *s, int cpu, bool hw)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = s->o->freq,
+	};
+	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int read_sysctl_uint(const char *path, unsigned int *out)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u", out) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static int attach_ticks(struct session *s)
+{
+	bool hw = true;
+	int cpu, fd;
+
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return PERCH_EXIT_BPF;
+	s->perf_fds = calloc(s->ncpus, sizeof(*s->perf_fds));
+	s->tick_links = calloc(s->ncpus, sizeof(*s->tick_links));
+	if (!s->perf_fds || !s->tick_links)
+		return PERCH_EXIT_INTERNAL;
+	for (cpu = 0; cpu < s->ncpus; cpu++) {
+		s->perf_fds[cpu] = -1;
+		fd = open_tick_event(s, cpu, hw);
+		if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && cpu == 0) {
+			hw = false; /* no PMU (a VM): the software clock ticks instead */
+			fd = open_tick_event(s, cpu, hw);
+		}
+		if (fd == -ENODEV)
+			continue; /* CPU offline */
+		if (fd == -EINVAL) {
+			unsigned int max = 0;
+
+			read_sysctl_uint("/proc/sys/kernel/perf_event_max_sample_rate", &max);
+			log_err("perf_event_open at %u Hz: %s (kernel.perf_event_max_sample_rate is %u)",
+				s->o->freq, strerror(EINVAL), max);
+			return PERCH_EXIT_USAGE;
+		}
+		if (fd < 0) {
+			log_err("perf_event_open on CPU %d: %s", cpu, strerror(-fd));
+			return fd == -EACCES || fd == -EPERM ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
+		}
+		s->perf_fds[cpu] = fd;
+		s->tick_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_tick, fd);
+		if (!s->tick_links[cpu]) {
+			log_err("attach sampler to perf event on CPU %d: %s", cpu, strerror(errno));
+			return PERCH_EXIT_BPF;
+		}
+	}
+	s->event_name = hw ? "cycles" : "cpu-clock";
+	return 0;
+}
+
+static int handle_event(void *ctx, void *data, size_t len)
+{
+	struct session *s = ctx;
+
+	if (len >= sizeof(struct perch_event))
+		collector__event(s->col, data);
+	return 0;
+}
+
+static int load_bpf(struct session *s)
+{
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	s->skel = sample_bpf__open_and_load();
+	if (!s->skel) {
+		err = errno;
+		log_err("the kernel refused the BPF sampler: %s", strerror(err));
+		return err == EPERM || err == EACCES ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
+	}
+	if (sample_bpf__attach(s->skel)) {
+		log_err("attach process tracepoints: %s", strerror(errno));
+		return PERCH_EXIT_BPF;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
+	if (!s->rb) {
+		log_err("ring buffer: %s", strerror(errno));
+		return PERCH_EXIT_BPF;
+	}
+	return attach_ticks(s);
+}
+
+static int add_target(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY)) {
+		log_err("add target %d: %s", (int)pid, strerror(errno));
+		return PERCH_EXIT_BPF;
+	}
+	return 0;
+}
+
+/* ---- draining ------------------------------------------------------------------------------- */
+
+static const uint64_t *lookup_stack(struct session *s, int map_fd, __s32 id, uint64_t *buf)
+{
+	if (id < 0)
+		return NULL;
+	memset(buf, 0, PERCH_MAX_STACK * sizeof(*buf));
+	if (bpf_map_lookup_elem(map_fd, &id, buf))
+		return NULL;
+	(void)s;
+	return buf;
+}
+
+static void clear_stacks(int map_fd)
+{
+	__u32 key, next, *prev = NULL;
+	__u32 *ids = NULL;
+	size_t n = 0, cap = 0;
+
+	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			__u32 *t = realloc(ids, ncap * sizeof(*ids));
+
+			if (!t)
+				break;
+			ids = t;
+			cap = ncap;
+		}
+		ids[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &ids[i]);
+	free(ids);
+}
+
+/* Read every (key, count) of the idle counts map and delete it. */
+static size_t take_counts(struct session *s, int map_fd)
+{
+	__u32 count = PERCH_COUNT_ENTRIES;
+	struct perch_key cursor, *prev = NULL;
+	size_t n = 0;
+	void *out_batch = &cursor;
+	int err;
+
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, out_batch, s->keys, s->vals, &count,
+					      NULL);
+	if (err == 0 || errno == ENOENT)
+		return count;
+	/* No batch operations on this kernel: one key at a time. */
+	while (n < PERCH_COUNT_ENTRIES && bpf_map_get_next_key(map_fd, prev, &s->keys[n]) == 0) {
+		if (bpf_map_lookup_elem(map_fd, &s->keys[n], &s->vals[n]) == 0)
+			n++;
+		cursor = s->keys[n ? n - 1 : 0];
+		prev = &cursor;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &s->keys[i]);
+	return n;
+}
+
+static void drain_buffer(struct session *s, unsigned int which)
+{
+	struct bpf_map *cmap = which ? s->skel->maps.counts1 : s->skel->maps.counts0;
+	struct bpf_map *smap = which ? s->skel->maps.stacks1 : s->skel->maps.stacks0;
+	int sfd = bpf_map__fd(smap);
+	uint64_t *ubuf = s->stack_buf, *kbuf = s->stack_buf + PERCH_MAX_STACK;
+	size_t n = take_counts(s, bpf_map__fd(cmap));
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *u = lookup_stack(s, sfd, s->keys[i].ustack_id, ubuf);
+		const uint64_t *k = lookup_stack(s, sfd, s->keys[i].kstack_id, kbuf);
+
+		collector__add(s->col, &s->keys[i], s->vals[i], u, k);
+	}
+	clear_stacks(sfd);
+}
+
+static void write_stats(struct session *s)
+{
+	uint64_t totals[PERCH_STAT_MAX] = {};
+	uint64_t *percpu = calloc(s->ncpus, sizeof(uint64_t));
+	static const char *const names[PERCH_STAT_MAX] = {
+		[PERCH_STAT_SAMPLES] = "samples",
+		[PERCH_STAT_COUNT_FULL] = "lost_count_map_full",
+		[PERCH_STAT_USTACK_FULL] = "lost_user_stack_map_full",
+		[PERCH_STAT_KSTACK_FULL] = "lost_kernel_stack_map_full",
+		[PERCH_STAT_USTACK_FAULT] = "user_stack_unreadable",
+		[PERCH_STAT_KSTACK_FAULT] = "kernel_stack_unreadable",
+		[PERCH_STAT_TARGET_FULL] = "lost_children_target_map_full",
+		[PERCH_STAT_EVENT_LOST] = "lost_process_events",
+	};
+	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX];
+	size_t n = 0;
+
+	if (!percpu)
+		return;
+	for (__u32 i = 0; i < PERCH_STAT_MAX; i++) {
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, percpu))
+			continue;
+		for (int c = 0; c < s->ncpus; c++)
+			totals[i] += percpu[c];
+		kv[n++] = (struct rec_kv){.key = (char *)names[i], .value = totals[i]};
+	}
+	free(percpu);
+	kv[n++] = (struct rec_kv){.key = "truncated_stacks",
+				  .value = collector__stat(s->col, COLLECT_TRUNCATED)};
+	kv[n++] = (struct rec_kv){.key = "leaf_caller_restored",
+				  .value = collector__stat(s->col, COLLECT_LEAF_FIXED)};
+	kv[n++] = (struct rec_kv){.key = "samples_without_mappings",
+				  .value = collector__stat(s->col, COLLECT_NO_MAPS)};
+	kv[n++] = (struct rec_kv){.key = "unnamed_user_frames",
+				  .value = collector__stat(s->col, COLLECT_UNNAMED)};
+	rec_writer__stats(s->w, kv, n);
+}
+
+static void flip_and_drain(struct session *s)
+{
+	unsigned int old = s->skel->bss->active;
+	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS};
+
+	ring_buffer__consume(s->rb); /* fork/exec events first: they say whose maps to use */
+	s->skel->bss->active = !old;
+	nanosleep(&grace, NULL);
+	drain_buffer(s, old);
+	rec_writer__flush(s->w);
+	write_stats(s);
+	s->drains++;
+}
+
+/* ---- targets -------------------------------------------------------------------------------- */
+
+static int launch(struct session *s, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
+		log_err("pipe: %s", strerror(errno));
+		return PERCH_EXIT_INTERNAL;
+	}
+	s->child = fork();
+	if (s->child < 0) {
+		log_err("fork: %s", strerror(errno));
+		return PERCH_EXIT_INTERNAL;
+	}
+	if (s->child == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* Wait until the sampler follows this process: nothing of CMD runs unsampled. */
+		if (read(go[0], &c, 1) != 1)
+			_exit(PERCH_EXIT_INTERNAL);
+		execvp(s->o->argv[0], s->o->argv);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(PERCH_EXIT_INTERNAL);
+		_exit(e == ENOENT ? PERCH_EXIT_NOTFOUND : PERCH_EXIT_NOTEXEC);
+	}
+	close(go[0]);
+	close(err[1]);
+	*go_fd = go[1];
+	*err_fd = err[0];
+	return 0;
+}
+
+static int start_launched(struct session *s)
+{
+	int go_fd = -1, err_fd = -1, e = 0, ret;
+
+	ret = launch(s, &go_fd, &err_fd);
+	if (ret)
+		return ret;
+	ret = add_target(s, s->child);
+	collector__snapshot(s->col, s->child);
+	if (write(go_fd, "g", 1) != 1 && !ret)
+		ret = PERCH_EXIT_INTERNAL;
+	close(go_fd);
+	if (read(err_fd, &e, sizeof(e)) == sizeof(e)) {
+		log_err("%s: %s", s->o->argv[0], strerror(e));
+		ret = e == ENOENT ? PERCH_EXIT_NOTFOUND : PERCH_EXIT_NOTEXEC;
+	}
+	close(err_fd);
+	return ret;
+}
+
+static int start_attached(struct session *s)
+{
+	const char *delay = getenv("PERCH_TEST_ATTACH_DELAY_MS");
+	int ret = 0;
+
+	s->pidfds = calloc(s->o->npids, sizeof(*s->pidfds));
+	if (!s->pidfds)
+		return PERCH_EXIT_INTERNAL;
+	for (size_t i = 0; i < s->o->npids; i++) {
+		s->pidfds[i] = syscall(SYS_pidfd_open, s->o->pids[i], 0);
+		if (add_target(s, s->o->pids[i]))
+			return PERCH_EXIT_BPF;
+		collector__snapshot(s->col, s->o->pids[i]);
+	}
+	/* For tests: widen the window in which a target can exit while perch attaches. */
+	if (delay)
+		usleep(atoi(delay) * 1000);
+	for (size_t i = 0; i < s->o->npids; i++) {
+		if (s->pidfds[i] < 0 || kill(s->o->pids[i], 0)) {
+			log_err("process %d exited while perch attached to it", (int)s->o->pids[i]);
+			ret = PERCH_EXIT_PIDGONE;
+			if (s->pidfds[i] >= 0)
+				close(s->pidfds[i]);
+			s->pidfds[i] = -1;
+			continue;
+		}
+		s->live_targets++;
+	}
+	return ret;
+}
+
+/* True when the recording should end. */
+static bool targets_done(struct session *s)
+{
+	if (s->o->argv) {
+		int st;
+
+		if (!s->child_done && waitpid(s->child, &st, WNOHANG) == s->child) {
+			s->child_done = true;
+			s->child_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		}
+		return s->child_done;
+	}
+	for (size_t i = 0; i < s->o->npids; i++) {
+		struct pollfd p = {.fd = s->pidfds[i], .events = POLLIN};
+
+		if (s->pidfds[i] >= 0 && poll(&p, 1, 0) == 1) {
+			close(s->pidfds[i]);
+			s->pidfds[i] = -1;
+			s->live_targets--;
+		}
+	}
+	return s->live_targets == 0;
+}
+
+static void run_loop(struct session *s)
+{
+	uint64_t deadline = s->o->duration_s > 0 ? s->start_ns + s->o->duration_s * 1e9 : 0;
+	uint64_t next_drain = now_ns() + DRAIN_MS * 1000000ull;
+	bool forwarded = false;
+
+	for (;;) {
+		uint64_t t = now_ns();
+		int wait_ms = t < next_drain ? (int)((next_drain - t) / 1000000) : 0;
+
+		ring_buffer__poll(s->rb, wait_ms > 20 ? 20 : wait_ms);
+		if (targets_done(s))
+			break;
+		if (stop_signal) {
+			if (!s->o->argv)
+				break;
+			/* A launched command gets the signal too (or now); wait for it to exit. */
+			if (!forwarded)
+				kill(s->child, stop_signal);
+			forwarded = true;
+		}
+		t = now_ns();
+		if (deadline && t >= deadline) {
+			if (!s->o->argv)
+				break;
+			if (!forwarded)
+				kill(s->child, SIGTERM);
+			forwarded = true;
+		}
+		if (t >= next_drain) {
+			flip_and_drain(s);
+			next_drain = t + DRAIN_MS * 1000000ull;
+		}
+	}
+}
+
+/* ---- the file ------------------------------------------------------------------------------- */
+
+static void format_pids(const struct session *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	if (s->o->argv) {
+		snprintf(buf, len, "%d", (int)s->child);
+		return;
+	}
+	for (size_t i = 0; i < s->o->npids && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%d", i ? "," : "", (int)s->o->pids[i]);
+}
+
+static void format_command(const struct session *s, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	if (s->o->argv) {
+		for (size_t i = 0; s->o->argv[i] && off < len; i++)
+			off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", s->o->argv[i]);
+		return;
+	}
+	/* Attached: the targets' own command lines are what the user knows them by. */
+	for (size_t i = 0; i < s->o->npids && off < len; i++) {
+		char path[64], cmd[512] = "";
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)s->o->pids[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, cmd, sizeof(cmd) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		for (ssize_t j = 0; j + 1 < n; j++)
+			if (!cmd[j])
+				cmd[j] = ' ';
+		off += snprintf(buf + off, len - off, "%s%s", i ? "; " : "", n > 0 ? cmd : "?");
+	}
+}
+
+static int write_meta(struct session *s)
+{
+	char command[4096], pids[1024], freq[32], start[64], maxstack[32];
+	struct utsname u;
+	time_t now = time(NULL);
+	struct rec_kv kv[9];
+	size_t n = 0;
+
+	format_command(s, command, sizeof(command));
+	format_pids(s, pids, sizeof(pids));
+	snprintf(freq, sizeof(freq), "%u", s->o->freq);
+	snprintf(maxstack, sizeof(maxstack), "%u", s->max_stack);
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	uname(&u);
+	kv[n++] = (struct rec_kv){.key = "command", .str = command};
+	kv[n++] = (struct rec_kv){.key = "pids", .str = pids};
+	kv[n++] = (struct rec_kv){.key = "mode", .str = s->o->argv ? "launch" : "attach"};
+	kv[n++] = (struct rec_kv){.key = "event", .str = (char *)s->event_name};
+	kv[n++] = (struct rec_kv){.key = "frequency", .str = freq};
+	kv[n++] = (struct rec_kv){.key = "start_time", .str = start};
+	kv[n++] = (struct rec_kv){.key = "hostname", .str = u.nodename};
+	kv[n++] = (struct rec_kv){.key = "kernel", .str = u.release};
+	kv[n++] = (struct rec_kv){.key = "max_stack", .str = maxstack};
+	return rec_writer__meta(s->w, kv, n);
+}
+
+static int finish(struct session *s, int status)
+{
+	struct rec_kv kv[3];
+	int err;
+
+	/* Both buffers: the active one holds the last period, the idle one is empty. */
+	flip_and_drain(s);
+	flip_and_drain(s);
+	kv[0] = (struct rec_kv){.key = "duration_ns", .value = now_ns() - s->start_ns};
+	kv[1] = (struct rec_kv){.key = "exit_status", .value = (uint64_t)status};
+	kv[2] = (struct rec_kv){.key = "drains", .value = s->drains};
+	rec_writer__end(s->w, kv, 3);
+	err = rec_writer__close(s->w);
+	s->w = NULL;
+	if (err) {
+		log_err("writing %s failed: %s; the recording is incomplete", s->o->output,
+			strerror(-err));
+		return PERCH_EXIT_OUTPUT;
+	}
+	return 0;
+}
+
+static void print_summary(const struct record_opts *o)
+{
+	struct recording *r = NULL;
+	int err = recording__load(o->output, &r);
+
+	if (r)
+		report__summary(r, o->output, stderr);
+	else
+		log_warn("cannot read back %s: %s", o->output, strerror(-err));
+	recording__free(r);
+}
+
+static void session_free(struct session *s)
+{
+	for (int i = 0; s->tick_links && i < s->ncpus; i++)
+		bpf_link__destroy(s->tick_links[i]);
+	for (int i = 0; s->perf_fds && i < s->ncpus; i++)
+		if (s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
+	for (size_t i = 0; s->pidfds && i < s->o->npids; i++)
+		if (s->pidfds[i] >= 0)
+			close(s->pidfds[i]);
+	free(s->tick_links);
+	free(s->perf_fds);
+	free(s->pidfds);
+	ring_buffer__free(s->rb);
+	sample_bpf__destroy(s->skel);
+	collector__free(s->col);
+	rec_writer__close(s->w);
+	free(s->stack_buf);
+	free(s->keys);
+	free(s->vals);
+}
+
+static int preflight(const struct record_opts *o)
+{
+	int ret = 0;
+
+	if (o->argv)
+		ret = check_command(o->argv[0]);
+	else
+		ret = check_pids(o);
+	if (!ret)
+		ret = check_caps();
+	if (!ret)
+		ret = check_btf();
+	return ret;
+}
+
+static int setup(struct session *s)
+{
+	s->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
+	s->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->keys));
+	s->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->vals));
+	if (!s->stack_buf || !s->keys || !s->vals)
+		return PERCH_EXIT_INTERNAL;
+	if (read_sysctl_uint("/proc/sys/kernel/perf_event_max_stack", &s->max_stack) ||
+	    s->max_stack > PERCH_MAX_STACK)
+		s->max_stack = PERCH_MAX_STACK;
+	s->w = rec_writer__open(s->o->output);
+	if (!s->w) {
+		log_err("cannot write %s: %s", s->o->output, strerror(errno));
+		return PERCH_EXIT_OUTPUT;
+	}
+	s->col = collector__new(s->w, s->max_stack);
+	if (!s->col)
+		return PERCH_EXIT_INTERNAL;
+	return load_bpf(s);
+}
+
+int record__run(const struct record_opts *o)
+{
+	struct session s = {.o = o, .child = -1};
+	struct sigaction sa = {.sa_handler = on_signal};
+	int ret, status = 0, end;
+
+	ret = preflight(o);
+	if (ret)
+		return ret;
+	ret = setup(&s);
+	if (ret)
+		goto out;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	s.start_ns = now_ns();
+	ret = o->argv ? start_launched(&s) : start_attached(&s);
+	/* From here on, whatever happens, what was collected is written. */
+	write_meta(&s);
+	if (ret && (o->argv || s.live_targets == 0)) {
+		if (o->argv && s.child > 0)
+			waitpid(s.child, NULL, 0);
+		status = ret;
+		goto end;
+	}
+	run_loop(&s);
+	status = o->argv ? s.child_status : ret;
+end:
+	end = finish(&s, status);
+	if (!o->quiet && !end)
+		print_summary(o);
+	ret = end ? end : status;
+out:
+	session_free(&s);
+	return ret;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `perch record`: loads the BPF sampler, launches or attaches to the targets, drains the
+ * kernel's counts into the recording file until the targets exit, and prints a summary.
+ */
+#ifndef PERCH_RECORD_H
+#define PERCH_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct record_opts {
+	size_t sz;
+	unsigned int freq;     /* samples per second per CPU */
+	const char *output;    /* recording file */
+	char *const *argv;     /* command to launch, or NULL when attaching */
+	const pid_t *pids;     /* processes to attach to */
+	size_t npids;
+	double duration_s;     /* 0: until Ctrl-C or every target exited */
+	bool quiet;	       /* no summary */
+};
+
+/* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
+ * launched command's status); every failure has printed its one line already. */
+int record__run(const struct record_opts *opts);
+
+#endif /* PERCH_RECORD_H */

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The recording file (perch.data): perch's own, versioned, written as it goes.
+ *
+ * Layout: a 16-byte file header, then blocks. Each block is a 16-byte header
+ *   u32 type, u32 payload length, u32 CRC-32 of the payload, u32 reserved (0)
+ * followed by the payload. All integers little endian. A block is written with one write(), so a
+ * killed perch leaves every complete block readable; the reader stops at the first incomplete or
+ * damaged one and says which.
+ *
+ * Blocks only reference what earlier blocks defined (strings before the frames that name them,
+ * frames before the samples that use them), so every complete prefix of a file is a valid
+ * recording. Symbol names are resolved while the target lives and stored in the file: a
+ * recording needs nothing from the machine it was made on to be reported.
+ *
+ * Payloads (ids are implicit: the n-th string ever defined has id n; id 0 is the empty string):
+ *   META     u32 n, n x (str key, str value)       command, pids, event, frequency, ... (once)
+ *   STRINGS  u32 n, n x str                        new strings, ids continue from the last block
+ *   FRAMES   u32 n, n x frame                      new frames, ids start at 0
+ *            frame = u8 kind (0 user, 1 kernel), u32 module string id, u32 name string id (0 =
+ *                    unknown), u64 offset (file offset in the module; kernel: address)
+ *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
+ *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 nframes, nframes x u32
+ *            frame id, root first)
+ *   STATS    u32 n, n x (str key, u64 value)       cumulative counters; the last block wins
+ *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block
+ * where str = u32 length + bytes (no NUL).
+ */
+#ifndef PERCH_RECORDING_H
+#define PERCH_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERCH_FILE_MAGIC   "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
+#define PERCH_FILE_VERSION 1
+
+enum rec_block_type {
+	REC_META = 1,
+	REC_STRINGS = 2,
+	REC_FRAMES = 3,
+	REC_THREADS = 4,
+	REC_SAMPLES = 5,
+	REC_STATS = 6,
+	REC_END = 7,
+};
+
+/* Sample flags. */
+#define REC_SAMPLE_TRUNCATED (1u << 0) /* the stack hit the depth limit: outer frames missing */
+#define REC_SAMPLE_USER_LOST (1u << 1) /* user stack could not be collected */
+#define REC_SAMPLE_KERN_LOST (1u << 2) /* kernel stack could not be collected */
+
+enum rec_frame_kind {
+	REC_FRAME_USER = 0,
+	REC_FRAME_KERNEL = 1,
+};
+
+struct rec_frame {
+	uint8_t kind;
+	uint32_t module; /* string id: module path (user), "[kernel]" or module name (kernel) */
+	uint32_t name;	 /* string id of the function name, 0 when unknown */
+	uint64_t offset; /* file offset in module (user) or address (kernel) */
+};
+
+struct rec_thread {
+	uint32_t pid, tid, ppid;
+	uint32_t comm; /* string id */
+};
+
+struct rec_sample {
+	uint32_t pid, tid;
+	uint64_t count;
+	uint32_t flags;
+	uint32_t nframes;
+	const uint32_t *frames; /* root first; points into the recording */
+};
+
+struct rec_kv {
+	char *key;
+	char *str;	/* META */
+	uint64_t value; /* STATS, END */
+};
+
+/* A recording loaded into memory (what `perch report` works on). */
+struct recording {
+	struct rec_kv *meta;
+	size_t nmeta;
+	char **strings; /* strings[0] == "" */
+	size_t nstrings;
+	struct rec_frame *frames;
+	size_t nframes;
+	struct rec_thread *threads;
+	size_t nthreads;
+	struct rec_sample *samples;
+	size_t nsamples;
+	struct rec_kv *stats; /* from the last STATS block */
+	size_t nstats;
+	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
+	size_t nend;
+	size_t nblocks;	    /* complete, valid blocks read */
+	uint64_t good_size; /* bytes of the file up to the end of the last good block */
+};
+
+/*
+ * Load a recording. Returns 0 with *out set, or -errno with *out NULL for a file that can't be
+ * used at all (-ENOENT/-EACCES opening it, -EPROTO bad magic, -EPROTONOSUPPORT other version).
+ * A file damaged or cut after a valid start returns -EBADMSG (CRC mismatch or malformed payload)
+ * or -ENODATA (the last block is incomplete), and *out holds every block before the damage, so
+ * nothing already collected is lost.
+ */
+int recording__load(const char *path, struct recording **out);
+void recording__free(struct recording *r);
+
+/* Lookups on a loaded recording; NULL / 0 when absent. */
+const char *recording__meta(const struct recording *r, const char *key);
+bool recording__stat(const struct recording *r, const char *key, uint64_t *value);
+bool recording__end(const struct recording *r, const char *key, uint64_t *value);
+/* String by id; "" for an id out of range. */
+const char *recording__string(const struct recording *r, uint32_t id);
+
+/*
+ * The writer. Strings and frames are deduplicated; samples, strings, frames and threads are
+ * buffered until rec_writer__flush(), which writes STRINGS, FRAMES, THREADS, SAMPLES blocks (in
+ * that order, skipping empty ones) so each block refers only to what came before.
+ */
+struct rec_writer;
+
+/* Create/truncate path and write the file header. NULL + errno. */
+struct rec_writer *rec_writer__open(const char *path);
+/* Flush what is pending (not END), close, free. Returns 0 or the first write error (-errno). */
+int rec_writer__close(struct rec_writer *w);
+
+uint32_t rec_writer__string(struct rec_writer *w, const char *s); /* id; 0 for "" or on ENOMEM */
+/* id of the frame (deduplicated on all four fields); UINT32_MAX on ENOMEM. */
+uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, uint32_t name,
+			   uint64_t offset);
+int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t ppid,
+		       uint32_t comm);
+int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
+		       uint32_t flags, const uint32_t *frames, uint32_t nframes);
+int rec_writer__flush(struct rec_writer *w);
+
+/* These write their block at once (flushing pending data first). */
+int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n);
+int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n);
+int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n);
+
+/* Bytes written so far. */
+uint64_t rec_writer__size(const struct rec_writer *w);
+
+#endif /* PERCH_RECORDING_H */
