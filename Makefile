@@ -94,6 +94,9 @@ san-unit: $(TESTS)
 
 check-integration: all
 	@bash tests/integration.sh $(BUILD)
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
+	@echo "== integration tests again with perch built with -fsanitize=address,undefined"
+	@bash tests/integration.sh build-san
 
 check-format:
 	@bash scripts/check-format.sh

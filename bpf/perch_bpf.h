@@ -33,14 +33,14 @@ struct perch_key {
 
 /* Counters the sampler keeps per CPU; userspace sums them. Never drop silently. */
 enum perch_stat {
-	PERCH_STAT_SAMPLES = 0,	  /* ticks that hit a target thread */
-	PERCH_STAT_COUNT_FULL,	  /* counts map full: sample lost */
-	PERCH_STAT_USTACK_FULL,	  /* stack map full or hash collision (-EEXIST/-ENOMEM) on user stack */
-	PERCH_STAT_KSTACK_FULL,	  /* the same for the kernel stack */
-	PERCH_STAT_USTACK_FAULT,  /* user stack could not be read (-EFAULT etc.) */
-	PERCH_STAT_KSTACK_FAULT,  /* kernel stack could not be read */
-	PERCH_STAT_TARGET_FULL,	  /* a forked child could not be added to the target set */
-	PERCH_STAT_EVENT_LOST,	  /* process events dropped because the ring buffer was full */
+	PERCH_STAT_SAMPLES = 0, /* ticks that hit a target thread */
+	PERCH_STAT_COUNT_FULL,	/* counts map full: sample lost */
+	PERCH_STAT_USTACK_FULL, /* stack map full or hash collision (-EEXIST/-ENOMEM) on user stack */
+	PERCH_STAT_KSTACK_FULL,	 /* the same for the kernel stack */
+	PERCH_STAT_USTACK_FAULT, /* user stack could not be read (-EFAULT etc.) */
+	PERCH_STAT_KSTACK_FAULT, /* kernel stack could not be read */
+	PERCH_STAT_TARGET_FULL,	 /* a forked child could not be added to the target set */
+	PERCH_STAT_EVENT_LOST,	 /* process events dropped because the ring buffer was full */
 	PERCH_STAT_MAX,
 };
 

@@ -30,19 +30,19 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
-#define STACK_MAP                                                                                  \
-	{                                                                                          \
-		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                                            \
-		__uint(max_entries, PERCH_STACK_ENTRIES);                                          \
-		__uint(key_size, sizeof(__u32));                                                   \
-		__uint(value_size, PERCH_MAX_STACK * sizeof(__u64));                               \
+#define STACK_MAP                                                    \
+	{                                                            \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);              \
+		__uint(max_entries, PERCH_STACK_ENTRIES);            \
+		__uint(key_size, sizeof(__u32));                     \
+		__uint(value_size, PERCH_MAX_STACK * sizeof(__u64)); \
 	}
-#define COUNT_MAP                                                                                  \
-	{                                                                                          \
-		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
-		__uint(max_entries, PERCH_COUNT_ENTRIES);                                          \
-		__type(key, struct perch_key);                                                     \
-		__type(value, __u64);                                                              \
+#define COUNT_MAP                                         \
+	{                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);          \
+		__uint(max_entries, PERCH_COUNT_ENTRIES); \
+		__type(key, struct perch_key);            \
+		__type(value, __u64);                     \
 	}
 
 struct STACK_MAP stacks0 SEC(".maps");

@@ -224,22 +224,28 @@ static unsigned int leading_underscores(const char *s)
 	return n;
 }
 
-/* By address; among symbols at one address text first, then the name with fewer leading
- * underscores, then by name, so which alias is shown does not depend on qsort. */
-static int ksym_cmp(const void *pa, const void *pb)
+static int addr_cmp(const void *pa, const void *pb)
 {
 	const struct ksym *a = pa, *b = pb;
-	unsigned int ua, ub;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
+	return 0;
+}
+
+/* Of two symbols at one address, whether a is the one to show: text first, then the name with
+ * fewer leading underscores, then by name, so the choice does not depend on the order read. */
+static bool preferred(const struct ksym *a, const struct ksym *b)
+{
+	unsigned int ua, ub;
+
 	if (!a->name || !b->name)
-		return !a->name - !b->name;
+		return a->name && !b->name;
 	ua = leading_underscores(a->name);
 	ub = leading_underscores(b->name);
 	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	return strcmp(a->name, b->name);
+		return ua < ub;
+	return strcmp(a->name, b->name) < 0;
 }
 
 static bool same_module(const char *a, const char *b)
@@ -252,8 +258,8 @@ static bool same_module(const char *a, const char *b)
 /*
  * Where the text symbol at i stops being vouched for, or 0 when the next symbol ends it. kallsyms
  * has no sizes: a symbol runs to the next one, except that the last symbol of the table or of a
- * module (the next one being far away, in another module) gets the rest of its page and one more,
- * as perf does.
+ * module (the next one being far away, in another module) gets the rest of its page and the next
+ * one (perf allows about as much).
  */
 static uint64_t text_limit(const struct ksyms *k, size_t i)
 {
@@ -278,13 +284,17 @@ static int build_table(struct ksyms *k)
 	size_t i, n = 0, extra = 0;
 	bool sorted = true;
 
+	/* /proc/kallsyms comes sorted; other files need not. */
 	for (i = 1; i < k->nr && sorted; i++)
-		sorted = ksym_cmp(&k->syms[i - 1], &k->syms[i]) <= 0;
+		sorted = k->syms[i - 1].addr <= k->syms[i].addr;
 	if (!sorted)
-		qsort(k->syms, k->nr, sizeof(*k->syms), ksym_cmp);
+		qsort(k->syms, k->nr, sizeof(*k->syms), addr_cmp);
 	for (i = 0; i < k->nr; i++) {
-		if (n && k->syms[n - 1].addr == k->syms[i].addr)
+		if (n && k->syms[n - 1].addr == k->syms[i].addr) {
+			if (preferred(&k->syms[i], &k->syms[n - 1]))
+				k->syms[n - 1] = k->syms[i];
 			continue;
+		}
 		k->syms[n++] = k->syms[i];
 	}
 	k->nr = n;

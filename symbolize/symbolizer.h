@@ -41,8 +41,8 @@ void symbolizer__free(struct symbolizer *s);
  * module is seen. Returns 0 (out->name may still be NULL: no symbol covers it), -ENOENT when the
  * file cannot be opened, -ENOEXEC when it is not an ELF file we can read.
  */
-int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id,
-			const char *open_path, uint64_t file_offset, struct sym_result *out);
+int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
+			uint64_t file_offset, struct sym_result *out);
 
 /* Read len bytes at file_offset of the module (used to inspect function prologues and call
  * sites). Returns 0, or -errno. */

@@ -784,14 +784,52 @@ static void load_trailing_payload_bytes_are_ebadmsg(void **state)
 	struct raw b, p;
 
 	(void)state;
+	for (uint32_t type = REC_META; type <= REC_END; type++) {
+		raw_header(&b, PERCH_FILE_VERSION);
+		raw_strings_frames(&b);
+		p.len = 0;
+		raw_u32(&p, 0);
+		raw_u8(&p, 0xaa);
+		raw_block(&b, type, &p);
+		assert_int_equal(load_raw(&b, &r), -EBADMSG);
+		assert_int_equal(r->nblocks, 2);
+		assert_int_equal(r->nstrings, 3);
+		assert_int_equal(r->nframes, 1);
+		assert_null(r->meta);
+		assert_null(r->stats);
+		assert_null(r->end);
+		recording__free(r);
+	}
+}
+
+static void load_trailing_bytes_after_entries_drop_the_block(void **state)
+{
+	struct recording *r;
+	struct raw b, p;
+
+	(void)state;
 	raw_header(&b, PERCH_FILE_VERSION);
 	raw_strings_frames(&b);
 	raw_sample_payload(&p, 1, 0);
 	raw_u8(&p, 0);
 	raw_block(&b, REC_SAMPLES, &p);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_u32(&p, 5);
+	raw_u32(&p, 5);
+	raw_u32(&p, 1);
+	raw_u32(&p, 1);
+	raw_u8(&p, 0);
+	raw_block(&b, REC_THREADS, &p);
 	assert_int_equal(load_raw(&b, &r), -EBADMSG);
 	assert_int_equal(r->nblocks, 2);
 	assert_int_equal(r->nsamples, 0);
+	recording__free(r);
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_block(&b, REC_THREADS, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nthreads, 0);
 	recording__free(r);
 }
 
@@ -962,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(load_bad_thread_block_leaves_earlier_threads_alone),
 		cmocka_unit_test(load_huge_counts_are_ebadmsg),
 		cmocka_unit_test(load_trailing_payload_bytes_are_ebadmsg),
+		cmocka_unit_test(load_trailing_bytes_after_entries_drop_the_block),
 		cmocka_unit_test(load_skips_unknown_block_type),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
 		cmocka_unit_test(load_without_end_has_null_end),

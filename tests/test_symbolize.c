@@ -67,7 +67,7 @@ static volatile unsigned int sink;
 
 /* Bodies differ so identical-code folding cannot merge them; a loop makes them longer than the
  * offsets the tests probe. */
-static __attribute__((noinline, noclone, used)) unsigned int perch_target_alpha(unsigned int n)
+static __attribute__((noinline, used)) unsigned int perch_target_alpha(unsigned int n)
 {
 	unsigned int i, acc = 0;
 
@@ -77,7 +77,7 @@ static __attribute__((noinline, noclone, used)) unsigned int perch_target_alpha(
 	return acc;
 }
 
-static __attribute__((noinline, noclone, used)) unsigned int perch_target_beta(unsigned int n)
+static __attribute__((noinline, used)) unsigned int perch_target_beta(unsigned int n)
 {
 	unsigned int i, acc = 1;
 

@@ -23,8 +23,10 @@ struct proc {
 	bool maps_failed; /* tried and the process was gone */
 	bool exec_seen;	  /* exec'd: the parent's mappings no longer apply */
 	bool exited;
-	uint32_t comm; /* string id from the last event */
+	uint32_t comm;	      /* string id from the last event */
 	struct u64map frames; /* address -> frame id */
+	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
+	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
 };
 
 struct collector {
@@ -35,9 +37,9 @@ struct collector {
 	bool ksyms_failed;
 	struct proc **procs;
 	size_t nprocs, cap;
-	struct u64map pid_index;   /* pid -> index in procs */
-	struct u64map kframes;	   /* kernel address -> frame id */
-	struct u64map threads;	   /* pid << 32 | tid -> 1 */
+	struct u64map pid_index; /* pid -> index in procs */
+	struct u64map kframes;	 /* kernel address -> frame id */
+	struct u64map threads;	 /* pid << 32 | tid -> 1 */
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
@@ -69,6 +71,8 @@ static void proc_free(struct proc *p)
 		return;
 	proc_maps__free(p->maps);
 	u64map__clear(&p->frames);
+	u64map__clear(&p->leaf);
+	u64map__clear(&p->ret_ok);
 	free(p);
 }
 
@@ -131,6 +135,8 @@ static void reset_maps(struct proc *p)
 	p->maps = NULL;
 	p->maps_failed = false;
 	u64map__clear(&p->frames);
+	u64map__clear(&p->leaf);
+	u64map__clear(&p->ret_ok);
 }
 
 static void read_maps(struct proc *p)
@@ -214,13 +220,14 @@ static uint32_t module_string(struct collector *c, const struct proc_map *m)
 
 static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, bool is_return)
 {
-	const struct proc_map *m = find_map(c, p, addr);
+	const struct proc_map *m;
 	struct sym_result res = {0};
 	uint64_t id, off, lookup;
 	uint32_t name = 0;
 
 	if (u64map__get(&p->frames, addr, &id))
 		return id;
+	m = find_map(c, p, addr);
 	off = m ? addr - m->start + m->pgoff : addr;
 	/* A return address points after the call; the call itself is one byte before it. */
 	lookup = is_return && off ? off - 1 : off;
@@ -287,7 +294,7 @@ static int read_code(struct collector *c, struct proc *p, uint64_t addr, void *b
 }
 
 /* Is ret preceded by a call instruction? (x86-64: call rel32, call *r/m with 2..7 bytes.) */
-static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
+static bool after_call_uncached(struct collector *c, struct proc *p, uint64_t ret)
 {
 	uint8_t b[8];
 
@@ -304,6 +311,17 @@ static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
 	return false;
 }
 
+static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
+{
+	uint64_t v;
+
+	if (!u64map__get(&p->ret_ok, ret, &v)) {
+		v = 1 + after_call_uncached(c, p, ret);
+		u64map__put(&p->ret_ok, ret, v);
+	}
+	return v == 2;
+}
+
 /*
  * A frame-pointer walk starts from the leaf's pc and then follows rbp. A leaf that has not set
  * up its own frame (GCC 12 emits such leaves even with -mno-omit-leaf-frame-pointer, and every
@@ -311,35 +329,47 @@ static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
  * skips the caller. The word at the stack pointer is then the return address into that caller.
  * Returns that address when this sample needs it, else 0.
  */
-static uint64_t hidden_caller(struct collector *c, struct proc *p, const struct perch_key *key,
-			      const uint64_t *u, size_t nu)
+static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
 {
-	const struct proc_map *m;
+	const struct proc_map *m = find_map(c, p, pc);
 	struct sym_result res;
 	struct sym_module_id mid;
 	uint8_t code[8], at_pc = 0;
 	size_t skip = 0;
 
-	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
-		return 0;
-	m = find_map(c, p, u[0]);
 	if (!m || !m->open_path)
-		return 0;
+		return false;
 	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
-	if (symbolizer__resolve(c->sym, &mid, m->open_path, u[0] - m->start + m->pgoff, &res) ||
+	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
 	    !res.name ||
 	    symbolizer__read(c->sym, &mid, m->open_path, res.sym_file_offset, code, sizeof(code)))
-		return 0;
+		return false;
 	if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
 		skip = 4; /* endbr64 */
 	if (code[skip] == 0x55 && code[skip + 1] == 0x48 && code[skip + 2] == 0x89 &&
 	    code[skip + 3] == 0xe5) {
 		/* push %rbp; mov %rsp,%rbp: only at its first instruction or at the final ret is
 		 * the return address on top of the stack with rbp still the caller's. */
-		read_code(c, p, u[0], &at_pc, 1);
+		read_code(c, p, pc, &at_pc, 1);
 		if (res.vaddr != res.sym_start + skip && at_pc != 0xc3)
-			return 0;
+			return false;
 	}
+	return true;
+}
+
+static uint64_t hidden_caller(struct collector *c, struct proc *p, const struct perch_key *key,
+			      const uint64_t *u, size_t nu)
+{
+	uint64_t v;
+
+	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
+		return 0;
+	if (!u64map__get(&p->leaf, u[0], &v)) {
+		v = 1 + ret_on_top(c, p, u[0]);
+		u64map__put(&p->leaf, u[0], v);
+	}
+	if (v != 2)
+		return 0;
 	return after_call(c, p, key->user_ret) ? key->user_ret : 0;
 }
 

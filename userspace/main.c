@@ -89,10 +89,10 @@ err_out:
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'},	   {"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},	   {"duration", required_argument, NULL, 'd'},
-		{"quiet", no_argument, NULL, 'q'},	   {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},	   {0},
+		{"freq", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},	{"duration", required_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},	{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},	{0},
 	};
 	struct record_opts o = {.sz = sizeof(o), .freq = DEFAULT_FREQ, .output = "perch.data"};
 	pid_t *pids = NULL;

@@ -14,8 +14,8 @@ struct proc_map {
 	uint64_t start, end; /* [start, end) */
 	uint64_t pgoff;	     /* file offset of start */
 	uint64_t dev_major, dev_minor, inode;
-	char *path;	   /* as /proc/PID/maps prints it ("[vdso]", "/usr/lib/...", or "" for anon) */
-	char *open_path;   /* what the profiler can open now: /proc/PID/map_files/START-END, or NULL
+	char *path; /* as /proc/PID/maps prints it ("[vdso]", "/usr/lib/...", or "" for anon) */
+	char *open_path; /* what the profiler can open now: /proc/PID/map_files/START-END, or NULL
 			    * for anonymous and special mappings */
 };
 

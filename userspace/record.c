@@ -103,7 +103,8 @@ static int check_caps(void)
 	if (admin || (bpf && perfmon))
 		return 0;
 	log_err("permission denied: missing %s%s%s (run as root, or grant CAP_BPF and CAP_PERFMON)",
-		bpf ? "" : "CAP_BPF", !bpf && !perfmon ? " and " : "", perfmon ? "" : "CAP_PERFMON");
+		bpf ? "" : "CAP_BPF", !bpf && !perfmon ? " and " : "",
+		perfmon ? "" : "CAP_PERFMON");
 	return PERCH_EXIT_PERM;
 }
 
@@ -155,7 +156,7 @@ static int check_command(const char *cmd)
 not_found:
 	log_err("%s: command not found", cmd);
 	return PERCH_EXIT_NOTFOUND;
-check_exec: {
+check_exec : {
 	struct stat st;
 
 	if (access(cmd, X_OK) || stat(cmd, &st) || !S_ISREG(st.st_mode)) {
@@ -373,6 +374,24 @@ static void drain_buffer(struct session *s, unsigned int which)
 	clear_stacks(sfd);
 }
 
+/* The sampler's own cost, as the kernel measures it (kernel.bpf_stats_enabled=1; else 0). */
+static void bpf_cost(struct session *s, uint64_t *run_ns, uint64_t *runs)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_tick, s->skel->progs.on_fork,
+				       s->skel->progs.on_exec, s->skel->progs.on_exit};
+
+	*run_ns = *runs = 0;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+}
+
 static void write_stats(struct session *s)
 {
 	uint64_t totals[PERCH_STAT_MAX] = {};
@@ -387,7 +406,9 @@ static void write_stats(struct session *s)
 		[PERCH_STAT_TARGET_FULL] = "lost_children_target_map_full",
 		[PERCH_STAT_EVENT_LOST] = "lost_process_events",
 	};
-	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX];
+	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + 4];
+	struct rusage ru;
+	uint64_t run_ns, runs;
 	size_t n = 0;
 
 	if (!percpu)
@@ -408,6 +429,14 @@ static void write_stats(struct session *s)
 				  .value = collector__stat(s->col, COLLECT_NO_MAPS)};
 	kv[n++] = (struct rec_kv){.key = "unnamed_user_frames",
 				  .value = collector__stat(s->col, COLLECT_UNNAMED)};
+	bpf_cost(s, &run_ns, &runs);
+	kv[n++] = (struct rec_kv){.key = "bpf_run_time_ns", .value = run_ns};
+	kv[n++] = (struct rec_kv){.key = "bpf_run_count", .value = runs};
+	getrusage(RUSAGE_SELF, &ru);
+	kv[n++] = (struct rec_kv){.key = "perch_user_us",
+				  .value = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec};
+	kv[n++] = (struct rec_kv){.key = "perch_sys_us",
+				  .value = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec};
 	rec_writer__stats(s->w, kv, n);
 }
 
@@ -715,8 +744,21 @@ static int preflight(const struct record_opts *o)
 	return ret;
 }
 
+/* The symbolizer keeps one open file per module it indexed, and perch opens one perf event
+ * per CPU: raise the soft descriptor limit to the hard one. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int setup(struct session *s)
 {
+	raise_fd_limit();
 	s->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
 	s->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->keys));
 	s->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->vals));

@@ -12,13 +12,13 @@
 
 struct record_opts {
 	size_t sz;
-	unsigned int freq;     /* samples per second per CPU */
-	const char *output;    /* recording file */
-	char *const *argv;     /* command to launch, or NULL when attaching */
-	const pid_t *pids;     /* processes to attach to */
+	unsigned int freq;  /* samples per second per CPU */
+	const char *output; /* recording file */
+	char *const *argv;  /* command to launch, or NULL when attaching */
+	const pid_t *pids;  /* processes to attach to */
 	size_t npids;
-	double duration_s;     /* 0: until Ctrl-C or every target exited */
-	bool quiet;	       /* no summary */
+	double duration_s; /* 0: until Ctrl-C or every target exited */
+	bool quiet;	   /* no summary */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

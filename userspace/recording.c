@@ -497,6 +497,7 @@ static bool str_eq(const void *ctx, uint32_t idx, const void *key)
 	return s->len == k->len && !memcmp(w->names.data + s->off, k->s, k->len);
 }
 
+/* Also 0 (errno E2BIG) for a string over MAX_STRING: no symbol name comes near it. */
 uint32_t rec_writer__string(struct rec_writer *w, const char *s)
 {
 	struct str_key key = {s, s ? strlen(s) : 0};

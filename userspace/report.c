@@ -34,11 +34,13 @@ static void print_losses(const struct recording *r, FILE *out)
 {
 	fprintf(out,
 		"lost       %" PRIu64 " samples (count map full); stacks missing: user %" PRIu64
-		" (map full %" PRIu64 ", unreadable %" PRIu64 "), kernel %" PRIu64 " (map full %" PRIu64
-		", unreadable %" PRIu64 ")\n",
+		" (map full %" PRIu64 ", unreadable %" PRIu64 "), kernel %" PRIu64
+		" (map full %" PRIu64 ", unreadable %" PRIu64 ")\n",
 		lost_samples(r),
-		stat_or_zero(r, "lost_user_stack_map_full") + stat_or_zero(r, "user_stack_unreadable"),
-		stat_or_zero(r, "lost_user_stack_map_full"), stat_or_zero(r, "user_stack_unreadable"),
+		stat_or_zero(r, "lost_user_stack_map_full") +
+			stat_or_zero(r, "user_stack_unreadable"),
+		stat_or_zero(r, "lost_user_stack_map_full"),
+		stat_or_zero(r, "user_stack_unreadable"),
 		stat_or_zero(r, "lost_kernel_stack_map_full") +
 			stat_or_zero(r, "kernel_stack_unreadable"),
 		stat_or_zero(r, "lost_kernel_stack_map_full"),
@@ -47,7 +49,21 @@ static void print_losses(const struct recording *r, FILE *out)
 		"truncated  %" PRIu64 " samples hit the %s-frame stack limit; %" PRIu64
 		" without process mappings; %" PRIu64 " lost process events\n",
 		stat_or_zero(r, "truncated_stacks"), recording__meta(r, "max_stack") ?: "?",
-		stat_or_zero(r, "samples_without_mappings"), stat_or_zero(r, "lost_process_events"));
+		stat_or_zero(r, "samples_without_mappings"),
+		stat_or_zero(r, "lost_process_events"));
+}
+
+static void print_cost(const struct recording *r, FILE *out)
+{
+	uint64_t run_ns = stat_or_zero(r, "bpf_run_time_ns");
+
+	fprintf(out, "profiler   perch used %.3f s user + %.3f s system",
+		stat_or_zero(r, "perch_user_us") / 1e6, stat_or_zero(r, "perch_sys_us") / 1e6);
+	if (run_ns)
+		fprintf(out, "; its BPF programs ran %" PRIu64 " times for %.3f ms\n",
+			stat_or_zero(r, "bpf_run_count"), run_ns / 1e6);
+	else
+		fprintf(out, "; BPF run time not measured (sysctl kernel.bpf_stats_enabled=0)\n");
 }
 
 static size_t count_processes(const struct recording *r, size_t *nthreads)
@@ -93,12 +109,15 @@ static void print_header(const struct recording *r, const char *path, FILE *out)
 	if (done)
 		fprintf(out, "duration   %.3f s, exit status %" PRIu64 "\n", dur / 1e9, status);
 	else
-		fprintf(out, "duration   unknown: the recording did not finish (perch was stopped)\n");
-	fprintf(out, "sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
-		     " ticks on target threads\n",
+		fprintf(out,
+			"duration   unknown: the recording did not finish (perch was stopped)\n");
+	fprintf(out,
+		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
+		" ticks on target threads\n",
 		recording__meta(r, "event") ?: "?", recording__meta(r, "frequency") ?: "?",
 		sample_total(r), stat_or_zero(r, "samples"));
 	print_losses(r, out);
+	print_cost(r, out);
 }
 
 static const struct profile *g_sort_profile;
@@ -182,7 +201,8 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 
 	if (!order)
 		return;
-	memcpy(order, kids, n * sizeof(*order));
+	if (n)
+		memcpy(order, kids, n * sizeof(*order));
 	qsort(order, n, sizeof(*order), by_inclusive_desc);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t inc = tree__node_inclusive(c->t, order[i]);
@@ -203,8 +223,8 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 		}
 	}
 	if (hidden && shown)
-		fprintf(c->out, "%s%6.2f%%          (%zu smaller callees below %.2f%%)\n", c->prefix,
-			pct(hidden, c->all), n - shown, c->min_percent);
+		fprintf(c->out, "%s%6.2f%%          (%zu smaller callees below %.2f%%)\n",
+			c->prefix, pct(hidden, c->all), n - shown, c->min_percent);
 	free(order);
 }
 
@@ -334,10 +354,12 @@ void report__summary(const struct recording *r, const char *path, FILE *out)
 		return;
 	recording__end(r, "duration_ns", &dur);
 	fprintf(out, "\nperch: %" PRIu64 " samples in %.2f s (%s at %s Hz)", sample_total(r),
-		dur / 1e9, recording__meta(r, "event") ?: "?", recording__meta(r, "frequency") ?: "?");
+		dur / 1e9, recording__meta(r, "event") ?: "?",
+		recording__meta(r, "frequency") ?: "?");
 	fprintf(out, "; lost %" PRIu64 ", truncated %" PRIu64 ", user stacks missing %" PRIu64 "\n",
 		lost, stat_or_zero(r, "truncated_stacks"),
-		stat_or_zero(r, "lost_user_stack_map_full") + stat_or_zero(r, "user_stack_unreadable"));
+		stat_or_zero(r, "lost_user_stack_map_full") +
+			stat_or_zero(r, "user_stack_unreadable"));
 	print_top(p, true, 10, out);
 	fprintf(out, "\nrecording: %s (%.1f KiB); full report: perch report %s\n", path,
 		r->good_size / 1024.0, path);

@@ -12,10 +12,10 @@
 static volatile unsigned long burn_sink;
 
 /* Spin n iterations inside the calling function (a macro, so the cost lands in the caller). */
-#define BURN(n)                                                                                    \
-	do {                                                                                       \
-		for (unsigned long burn_i = 0; burn_i < (unsigned long)(n); burn_i++)              \
-			burn_sink += burn_i ^ (burn_i >> 3);                                       \
+#define BURN(n)                                                                       \
+	do {                                                                          \
+		for (unsigned long burn_i = 0; burn_i < (unsigned long)(n); burn_i++) \
+			burn_sink += burn_i ^ (burn_i >> 3);                          \
 	} while (0)
 
 static inline double now_s(void)

@@ -6,13 +6,13 @@
 
 static double end_time;
 
-#define THREAD_FN(name)                                                                            \
-	__attribute__((noinline)) void *name(void *arg)                                            \
-	{                                                                                          \
-		(void)arg;                                                                         \
-		while (now_s() < end_time)                                                         \
-			BURN(100000);                                                              \
-		return NULL;                                                                       \
+#define THREAD_FN(name)                                 \
+	__attribute__((noinline)) void *name(void *arg) \
+	{                                               \
+		(void)arg;                              \
+		while (now_s() < end_time)              \
+			BURN(100000);                   \
+		return NULL;                            \
 	}
 
 THREAD_FN(thread_fn_0)

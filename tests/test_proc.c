@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Tests of the /proc readers (proc.c) against this test process: its own mappings (the binary,
+ * the vDSO, an anonymous executable mapping, a deleted file whose name has spaces) and thread
+ * names. Expected answers come from the process itself (readlink, fstat, prctl), or from a plain
+ * re-reading of /proc/self/maps.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "proc.h"
+
+static int data_variable = 42;
+
+static __attribute__((noinline, used)) int perch_proc_target(int x)
+{
+	return x * 3 + data_variable;
+}
+
+static void self_exe(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	assert_true(n > 0);
+	buf[n] = '\0';
+}
+
+static const struct proc_map *find_checked(const struct proc_maps *m, const void *addr)
+{
+	uint64_t a = (uint64_t)(uintptr_t)addr;
+	const struct proc_map *map = proc_maps__find(m, a);
+
+	assert_non_null(map);
+	assert_true(map->start <= a && a < map->end);
+	return map;
+}
+
+/* Open a map_files path; map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE). */
+static int open_map_file(const char *open_path)
+{
+	int fd = open(open_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 && errno == EPERM) {
+		print_message("map_files not openable without privileges; not checked\n");
+		skip();
+	}
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void proc_maps_of_self_include_test_binary_with_openable_path(void **state)
+{
+	struct proc_maps *m = proc_maps__read(getpid());
+	const struct proc_map *map = NULL;
+	char exe[PATH_MAX];
+	struct stat st;
+	size_t i;
+	int fd;
+
+	(void)state;
+	assert_non_null(m);
+	self_exe(exe, sizeof(exe));
+	for (i = 0; i < proc_maps__count(m) && !map; i++) {
+		if (strcmp(proc_maps__get(m, i)->path, exe) == 0)
+			map = proc_maps__get(m, i);
+	}
+	assert_non_null(map);
+	assert_null(proc_maps__get(m, proc_maps__count(m)));
+	assert_non_null(map->open_path);
+	fd = open_map_file(map->open_path);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_ino, map->inode);
+	assert_int_equal(major(st.st_dev), map->dev_major);
+	assert_int_equal(minor(st.st_dev), map->dev_minor);
+	close(fd);
+	proc_maps__free(m);
+}
+
+static void proc_maps_find_function_address_hits_executable(void **state)
+{
+	struct proc_maps *m = proc_maps__read(getpid());
+	const struct proc_map *map;
+	char exe[PATH_MAX], want[64];
+
+	(void)state;
+	assert_non_null(m);
+	self_exe(exe, sizeof(exe));
+	map = find_checked(m, (void *)perch_proc_target);
+	assert_string_equal(map->path, exe);
+	snprintf(want, sizeof(want), "/proc/%d/map_files/%lx-%lx", (int)getpid(),
+		 (unsigned long)map->start, (unsigned long)map->end);
+	assert_string_equal(map->open_path, want);
+	proc_maps__free(m);
+}
+
+/* Lines of /proc/self/maps whose permissions include x. */
+static size_t count_exec_lines(void)
+{
+	char line[PATH_MAX + 128], perms[8];
+	FILE *f = fopen("/proc/self/maps", "r");
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %7s", perms) == 1 && perms[2] == 'x')
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void proc_maps_keep_only_executable_mappings(void **state)
+{
+	struct proc_maps *m = proc_maps__read(getpid());
+	int on_stack = 1;
+	void *heap = malloc(64);
+
+	(void)state;
+	assert_non_null(m);
+	assert_non_null(heap);
+	assert_int_equal(proc_maps__count(m), count_exec_lines());
+	assert_null(proc_maps__find(m, (uint64_t)(uintptr_t)&data_variable));
+	assert_null(proc_maps__find(m, (uint64_t)(uintptr_t)heap));
+	assert_null(proc_maps__find(m, (uint64_t)(uintptr_t)&on_stack));
+	assert_null(proc_maps__find(m, 0));
+	assert_null(proc_maps__find(m, UINT64_MAX));
+	free(heap);
+	proc_maps__free(m);
+}
+
+static void proc_maps_special_mappings_have_no_open_path(void **state)
+{
+	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
+	struct proc_maps *m;
+	const struct proc_map *map;
+	void *anon;
+
+	(void)state;
+	anon = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (anon == MAP_FAILED) {
+		print_message("no anonymous executable mapping allowed: %s\n", strerror(errno));
+		skip();
+	}
+	m = proc_maps__read(getpid());
+	assert_non_null(m);
+	map = find_checked(m, anon);
+	assert_string_equal(map->path, "");
+	assert_null(map->open_path);
+	assert_int_equal(map->inode, 0);
+	if (vdso) {
+		map = find_checked(m, (void *)vdso);
+		assert_string_equal(map->path, "[vdso]");
+		assert_null(map->open_path);
+	}
+	proc_maps__free(m);
+	munmap(anon, 4096);
+}
+
+static void proc_maps_keep_paths_with_spaces_and_deleted_suffix(void **state)
+{
+	static const char name[] = "a file with  spaces.bin";
+	char dir[] = "/tmp/perch-test-proc-XXXXXX", path[PATH_MAX], want[PATH_MAX + 16];
+	unsigned char page[4096], back[16];
+	const struct proc_map *map;
+	struct proc_maps *m;
+	void *addr;
+	int fd;
+
+	(void)state;
+	memset(page, 0xc3, sizeof(page));
+	page[0] = 0x5a;
+	assert_non_null(mkdtemp(dir));
+	assert_true(snprintf(path, sizeof(path), "%s/%s", dir, name) > 0);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, page, sizeof(page)), (ssize_t)sizeof(page));
+	addr = mmap(NULL, sizeof(page), PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	if (addr == MAP_FAILED) {
+		print_message("cannot map a file executable under /tmp: %s\n", strerror(errno));
+		skip();
+	}
+	m = proc_maps__read(getpid());
+	assert_non_null(m);
+	map = find_checked(m, addr);
+	assert_true(snprintf(want, sizeof(want), "%s (deleted)", path) > 0);
+	assert_string_equal(map->path, want);
+	assert_int_equal(map->pgoff, 0);
+	assert_non_null(map->open_path);
+	/* The file is gone from the tree, but map_files still opens what was mapped. */
+	fd = open_map_file(map->open_path);
+	assert_int_equal(read(fd, back, sizeof(back)), (ssize_t)sizeof(back));
+	assert_memory_equal(back, page, sizeof(back));
+	close(fd);
+	proc_maps__free(m);
+	munmap(addr, sizeof(page));
+}
+
+static void proc_maps_missing_pid_gives_esrch(void **state)
+{
+	(void)state;
+	errno = 0;
+	assert_null(proc_maps__read(0x7ffffff0));
+	assert_int_equal(errno, ESRCH);
+}
+
+static void proc_comm_of_self_matches_prctl(void **state)
+{
+	char want[17] = {0}, got[64];
+
+	(void)state;
+	assert_int_equal(prctl(PR_GET_NAME, want), 0);
+	assert_int_equal(proc_comm(getpid(), gettid(), got, sizeof(got)), 0);
+	assert_string_equal(got, want);
+	assert_int_equal(proc_comm(getpid(), 0, got, sizeof(got)), 0);
+	assert_string_equal(got, want);
+	assert_null(strchr(got, '\n'));
+}
+
+struct named_thread {
+	pthread_barrier_t started, done;
+	pid_t tid;
+};
+
+static void *named_thread_main(void *arg)
+{
+	struct named_thread *t = arg;
+
+	prctl(PR_SET_NAME, "perch-worker");
+	t->tid = gettid();
+	pthread_barrier_wait(&t->started);
+	pthread_barrier_wait(&t->done);
+	return NULL;
+}
+
+static void proc_comm_of_thread_is_its_own_name(void **state)
+{
+	struct named_thread t = {0};
+	char got[64], own[17] = {0};
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pthread_barrier_init(&t.started, NULL, 2), 0);
+	assert_int_equal(pthread_barrier_init(&t.done, NULL, 2), 0);
+	assert_int_equal(pthread_create(&th, NULL, named_thread_main, &t), 0);
+	pthread_barrier_wait(&t.started);
+	assert_int_equal(proc_comm(getpid(), t.tid, got, sizeof(got)), 0);
+	assert_string_equal(got, "perch-worker");
+	assert_int_equal(prctl(PR_GET_NAME, own), 0);
+	assert_int_equal(proc_comm(getpid(), gettid(), got, sizeof(got)), 0);
+	assert_string_equal(got, own);
+	/* A buffer too small gets a truncated, terminated name. */
+	assert_int_equal(proc_comm(getpid(), t.tid, got, 6), 0);
+	assert_string_equal(got, "perch");
+	pthread_barrier_wait(&t.done);
+	pthread_join(th, NULL);
+	pthread_barrier_destroy(&t.started);
+	pthread_barrier_destroy(&t.done);
+}
+
+static void proc_comm_missing_pid_gives_esrch(void **state)
+{
+	char got[16];
+
+	(void)state;
+	assert_int_equal(proc_comm(0x7ffffff0, 0, got, sizeof(got)), -ESRCH);
+	assert_int_equal(proc_comm(getpid(), 0x7ffffff0, got, sizeof(got)), -ESRCH);
+	assert_int_equal(proc_comm(getpid(), 0, got, 0), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(proc_maps_of_self_include_test_binary_with_openable_path),
+		cmocka_unit_test(proc_maps_find_function_address_hits_executable),
+		cmocka_unit_test(proc_maps_keep_only_executable_mappings),
+		cmocka_unit_test(proc_maps_special_mappings_have_no_open_path),
+		cmocka_unit_test(proc_maps_keep_paths_with_spaces_and_deleted_suffix),
+		cmocka_unit_test(proc_maps_missing_pid_gives_esrch),
+		cmocka_unit_test(proc_comm_of_self_matches_prctl),
+		cmocka_unit_test(proc_comm_of_thread_is_its_own_name),
+		cmocka_unit_test(proc_comm_missing_pid_gives_esrch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
