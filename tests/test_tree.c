@@ -89,7 +89,7 @@ static void render_node(const struct tree *t, size_t node, bool weights, struct 
 
 static void assert_shape(const struct tree *t, bool weights, const char *want)
 {
-	struct text b = { .len = 0 };
+	struct text b = {.len = 0};
 
 	render_node(t, 0, weights, &b);
 	assert_string_equal(b.s, want);
@@ -192,7 +192,7 @@ static void tree_node_queries_out_of_range_read_empty(void **state)
 
 static void tree_folds_self_recursion_a_b_b_b_c(void **state)
 {
-	static const struct want_node want[] = { { 'a', 0 }, { 'b', 1 }, { 'b', 2 }, { 'c', 3 } };
+	static const struct want_node want[] = {{'a', 0}, {'b', 1}, {'b', 2}, {'c', 3}};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -205,7 +205,7 @@ static void tree_folds_self_recursion_a_b_b_b_c(void **state)
 
 static void tree_jumps_back_on_repeated_edge_a_b_a_b_c(void **state)
 {
-	static const struct want_node want[] = { { 'a', 0 }, { 'b', 1 }, { 'a', 2 }, { 'c', 2 } };
+	static const struct want_node want[] = {{'a', 0}, {'b', 1}, {'a', 2}, {'c', 2}};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -219,7 +219,7 @@ static void tree_jumps_back_on_repeated_edge_a_b_a_b_c(void **state)
 /* With label 0 on the root's child: a root wrongly read as label 0 would fold "0 0" to one node. */
 static void tree_root_step_is_not_a_call_edge(void **state)
 {
-	static const uint32_t zeros[] = { 0, 0, 0 };
+	static const uint32_t zeros[] = {0, 0, 0};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -304,9 +304,7 @@ static void tree_fble_keeps_dispatch_callers_apart(void **state)
 /* The notes' test tree: <root> -> 1 -> 2 -> 3, 2 -> 4, 1 -> 3 from samples 10: 1, 20: 1,2, ... */
 static void tree_fble_builds_test_tree_from_samples(void **state)
 {
-	static const struct want_node want[] = {
-		{ '1', 0 }, { '2', 1 }, { '3', 2 }, { '4', 2 }, { '3', 1 }
-	};
+	static const struct want_node want[] = {{'1', 0}, {'2', 1}, {'3', 2}, {'4', 2}, {'3', 1}};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -368,7 +366,7 @@ static void tree_total_never_double_counts_recursion(void **state)
 
 static void tree_handles_large_label_ids(void **state)
 {
-	static const uint32_t stack[] = { 5000000, 3000000, 5000000, 7 };
+	static const uint32_t stack[] = {5000000, 3000000, 5000000, 7};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -389,7 +387,7 @@ static void tree_handles_large_label_ids(void **state)
 /* A label of UINT32_MAX has no label limit to report; it is refused without changing anything. */
 static void tree_refuses_label_without_limit(void **state)
 {
-	static const uint32_t stack[] = { 1, UINT32_MAX };
+	static const uint32_t stack[] = {1, UINT32_MAX};
 	struct tree *t = new_tree();
 
 	(void)state;
@@ -447,7 +445,7 @@ struct ref {
 
 static void ref_init(struct ref *r)
 {
-	*r = (struct ref){ .cap = 1024, .nr = 1 };
+	*r = (struct ref){.cap = 1024, .nr = 1};
 	r->nodes = calloc(r->cap, sizeof(*r->nodes));
 	assert_non_null(r->nodes);
 }
@@ -491,7 +489,7 @@ static size_t ref_step(struct ref *r, size_t p, uint32_t y)
 		r->nodes = realloc(r->nodes, r->cap * sizeof(*r->nodes));
 		assert_non_null(r->nodes);
 	}
-	r->nodes[r->nr] = (struct ref_node){ .label = y, .parent = p };
+	r->nodes[r->nr] = (struct ref_node){.label = y, .parent = p};
 	return r->nr++;
 }
 

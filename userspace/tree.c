@@ -36,12 +36,16 @@ struct label_stat {
 	uint64_t seen; /* generation of the last stack that contained the label */
 };
 
+/*
+ * nodes[0] is the virtual root; nr_nodes counts it. slots[] holds child node ids, 0 for an empty
+ * slot (the root is nobody's child); nr_slots is a power of two, or 0 before the first child.
+ */
 struct tree {
-	struct node *nodes; /* nodes[0] is the virtual root */
-	size_t nr_nodes;    /* including the root */
+	struct node *nodes;
+	size_t nr_nodes;
 	size_t nodes_cap;
-	size_t *slots; /* child node id, 0 for an empty slot (the root is nobody's child) */
-	size_t nr_slots; /* a power of two, or 0 before the first child */
+	size_t *slots;
+	size_t nr_slots;
 	struct label_stat *labels;
 	size_t labels_cap;
 	uint32_t label_limit;
@@ -175,7 +179,7 @@ static size_t new_child(struct tree *t, size_t parent, uint32_t label)
 
 	if (nodes_reserve(t) || index_reserve(t) || kids_reserve(&t->nodes[parent]))
 		return 0;
-	t->nodes[id] = (struct node){ .parent = parent, .label = label };
+	t->nodes[id] = (struct node){.parent = parent, .label = label};
 	t->nr_nodes++;
 	index_put(t->slots, t->nr_slots, t->nodes, id);
 	p = &t->nodes[parent];
