@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# perch's overhead next to `perf record -g`, as a Markdown table (`make bench` runs it).
+#
+#   bash bench/overhead.sh [BUILD]        BUILD: the build folder holding perch (default build)
+#   env: RUNS (rounds, default 3), FREQ (Hz, default 999), ROUNDS (work units; 7300 = ~3 s on the 2-CPU VM)
+#
+# Each round runs the same fixed CPU-bound workload (bench/cpu_work.c) three times, interleaved:
+# unprofiled, under `perch record -p PID` and under `perf record -g -p PID`, both at FREQ Hz on
+# cpu-clock. The workload blocks on a FIFO until released, so the profiler attaches first and its
+# start-up stays out of the target's timing; the profiler runs under bench/rusage.c, which
+# reports the CPU time the kernel charged to the profiler's process alone. perch adds its BPF
+# programs' run time, which it records itself when kernel.bpf_stats_enabled=1 (set here for the
+# run, restored on exit). Then `perch report` and `perf report` are timed on the recordings.
+#
+# Needs root (BPF, perf at any paranoid level, the sysctl). Takes about 40 s at RUNS=3; the last
+# run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/runs/.
+set -euo pipefail
+
+BUILD=${1:-build}
+RUNS=${RUNS:-3}
+FREQ=${FREQ:-999}
+ROUNDS=${ROUNDS:-7300}
+ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is released
+STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
+
+cd "$(dirname "$0")/.."
+PERCH=$BUILD/perch
+BENCH=$BUILD/bench
+OUT=$BENCH/runs # the last run's recordings and per-run measurements stay here
+FIFO=$OUT/release.fifo
+
+die() {
+	echo "overhead: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf -p, sysctl kernel.bpf_stats_enabled)"
+[ -x "$PERCH" ] || die "$PERCH not built (make all)"
+command -v perf >/dev/null || die "perf not found (linux-perf)"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$RUNS'"
+
+mkdir -p "$BENCH"
+for helper in cpu_work rusage; do
+	# Frame pointers so that perf -g (and perch) walk the workload's stacks the same way.
+	gcc -O2 -Wall -Wextra -Werror -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-o "$BENCH/$helper" "bench/$helper.c" || die "cannot build bench/$helper.c"
+done
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+mkfifo "$FIFO"
+
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+work_pid= # the workload and the profiler's rusage wrapper while they run, for cleanup
+prof_pid=
+cleanup() {
+	# Only our own children, and only while they are ours: the ids are cleared once waited for.
+	[ -z "$prof_pid" ] || pkill -INT -P "$prof_pid" 2>/dev/null || true
+	[ -z "$work_pid" ] || kill "$work_pid" 2>/dev/null || true
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats" || true
+	rm -f "$FIFO"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# field NAME FILE: the value of NAME=VALUE in a helper's one-line output.
+field() {
+	sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2"
+}
+
+# Start the profiler for MODE on PID in the background, under rusage; sets prof_pid.
+start_profiler() {
+	local mode=$1 pid=$2 run=$3
+	local rec=$OUT/$mode.$run.data
+
+	case $mode in
+	perch) cmd=("$PERCH" record -q -F "$FREQ" -p "$pid" -o "$rec") ;;
+	perf) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$pid" -o "$rec") ;;
+	esac
+	"$BENCH/rusage" "$OUT/$mode.$run.cost" "${cmd[@]}" >"$OUT/$mode.$run.log" 2>&1 &
+	prof_pid=$!
+}
+
+# Wait for the profiler to stop by itself after its target exited (both do); interrupt it if not.
+stop_profiler() {
+	local mode=$1 run=$2 i rc
+
+	for ((i = 0; i < STOP_WAIT * 10; i++)); do
+		kill -0 "$prof_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$prof_pid" 2>/dev/null; then
+		echo "overhead: $mode did not stop when its target exited; sending SIGINT" >&2
+		pkill -INT -P "$prof_pid" || true
+	fi
+	rc=0
+	wait "$prof_pid" || rc=$?
+	prof_pid=
+	if [ "$rc" -ne 0 ]; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record failed (run $run)"
+	fi
+}
+
+# Samples in a recording, and the BPF run time in ms ("-" where there is none).
+count_samples() {
+	local mode=$1 rec=$2
+
+	case $mode in
+	perch)
+		"$PERCH" report "$rec" >"$rec.head" 2>&1 || die "perch report $rec failed"
+		samples=$(sed -n 's/^sampling .* \([0-9][0-9]*\) samples.*/\1/p' "$rec.head")
+		bpf_ms=$(sed -n 's/.*BPF programs ran [0-9]* times for \([0-9.]*\) ms.*/\1/p' "$rec.head")
+		event=$(sed -n 's/^sampling *\([^ ]*\) at .*/\1/p' "$rec.head")
+		[ -n "$samples" ] || die "no sample count in the header of perch report $rec"
+		[ -n "$bpf_ms" ] || bpf_ms=-
+		;;
+	perf)
+		# One line per sample: with -F and no ip/sym field, perf script prints no callchains.
+		samples=$(perf script -i "$rec" -F tid 2>/dev/null | wc -l)
+		bpf_ms=-
+		;;
+	esac
+}
+
+time_report() {
+	local mode=$1 rec=$2 cost=$3
+
+	case $mode in
+	perch) "$BENCH/rusage" "$cost" "$PERCH" report "$rec" >/dev/null 2>&1 ;;
+	perf) "$BENCH/rusage" "$cost" perf report -i "$rec" --stdio >/dev/null 2>&1 ;;
+	esac || die "$mode report $rec failed"
+}
+
+# One measurement: MODE is baseline, perch or perf. Appends a row to $OUT/results.tsv.
+run_one() {
+	local mode=$1 run=$2
+	local work=$OUT/$mode.$run.work rec=$OUT/$mode.$run.data
+	local prof=- rss=- size=- rep=- per1000=- rc
+
+	samples=- bpf_ms=-
+	"$BENCH/cpu_work" "$FIFO" "$ROUNDS" >"$work" &
+	work_pid=$!
+	[ "$mode" = baseline ] || start_profiler "$mode" "$work_pid" "$run"
+	sleep "$ATTACH_WAIT"
+	if [ "$mode" != baseline ] && ! kill -0 "$prof_pid" 2>/dev/null; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record exited before the workload started (run $run)"
+	fi
+	timeout 10 sh -c "echo go > '$FIFO'" || die "workload did not open $FIFO"
+	rc=0
+	wait "$work_pid" || rc=$?
+	work_pid=
+	[ "$rc" -eq 0 ] || die "workload failed (run $run, $mode)"
+
+	if [ "$mode" != baseline ]; then
+		stop_profiler "$mode" "$run"
+		prof=$(awk -v u="$(field user_ms "$OUT/$mode.$run.cost")" \
+			-v s="$(field sys_ms "$OUT/$mode.$run.cost")" 'BEGIN { printf "%.1f", u + s }')
+		rss=$(field maxrss_kb "$OUT/$mode.$run.cost")
+		size=$(stat -c %s "$rec")
+		count_samples "$mode" "$rec"
+		per1000=$(awk -v p="$prof" -v b="$bpf_ms" -v n="$samples" \
+			'BEGIN { printf "%.2f", n ? (p + (b == "-" ? 0 : b)) / n * 1000 : 0 }')
+		time_report "$mode" "$rec" "$OUT/$mode.$run.report"
+		rep=$(field wall_ms "$OUT/$mode.$run.report")
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$run" \
+		"$(field wall_ms "$work")" "$(field cpu_ms "$work")" "$prof" "$bpf_ms" "$samples" \
+		"$per1000" "$rss" "$size" "$rep" >>"$OUT/results.tsv"
+}
+
+event='?'
+for ((run = 1; run <= RUNS; run++)); do
+	for mode in baseline perch perf; do
+		echo "overhead: round $run/$RUNS: $mode" >&2
+		run_one "$mode" "$run"
+	done
+done
+
+# ---- the table ----
+
+# summary MODE COLUMN [SCALE [DIGITS]]: "median (min-max)" of a column of results.tsv over MODE's
+# runs, each value divided by SCALE; "-" where the runs have no value.
+summary() {
+	awk -F'\t' -v m="$1" -v c="$2" '$1 == m { print $c }' "$OUT/results.tsv" | sort -g |
+		awk -v s="${3:-1}" -v d="${4:-1}" '
+		$1 == "-" { dash = 1 }
+		$1 != "-" { v[n++] = $1 / s }
+		END {
+			if (dash || !n) { print "-"; exit }
+			med = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+			if (n == 1)
+				printf "%.*f\n", d, med
+			else
+				printf "%.*f (%.*f-%.*f)\n", d, med, d, v[0], d, v[n - 1]
+		}'
+}
+
+base_wall=$(summary baseline 3 1 3 | cut -d' ' -f1)
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "## perch record vs perf record -g: overhead on a CPU-bound target"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "- kernel: $(uname -r) ($(uname -m)); CPU: ${cpu_model:-unknown}, $(nproc) CPUs"
+echo "- event: $event at $FREQ Hz for perch, cpu-clock at $FREQ Hz for perf ($(perf --version))"
+echo "- target: bench/cpu_work.c, $ROUNDS rounds (about $(awk -v w="$base_wall" 'BEGIN { printf "%.1f", w / 1000 }') s unprofiled), single-threaded; $RUNS runs per mode, interleaved"
+echo
+echo "| mode | target wall s | slowdown (x) | profiler CPU ms (user+sys) | BPF ms | samples | CPU ms per 1000 samples | profiler max RSS MB | recording KB | report ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+# Columns of results.tsv: 1 mode, 2 run, 3 target wall ms, 4 target CPU ms, 5 profiler user+sys
+# ms, 6 BPF ms, 7 samples, 8 CPU ms per 1000 samples, 9 max RSS KB, 10 recording bytes,
+# 11 report wall ms.
+for mode in baseline perch perf; do
+	row="| $mode | $(summary "$mode" 3 1000 2) | $(summary "$mode" 3 "$base_wall" 3)"
+	row+=" | $(summary "$mode" 5) | $(summary "$mode" 6 1 2) | $(summary "$mode" 7 1 0)"
+	row+=" | $(summary "$mode" 8) | $(summary "$mode" 9 1024) | $(summary "$mode" 10 1024 0)"
+	row+=" | $(summary "$mode" 11) |"
+	echo "$row"
+done
+echo
+echo "Medians, with min-max over the runs in parentheses. Slowdown is the target's wall time over"
+echo "the unprofiled median; the baseline row's own range is the run-to-run noise. Where both tools'"
+echo "slowdowns fall inside it (as on a 2-CPU VM), the profiler's CPU cost is the figure that"
+echo "separates them."
+echo
+echo "1. Profiler CPU: user+system time the kernel charged to the profiler process (wait4 rusage"
+echo "   from bench/rusage.c), from start-up and attaching through writing the recording, so it"
+echo "   includes fixed start-up costs that longer runs would amortise. CPU per 1000 samples is"
+echo "   (profiler CPU + BPF) / samples * 1000, in ms (the same number is µs per sample)."
+echo "2. BPF ms: run time of perch's BPF programs (stack walks included) from the kernel's BPF"
+echo "   statistics (kernel.bpf_stats_enabled=1), as perch records it. It runs in the interrupted"
+echo "   task's context, so it is not in perch's own rusage. perch opens one cpu-clock event per"
+echo "   CPU and keeps the target's samples in BPF, so this also counts ticks that land on other"
+echo "   busy tasks, including during the ${ATTACH_WAIT} s before the target is released. perf uses no BPF: \"-\"."
+echo "3. perf's in-kernel cost of copying callchains at each sample is charged to the target, not"
+echo "   to either profiler's process; it shows only in the target's slowdown."
+echo "4. perch resolves symbols when the recording ends (in its profiler CPU), perf when reporting"
+echo "   (in its report time). Report ms: wall time of \`perch report FILE >/dev/null\` and"
+echo "   \`perf report -i FILE --stdio >/dev/null\` on that run's recording."
+echo
+echo "Numbers from bench/overhead.sh: target times from bench/cpu_work.c's own clocks, profiler costs"
+echo "from wait4() in bench/rusage.c, perch samples and BPF time from \`perch report\`'s header, perf"
+echo "samples from \`perf script -F tid | wc -l\`; per-run values in $OUT/results.tsv."
