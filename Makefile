@@ -32,6 +32,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench
 .DEFAULT_GOAL := all
+.SECONDARY:
 
 all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo
 
