@@ -79,6 +79,25 @@ else
 	fi
 fi
 
+# ---- attach to two processes at once ----------------------------------------------------------
+"$WL/shares" 3 &
+apid=$!
+"$WL/recursion" 3 &
+bpid=$!
+sleep 0.2
+"$PERCH" record -q -o "$T/two.data" -p "$apid,$bpid" 2>"$T/err"
+rc=$?
+wait "$apid" "$bpid" 2>/dev/null
+"$PERCH" report --format=folded "$T/two.data" >"$T/two.folded"
+sa=$(share "$T/two.folded" work_a)
+sp=$(share "$T/two.folded" ping)
+# each process has one CPU of two: work_a ~30 % (60 % of half), ping ~50 %
+if [ $rc -eq 0 ] && within "$sa" 30 5 && within "$sp" 50 5; then
+	ok "attach -p A,B: work_a $sa %, ping $sp %; stopped when both exited"
+else
+	bad "attach two" "exit $rc, work_a $sa %, ping $sp %: $(cat "$T/err")"
+fi
+
 # ---- threads --------------------------------------------------------------------------------
 "$PERCH" record -q -o "$T/threads.data" -- "$WL/threads" 3 2>"$T/err" || bad threads "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/threads.data" >"$T/threads.folded"

@@ -34,8 +34,8 @@ static void print_losses(const struct recording *r, FILE *out)
 {
 	fprintf(out,
 		"lost       %" PRIu64 " samples (count map full); stacks missing: user %" PRIu64
-		" (map full %" PRIu64 ", unreadable %" PRIu64 "), kernel %" PRIu64
-		" (map full %" PRIu64 ", unreadable %" PRIu64 ")\n",
+		" (stack map full or hash collision %" PRIu64 ", unreadable %" PRIu64
+		"), kernel %" PRIu64 " (full or collision %" PRIu64 ", unreadable %" PRIu64 ")\n",
 		lost_samples(r),
 		stat_or_zero(r, "lost_user_stack_map_full") +
 			stat_or_zero(r, "user_stack_unreadable"),
