@@ -2,8 +2,8 @@
 /*
  * The sampler: runs on every perf_event tick on every CPU, keeps only ticks that hit a target
  * process (tgid in `targets`), and counts them in the kernel keyed by (tgid, tid, user stack id,
- * kernel stack id, word at the user stack pointer). Follows forks of targets and forgets them
- * when their last thread exits.
+ * kernel stack id, word at the user stack pointer). Follows forks of targets and reports when
+ * their last thread exits.
  *
  * Counts and stacks are double buffered: the loader flips `active`, waits for in-flight ticks to
  * finish, drains and clears the idle buffer. Each buffer only holds one drain period's distinct
@@ -166,8 +166,15 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
-	if (ctgid == ptgid || !bpf_map_lookup_elem(&targets, &ptgid))
-		return 0; /* a new thread, or not ours: threads are sampled through their tgid */
+	if (ctgid == ptgid)
+		return 0; /* a new thread: threads are sampled through their tgid */
+	if (!bpf_map_lookup_elem(&targets, &ptgid)) {
+		/* Not ours; but the pid may be reused from a target that exited moments ago and
+		 * that the loader has not forgotten yet. */
+		if (bpf_map_lookup_elem(&targets, &ctgid))
+			bpf_map_delete_elem(&targets, &ctgid);
+		return 0;
+	}
 	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY))
 		stat_inc(PERCH_STAT_TARGET_FULL);
 	send_event(PERCH_EV_FORK, ctgid, ptgid, child);
@@ -193,7 +200,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0; /* other threads of the process live on */
+	/* The loader removes it from `targets` once it has read the process's last mmap
+	 * records, which it filters by this map. */
 	send_event(PERCH_EV_EXIT, tgid, 0, p);
-	bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }

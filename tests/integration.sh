@@ -124,6 +124,23 @@ else
 	bad forks "child_work $cw %, grandchild_work $gw %, processes ${nproc:-?}"
 fi
 
+# ---- short-lived processes: 200 exec'd children of ~10 ms, all gone before the report --------
+"$PERCH" record -q -o "$T/short.data" -- "$WL/shortlived" 2>"$T/err" || bad shortlived "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/short.data" >"$T/short.folded"
+# share of samples whose innermost user frame has a function name
+named=$(awk '{ n += $NF; k = split($1, f, ";"); leaf = "";
+	for (i = 2; i <= k; i++) if (f[i] !~ /_\[k\]$/) leaf = f[i];
+	if (leaf != "" && leaf !~ /\+0x/ && leaf !~ /^\[/) ok += $NF }
+	END { printf "%.2f", n ? 100 * ok / n : 0 }' "$T/short.folded")
+burn=$(share "$T/short.folded" child_burn)
+nomaps=$("$PERCH" report "$T/short.data" | sed -n 's/.*limit; \([0-9]*\) without process mappings.*/\1/p')
+# The rest are ld.so and libc internals that only their separate debug info names (issue 3).
+if within "$named" 100 10 && within "$burn" 90 8 && [ "${nomaps:-1}" -eq 0 ]; then
+	ok "short-lived: $named % of samples named at the leaf, child_burn $burn %, 0 without mappings"
+else
+	bad shortlived "named $named %, child_burn $burn %, ${nomaps:-?} samples without mappings"
+fi
+
 # ---- kernel frames under the user frames that entered the kernel -----------------------------
 "$PERCH" record -q -o "$T/sys.data" -- "$WL/syscalls" 2 2>"$T/err" || bad syscalls "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/sys.data" >"$T/sys.folded"

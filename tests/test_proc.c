@@ -288,6 +288,62 @@ static void proc_comm_missing_pid_gives_esrch(void **state)
 	assert_int_equal(proc_comm(getpid(), 0, got, 0), -EINVAL);
 }
 
+static void add_map(struct proc_maps *m, uint64_t start, uint64_t end, uint64_t pgoff,
+		    const char *path)
+{
+	struct proc_map map = {.start = start, .end = end, .pgoff = pgoff, .path = (char *)path};
+
+	assert_int_equal(proc_maps__add(m, &map), 0);
+}
+
+static void expect_map(const struct proc_maps *m, size_t i, uint64_t start, uint64_t end,
+		       uint64_t pgoff, const char *path)
+{
+	const struct proc_map *map = proc_maps__get(m, i);
+
+	assert_non_null(map);
+	assert_int_equal(map->start, start);
+	assert_int_equal(map->end, end);
+	assert_int_equal(map->pgoff, pgoff);
+	assert_string_equal(map->path, path);
+}
+
+static void proc_maps_add_keeps_address_order(void **state)
+{
+	struct proc_maps *m = proc_maps__new();
+
+	(void)state;
+	add_map(m, 0x5000, 0x6000, 0, "/b");
+	add_map(m, 0x1000, 0x2000, 0x3000, "/a");
+	assert_int_equal(proc_maps__count(m), 2);
+	expect_map(m, 0, 0x1000, 0x2000, 0x3000, "/a");
+	expect_map(m, 1, 0x5000, 0x6000, 0, "/b");
+	assert_string_equal(proc_maps__find(m, 0x5fff)->path, "/b");
+	assert_null(proc_maps__find(m, 0x6000));
+	proc_maps__free(m);
+}
+
+/* A new mapping over old ones replaces what it covers, as mmap(MAP_FIXED) does: a covered
+ * mapping goes, one sticking out is trimmed (its file offset follows), one around it splits. */
+static void proc_maps_add_replaces_overlapped_ranges(void **state)
+{
+	struct proc_maps *m = proc_maps__new();
+
+	(void)state;
+	add_map(m, 0x1000, 0x9000, 0, "/big");
+	add_map(m, 0x3000, 0x4000, 0x100000, "/mid");
+	assert_int_equal(proc_maps__count(m), 3);
+	expect_map(m, 0, 0x1000, 0x3000, 0, "/big");
+	expect_map(m, 1, 0x3000, 0x4000, 0x100000, "/mid");
+	expect_map(m, 2, 0x4000, 0x9000, 0x3000, "/big");
+	add_map(m, 0x2000, 0x5000, 0, "/new");
+	assert_int_equal(proc_maps__count(m), 3);
+	expect_map(m, 0, 0x1000, 0x2000, 0, "/big");
+	expect_map(m, 1, 0x2000, 0x5000, 0, "/new");
+	expect_map(m, 2, 0x5000, 0x9000, 0x4000, "/big");
+	proc_maps__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +356,8 @@ int main(void)
 		cmocka_unit_test(proc_comm_of_self_matches_prctl),
 		cmocka_unit_test(proc_comm_of_thread_is_its_own_name),
 		cmocka_unit_test(proc_comm_missing_pid_gives_esrch),
+		cmocka_unit_test(proc_maps_add_keeps_address_order),
+		cmocka_unit_test(proc_maps_add_replaces_overlapped_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

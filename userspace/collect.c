@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <signal.h>
 #include "collect.h"
 #include "ksyms.h"
 #include "log.h"
@@ -20,8 +22,12 @@
 struct proc {
 	uint32_t pid, ppid;
 	struct proc_maps *maps;
-	bool maps_failed; /* tried and the process was gone */
-	bool exec_seen;	  /* exec'd: the parent's mappings no longer apply */
+	struct proc_maps *pre_exec; /* the image before the last exec: samples of one drain period
+				     * can straddle the exec */
+	bool maps_failed;	    /* tried and the process was gone */
+	bool exec_seen;		    /* exec'd: the parent's mappings no longer apply... */
+	bool forked_image; /* ...except to samples from before the exec of a child that was still
+			    * running its parent's image (it never had mappings of its own) */
 	bool exited;
 	uint32_t comm;	      /* string id from the last event */
 	struct u64map frames; /* address -> frame id */
@@ -35,6 +41,7 @@ struct collector {
 	struct symbolizer *sym;
 	struct ksyms *ksyms;
 	bool ksyms_failed;
+	bool mmap_events; /* exec and mmaps arrive in order through collector__exec/mmap */
 	struct proc **procs;
 	size_t nprocs, cap;
 	struct u64map pid_index; /* pid -> index in procs */
@@ -70,6 +77,7 @@ static void proc_free(struct proc *p)
 	if (!p)
 		return;
 	proc_maps__free(p->maps);
+	proc_maps__free(p->pre_exec);
 	u64map__clear(&p->frames);
 	u64map__clear(&p->leaf);
 	u64map__clear(&p->ret_ok);
@@ -131,7 +139,9 @@ static struct proc *get_proc(struct collector *c, uint32_t pid)
 
 static void reset_maps(struct proc *p)
 {
-	proc_maps__free(p->maps);
+	p->forked_image = !p->maps && !p->pre_exec && p->ppid;
+	proc_maps__free(p->pre_exec);
+	p->pre_exec = p->maps;
 	p->maps = NULL;
 	p->maps_failed = false;
 	u64map__clear(&p->frames);
@@ -176,12 +186,69 @@ void collector__event(struct collector *c, const struct perch_event *e)
 		break;
 	case PERCH_EV_EXEC:
 		p->exec_seen = true;
-		reset_maps(p);
+		if (!c->mmap_events)
+			reset_maps(p);
 		break;
 	case PERCH_EV_EXIT:
 		p->exited = true;
 		break;
 	}
+}
+
+void collector__use_mmap_events(struct collector *c)
+{
+	c->mmap_events = true;
+}
+
+void collector__exec(struct collector *c, uint32_t pid)
+{
+	struct proc *p = get_proc(c, pid);
+
+	if (!p)
+		return;
+	p->exec_seen = true;
+	reset_maps(p);
+	p->maps = proc_maps__new();
+}
+
+/* What perch can open for a mapping now: the path itself when it still names the mapped file
+ * (no race with the process exiting), else /proc/PID/map_files while the process lives (another
+ * mount namespace, a deleted or replaced file). */
+static char *pin_path(uint32_t pid, const struct proc_map *m)
+{
+	struct stat st;
+	char *path = NULL;
+
+	if (m->path[0] == '/' && stat(m->path, &st) == 0 && st.st_ino == m->inode &&
+	    major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor)
+		return strdup(m->path);
+	if (kill(pid, 0) == 0 &&
+	    asprintf(&path, "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)m->start,
+		     (unsigned long long)m->end) < 0)
+		return NULL;
+	return path;
+}
+
+void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *map)
+{
+	struct proc *p = get_proc(c, pid);
+	struct proc_map m = *map;
+	struct sym_result res;
+
+	if (!p || (!p->maps && !(p->maps = proc_maps__new())))
+		return;
+	m.open_path = m.path[0] == '/' ? pin_path(pid, &m) : NULL;
+	if (proc_maps__add(p->maps, &m) == 0 && m.open_path) {
+		struct sym_module_id mid = {makedev(m.dev_major, m.dev_minor), m.inode, m.path};
+
+		symbolizer__resolve(c->sym, &mid, m.open_path, m.pgoff, &res);
+	}
+	free(m.open_path);
+	p->maps_failed = false;
+	/* Addresses in the new range may mean something else now. */
+	u64map__clear(&p->frames);
+	u64map__clear(&p->leaf);
+	u64map__clear(&p->ret_ok);
 }
 
 /* The mapping that holds addr in pid, reading /proc/PID/maps as needed; a forked child that has
@@ -198,9 +265,11 @@ static const struct proc_map *find_map(struct collector *c, struct proc *p, uint
 			read_maps(p); /* mapped since we looked (dlopen) */
 			m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
 		}
+		if (!m && p->pre_exec)
+			m = proc_maps__find(p->pre_exec, addr);
 		if (m)
 			return m;
-		if (p->exec_seen || !p->ppid)
+		if ((p->exec_seen && !p->forked_image) || !p->ppid)
 			return NULL;
 		p = find_proc(c, p->ppid);
 	}

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "perch_bpf.h"
+#include "proc.h"
 #include "recording.h"
 
 struct collector;
@@ -34,6 +35,16 @@ void collector__event(struct collector *c, const struct perch_event *e);
  * addresses end them); NULL when missing. */
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
 		   const uint64_t *ustack, const uint64_t *kstack);
+
+/* The process exec'd: its mappings start over (in order with collector__mmap()). */
+void collector__exec(struct collector *c, uint32_t pid);
+
+/* The process mapped a file executable. Pins the file (opens and indexes it) at once, so it
+ * resolves after the process is gone. map->open_path is ignored; strings are copied. */
+void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *map);
+
+/* Mappings come from mmap events (collector__exec/mmap), not only from /proc. */
+void collector__use_mmap_events(struct collector *c);
 
 /* Read /proc/PID/maps now (e.g. right after attaching), so a process that dies before the first
  * drain still resolves. */

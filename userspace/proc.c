@@ -129,6 +129,74 @@ err_out:
 	return NULL;
 }
 
+struct proc_maps *proc_maps__new(void)
+{
+	return calloc(1, sizeof(struct proc_maps));
+}
+
+/* Cut [start, end) out of every mapping: drop the ones inside it, trim the ones that stick out on
+ * one side, split one that covers it. */
+static int punch_hole(struct proc_maps *m, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < m->nr; i++) {
+		struct proc_map *o = &m->maps[i];
+
+		if (o->end <= start || o->start >= end)
+			continue;
+		if (o->start < start && o->end > end) {
+			struct proc_map tail = *o;
+
+			tail.pgoff += end - o->start;
+			tail.start = end;
+			tail.path = strdup(o->path);
+			tail.open_path = o->open_path ? strdup(o->open_path) : NULL;
+			if (!tail.path || (o->open_path && !tail.open_path) || push_map(m, &tail)) {
+				free(tail.path);
+				free(tail.open_path);
+				return -ENOMEM;
+			}
+			m->maps[i].end = start; /* push_map may have moved the array */
+			continue;
+		}
+		if (o->start < start) {
+			o->end = start;
+		} else if (o->end > end) {
+			o->pgoff += end - o->start;
+			o->start = end;
+		} else {
+			free(o->path);
+			free(o->open_path);
+			m->maps[i--] = m->maps[--m->nr];
+		}
+	}
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct proc_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int proc_maps__add(struct proc_maps *m, const struct proc_map *map)
+{
+	struct proc_map copy = *map;
+	int err = punch_hole(m, map->start, map->end);
+
+	if (err)
+		return err;
+	copy.path = strdup(map->path ? map->path : "");
+	copy.open_path = map->open_path ? strdup(map->open_path) : NULL;
+	if (!copy.path || (map->open_path && !copy.open_path) || push_map(m, &copy)) {
+		free(copy.path);
+		free(copy.open_path);
+		return -ENOMEM;
+	}
+	qsort(m->maps, m->nr, sizeof(*m->maps), by_start);
+	return 0;
+}
+
 void proc_maps__free(struct proc_maps *m)
 {
 	size_t i;

@@ -25,6 +25,11 @@ struct proc_maps;
  * the process is gone). */
 struct proc_maps *proc_maps__read(pid_t pid);
 void proc_maps__free(struct proc_maps *m);
+/* An empty set, filled by proc_maps__add() from mmap events when /proc is too late. */
+struct proc_maps *proc_maps__new(void);
+/* Add a mapping (copying its strings), replacing whatever part of existing mappings it overlaps,
+ * as mmap(MAP_FIXED) does. 0 or -ENOMEM. */
+int proc_maps__add(struct proc_maps *m, const struct proc_map *map);
 /* The mapping containing addr, or NULL. */
 const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr);
 size_t proc_maps__count(const struct proc_maps *m);

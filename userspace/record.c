@@ -29,6 +29,7 @@
 #include "collect.h"
 #include "exitcodes.h"
 #include "log.h"
+#include "mmapwatch.h"
 #include "record.h"
 #include "recording.h"
 #include "report.h"
@@ -46,6 +47,9 @@ struct session {
 	int ncpus;
 	const char *event_name;
 	struct ring_buffer *rb;
+	struct mmap_watch *mw;
+	uint32_t *exited; /* targets whose last thread exited, to forget after their mmap records */
+	size_t nexited, exited_cap;
 	struct rec_writer *w;
 	struct collector *col;
 	uint64_t *stack_buf;
@@ -211,9 +215,6 @@ static int attach_ticks(struct session *s)
 	bool hw = true;
 	int cpu, fd;
 
-	s->ncpus = libbpf_num_possible_cpus();
-	if (s->ncpus <= 0)
-		return PERCH_EXIT_BPF;
 	s->perf_fds = calloc(s->ncpus, sizeof(*s->perf_fds));
 	s->tick_links = calloc(s->ncpus, sizeof(*s->tick_links));
 	if (!s->perf_fds || !s->tick_links)
@@ -250,13 +251,76 @@ static int attach_ticks(struct session *s)
 	return 0;
 }
 
+static void note_exited(struct session *s, uint32_t pid)
+{
+	if (s->nexited == s->exited_cap) {
+		size_t cap = s->exited_cap ? s->exited_cap * 2 : 64;
+		uint32_t *t = realloc(s->exited, cap * sizeof(*t));
+
+		if (!t)
+			return; /* stays in `targets`: harmless, it has no threads left */
+		s->exited = t;
+		s->exited_cap = cap;
+	}
+	s->exited[s->nexited++] = pid;
+}
+
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
+	const struct perch_event *e = data;
 
-	if (len >= sizeof(struct perch_event))
-		collector__event(s->col, data);
+	if (len < sizeof(*e))
+		return 0;
+	collector__event(s->col, e);
+	if (e->type == PERCH_EV_EXIT)
+		note_exited(s, e->pid);
 	return 0;
+}
+
+static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
+{
+	struct session *s = ctx;
+	__u32 pid = e->pid;
+	__u8 v;
+	struct proc_map m;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &pid, &v))
+		return; /* another process on the system */
+	if (e->type == MW_EXEC) {
+		collector__exec(s->col, pid);
+		return;
+	}
+	m = (struct proc_map){.start = e->start,
+			      .end = e->start + e->len,
+			      .pgoff = e->pgoff,
+			      .dev_major = e->maj,
+			      .dev_minor = e->min,
+			      .inode = e->ino,
+			      .path = (char *)e->path};
+	collector__mmap(s->col, pid, &m);
+}
+
+/* Side-band events first (forks, exits), then the mmap records they make relevant, then forget
+ * the targets that exited: their last mmap records have been read. */
+static void read_events(struct session *s, int timeout_ms)
+{
+	ring_buffer__poll(s->rb, timeout_ms);
+	if (s->mw)
+		mmap_watch__read(s->mw);
+	for (size_t i = 0; i < s->nexited; i++)
+		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &s->exited[i]);
+	s->nexited = 0;
+}
+
+static void start_mmap_watch(struct session *s)
+{
+	s->mw = mmap_watch__new(s->ncpus, on_mmap_event, s);
+	if (s->mw)
+		collector__use_mmap_events(s->col);
+	else
+		log_warn("no mmap events (%s): processes that exit within %d ms may stay unnamed",
+			 strerror(errno), DRAIN_MS);
 }
 
 static int load_bpf(struct session *s)
@@ -279,6 +343,10 @@ static int load_bpf(struct session *s)
 		log_err("ring buffer: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return PERCH_EXIT_BPF;
+	start_mmap_watch(s);
 	return attach_ticks(s);
 }
 
@@ -445,7 +513,7 @@ static void flip_and_drain(struct session *s)
 	unsigned int old = s->skel->bss->active;
 	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS};
 
-	ring_buffer__consume(s->rb); /* fork/exec events first: they say whose maps to use */
+	read_events(s, 0); /* fork/exec/mmap events first: they say whose maps to use */
 	s->skel->bss->active = !old;
 	nanosleep(&grace, NULL);
 	drain_buffer(s, old);
@@ -578,7 +646,7 @@ static void run_loop(struct session *s)
 		uint64_t t = now_ns();
 		int wait_ms = t < next_drain ? (int)((next_drain - t) / 1000000) : 0;
 
-		ring_buffer__poll(s->rb, wait_ms > 20 ? 20 : wait_ms);
+		read_events(s, wait_ms > 20 ? 20 : wait_ms);
 		if (targets_done(s))
 			break;
 		if (stop_signal) {
@@ -721,6 +789,8 @@ static void session_free(struct session *s)
 	free(s->perf_fds);
 	free(s->pidfds);
 	ring_buffer__free(s->rb);
+	mmap_watch__free(s->mw);
+	free(s->exited);
 	sample_bpf__destroy(s->skel);
 	collector__free(s->col);
 	rec_writer__close(s->w);

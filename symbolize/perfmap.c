@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * JIT symbol maps in perf's format. This part owns the index built from one /tmp/perf-PID.map:
+ * the names, copied into one arena, and a sorted list of non-overlapping address ranges, each
+ * naming the symbol that owns it. JITs reuse code memory and append the new symbol to the map, so
+ * symbols may overlap; the index is the map "painted" in file order (later lines over earlier
+ * ones), which a sweep over the sorted endpoints builds in O(n log n) and which any lookup then
+ * searches in O(log n), however the symbols overlap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfmap.h"
+
+#define READ_MIN (64 * 1024)
+
+/* One symbol line while loading. name_off is into the file buffer, then into the arena. */
+struct pm_entry {
+	uint64_t start;
+	uint64_t end;
+	size_t name_off;
+	size_t name_len;
+	size_t seq; /* line order: the larger wins where symbols overlap */
+};
+
+/* [start, end) belongs to the symbol that starts at sym_start. */
+struct pm_range {
+	uint64_t start;
+	uint64_t end;
+	uint64_t sym_start;
+	const char *name; /* in the arena */
+};
+
+struct perfmap {
+	struct pm_range *ranges; /* sorted by start, non-overlapping */
+	size_t nr;
+	char *names;
+	size_t count;
+	size_t skipped;
+};
+
+/* The whole file, NUL-terminated, in *bufp (the caller frees it). */
+static int read_all(const char *path, char **bufp, size_t *lenp)
+{
+	size_t len = 0, cap = READ_MIN;
+	struct stat st;
+	char *buf = NULL;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size >= cap)
+		cap = (size_t)st.st_size + 1; /* one read for a map that is not growing */
+	for (;;) {
+		ssize_t n;
+
+		if (!buf || cap - len < 2) {
+			char *p;
+
+			if (buf)
+				cap *= 2;
+			p = realloc(buf, cap);
+			if (!p) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			buf = p;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	buf = NULL;
+cleanup:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* A hex number at *p, 0x optional, at most 64 bits (leading zeros allowed). */
+static bool parse_hex(const char **p, const char *end, uint64_t *val)
+{
+	const char *s = *p;
+	size_t digits = 0, significant = 0;
+	uint64_t v = 0;
+	int d;
+
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; s < end && (d = hex_digit(*s)) >= 0; s++, digits++) {
+		if (!v && !d)
+			continue;
+		if (++significant > 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!digits)
+		return false;
+	*p = s;
+	*val = v;
+	return true;
+}
+
+/* At least one blank, then past all of them. */
+static bool skip_blanks(const char **p, const char *end)
+{
+	const char *s = *p;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == *p)
+		return false;
+	*p = s;
+	return true;
+}
+
+/* One line of [line, end) without its newline: "START SIZE NAME", or false to skip it. */
+static bool parse_line(const char *line, const char *end, struct pm_entry *e)
+{
+	const char *p = line;
+	uint64_t size;
+
+	if (memchr(line, '\0', (size_t)(end - line)))
+		return false;
+	while (end > line && is_blank(end[-1]))
+		end--;
+	while (p < end && is_blank(*p))
+		p++;
+	if (!parse_hex(&p, end, &e->start) || !skip_blanks(&p, end))
+		return false;
+	if (!parse_hex(&p, end, &size) || !skip_blanks(&p, end))
+		return false;
+	if (p == end || size > UINT64_MAX - e->start)
+		return false;
+	e->end = e->start + size;
+	e->name_off = (size_t)(p - line);
+	e->name_len = (size_t)(end - p);
+	return true;
+}
+
+static int push_entry(struct pm_entry **v, size_t *nr, size_t *cap, const struct pm_entry *e)
+{
+	if (*nr == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		struct pm_entry *p = reallocarray(*v, ncap, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = ncap;
+	}
+	(*v)[(*nr)++] = *e;
+	return 0;
+}
+
+/* Every symbol line of buf into *entries (name_off into buf); other lines count as skipped. */
+static int parse_all(struct perfmap *m, const char *buf, size_t len, struct pm_entry **entries,
+		     size_t *names_len)
+{
+	const char *p = buf, *end = buf + len;
+	size_t cap = 0;
+	int err;
+
+	*names_len = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct pm_entry e;
+
+		if (parse_line(p, eol, &e)) {
+			e.name_off += (size_t)(p - buf);
+			e.seq = m->count;
+			err = push_entry(entries, &m->count, &cap, &e);
+			if (err)
+				return err;
+			*names_len += e.name_len + 1;
+		} else {
+			m->skipped++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Copy the names out of the file buffer into one arena; name_off then points into it. */
+static int copy_names(struct perfmap *m, const char *buf, struct pm_entry *entries,
+		      size_t names_len)
+{
+	size_t i, off = 0;
+
+	m->names = malloc(names_len ? names_len : 1);
+	if (!m->names)
+		return -ENOMEM;
+	for (i = 0; i < m->count; i++) {
+		memcpy(m->names + off, buf + entries[i].name_off, entries[i].name_len);
+		m->names[off + entries[i].name_len] = '\0';
+		entries[i].name_off = off;
+		off += entries[i].name_len + 1;
+	}
+	return 0;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct pm_entry *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int u64_cmp(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* A max-heap of entry indices by seq: the top is the latest symbol among those pushed. */
+static void heap_push(const struct pm_entry *e, size_t *heap, size_t *len, size_t idx)
+{
+	size_t i = (*len)++;
+
+	while (i && e[heap[(i - 1) / 2]].seq < e[idx].seq) {
+		heap[i] = heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	heap[i] = idx;
+}
+
+static void heap_pop(const struct pm_entry *e, size_t *heap, size_t *len)
+{
+	size_t i = 0, last = heap[--(*len)];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *len)
+			break;
+		if (c + 1 < *len && e[heap[c + 1]].seq > e[heap[c]].seq)
+			c++;
+		if (e[heap[c]].seq <= e[last].seq)
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	if (*len)
+		heap[i] = last;
+}
+
+/* Sorted, unique endpoints of every symbol; returns how many. */
+static size_t endpoints(const struct pm_entry *e, size_t n, uint64_t *coords)
+{
+	size_t i, nc = 0;
+
+	for (i = 0; i < n; i++) {
+		coords[2 * i] = e[i].start;
+		coords[2 * i + 1] = e[i].end;
+	}
+	qsort(coords, 2 * n, sizeof(*coords), u64_cmp);
+	for (i = 0; i < 2 * n; i++) {
+		if (!nc || coords[nc - 1] != coords[i])
+			coords[nc++] = coords[i];
+	}
+	return nc;
+}
+
+/* Give [from, to) to symbol e, merging with the range before when that is the same symbol's. */
+static void add_range(struct perfmap *m, uint64_t from, uint64_t to, const struct pm_entry *e)
+{
+	struct pm_range *last = m->nr ? &m->ranges[m->nr - 1] : NULL;
+	const char *name = m->names + e->name_off;
+
+	if (last && last->end == from && last->sym_start == e->start && last->name == name) {
+		last->end = to;
+		return;
+	}
+	m->ranges[m->nr++] =
+		(struct pm_range){.start = from, .end = to, .sym_start = e->start, .name = name};
+}
+
+/*
+ * The sweep: between two consecutive endpoints the set of covering symbols does not change, and
+ * the owner is the latest of them. The heap holds the symbols started so far; those that have
+ * ended leave it lazily, when they reach the top.
+ */
+static int build_ranges(struct perfmap *m, struct pm_entry *e)
+{
+	size_t n = m->count, nc, k, i = 0, hlen = 0;
+	uint64_t *coords = NULL;
+	size_t *heap = NULL;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	qsort(e, n, sizeof(*e), entry_cmp);
+	coords = calloc(2 * n, sizeof(*coords));
+	heap = calloc(n, sizeof(*heap));
+	m->ranges = calloc(2 * n, sizeof(*m->ranges));
+	if (!coords || !heap || !m->ranges) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	nc = endpoints(e, n, coords);
+	for (k = 0; k + 1 < nc; k++) {
+		uint64_t x = coords[k];
+
+		for (; i < n && e[i].start <= x; i++) {
+			if (e[i].end > e[i].start)
+				heap_push(e, heap, &hlen, i);
+		}
+		while (hlen && e[heap[0]].end <= x)
+			heap_pop(e, heap, &hlen);
+		if (hlen)
+			add_range(m, x, coords[k + 1], &e[heap[0]]);
+	}
+cleanup:
+	free(coords);
+	free(heap);
+	return err;
+}
+
+struct perfmap *perfmap__load(const char *path)
+{
+	struct pm_entry *entries = NULL;
+	size_t len = 0, names_len = 0;
+	struct perfmap *m;
+	char *buf = NULL;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	err = read_all(path, &buf, &len);
+	if (err)
+		goto err_out;
+	err = parse_all(m, buf, len, &entries, &names_len);
+	if (err)
+		goto err_out;
+	err = copy_names(m, buf, entries, names_len);
+	if (err)
+		goto err_out;
+	free(buf);
+	buf = NULL;
+	err = build_ranges(m, entries);
+	if (err)
+		goto err_out;
+	free(entries);
+	return m;
+err_out:
+	free(entries);
+	free(buf);
+	perfmap__free(m);
+	errno = -err;
+	return NULL;
+}
+
+void perfmap__free(struct perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->ranges);
+	free(m->names);
+	free(m);
+}
+
+const char *perfmap__find(const struct perfmap *m, uint64_t addr, uint64_t *start)
+{
+	size_t lo = 0, hi;
+	const struct pm_range *r;
+
+	if (!m)
+		return NULL;
+	hi = m->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	r = &m->ranges[lo - 1];
+	if (addr >= r->end)
+		return NULL;
+	if (start)
+		*start = r->sym_start;
+	return r->name;
+}
+
+size_t perfmap__count(const struct perfmap *m)
+{
+	return m ? m->count : 0;
+}
+
+size_t perfmap__skipped(const struct perfmap *m)
+{
+	return m ? m->skipped : 0;
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Ground truth for JIT symbolization: two functions that exist only as machine code copied into
+ * an anonymous executable mapping, named by /tmp/perf-PID.map the way JITs name theirs. jit_hot
+ * and jit_cold run the same counted loop, 3x as many rounds in jit_hot, and are called
+ * alternately, so they burn 75% and 25% of the CPU time. Both are frameless leaves. The map file
+ * is left behind for the profiler to read; the test that runs this deletes it.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "burn.h"
+
+#define COLD_ROUNDS 150000u /* dec+jnz runs about one round a cycle: some 50 us a call at 3 GHz */
+#define HOT_ROUNDS  (3 * COLD_ROUNDS)
+/* each function at the start of its own cache line, so both loops have the same alignment */
+#define FN_SLOT 64
+
+typedef void (*jit_fn)(void);
+
+/* mov ecx, ROUNDS (b9 imm32); 1: dec ecx (ff c9); jnz 1b (75 fc); ret (c3) */
+static const unsigned char loop_code[] = {0xb9, 0, 0, 0, 0, 0xff, 0xc9, 0x75, 0xfc, 0xc3};
+#define ROUNDS_AT 1
+
+static void emit(unsigned char *slot, uint32_t rounds)
+{
+	memcpy(slot, loop_code, sizeof(loop_code));
+	memcpy(slot + ROUNDS_AT, &rounds, sizeof(rounds)); /* x86 is little-endian, like imm32 */
+}
+
+static int write_perf_map(const unsigned char *hot, const unsigned char *cold)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	fprintf(f, "%lx %zx jit_hot\n", (unsigned long)(uintptr_t)hot, sizeof(loop_code));
+	fprintf(f, "%lx %zx jit_cold\n", (unsigned long)(uintptr_t)cold, sizeof(loop_code));
+	if (fclose(f)) {
+		perror(path);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t len = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char *code;
+	jit_fn hot, cold;
+	double end;
+
+	/* written while writable, then made executable: some kernels refuse W+X at once */
+	code = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	memset(code, 0xcc, len); /* int3 between the functions */
+	emit(code, HOT_ROUNDS);
+	emit(code + FN_SLOT, COLD_ROUNDS);
+	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {
+		perror("mprotect");
+		return 1;
+	}
+	if (write_perf_map(code, code + FN_SLOT))
+		return 1;
+	hot = (jit_fn)(uintptr_t)code;
+	cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
+	end = now_s() + arg_seconds(argc, argv, 2.0);
+	while (now_s() < end) {
+		hot();
+		cold();
+	}
+	return 0;
+}

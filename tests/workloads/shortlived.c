@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Ground truth for short-lived processes: the parent forks 200 children one after another; each
+ * execs this program again ("child"), burns about 10 ms of CPU in child_burn and exits, so every
+ * child is gone long before perch drains its samples.
+ */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "burn.h"
+
+__attribute__((noinline)) void child_burn(void)
+{
+	double end = now_s() + 0.010;
+
+	while (now_s() < end)
+		BURN(20000);
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 && strcmp(argv[1], "child") ? atoi(argv[1]) : 200;
+
+	if (argc > 1 && !strcmp(argv[1], "child")) {
+		child_burn();
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], "child", (char *)NULL);
+			_exit(127);
+		}
+		if (waitpid(pid, NULL, 0) != pid)
+			return 1;
+	}
+	return 0;
+}
