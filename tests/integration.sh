@@ -141,6 +141,21 @@ else
 	bad shortlived "named $named %, child_burn $burn %, ${nomaps:-?} samples without mappings"
 fi
 
+# ---- JIT code named through /tmp/perf-PID.map ---------------------------------------------------
+"$PERCH" record -q -o "$T/jit.data" -- "$WL/jit" 2 2>"$T/err" || bad jit "$(cat "$T/err")"
+jpid=$("$PERCH" report "$T/jit.data" | sed -n 's/^pids *\([0-9]*\).*/\1/p')
+rm -f "/tmp/perf-$jpid.map"
+"$PERCH" report --format=folded "$T/jit.data" >"$T/jit.folded"
+jh=$(share "$T/jit.folded" jit_hot)
+jc=$(share "$T/jit.folded" jit_cold)
+jm=$(awk '{ n += $NF } $1 ~ /;main;jit_(hot|cold)$/ { m += $NF } END { printf "%.2f", n ? 100 * m / n : 0 }' "$T/jit.folded")
+# jit_hot runs three times as long as jit_cold; both are frameless leaves called from main
+if within "$jh" 75 5 && within "$jc" 25 5 && within "$jm" 100 3; then
+	ok "jit: jit_hot $jh %, jit_cold $jc % (truth 75/25), main;jit_* on $jm %"
+else
+	bad jit "jit_hot $jh %, jit_cold $jc %, main;jit_* on $jm %"
+fi
+
 # ---- kernel frames under the user frames that entered the kernel -----------------------------
 "$PERCH" record -q -o "$T/sys.data" -- "$WL/syscalls" 2 2>"$T/err" || bad syscalls "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/sys.data" >"$T/sys.folded"

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
 #include "collect.h"
 #include "ksyms.h"
 #include "log.h"
+#include "perfmap.h"
 #include "proc.h"
 #include "symbolizer.h"
 #include "u64map.h"
@@ -30,6 +32,8 @@ struct proc {
 			    * running its parent's image (it never had mappings of its own) */
 	bool exited;
 	uint32_t comm;	      /* string id from the last event */
+	struct perfmap *jit;  /* /tmp/perf-PID.map of a JIT, when the process writes one */
+	long long jit_size;   /* its size when loaded: reload when it grew */
 	struct u64map frames; /* address -> frame id */
 	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
@@ -78,6 +82,7 @@ static void proc_free(struct proc *p)
 		return;
 	proc_maps__free(p->maps);
 	proc_maps__free(p->pre_exec);
+	perfmap__free(p->jit);
 	u64map__clear(&p->frames);
 	u64map__clear(&p->leaf);
 	u64map__clear(&p->ret_ok);
@@ -287,6 +292,27 @@ static uint32_t module_string(struct collector *c, const struct proc_map *m)
 	return rec_writer__string(c->w, slash);
 }
 
+/* Code a JIT generated: named by the perf map the process writes (perf's convention), read
+ * through the process's root so a JIT in a container is found too. */
+static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *start)
+{
+	char path[96];
+	const char *name;
+	struct stat st;
+
+	if (p->exited)
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", p->pid, p->pid);
+	name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+	if (name || stat(path, &st) || st.st_size == p->jit_size)
+		return name;
+	perfmap__free(p->jit);
+	p->jit = perfmap__load(path);
+	p->jit_size = p->jit ? st.st_size : -1;
+	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+}
+
 static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, bool is_return)
 {
 	const struct proc_map *m;
@@ -297,7 +323,8 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 	if (u64map__get(&p->frames, addr, &id))
 		return id;
 	m = find_map(c, p, addr);
-	off = m ? addr - m->start + m->pgoff : addr;
+	/* Anonymous memory (JIT code) has no file offset: keep the address. */
+	off = m && m->path[0] ? addr - m->start + m->pgoff : addr;
 	/* A return address points after the call; the call itself is one byte before it. */
 	lookup = is_return && off ? off - 1 : off;
 	if (m && m->open_path) {
@@ -305,6 +332,11 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 
 		if (symbolizer__resolve(c->sym, &mid, m->open_path, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
+	} else {
+		const char *jit = jit_name(p, is_return ? addr - 1 : addr, &lookup);
+
+		if (jit)
+			name = rec_writer__string(c->w, jit);
 	}
 	if (!name)
 		c->stats[COLLECT_UNNAMED]++;
@@ -351,13 +383,19 @@ static size_t stack_len(const uint64_t *s)
 	return n;
 }
 
+/* Code bytes at addr: from the mapped file, or from the live process for anonymous (JIT) code. */
 static int read_code(struct collector *c, struct proc *p, uint64_t addr, void *buf, size_t len)
 {
 	const struct proc_map *m = find_map(c, p, addr);
 	struct sym_module_id mid;
 
-	if (!m || !m->open_path || addr - m->start < len)
-		return -ENOENT;
+	if (!m || !m->open_path) {
+		struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+
+		if (p->exited || process_vm_readv(p->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+			return -ENOENT;
+		return 0;
+	}
 	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
 	return symbolizer__read(c->sym, &mid, m->open_path, addr - m->start + m->pgoff, buf, len);
 }
@@ -398,20 +436,30 @@ static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
  * skips the caller. The word at the stack pointer is then the return address into that caller.
  * Returns that address when this sample needs it, else 0.
  */
-static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
+/* Where the function holding pc starts, as an address in the process; 0 when unknown. */
+static uint64_t function_start(struct collector *c, struct proc *p, uint64_t pc)
 {
 	const struct proc_map *m = find_map(c, p, pc);
 	struct sym_result res;
 	struct sym_module_id mid;
+	uint64_t start = 0;
+
+	if (!m || !m->open_path)
+		return jit_name(p, pc, &start) ? start : 0;
+	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
+	    !res.name)
+		return 0;
+	return pc - (res.vaddr - res.sym_start);
+}
+
+static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
+{
+	uint64_t start = function_start(c, p, pc);
 	uint8_t code[8], at_pc = 0;
 	size_t skip = 0;
 
-	if (!m || !m->open_path)
-		return false;
-	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
-	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
-	    !res.name ||
-	    symbolizer__read(c->sym, &mid, m->open_path, res.sym_file_offset, code, sizeof(code)))
+	if (!start || read_code(c, p, start, code, sizeof(code)))
 		return false;
 	if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
 		skip = 4; /* endbr64 */
@@ -420,7 +468,7 @@ static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
 		/* push %rbp; mov %rsp,%rbp: only at its first instruction or at the final ret is
 		 * the return address on top of the stack with rbp still the caller's. */
 		read_code(c, p, pc, &at_pc, 1);
-		if (res.vaddr != res.sym_start + skip && at_pc != 0xc3)
+		if (pc != start + skip && at_pc != 0xc3)
 			return false;
 	}
 	return true;
