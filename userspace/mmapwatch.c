@@ -262,7 +262,8 @@ int mmap_watch__read(struct mmap_watch *w)
 	for (int i = 0; i < w->nrings; i++)
 		read_ring(w, &w->rings[i]);
 	/* A process that moved CPUs between exec and its mmaps has records on both rings. */
-	qsort(w->batch, w->nbatch, sizeof(*w->batch), by_time);
+	if (w->nbatch > 1)
+		qsort(w->batch, w->nbatch, sizeof(*w->batch), by_time);
 	for (size_t i = 0; i < w->nbatch; i++) {
 		w->batch[i].e.path = w->batch[i].path;
 		w->fn(w->ctx, &w->batch[i].e);

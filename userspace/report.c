@@ -281,6 +281,8 @@ static char *fold_sample(const struct recording *r, const struct profile *p,
 	if (!f)
 		return NULL;
 	fputs(process_name(r, s->pid, s->tid), f);
+	if (!s->nframes)
+		fputs(";[no stack]", f); /* neither stack could be read: counted in the header */
 	for (uint32_t j = 0; j < s->nframes; j++) {
 		uint32_t fn = profile__frame_func(p, s->frames[j]);
 
