@@ -6,11 +6,17 @@
  * file offsets into ELF virtual addresses, and the open file of every module, kept so its bytes
  * stay readable after the process that mapped it is gone. Failures are cached as well, so a
  * module that cannot be read is tried once, not once per address.
+ *
+ * For symbolizer__resolve_inline() a module also owns its DWARF index (dwarf_index.c), built on
+ * first use from the module or the separate debug file debuginfo.c finds, and the demangled forms
+ * of its symbol names. The module's build-id is read with the symbol table.
  */
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +24,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfo.h"
+#include "demangle.h"
+#include "dwarf_index.h"
 #include "symbolizer.h"
 
-#define INITIAL_BUCKETS 64
+#define INITIAL_BUCKETS	   64
+#define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
+#define MAX_DIRS	   2
 
 struct func_sym {
 	uint64_t start;
@@ -45,13 +56,29 @@ struct module {
 	size_t nr_syms;
 	struct load_seg *segs;
 	size_t nr_segs;
-	char *names; /* one arena holding every name in syms */
+	char *names;	  /* one arena holding every name in syms */
+	uint64_t text_lo; /* executable segments span [text_lo, text_hi] */
+	uint64_t text_hi;
+	uint8_t *build_id;
+	size_t build_id_len;
+	char *build_id_hex;
+	char *dirs[MAX_DIRS + 1]; /* where the module was seen, for .gnu_debuglink; NULL-ended */
+	bool dwarf_tried;
+	struct dwarf_index *dwarf; /* NULL when no DWARF was found */
+	char *debug_path;	   /* the file the DWARF index was built from */
+	const char **sym_dem;	   /* demangled names of syms, built on first use */
+	bool has_symtab;	   /* .symtab, not only .dynsym */
+	/* The .symtab of the separate debug file when the module has none (distributions move it
+	 * there): a module of its own so find_sym() and sym_name() serve both. */
+	struct module *debug_syms;
 };
 
 struct symbolizer {
 	struct module **buckets;
 	size_t nr_buckets; /* a power of two */
 	size_t nr_modules;
+	bool raw_names;	  /* symbolizer__set_demangle(s, false) */
+	char *debug_root; /* NULL: DEFAULT_DEBUG_ROOT */
 };
 
 /* A symbol as read from the ELF file, before duplicates are merged. */
@@ -110,12 +137,36 @@ static bool module_matches(const struct module *m, uint64_t dev, uint64_t inode,
 	return m->path && strcmp(m->path, path) == 0;
 }
 
+static void free_sym_dem(struct module *m)
+{
+	size_t i;
+
+	if (!m->sym_dem)
+		return;
+	for (i = 0; i < m->nr_syms; i++) {
+		if (m->sym_dem[i] != m->syms[i].name)
+			free((char *)m->sym_dem[i]);
+	}
+	free(m->sym_dem);
+	m->sym_dem = NULL;
+}
+
 static void module_free(struct module *m)
 {
+	size_t i;
+
 	if (!m)
 		return;
 	if (m->fd >= 0)
 		close(m->fd);
+	free_sym_dem(m);
+	module_free(m->debug_syms);
+	dwarf_index__free(m->dwarf);
+	free(m->debug_path);
+	free(m->build_id);
+	free(m->build_id_hex);
+	for (i = 0; i < MAX_DIRS; i++)
+		free(m->dirs[i]);
 	free(m->syms);
 	free(m->segs);
 	free(m->names);
@@ -134,6 +185,11 @@ static void module_drop_index(struct module *m)
 	m->names = NULL;
 	m->nr_syms = 0;
 	m->nr_segs = 0;
+	free(m->build_id);
+	free(m->build_id_hex);
+	m->build_id = NULL;
+	m->build_id_hex = NULL;
+	m->build_id_len = 0;
 }
 
 static int cand_push(struct cand_vec *cv, const struct cand *c)
@@ -333,11 +389,36 @@ static int index_segments(struct module *m, Elf *elf, const char *path)
 		}
 		if (ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
+		if (ph.p_flags & PF_X) {
+			if (!m->text_hi || ph.p_vaddr < m->text_lo)
+				m->text_lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > m->text_hi)
+				m->text_hi = ph.p_vaddr + ph.p_memsz;
+		}
 		m->segs[m->nr_segs].offset = ph.p_offset;
 		m->segs[m->nr_segs].vaddr = ph.p_vaddr;
 		m->segs[m->nr_segs].filesz = ph.p_filesz;
 		m->nr_segs++;
 	}
+	return 0;
+}
+
+static int read_build_id(struct module *m, Elf *elf)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	size_t i;
+
+	if (n <= 0)
+		return 0; /* none, or a note we cannot read: the module works without it */
+	m->build_id = malloc((size_t)n);
+	m->build_id_hex = malloc(2 * (size_t)n + 1);
+	if (!m->build_id || !m->build_id_hex)
+		return -ENOMEM;
+	memcpy(m->build_id, id, (size_t)n);
+	m->build_id_len = (size_t)n;
+	for (i = 0; i < (size_t)n; i++)
+		snprintf(m->build_id_hex + 2 * i, 3, "%02x", m->build_id[i]);
 	return 0;
 }
 
@@ -359,6 +440,7 @@ static int index_symbols(struct module *m, Elf *elf, const char *path)
 		}
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
+		m->has_symtab |= sh.sh_type == SHT_SYMTAB;
 		err = collect_syms(elf, scn, &sh, &cv);
 		if (err) {
 			if (err == -ENOEXEC)
@@ -397,6 +479,8 @@ static int module_index(struct module *m, int fd, const char *path)
 	err = index_segments(m, elf, path);
 	if (!err)
 		err = index_symbols(m, elf, path);
+	if (!err)
+		err = read_build_id(m, elf);
 cleanup:
 	elf_end(elf);
 	return err;
@@ -460,6 +544,49 @@ static int grow_buckets(struct symbolizer *s)
 	return 0;
 }
 
+/* Add dirname(path) to the directories searched for the module's .gnu_debuglink file. */
+static int add_dir(struct module *m, const char *path)
+{
+	char *copy, *dir;
+	size_t i;
+
+	if (!path || path[0] != '/')
+		return 0; /* "[vdso]", "//anon": no directory */
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	dir = dirname(copy);
+	for (i = 0; i < MAX_DIRS && m->dirs[i]; i++) {
+		if (strcmp(m->dirs[i], dir) == 0)
+			break;
+	}
+	if (i < MAX_DIRS && !m->dirs[i]) {
+		m->dirs[i] = strdup(dir);
+		if (!m->dirs[i]) {
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+/*
+ * Where to look for the module's debuglink file, remembered at first sight because the paths
+ * may stop working (the process exits) before the DWARF index is built: the directory the
+ * process mapped it from, and the one we opened it in when that is a real directory (a
+ * container's, through /proc/PID/root) rather than /proc/PID/map_files or /proc/self.
+ */
+static int remember_dirs(struct module *m, const char *mapped, const char *open_path)
+{
+	int err = add_dir(m, mapped);
+
+	if (!err && open_path &&
+	    (strncmp(open_path, "/proc/", 6) != 0 || strstr(open_path, "/root/")))
+		err = add_dir(m, open_path);
+	return err;
+}
+
 /*
  * The module for id, loaded on first sight. Returns 0 with *out set (its err may hold a cached
  * failure), or -errno for failures that were not cached.
@@ -498,6 +625,8 @@ static int get_module(struct symbolizer *s, const struct sym_module_id *id, cons
 		}
 	}
 	err = module_load(m, open_path);
+	if (!err)
+		err = remember_dirs(m, key_path, open_path);
 	if (is_transient(err))
 		goto err_out;
 	if (err) {
@@ -602,6 +731,7 @@ void symbolizer__free(struct symbolizer *s)
 		}
 	}
 	free(s->buckets);
+	free(s->debug_root);
 	free(s);
 }
 
@@ -664,5 +794,251 @@ int symbolizer__read(struct symbolizer *s, const struct sym_module_id *id, const
 			return -ERANGE; /* the file ends before len bytes */
 		done += (size_t)n;
 	}
+	return 0;
+}
+
+void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
+{
+	if (s)
+		s->raw_names = !demangle;
+}
+
+int symbolizer__set_debug_root(struct symbolizer *s, const char *root)
+{
+	char *copy;
+
+	if (!s || !root || root[0] != '/')
+		return -EINVAL;
+	copy = strdup(root);
+	if (!copy)
+		return -ENOMEM;
+	free(s->debug_root);
+	s->debug_root = copy;
+	return 0;
+}
+
+int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
+			 const char *open_path, const char **hex)
+{
+	struct module *m;
+	int err;
+
+	if (!hex)
+		return -EINVAL;
+	*hex = NULL;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (m->err)
+		return m->err;
+	if (!m->build_id_hex)
+		return -ENODATA;
+	*hex = m->build_id_hex;
+	return 0;
+}
+
+/* The function symbols of the debug file, for a module stripped of its .symtab. */
+static void index_debug_symbols(struct module *m, Elf *elf, const char *path)
+{
+	struct module *d;
+
+	if (m->has_symtab)
+		return;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	d->fd = -1;
+	if (index_symbols(d, elf, path) || !d->nr_syms) {
+		module_free(d);
+		return;
+	}
+	m->debug_syms = d;
+}
+
+/* Index the DWARF in the ELF file fd (the module or its debug file); 0, or -errno. */
+static int index_dwarf_file(struct module *m, int fd, const char *path)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+	if (!elf)
+		return -ENOEXEC;
+	m->dwarf = dwarf_index__build(elf, path, m->text_lo, m->text_hi);
+	if (m->dwarf && fd != m->fd)
+		index_debug_symbols(m, elf, path);
+	elf_end(elf);
+	if (!m->dwarf)
+		return -errno;
+	m->debug_path = strdup(path);
+	if (!m->debug_path) {
+		dwarf_index__free(m->dwarf);
+		m->dwarf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Build the module's DWARF index from the module itself when it has .debug_info, else from its
+ * separate debug file. Tried once per module: a module without DWARF is not searched again
+ * (a transient failure is).
+ */
+static void module_load_dwarf(struct symbolizer *s, struct module *m, const char *self_path)
+{
+	struct debuginfo_query q = {0};
+	char *dbg_path = NULL;
+	Elf *elf;
+	int fd, err = -ENODATA;
+
+	m->dwarf_tried = true;
+	if (!m->text_hi)
+		return; /* no executable segment: no code to describe */
+	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return;
+	if (debuginfo__has_dwarf(elf))
+		err = index_dwarf_file(m, m->fd, self_path);
+	if (err) {
+		q.elf = elf;
+		q.fd = m->fd;
+		q.build_id = m->build_id;
+		q.build_id_len = m->build_id_len;
+		q.dirs = (const char *const *)m->dirs;
+		q.root = s->debug_root ? s->debug_root : DEFAULT_DEBUG_ROOT;
+		fd = debuginfo__open(&q, &dbg_path);
+		if (fd >= 0) {
+			err = index_dwarf_file(m, fd, dbg_path);
+			close(fd);
+		}
+	}
+	if (err && err != -ENODATA && err != -ENOENT)
+		fprintf(stderr, "symbolize: %s: index DWARF: %s\n", dbg_path ? dbg_path : self_path,
+			strerror(-err));
+	if (is_transient(err))
+		m->dwarf_tried = false; /* out of memory or fds says nothing about the module */
+	free(dbg_path);
+	elf_end(elf);
+}
+
+/* The module with its DWARF index attempted; as get_module(), plus the module's cached error. */
+static int get_module_dwarf(struct symbolizer *s, const struct sym_module_id *id,
+			    const char *open_path, struct module **out)
+{
+	struct module *m;
+	int err;
+
+	err = get_module(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (m->err)
+		return m->err;
+	if (!m->dwarf_tried) {
+		const char *self = id->path ? id->path : open_path;
+
+		module_load_dwarf(s, m, self ? self : "(module)");
+	}
+	*out = m;
+	return 0;
+}
+
+int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
+			   const char *open_path, const char **path)
+{
+	struct module *m;
+	int err;
+
+	if (!path)
+		return -EINVAL;
+	*path = NULL;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module_dwarf(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (!m->dwarf)
+		return -ENODATA;
+	*path = m->debug_path;
+	return 0;
+}
+
+/* Demangled names of the symbol table, made once per module (not per lookup). */
+static const char *sym_name(struct symbolizer *s, struct module *m, const struct func_sym *f)
+{
+	size_t i;
+
+	if (s->raw_names || !demangle__available())
+		return f->name;
+	if (!m->sym_dem) {
+		m->sym_dem = calloc(m->nr_syms, sizeof(*m->sym_dem));
+		if (!m->sym_dem)
+			return f->name;
+		for (i = 0; i < m->nr_syms; i++) {
+			char *d = demangle__name(m->syms[i].name);
+
+			m->sym_dem[i] = d ? d : m->syms[i].name;
+		}
+	}
+	return m->sym_dem[f - m->syms];
+}
+
+/* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
+ * module's own tables; *owner is the module whose table it is in. */
+static const struct func_sym *find_any_sym(struct module *m, uint64_t vaddr, struct module **owner)
+{
+	const struct func_sym *f = NULL;
+
+	if (m->debug_syms) {
+		f = find_sym(m->debug_syms, vaddr);
+		*owner = m->debug_syms;
+	}
+	if (!f) {
+		f = find_sym(m, vaddr);
+		*owner = m;
+	}
+	return f;
+}
+
+int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id *id,
+			       const char *open_path, uint64_t file_offset,
+			       struct sym_frame *frames, size_t max, size_t *n)
+{
+	const struct func_sym *f;
+	struct module *m, *sm;
+	uint64_t vaddr;
+	int err;
+
+	if (!n)
+		return -EINVAL;
+	*n = 0;
+	if (!s || !id || (!frames && max))
+		return -EINVAL;
+	err = get_module_dwarf(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (!offset_to_vaddr(m, file_offset, &vaddr))
+		return 0;
+	if (m->dwarf) {
+		err = dwarf_index__frames(m->dwarf, vaddr, !s->raw_names, frames, max, n);
+		/* An out-of-line function DWARF leaves unnamed gets its symbol's name. */
+		if (!err && *n && !frames[*n - 1].function) {
+			f = find_any_sym(m, vaddr, &sm);
+			frames[*n - 1].function = f ? sym_name(s, sm, f) : NULL;
+		}
+		if (*n || err)
+			return err;
+	}
+	/* No function DIE covers it (assembly, or no DWARF): the symbol table names it. */
+	f = find_any_sym(m, vaddr, &sm);
+	if (!f && !m->dwarf)
+		return 0;
+	if (!max)
+		return -ENOSPC;
+	frames[0] = (struct sym_frame){.function = f ? sym_name(s, sm, f) : NULL};
+	if (m->dwarf)
+		dwarf_index__line(m->dwarf, vaddr, &frames[0].file, &frames[0].line);
+	if (!frames[0].function && !frames[0].file)
+		return 0;
+	*n = 1;
 	return 0;
 }

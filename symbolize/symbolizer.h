@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * User-space symbolization: file offset inside an ELF module -> function name.
+ * User-space symbolization: file offset inside an ELF module -> function name, and with DWARF the
+ * source file, line and chain of inlined calls.
  *
  * One index per module, built once with libelf from .symtab (or .dynsym when the binary is
  * stripped) and searched by binary search. Modules are cached by the (device, inode) the caller
  * saw in /proc/PID/maps, so processes that map the same library share one index and a cache hit
- * opens no file.
+ * opens no file. The DWARF index (functions, inlined calls, line table) is built with libdw on the
+ * first symbolizer__resolve_inline() of a module, from the module itself or its separate debug
+ * file, and is searched the same way.
  */
 #ifndef PERCH_SYMBOLIZER_H
 #define PERCH_SYMBOLIZER_H
@@ -48,5 +51,55 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, co
  * sites). Returns 0, or -errno. */
 int symbolizer__read(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
 		     uint64_t file_offset, void *buf, size_t len);
+
+/* One frame of an inline chain. Strings are owned by the symbolizer, valid until
+ * symbolizer__free(). */
+struct sym_frame {
+	const char *function; /* NULL when nothing names it */
+	const char *file;     /* source file, NULL when no line information covers it */
+	unsigned int line;    /* 0 when file is NULL */
+	bool inlined;	      /* this frame's code was inlined into frames[i + 1] */
+};
+
+/*
+ * Resolve file_offset (as for symbolizer__resolve()) to the chain of functions at that address:
+ * frames[0] is the innermost, the inlined function the address is in, with the file:line of the
+ * address; each next frame is the function it was inlined into, with the file:line of the call
+ * site (DW_AT_call_file/DW_AT_call_line); the last is the out-of-line function (inlined false).
+ * The order and content of `addr2line -f -i`. Without DWARF for the address: one frame named from
+ * the symbol table (file from the line table if one covers it, else NULL and line 0). *n = 0 when
+ * nothing names the address. The first call for a module builds its DWARF index.
+ * Returns 0; -ENOSPC when the chain is longer than max (the innermost max frames are written and
+ * *n = max); -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id *id,
+			       const char *open_path, uint64_t file_offset,
+			       struct sym_frame *frames, size_t max, size_t *n);
+
+/*
+ * The module's GNU build-id (NT_GNU_BUILD_ID) as lowercase hex in *hex, owned by the symbolizer.
+ * Returns 0, -ENODATA when the module has none, -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
+			 const char *open_path, const char **hex);
+
+/*
+ * The file the module's DWARF was read from in *path (the module's open_path, or the separate
+ * debug file), owned by the symbolizer; builds the DWARF index if not yet built. Returns 0,
+ * -ENODATA when no DWARF was found, -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
+			   const char *open_path, const char **path);
+
+/* Show C++ names demangled (the default) or as the linker sees them. Takes effect at once, for
+ * every module. */
+void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
+
+/*
+ * The global debug directory for separate debug files (default /usr/lib/debug): ROOT/.build-id/
+ * and ROOT/<directory of the module>/ are searched. Applies to modules whose DWARF index is not
+ * built yet. Returns 0, -EINVAL, -ENOMEM.
+ */
+int symbolizer__set_debug_root(struct symbolizer *s, const char *root);
 
 #endif /* PERCH_SYMBOLIZER_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * DWARF index of one module: every function and inlined call with code, flattened into one sorted
+ * array of address segments (each naming its innermost scope, with links to the scopes it was
+ * inlined into), and the line tables of all compile units flattened into one sorted array of
+ * (address, file, line). Built once with libdw; a lookup is two binary searches, allocates
+ * nothing, and needs neither libdw nor the file afterwards. Internal to symbolize/.
+ */
+#ifndef PERCH_DWARF_INDEX_H
+#define PERCH_DWARF_INDEX_H
+
+#include <libelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+
+struct dwarf_index;
+
+/*
+ * Index the DWARF of elf (the module itself, or its separate debug file: both use the module's
+ * ELF virtual addresses). Code lives in [text_lo, text_hi]; ranges and line rows outside it come
+ * from sections the linker discarded and are dropped. Returns NULL and sets errno: ENODATA when
+ * elf has no DWARF describing code or none libdw can read, ENOMEM, E2BIG past 2^32 entries.
+ */
+struct dwarf_index *dwarf_index__build(Elf *elf, const char *path, uint64_t text_lo,
+				       uint64_t text_hi);
+void dwarf_index__free(struct dwarf_index *di);
+
+/* The line-table row covering vaddr: *file (NULL when none; owned by di) and *line (0). */
+void dwarf_index__line(const struct dwarf_index *di, uint64_t vaddr, const char **file,
+		       unsigned int *line);
+
+/*
+ * The inline chain at vaddr, innermost first, as symbolizer__resolve_inline() describes it. *n = 0
+ * when no function DIE covers vaddr. Returns 0, or -ENOSPC when the chain has more than max
+ * frames (the innermost max are written). Names are demangled when demangle is set.
+ */
+int dwarf_index__frames(const struct dwarf_index *di, uint64_t vaddr, bool demangle,
+			struct sym_frame *frames, size_t max, size_t *n);
+
+#endif /* PERCH_DWARF_INDEX_H */
