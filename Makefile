@@ -28,7 +28,8 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-pr
 CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c))
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
+	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp))
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench
 .DEFAULT_GOAL := all
@@ -70,6 +71,10 @@ WL_CFLAGS := -Itests/workloads -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-fra
 $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lm
+
+$(BUILD)/workloads/%: tests/workloads/%.cpp tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CXX) $(filter-out -pthread,$(WL_CFLAGS)) -o $@ $<
 
 $(BUILD)/demo: bench/demo.c tests/workloads/burn.h
 	$(CC) $(WL_CFLAGS) -Itests/workloads -o $@ $<

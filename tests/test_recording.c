@@ -954,9 +954,10 @@ static void lookups_answer_absent_keys_and_ids(void **state)
 }
 
 static const char *const tmp_files[] = {
-	"known.data",	"size.data",  "dedup.data",	"many.data",   "undef.data",
-	"threads.data", "order.data", "large.data",	"full.data",   "cut.data",
-	"flipped.data", "raw.data",   "full-disk.data", "no-end.data", "empty-end.data",
+	"known.data",	  "size.data",	  "dedup.data",	    "many.data",
+	"undef.data",	  "threads.data", "order.data",	    "large.data",
+	"full.data",	  "cut.data",	  "flipped.data",   "raw.data",
+	"full-disk.data", "no-end.data",  "empty-end.data", "lines.data",
 };
 
 static int make_tmpdir(void **state)
@@ -978,10 +979,74 @@ static int remove_tmpdir(void **state)
 	return rmdir(tmpdir);
 }
 
+/* LINES: a frame's inline chain comes back innermost first; a later chain for the same frame
+ * replaces the earlier one. */
+static void lines_round_trip_and_later_chain_replaces(void **state)
+{
+	const char *path = tmp_path("lines.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+	uint32_t mod, outer, inner, file, f0, f1;
+
+	(void)state;
+	assert_non_null(w);
+	mod = rec_writer__string(w, "/bin/app");
+	outer = rec_writer__string(w, "outer");
+	inner = rec_writer__string(w, "inner");
+	file = rec_writer__string(w, "app.c");
+	f0 = rec_writer__frame(w, REC_FRAME_USER, mod, outer, 0x10);
+	f1 = rec_writer__frame(w, REC_FRAME_USER, mod, outer, 0x20);
+	{
+		struct rec_line chain[] = {{inner, file, 7}, {outer, file, 30}};
+		struct rec_line first[] = {{outer, file, 1}};
+		struct rec_line bad[] = {{99, file, 1}};
+
+		assert_int_equal(rec_writer__lines(w, f1, first, 1), 0);
+		assert_int_equal(rec_writer__flush(w), 0);
+		assert_int_equal(rec_writer__lines(w, f1, chain, 2), 0);
+		assert_int_equal(rec_writer__lines(w, 7, chain, 2), -EINVAL);
+		assert_int_equal(rec_writer__lines(w, f0, bad, 1), -EINVAL);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->frames[f0].nlines, 0);
+	assert_null(r->frames[f0].lines);
+	assert_int_equal(r->frames[f1].nlines, 2);
+	assert_string_equal(recording__string(r, r->frames[f1].lines[0].function), "inner");
+	assert_int_equal(r->frames[f1].lines[0].line, 7);
+	assert_string_equal(recording__string(r, r->frames[f1].lines[1].function), "outer");
+	assert_string_equal(recording__string(r, r->frames[f1].lines[1].file), "app.c");
+	assert_int_equal(r->frames[f1].lines[1].line, 30);
+	recording__free(r);
+}
+
+static void load_lines_for_undefined_frame_is_ebadmsg(void **state)
+{
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_u32(&p, 1);
+	raw_u32(&p, 1); /* only frame 0 is defined */
+	raw_u32(&p, 1);
+	raw_u32(&p, 2);
+	raw_u32(&p, 1);
+	raw_u32(&p, 3);
+	raw_block(&b, REC_LINES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nblocks, 2);
+	assert_int_equal(r->frames[0].nlines, 0);
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip_keeps_every_block_type_exact),
+		cmocka_unit_test(lines_round_trip_and_later_chain_replaces),
+		cmocka_unit_test(load_lines_for_undefined_frame_is_ebadmsg),
 		cmocka_unit_test(writer_size_counts_every_byte_written),
 		cmocka_unit_test(writer_dedups_strings_and_frames),
 		cmocka_unit_test(writer_dedups_many_strings_through_table_growth),

@@ -46,11 +46,13 @@ struct collector {
 	struct ksyms *ksyms;
 	bool ksyms_failed;
 	bool mmap_events; /* exec and mmaps arrive in order through collector__exec/mmap */
+	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct proc **procs;
 	size_t nprocs, cap;
-	struct u64map pid_index; /* pid -> index in procs */
-	struct u64map kframes;	 /* kernel address -> frame id */
-	struct u64map threads;	 /* pid << 32 | tid -> 1 */
+	struct u64map pid_index;  /* pid -> index in procs */
+	struct u64map kframes;	  /* kernel address -> frame id */
+	struct u64map threads;	  /* pid << 32 | tid -> 1 */
+	struct u64map lines_done; /* frame id -> 1 once its LINES are written */
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
@@ -71,6 +73,8 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* Names are stored as the binary spells them; reports demangle (or not, --no-demangle). */
+	symbolizer__set_demangle(c->sym, false);
 	c->kernel_str = rec_writer__string(w, "[kernel]");
 	c->unknown_str = rec_writer__string(w, "[unknown]");
 	return c;
@@ -99,6 +103,7 @@ void collector__free(struct collector *c)
 	u64map__clear(&c->pid_index);
 	u64map__clear(&c->kframes);
 	u64map__clear(&c->threads);
+	u64map__clear(&c->lines_done);
 	symbolizer__free(c->sym);
 	ksyms__free(c->ksyms);
 	free(c->frames);
@@ -203,6 +208,11 @@ void collector__event(struct collector *c, const struct perch_event *e)
 void collector__use_mmap_events(struct collector *c)
 {
 	c->mmap_events = true;
+}
+
+void collector__set_lines(struct collector *c, bool on)
+{
+	c->lines = on;
 }
 
 void collector__exec(struct collector *c, uint32_t pid)
@@ -316,12 +326,43 @@ static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *start)
 	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
 }
 
+#define MAX_INLINE 32
+
+/* Source lines and the inline chain of a new frame, from the module's DWARF (found in the
+ * binary or its separate debug file), written once per frame. Returns the out-of-line function's
+ * name when the symbol table had none (a stripped binary with a debug file), else 0. */
+static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid,
+			    const char *open_path, uint64_t lookup, uint32_t frame)
+{
+	struct sym_frame chain[MAX_INLINE];
+	struct rec_line lines[MAX_INLINE];
+	uint64_t done;
+	size_t n = 0;
+	int err;
+
+	if (frame == UINT32_MAX || u64map__get(&c->lines_done, frame, &done))
+		return 0;
+	u64map__put(&c->lines_done, frame, 1);
+	err = symbolizer__resolve_inline(c->sym, mid, open_path, lookup, chain, MAX_INLINE, &n);
+	if ((err && err != -ENOSPC) || !n || (n == 1 && !chain[0].file))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		lines[i].function =
+			chain[i].function ? rec_writer__string(c->w, chain[i].function) : 0;
+		lines[i].file = chain[i].file ? rec_writer__string(c->w, chain[i].file) : 0;
+		lines[i].line = chain[i].line;
+	}
+	rec_writer__lines(c->w, frame, lines, n);
+	return lines[n - 1].function;
+}
+
 static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, bool is_return)
 {
 	const struct proc_map *m;
 	struct sym_result res = {0};
 	uint64_t id, off, lookup;
 	uint32_t name = 0;
+	bool named = false;
 
 	if (u64map__get(&p->frames, addr, &id))
 		return id;
@@ -335,6 +376,14 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 
 		if (symbolizer__resolve(c->sym, &mid, m->open_path, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
+		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+		/* The debug file may name what the symbol table does not (a stripped binary). */
+		if (c->lines && frame_lines(c, &mid, m->open_path, lookup, id))
+			named = true;
+		if (!named && !name)
+			c->stats[COLLECT_UNNAMED]++;
+		u64map__put(&p->frames, addr, id);
+		return id;
 	} else {
 		const char *jit = jit_name(p, is_return ? addr - 1 : addr, &lookup);
 

@@ -46,6 +46,9 @@ void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *m
 /* Mappings come from mmap events (collector__exec/mmap), not only from /proc. */
 void collector__use_mmap_events(struct collector *c);
 
+/* Record source lines and inline chains from DWARF (costs one index build per module). */
+void collector__set_lines(struct collector *c, bool on);
+
 /* Read /proc/PID/maps now (e.g. right after attaching), so a process that dies before the first
  * drain still resolves. */
 void collector__snapshot(struct collector *c, uint32_t pid);

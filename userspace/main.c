@@ -21,7 +21,8 @@
 static const char usage_text[] =
 	"usage: perch record [-F HZ] [-o FILE] [-q] -- CMD [ARGS...]\n"
 	"       perch record [-F HZ] [-o FILE] [-q] -p PID[,PID...] [-d SECONDS]\n"
-	"       perch report [--format=text|folded] [--min-percent=N] [--top=N] [FILE]\n"
+	"       perch report [--format=text|folded] [--min-percent=N] [--top=N] [--lines]\n"
+	"                    [--no-demangle] [FILE]\n"
 	"\n"
 	"record options:\n"
 	"  -F, --freq=HZ        samples per second per CPU (default 997)\n"
@@ -29,11 +30,14 @@ static const char usage_text[] =
 	"  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
 	"  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
 	"  -q, --quiet          no summary when recording ends\n"
+	"      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
 	"  -v, --verbose        debug output (twice: libbpf debug)\n"
 	"report options:\n"
 	"  --format=FMT         text (default) or folded (flamegraph.pl, speedscope)\n"
 	"  --min-percent=N      hide call-tree nodes below N%% of samples (default 0.5)\n"
-	"  --top=N              rows in the top-functions tables (default 20)\n";
+	"  --top=N              rows in the top-functions tables (default 20)\n"
+	"  --lines              one entry per source line (function (file:line)), not per function\n"
+	"  --no-demangle        show C++ names as the binary spells them\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
@@ -89,10 +93,15 @@ err_out:
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},	{"duration", required_argument, NULL, 'd'},
-		{"quiet", no_argument, NULL, 'q'},	{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},	{0},
+		{"freq", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-lines", no_argument, NULL, 'L'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	struct record_opts o = {.sz = sizeof(o), .freq = DEFAULT_FREQ, .output = "perch.data"};
 	pid_t *pids = NULL;
@@ -121,6 +130,9 @@ static int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'L':
+			o.no_lines = true;
 			break;
 		case 'v':
 			log_set_verbose(log_verbose() + 1);
@@ -181,6 +193,8 @@ static int cmd_report(int argc, char **argv)
 		{"format", required_argument, NULL, 'f'},
 		{"min-percent", required_argument, NULL, 'm'},
 		{"top", required_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'l'},
+		{"no-demangle", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -210,6 +224,12 @@ static int cmd_report(int argc, char **argv)
 			if (parse_uint(optarg, 1000000, &v))
 				return usage_error("bad --top '%s'", optarg);
 			o.top = v;
+			break;
+		case 'l':
+			o.lines = true;
+			break;
+		case 'D':
+			o.no_demangle = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

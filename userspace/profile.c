@@ -1,26 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Builds the profile model from a loaded recording: maps every frame to a function (same module
- * and name: one function) and inserts every sample's stack into a bounded path tree.
+ * Builds the profile model from a loaded recording: maps every frame to the functions it stands
+ * for (its inline chain, outermost first; same module and display name: one function) and
+ * inserts every sample's expanded stack into a bounded path tree.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "profile.h"
-#include "u64map.h"
 
 struct func {
 	char *name;
 	const char *module;
 	bool kernel;
+	uint64_t hash;
 };
 
 struct profile {
+	struct profile_opts o;
 	struct tree *tree;
 	struct func *funcs;
-	uint32_t nfuncs;
-	uint32_t *frame_func; /* frame id -> function */
+	uint32_t nfuncs, cap_funcs;
+	uint32_t *slots; /* open addressing over funcs by (module, name): index + 1, 0 = empty */
+	size_t nslots;
+	uint32_t *labels; /* every frame's functions, back to back */
+	size_t nlabels, cap_labels;
+	size_t *frame_off;     /* frame id -> first label */
+	uint32_t *frame_count; /* frame id -> number of labels */
 };
 
 static const char *base_name(const char *path)
@@ -30,56 +38,128 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static int add_func(struct profile *p, const struct recording *r, const struct rec_frame *f)
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-	const char *module = base_name(recording__string(r, f->module));
-	struct func *fn = &p->funcs[p->nfuncs];
-	int len;
-
-	fn->module = module;
-	fn->kernel = f->kind == REC_FRAME_KERNEL;
-	if (f->name) {
-		fn->name = strdup(recording__string(r, f->name));
-		len = fn->name ? 0 : -1;
-	} else {
-		len = asprintf(&fn->name, "%s+0x%llx", module, (unsigned long long)f->offset);
-	}
-	if (len < 0) {
-		fn->name = NULL;
-		return -ENOMEM;
-	}
-	return (int)p->nfuncs++;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull;
 }
 
-/* One function per (module, name) of named frames; one per frame of unnamed ones. */
-static int map_frames(struct profile *p, const struct recording *r)
+static int grow_slots(struct profile *p)
 {
-	struct u64map by_name = {0};
+	size_t n = p->nslots ? p->nslots * 2 : 1024;
+	uint32_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < p->nfuncs; i++) {
+		size_t j = p->funcs[i].hash & (n - 1);
+
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = i + 1;
+	}
+	free(p->slots);
+	p->slots = s;
+	p->nslots = n;
+	return 0;
+}
+
+/* The function called name in module (taking ownership of name), created on first use. */
+static int intern(struct profile *p, const char *module, char *name, bool kernel)
+{
+	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ull, module), name);
+	size_t j;
+
+	if (((size_t)p->nfuncs + 1) * 2 > p->nslots && grow_slots(p))
+		goto nomem;
+	for (j = h & (p->nslots - 1); p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
+		const struct func *f = &p->funcs[p->slots[j] - 1];
+
+		if (f->hash == h && f->kernel == kernel && !strcmp(f->name, name) &&
+		    !strcmp(f->module, module)) {
+			free(name);
+			return (int)(p->slots[j] - 1);
+		}
+	}
+	if (p->nfuncs == p->cap_funcs) {
+		uint32_t cap = p->cap_funcs ? p->cap_funcs * 2 : 256;
+		struct func *t = realloc(p->funcs, cap * sizeof(*t));
+
+		if (!t)
+			goto nomem;
+		p->funcs = t;
+		p->cap_funcs = cap;
+	}
+	p->funcs[p->nfuncs] = (struct func){name, module, kernel, h};
+	p->slots[j] = p->nfuncs + 1;
+	return (int)p->nfuncs++;
+nomem:
+	free(name);
+	return -ENOMEM;
+}
+
+static char *display_name(const struct profile *p, const char *raw)
+{
+	char *d = p->o.no_demangle ? NULL : demangle__name(raw);
+
+	return d ? d : strdup(raw);
+}
+
+/* One level of an inline chain as a function name: "name" or, with --lines, "name (file:line)". */
+static char *line_name(const struct profile *p, const struct recording *r,
+		       const struct rec_frame *f, const struct rec_line *l)
+{
+	const char *raw = recording__string(r, l->function ? l->function : f->name);
+	char *name = *raw ? display_name(p, raw) : NULL, *full = NULL;
+
+	if (!name && asprintf(&name, "%s+0x%llx", base_name(recording__string(r, f->module)),
+			      (unsigned long long)f->offset) < 0)
+		return NULL;
+	if (!p->o.lines || !l->file)
+		return name;
+	if (asprintf(&full, "%s (%s:%u)", name, base_name(recording__string(r, l->file)), l->line) <
+	    0)
+		full = NULL;
+	free(name);
+	return full;
+}
+
+static int push_label(struct profile *p, int func)
+{
+	if (func < 0)
+		return func;
+	if (p->nlabels == p->cap_labels) {
+		size_t cap = p->cap_labels ? p->cap_labels * 2 : 1024;
+		uint32_t *t = realloc(p->labels, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		p->labels = t;
+		p->cap_labels = cap;
+	}
+	p->labels[p->nlabels++] = (uint32_t)func;
+	return 0;
+}
+
+static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
+{
+	const struct rec_frame *f = &r->frames[i];
+	const char *module = base_name(recording__string(r, f->module));
+	bool kernel = f->kind == REC_FRAME_KERNEL;
+	struct rec_line only = {.function = f->name};
+	const struct rec_line *lines = f->nlines ? f->lines : &only;
+	uint32_t n = f->nlines ? f->nlines : 1;
 	int err = 0;
 
-	p->funcs = calloc(r->nframes + 1, sizeof(*p->funcs));
-	p->frame_func = calloc(r->nframes + 1, sizeof(*p->frame_func));
-	if (!p->funcs || !p->frame_func)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nframes && !err; i++) {
-		const struct rec_frame *f = &r->frames[i];
-		uint64_t key = (uint64_t)f->module << 32 | f->name, id;
-		int nid;
+	p->frame_off[i] = p->nlabels;
+	/* Stored innermost first; the tree wants the out-of-line function first. */
+	for (uint32_t k = n; k-- > 0 && !err;) {
+		char *name = line_name(p, r, f, &lines[k]);
 
-		if (f->name && u64map__get(&by_name, key, &id)) {
-			p->frame_func[i] = id;
-			continue;
-		}
-		nid = add_func(p, r, f);
-		if (nid < 0) {
-			err = nid;
-			break;
-		}
-		p->frame_func[i] = nid;
-		if (f->name && u64map__put(&by_name, key, nid))
-			err = -ENOMEM;
+		err = name ? push_label(p, intern(p, module, name, kernel)) : -ENOMEM;
 	}
-	u64map__clear(&by_name);
+	p->frame_count[i] = n;
 	return err;
 }
 
@@ -91,36 +171,51 @@ static int insert_samples(struct profile *p, const struct recording *r)
 
 	for (size_t i = 0; i < r->nsamples && !err; i++) {
 		const struct rec_sample *s = &r->samples[i];
+		size_t n = 0;
 
-		if (s->nframes > cap) {
-			uint32_t *t = realloc(labels, s->nframes * sizeof(*t));
+		for (uint32_t j = 0; j < s->nframes; j++)
+			n += p->frame_count[s->frames[j]];
+		if (n > cap) {
+			uint32_t *t = realloc(labels, n * sizeof(*t));
 
 			if (!t) {
 				err = -ENOMEM;
 				break;
 			}
 			labels = t;
-			cap = s->nframes;
+			cap = n;
 		}
-		for (uint32_t j = 0; j < s->nframes; j++)
-			labels[j] = p->frame_func[s->frames[j]];
-		err = tree__insert(p->tree, labels, s->nframes, s->count);
+		n = 0;
+		for (uint32_t j = 0; j < s->nframes; j++) {
+			uint32_t fr = s->frames[j];
+
+			memcpy(labels + n, p->labels + p->frame_off[fr],
+			       p->frame_count[fr] * sizeof(*labels));
+			n += p->frame_count[fr];
+		}
+		err = tree__insert(p->tree, labels, n, s->count);
 	}
 	free(labels);
 	return err;
 }
 
-struct profile *profile__build(const struct recording *r)
+struct profile *profile__build(const struct recording *r, const struct profile_opts *opts)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 	int err = -ENOMEM;
 
 	if (!p)
 		goto err_out;
+	if (opts)
+		p->o = *opts;
 	p->tree = tree__new();
-	if (!p->tree)
+	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
+	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
+	if (!p->tree || !p->frame_off || !p->frame_count)
 		goto err_out;
-	err = map_frames(p, r);
+	err = 0;
+	for (uint32_t i = 0; i < r->nframes && !err; i++)
+		err = map_frame(p, r, i);
 	if (!err)
 		err = insert_samples(p, r);
 	if (err)
@@ -139,7 +234,10 @@ void profile__free(struct profile *p)
 	for (uint32_t i = 0; i < p->nfuncs; i++)
 		free(p->funcs[i].name);
 	free(p->funcs);
-	free(p->frame_func);
+	free(p->slots);
+	free(p->labels);
+	free(p->frame_off);
+	free(p->frame_count);
 	tree__free(p->tree);
 	free(p);
 }
@@ -169,7 +267,8 @@ bool profile__func_kernel(const struct profile *p, uint32_t func)
 	return func < p->nfuncs && p->funcs[func].kernel;
 }
 
-uint32_t profile__frame_func(const struct profile *p, uint32_t frame)
+uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uint32_t **funcs)
 {
-	return p->frame_func[frame];
+	*funcs = p->labels + p->frame_off[frame];
+	return p->frame_count[frame];
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The profile model built from a recording: functions (module + name; a frame no symbol covers
- * is its own function, shown as module+0xoffset) and the bounded path tree of all samples
+ * The profile model built from a recording: functions (module + name, or + file:line with
+ * --lines; a frame no symbol covers is its own function, shown as module+0xoffset; a frame inside
+ * inlined code stands for the whole inline chain) and the bounded path tree of all samples
  * labelled by function.
  */
 #ifndef PERCH_PROFILE_H
@@ -14,7 +15,14 @@
 
 struct profile;
 
-struct profile *profile__build(const struct recording *r); /* NULL + errno */
+struct profile_opts {
+	size_t sz;
+	bool lines;	  /* one function per source line: "name (file:line)" */
+	bool no_demangle; /* keep C++ names as the binary spells them */
+};
+
+/* opts may be NULL (by function, demangled). NULL + errno. */
+struct profile *profile__build(const struct recording *r, const struct profile_opts *opts);
 void profile__free(struct profile *p);
 
 const struct tree *profile__tree(const struct profile *p);
@@ -23,7 +31,9 @@ uint32_t profile__nfuncs(const struct profile *p);
 const char *profile__func_name(const struct profile *p, uint32_t func);
 const char *profile__func_module(const struct profile *p, uint32_t func); /* base name */
 bool profile__func_kernel(const struct profile *p, uint32_t func);
-/* The function a frame of the recording belongs to. */
-uint32_t profile__frame_func(const struct profile *p, uint32_t frame);
+/* The functions a frame of the recording stands for, outermost first: the out-of-line function
+ * and then each function inlined into it down to the one holding the address. Returns the
+ * count (at least 1); *funcs stays valid while p lives. */
+uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uint32_t **funcs);
 
 #endif /* PERCH_PROFILE_H */

@@ -845,6 +845,7 @@ static int setup(struct session *s)
 	s->col = collector__new(s->w, s->max_stack);
 	if (!s->col)
 		return PERCH_EXIT_INTERNAL;
+	collector__set_lines(s->col, !s->o->no_lines);
 	return load_bpf(s);
 }
 

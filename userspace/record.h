@@ -19,6 +19,7 @@ struct record_opts {
 	size_t npids;
 	double duration_s; /* 0: until Ctrl-C or every target exited */
 	bool quiet;	   /* no summary */
+	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

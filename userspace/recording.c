@@ -37,6 +37,9 @@
 #define MIN_FRAME  (1 + 4 + 4 + 8)
 #define MIN_THREAD (4 * 4)
 #define MIN_SAMPLE (4 + 4 + 8 + 4 + 4)
+#define MIN_LINES  (4 + 4)
+#define LINE_SIZE  (4 * 3)
+#define MAX_LINES  256
 #define MIN_KV_STR (4 + 4)
 #define MIN_KV_U64 (4 + 8)
 
@@ -265,6 +268,8 @@ struct rec_writer {
 	size_t nthreads, cap_threads;
 	struct buf samples; /* the pending SAMPLES block, header and count included */
 	uint32_t nsamples;
+	struct buf lines; /* the pending LINES block, header and count included */
+	uint32_t nlines;
 	struct buf block; /* the block being built; reused */
 	struct idx_table str_tab, frame_tab;
 };
@@ -385,6 +390,20 @@ static int write_threads(struct rec_writer *w)
 	return 0;
 }
 
+static int write_lines(struct rec_writer *w)
+{
+	int err;
+
+	if (!w->nlines)
+		return 0;
+	err = write_block(w, REC_LINES, &w->lines, w->nlines);
+	if (err)
+		return err;
+	w->lines.len = 0;
+	w->nlines = 0;
+	return 0;
+}
+
 static int write_samples(struct rec_writer *w)
 {
 	int err;
@@ -410,6 +429,8 @@ int rec_writer__flush(struct rec_writer *w)
 	err = write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
 	if (!err)
 		err = write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
+	if (!err)
+		err = write_lines(w);
 	if (!err)
 		err = write_threads(w);
 	if (!err)
@@ -449,6 +470,7 @@ static void writer_free(struct rec_writer *w)
 	free(w->frames);
 	free(w->threads);
 	free(w->samples.data);
+	free(w->lines.data);
 	free(w->block.data);
 	tab_free(&w->str_tab);
 	tab_free(&w->frame_tab);
@@ -561,6 +583,36 @@ uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, 
 err_nomem:
 	errno = ENOMEM;
 	return UINT32_MAX;
+}
+
+int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_line *lines,
+		      uint32_t n)
+{
+	struct buf *b = w ? &w->lines : NULL;
+
+	if (!w || frame >= w->nframes || n > MAX_LINES || (n && !lines))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	for (uint32_t i = 0; i < n; i++) {
+		if (lines[i].function >= w->nstrs || lines[i].file >= w->nstrs)
+			return -EINVAL;
+	}
+	if (!b->len && block_start(b))
+		return -ENOMEM;
+	if (buf_reserve(b, MIN_LINES + (size_t)n * LINE_SIZE))
+		return -ENOMEM;
+	put_u32(b, frame);
+	put_u32(b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		put_u32(b, lines[i].function);
+		put_u32(b, lines[i].file);
+		put_u32(b, lines[i].line);
+	}
+	w->nlines++;
+	if (b->len >= CHUNK)
+		return rec_writer__flush(w);
+	return 0;
 }
 
 int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t ppid,
@@ -686,6 +738,10 @@ struct loaded {
 	struct arena_chunk *arena; /* every string, key and META value */
 	uint32_t *pool;		   /* the frame ids of every sample, back to back */
 	size_t npool, cap_pool;
+	struct rec_line *lines; /* every frame's inline chain, back to back */
+	size_t nlines, cap_lines;
+	size_t *line_off; /* per frame: where its chain starts in lines (with rec_frame.nlines) */
+	size_t cap_line_off;
 	size_t cap_strings, cap_frames, cap_threads, cap_samples;
 	struct idx_table thread_tab; /* (pid, tid) -> index in r.threads, while loading */
 };
@@ -798,6 +854,8 @@ static int parse_strings(struct loaded *L, struct cur *c)
 
 static bool read_frame(struct cur *c, const struct recording *r, struct rec_frame *f)
 {
+	f->lines = NULL;
+	f->nlines = 0;
 	return cur_u8(c, &f->kind) && cur_u32(c, &f->module) && cur_u32(c, &f->name) &&
 	       cur_u64(c, &f->offset) && f->kind <= REC_FRAME_KERNEL && f->module < r->nstrings &&
 	       f->name < r->nstrings;
@@ -921,6 +979,59 @@ static int parse_samples(struct loaded *L, struct cur *c)
 	return c->left ? -EBADMSG : 0;
 }
 
+static bool read_line_entry(struct cur *c, const struct recording *r, struct rec_line *l)
+{
+	return cur_u32(c, &l->function) && cur_u32(c, &l->file) && cur_u32(c, &l->line) &&
+	       l->function < r->nstrings && l->file < r->nstrings;
+}
+
+/* Checked whole before anything changes, as a replaced chain could not be put back. */
+static int check_lines(const struct recording *r, struct cur c, uint32_t n, size_t *total)
+{
+	struct rec_line l;
+	uint32_t frame, k;
+
+	*total = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!cur_u32(&c, &frame) || !cur_u32(&c, &k) || frame >= r->nframes ||
+		    k > MAX_LINES || k > c.left / LINE_SIZE)
+			return -EBADMSG;
+		for (uint32_t j = 0; j < k; j++) {
+			if (!read_line_entry(&c, r, &l))
+				return -EBADMSG;
+		}
+		*total += k;
+	}
+	return c.left ? -EBADMSG : 0;
+}
+
+/* Frame chains point into the lines pool only once it stops moving: see finish(). */
+static int parse_lines(struct loaded *L, struct cur *c)
+{
+	struct recording *r = &L->r;
+	uint32_t n, frame, k;
+	size_t total;
+	int err;
+
+	if (!cur_count(c, MIN_LINES, &n))
+		return -EBADMSG;
+	err = check_lines(r, *c, n, &total);
+	if (err)
+		return err;
+	if (grow((void **)&L->lines, &L->cap_lines, L->nlines + total, sizeof(*L->lines)) ||
+	    grow((void **)&L->line_off, &L->cap_line_off, r->nframes, sizeof(*L->line_off)))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		cur_u32(c, &frame);
+		cur_u32(c, &k);
+		L->line_off[frame] = L->nlines;
+		r->frames[frame].nlines = k;
+		for (uint32_t j = 0; j < k; j++)
+			read_line_entry(c, r, &L->lines[L->nlines++]);
+	}
+	return 0;
+}
+
 static int read_kv(struct loaded *L, struct cur *c, struct rec_kv *kv, bool with_str)
 {
 	const uint8_t *s;
@@ -986,7 +1097,7 @@ typedef int (*parse_fn)(struct loaded *L, struct cur *c);
 static const parse_fn parsers[] = {
 	[REC_META] = parse_meta,       [REC_STRINGS] = parse_strings, [REC_FRAMES] = parse_frames,
 	[REC_THREADS] = parse_threads, [REC_SAMPLES] = parse_samples, [REC_STATS] = parse_stats,
-	[REC_END] = parse_end,
+	[REC_END] = parse_end,	       [REC_LINES] = parse_lines,
 };
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
@@ -1042,6 +1153,8 @@ static void finish(struct loaded *L)
 		L->r.samples[i].frames = L->pool ? L->pool + off : NULL;
 		off += L->r.samples[i].nframes;
 	}
+	for (size_t i = 0; i < L->r.nframes; i++)
+		L->r.frames[i].lines = L->r.frames[i].nlines ? L->lines + L->line_off[i] : NULL;
 	tab_free(&L->thread_tab);
 }
 
@@ -1157,6 +1270,8 @@ void recording__free(struct recording *r)
 	free(r->stats);
 	free(r->end);
 	free(L->pool);
+	free(L->lines);
+	free(L->line_off);
 	tab_free(&L->thread_tab);
 	free(L);
 }

@@ -22,6 +22,11 @@
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
  *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 nframes, nframes x u32
  *            frame id, root first)
+ *   LINES    u32 n, n x (u32 frame id, u32 k, k x (u32 function, u32 file, u32 line))
+ *            source lines and inline chain of a frame, innermost first (addr2line -f -i order):
+ *            the function the address is in with the address's file:line, then each function
+ *            it was inlined into with the call site's file:line, the out-of-line function last;
+ *            string ids (0: unknown); a later definition for the same frame replaces it
  *   STATS    u32 n, n x (str key, u64 value)       cumulative counters; the last block wins
  *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block
  * where str = u32 length + bytes (no NUL).
@@ -44,6 +49,7 @@ enum rec_block_type {
 	REC_SAMPLES = 5,
 	REC_STATS = 6,
 	REC_END = 7,
+	REC_LINES = 8,
 };
 
 /* Sample flags. */
@@ -56,11 +62,21 @@ enum rec_frame_kind {
 	REC_FRAME_KERNEL = 1,
 };
 
+/* One level of a frame's inline chain (string ids; 0 when unknown). */
+struct rec_line {
+	uint32_t function;
+	uint32_t file;
+	uint32_t line;
+};
+
 struct rec_frame {
 	uint8_t kind;
 	uint32_t module; /* string id: module path (user), "[kernel]" or module name (kernel) */
 	uint32_t name;	 /* string id of the function name, 0 when unknown */
 	uint64_t offset; /* file offset in module (user) or address (kernel) */
+	/* Loaded recordings only: the LINES of this frame, innermost first; NULL, 0 when none. */
+	const struct rec_line *lines;
+	uint32_t nlines;
 };
 
 struct rec_thread {
@@ -121,8 +137,8 @@ const char *recording__string(const struct recording *r, uint32_t id);
 
 /*
  * The writer. Strings and frames are deduplicated; samples, strings, frames and threads are
- * buffered until rec_writer__flush(), which writes STRINGS, FRAMES, THREADS, SAMPLES blocks (in
- * that order, skipping empty ones) so each block refers only to what came before.
+ * buffered until rec_writer__flush(), which writes STRINGS, FRAMES, LINES, THREADS, SAMPLES blocks
+ * (in that order, skipping empty ones) so each block refers only to what came before.
  */
 struct rec_writer;
 
@@ -135,6 +151,10 @@ uint32_t rec_writer__string(struct rec_writer *w, const char *s); /* id; 0 for "
 /* id of the frame (deduplicated on all four fields); UINT32_MAX on ENOMEM. */
 uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, uint32_t name,
 			   uint64_t offset);
+/* The inline chain of a frame, innermost first (see LINES); n <= 256. 0, -EINVAL for an
+ * undefined frame or string id, -ENOMEM. */
+int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_line *lines,
+		      uint32_t n);
 int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t ppid,
 		       uint32_t comm);
 int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,

@@ -284,10 +284,12 @@ static char *fold_sample(const struct recording *r, const struct profile *p,
 	if (!s->nframes)
 		fputs(";[no stack]", f); /* neither stack could be read: counted in the header */
 	for (uint32_t j = 0; j < s->nframes; j++) {
-		uint32_t fn = profile__frame_func(p, s->frames[j]);
+		const uint32_t *fns;
+		uint32_t n = profile__frame_funcs(p, s->frames[j], &fns);
 
-		fprintf(f, ";%s%s", profile__func_name(p, fn),
-			profile__func_kernel(p, fn) ? "_[k]" : "");
+		for (uint32_t k = 0; k < n; k++)
+			fprintf(f, ";%s%s", profile__func_name(p, fns[k]),
+				profile__func_kernel(p, fns[k]) ? "_[k]" : "");
 	}
 	if (fclose(f)) {
 		free(buf);
@@ -330,7 +332,9 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out)
 {
-	struct profile *p = profile__build(r);
+	struct profile_opts po = {
+		.sz = sizeof(po), .lines = o->lines, .no_demangle = o->no_demangle};
+	struct profile *p = profile__build(r, &po);
 	int err = 0;
 
 	if (!p)
@@ -349,7 +353,7 @@ int report__print(const struct recording *r, const char *path, const struct repo
 
 void report__summary(const struct recording *r, const char *path, FILE *out)
 {
-	struct profile *p = profile__build(r);
+	struct profile *p = profile__build(r, NULL);
 	uint64_t dur = 0, lost = lost_samples(r);
 
 	if (!p)

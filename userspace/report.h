@@ -19,6 +19,8 @@ struct report_opts {
 	enum report_format format;
 	double min_percent; /* call tree: hide nodes below this share of all samples */
 	unsigned int top;   /* rows in each top-functions table */
+	bool lines;	    /* functions by source line (file:line) */
+	bool no_demangle;   /* keep C++ names mangled */
 };
 
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
