@@ -185,6 +185,13 @@ else
 	bad cxx "demangled on $cd_ %, raw on $cr %"
 fi
 
+# ---- another mount namespace: the path the process mapped names a different file on the host -----
+cp "$WL/shares" "$T/shares-copy"
+"$PERCH" record -q -o "$T/ns.data" -- unshare -m sh -c \
+	"mount --bind $T/shares-copy /usr/bin/true && exec /usr/bin/true 2" 2>"$T/err" || bad "mount ns" "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/ns.data" >"$T/ns.folded"
+check_shares "mount namespace (/usr/bin/true bind-mounted over by the workload)" "$T/ns.folded"
+
 # ---- kernel frames under the user frames that entered the kernel -----------------------------
 "$PERCH" record -q -o "$T/sys.data" -- "$WL/syscalls" 2 2>"$T/err" || bad syscalls "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/sys.data" >"$T/sys.folded"
