@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run unit tests (plain and ASan/UBSan),
 #                   BPF integration tests and the format check
 #   make san        the sanitizer configuration in build-san/
+#   make bench      bench/overhead.sh and bench/symbolize.sh (tables for the README)
 
 BUILD    ?= build
 SAN      ?=
@@ -99,9 +100,11 @@ san-unit: $(TESTS)
 	@bash tests/run-unit.sh $(TESTS)
 
 check-integration: all
+	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
-	@echo "== integration tests again with perch built with -fsanitize=address,undefined"
+	@echo "== again with perch built with -fsanitize=address,undefined"
+	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 
 check-format:
@@ -115,6 +118,7 @@ san:
 
 bench: all
 	@bash bench/overhead.sh $(BUILD)
+	@bash bench/symbolize.sh $(BUILD)
 
 clean:
 	rm -rf build build-san

@@ -10,7 +10,15 @@
  * For symbolizer__resolve_inline() a module also owns its DWARF index (dwarf_index.c), built on
  * first use from the module or the separate debug file debuginfo.c finds, and the demangled forms
  * of its symbol names. The module's build-id is read with the symbol table.
+ *
+ * A module without .symtab (distribution libraries) borrows the .symtab of its separate debug
+ * file for symbolizer__resolve() too, read without the DWARF. What GNU addr2line prints beyond the
+ * inline chain is kept here as well: the source file of a symbol's STT_FILE entry, read with the
+ * symbols, and line-table discriminators, read from .debug_line by a small line-program reader
+ * on first use (or in a thread beside the DWARF index build: the index keeps none, and libdw
+ * would decompress every debug section a second time).
  */
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,11 +40,13 @@
 #define INITIAL_BUCKETS	   64
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define MAX_DIRS	   2
+#define NO_SRC		   UINT32_MAX
 
 struct func_sym {
 	uint64_t start;
 	uint64_t end; /* exclusive */
 	const char *name;
+	uint32_t src; /* index into the module's srcs (its STT_FILE name), or NO_SRC */
 };
 
 struct load_seg {
@@ -71,14 +81,64 @@ struct module {
 	/* The .symtab of the separate debug file when the module has none (distributions move it
 	 * there): a module of its own so find_sym() and sym_name() serve both. */
 	struct module *debug_syms;
+	bool debug_syms_tried; /* the debug file was looked for (by either path) */
+	const char **srcs;     /* STT_FILE names that symbols refer to */
+	size_t nr_srcs;
+	char *src_names;	  /* one arena holding every name in srcs */
+	struct line_discs *discs; /* line-table discriminators, read on first use */
+	bool discs_tried;
+	struct disc_job *disc_job; /* their read running beside the DWARF index build */
+	bool dwarf_separate;	   /* the DWARF index came from a separate debug file */
+};
+
+/*
+ * The discriminators of a module's line tables, read straight from .debug_line (the DWARF index
+ * keeps none, and opening libdw again would decompress every debug section a second time). Rows
+ * are kept per sequence, in address order; neighbours with the same discriminator are merged.
+ */
+struct disc_seq {
+	uint64_t lo;
+	uint64_t hi;	/* exclusive: the sequence's end */
+	uint32_t first; /* its rows: rows[first..first + n) */
+	uint32_t n;
+};
+
+struct disc_row {
+	uint64_t addr;
+	uint32_t disc;
+};
+
+struct line_discs {
+	struct disc_seq *seqs; /* sorted by lo */
+	size_t nr_seqs, cap_seqs;
+	struct disc_row *rows;
+	size_t nr_rows, cap_rows;
+};
+
+/* The module's executable segments span [lo, hi]. */
+struct text_span {
+	uint64_t lo;
+	uint64_t hi;
+};
+
+/*
+ * A read of the discriminators in a thread of its own (symbolizer__prefetch_discriminators()):
+ * it owns its descriptor and touches nothing of the module, which collects ld when it needs it.
+ */
+struct disc_job {
+	pthread_t thread;
+	int fd;
+	struct text_span text;
+	struct line_discs *ld; /* the result; NULL when there are none */
 };
 
 struct symbolizer {
 	struct module **buckets;
 	size_t nr_buckets; /* a power of two */
 	size_t nr_modules;
-	bool raw_names;	  /* symbolizer__set_demangle(s, false) */
-	char *debug_root; /* NULL: DEFAULT_DEBUG_ROOT */
+	bool raw_names;	     /* symbolizer__set_demangle(s, false) */
+	char *debug_root;    /* NULL: DEFAULT_DEBUG_ROOT */
+	bool prefetch_discs; /* symbolizer__prefetch_discriminators(s, true) */
 };
 
 /* A symbol as read from the ELF file, before duplicates are merged. */
@@ -88,12 +148,16 @@ struct cand {
 	uint64_t sec_end; /* end of its section: bounds a zero-size symbol */
 	const char *name; /* points into libelf's string table until the index is built */
 	unsigned char bind;
+	uint32_t src; /* index into cand_vec.files, or NO_SRC */
 };
 
 struct cand_vec {
 	struct cand *v;
 	size_t nr;
 	size_t cap;
+	const char **files; /* STT_FILE names in table order, into libelf's string table */
+	size_t nr_files;
+	size_t cap_files;
 };
 
 static int elf_init_err;
@@ -151,12 +215,43 @@ static void free_sym_dem(struct module *m)
 	m->sym_dem = NULL;
 }
 
+static void line_discs_free(struct line_discs *ld)
+{
+	if (!ld)
+		return;
+	free(ld->seqs);
+	free(ld->rows);
+	free(ld);
+}
+
+static void disc_job_start(struct module *m, int fd); /* with the .debug_line reader below */
+
+/* Wait for the module's discriminator read; keep its result as the module's, or drop it. */
+static void disc_job_finish(struct module *m, bool keep)
+{
+	struct disc_job *j = m->disc_job;
+
+	if (!j)
+		return;
+	pthread_join(j->thread, NULL);
+	if (keep && !m->discs_tried) {
+		m->discs = j->ld;
+		m->discs_tried = true;
+	} else {
+		line_discs_free(j->ld);
+	}
+	free(j);
+	m->disc_job = NULL;
+}
+
 static void module_free(struct module *m)
 {
 	size_t i;
 
 	if (!m)
 		return;
+	disc_job_finish(m, false);
+	line_discs_free(m->discs);
 	if (m->fd >= 0)
 		close(m->fd);
 	free_sym_dem(m);
@@ -170,6 +265,8 @@ static void module_free(struct module *m)
 	free(m->syms);
 	free(m->segs);
 	free(m->names);
+	free(m->srcs);
+	free(m->src_names);
 	free(m->path);
 	free(m);
 }
@@ -180,11 +277,16 @@ static void module_drop_index(struct module *m)
 	free(m->syms);
 	free(m->segs);
 	free(m->names);
+	free(m->srcs);
+	free(m->src_names);
 	m->syms = NULL;
 	m->segs = NULL;
 	m->names = NULL;
+	m->srcs = NULL;
+	m->src_names = NULL;
 	m->nr_syms = 0;
 	m->nr_segs = 0;
+	m->nr_srcs = 0;
 	free(m->build_id);
 	free(m->build_id_hex);
 	m->build_id = NULL;
@@ -204,6 +306,21 @@ static int cand_push(struct cand_vec *cv, const struct cand *c)
 		cv->cap = cap;
 	}
 	cv->v[cv->nr++] = *c;
+	return 0;
+}
+
+static int file_push(struct cand_vec *cv, const char *name)
+{
+	if (cv->nr_files == cv->cap_files) {
+		size_t cap = cv->cap_files ? cv->cap_files * 2 : 64;
+		const char **v = reallocarray(cv->files, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		cv->files = v;
+		cv->cap_files = cap;
+	}
+	cv->files[cv->nr_files++] = name;
 	return 0;
 }
 
@@ -261,11 +378,26 @@ static uint64_t section_end(Elf *elf, size_t shndx)
 	return sh.sh_addr + sh.sh_size;
 }
 
+/*
+ * Which STT_FILE entry a symbol was defined under, the way GNU addr2line (BFD) decides when no line
+ * table covers an address: the last one before it in the table; for a global symbol only while no
+ * other symbol came between two STT_FILE entries (after that, globals of every file follow).
+ */
+enum file_state { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL_SEEN };
+
+static uint32_t symbol_src(const struct cand_vec *cv, enum file_state state, unsigned char bind)
+{
+	if (!cv->nr_files || (bind != STB_LOCAL && state == FILE_AFTER_SYMBOL_SEEN))
+		return NO_SRC;
+	return (uint32_t)(cv->nr_files - 1);
+}
+
 /* Function symbols of one symbol table (SHT_SYMTAB or SHT_DYNSYM) into cv. */
 static int collect_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct cand_vec *cv)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
+	enum file_state state = NOTHING_SEEN;
+	size_t i, n, first_file = cv->nr_files;
 	int err;
 
 	if (!data || !sh->sh_entsize)
@@ -279,6 +411,17 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct cand
 		if (!gelf_getsym(data, (int)i, &sym))
 			return -ENOEXEC;
 		type = GELF_ST_TYPE(sym.st_info);
+		if (type == STT_FILE) {
+			c.name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			err = file_push(cv, c.name ? c.name : "");
+			if (err)
+				return err;
+			if (state == SYMBOL_SEEN)
+				state = FILE_AFTER_SYMBOL_SEEN;
+			continue;
+		}
+		if (state == NOTHING_SEEN)
+			state = SYMBOL_SEEN;
 		if (type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
 		/* Undefined (imports) and special sections (absolute, common) name no code here. */
@@ -291,6 +434,7 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct cand
 		c.size = sym.st_size;
 		c.sec_end = c.size ? 0 : section_end(elf, sym.st_shndx);
 		c.bind = GELF_ST_BIND(sym.st_info);
+		c.src = cv->nr_files > first_file ? symbol_src(cv, state, c.bind) : NO_SRC;
 		err = cand_push(cv, &c);
 		if (err)
 			return err;
@@ -327,6 +471,31 @@ static void extend_zero_size(struct cand_vec *cv)
 	}
 }
 
+/* Copy the STT_FILE names into their own arena (they point into libelf's string table). */
+static int copy_srcs(struct module *m, const struct cand_vec *cv)
+{
+	size_t i, len = 0;
+	char *p;
+
+	if (!cv->nr_files)
+		return 0;
+	for (i = 0; i < cv->nr_files; i++)
+		len += strlen(cv->files[i]) + 1;
+	m->srcs = calloc(cv->nr_files, sizeof(*m->srcs));
+	m->src_names = malloc(len);
+	if (!m->srcs || !m->src_names)
+		return -ENOMEM;
+	p = m->src_names;
+	for (i = 0; i < cv->nr_files; i++) {
+		len = strlen(cv->files[i]) + 1;
+		memcpy(p, cv->files[i], len);
+		m->srcs[i] = p;
+		p += len;
+	}
+	m->nr_srcs = cv->nr_files;
+	return 0;
+}
+
 /*
  * Merge aliases (one entry per address, the preferred name) and copy the names into one arena so
  * the ELF handle can be closed.
@@ -335,9 +504,13 @@ static int build_index(struct module *m, struct cand_vec *cv)
 {
 	size_t i, n = 0, names_len = 0;
 	char *p;
+	int err;
 
 	if (!cv->nr)
 		return 0;
+	err = copy_srcs(m, cv);
+	if (err)
+		return err;
 	qsort(cv->v, cv->nr, sizeof(*cv->v), cand_cmp);
 	extend_zero_size(cv);
 	m->syms = calloc(cv->nr, sizeof(*m->syms));
@@ -351,6 +524,7 @@ static int build_index(struct module *m, struct cand_vec *cv)
 		m->syms[n].start = c->addr;
 		m->syms[n].end = c->addr + c->size;
 		m->syms[n].name = c->name;
+		m->syms[n].src = c->src;
 		names_len += strlen(c->name) + 1;
 		n++;
 	}
@@ -451,6 +625,7 @@ static int index_symbols(struct module *m, Elf *elf, const char *path)
 	err = build_index(m, &cv);
 cleanup:
 	free(cv.v);
+	free(cv.files);
 	return err;
 }
 
@@ -661,17 +836,27 @@ static bool offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vadd
 	return false;
 }
 
-static uint64_t vaddr_to_offset(const struct module *m, uint64_t vaddr)
+/* The file offset of vaddr through the PT_LOAD segments; false when no segment has it. */
+static bool seg_offset(const struct module *m, uint64_t vaddr, uint64_t *off)
 {
 	size_t i;
 
 	for (i = 0; i < m->nr_segs; i++) {
 		const struct load_seg *g = &m->segs[i];
 
-		if (vaddr >= g->vaddr && vaddr - g->vaddr < g->filesz)
-			return vaddr - g->vaddr + g->offset;
+		if (vaddr >= g->vaddr && vaddr - g->vaddr < g->filesz) {
+			*off = vaddr - g->vaddr + g->offset;
+			return true;
+		}
 	}
-	return 0;
+	return false;
+}
+
+static uint64_t vaddr_to_offset(const struct module *m, uint64_t vaddr)
+{
+	uint64_t off;
+
+	return seg_offset(m, vaddr, &off) ? off : 0;
 }
 
 /* The symbol covering vaddr: the last one starting at or below it, if vaddr is before its end. */
@@ -690,6 +875,87 @@ static const struct func_sym *find_sym(const struct module *m, uint64_t vaddr)
 	if (!lo || vaddr >= m->syms[lo - 1].end)
 		return NULL;
 	return &m->syms[lo - 1];
+}
+
+/* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
+ * module's own tables; *owner is the module whose table it is in. */
+static const struct func_sym *find_any_sym(struct module *m, uint64_t vaddr, struct module **owner)
+{
+	const struct func_sym *f = NULL;
+
+	if (m->debug_syms) {
+		f = find_sym(m->debug_syms, vaddr);
+		*owner = m->debug_syms;
+	}
+	if (!f) {
+		f = find_sym(m, vaddr);
+		*owner = m;
+	}
+	return f;
+}
+
+/* The function symbols of the debug file, for a module stripped of its .symtab. */
+static void index_debug_symbols(struct module *m, Elf *elf, const char *path)
+{
+	struct module *d;
+
+	if (m->has_symtab || m->debug_syms)
+		return;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	d->fd = -1;
+	if (index_symbols(d, elf, path) || !d->nr_syms) {
+		module_free(d);
+		return;
+	}
+	m->debug_syms = d;
+}
+
+/* What debuginfo__open() needs to find the separate debug file of m (elf: m's open file). */
+static void debug_query(const struct symbolizer *s, struct module *m, Elf *elf,
+			struct debuginfo_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->elf = elf;
+	q->fd = m->fd;
+	q->build_id = m->build_id;
+	q->build_id_len = m->build_id_len;
+	q->dirs = (const char *const *)m->dirs;
+	q->root = s->debug_root ? s->debug_root : DEFAULT_DEBUG_ROOT;
+}
+
+/*
+ * For a module without .symtab: the function symbols of its separate debug file, and only those
+ * (no DWARF), so that symbolizer__resolve() names local functions at the cost of reading one
+ * symbol table. Tried once per module (again after a transient failure).
+ */
+static void module_load_debug_syms(struct symbolizer *s, struct module *m)
+{
+	struct debuginfo_query q;
+	char *path = NULL;
+	Elf *elf, *dbg;
+	int fd;
+
+	m->debug_syms_tried = true;
+	if (m->has_symtab || m->debug_syms || !m->text_hi)
+		return;
+	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return;
+	debug_query(s, m, elf, &q);
+	fd = debuginfo__open(&q, &path);
+	if (fd >= 0) {
+		dbg = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (dbg && elf_kind(dbg) == ELF_K_ELF)
+			index_debug_symbols(m, dbg, path);
+		elf_end(dbg);
+		close(fd);
+	} else if (is_transient(fd)) {
+		m->debug_syms_tried = false;
+	}
+	free(path);
+	elf_end(elf);
 }
 
 struct symbolizer *symbolizer__new(void)
@@ -739,7 +1005,7 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, co
 			uint64_t file_offset, struct sym_result *out)
 {
 	const struct func_sym *f;
-	struct module *m;
+	struct module *m, *owner;
 	int err;
 
 	if (!out)
@@ -756,7 +1022,9 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, co
 	out->vaddr = file_offset;
 	if (!offset_to_vaddr(m, file_offset, &out->vaddr))
 		return 0;
-	f = find_sym(m, out->vaddr);
+	if (!m->has_symtab && !m->debug_syms_tried)
+		module_load_debug_syms(s, m);
+	f = find_any_sym(m, out->vaddr, &owner);
 	if (!f)
 		return 0;
 	out->name = f->name;
@@ -803,6 +1071,12 @@ void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
 		s->raw_names = !demangle;
 }
 
+void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on)
+{
+	if (s)
+		s->prefetch_discs = on;
+}
+
 int symbolizer__set_debug_root(struct symbolizer *s, const char *root)
 {
 	char *copy;
@@ -839,44 +1113,39 @@ int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
 	return 0;
 }
 
-/* The function symbols of the debug file, for a module stripped of its .symtab. */
-static void index_debug_symbols(struct module *m, Elf *elf, const char *path)
-{
-	struct module *d;
-
-	if (m->has_symtab)
-		return;
-	d = calloc(1, sizeof(*d));
-	if (!d)
-		return;
-	d->fd = -1;
-	if (index_symbols(d, elf, path) || !d->nr_syms) {
-		module_free(d);
-		return;
-	}
-	m->debug_syms = d;
-}
-
-/* Index the DWARF in the ELF file fd (the module or its debug file); 0, or -errno. */
-static int index_dwarf_file(struct module *m, int fd, const char *path)
+/*
+ * Index the DWARF in the ELF file fd (the module or its debug file); 0, or -errno. With s's
+ * prefetch_discs, its discriminators are read in another thread meanwhile.
+ */
+static int index_dwarf_file(const struct symbolizer *s, struct module *m, int fd, const char *path)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int err = 0;
 
 	if (!elf)
 		return -ENOEXEC;
+	if (s->prefetch_discs)
+		disc_job_start(m, fd);
 	m->dwarf = dwarf_index__build(elf, path, m->text_lo, m->text_hi);
-	if (m->dwarf && fd != m->fd)
-		index_debug_symbols(m, elf, path);
-	elf_end(elf);
-	if (!m->dwarf)
-		return -errno;
+	if (!m->dwarf) {
+		err = -errno;
+		disc_job_finish(m, false);
+		goto cleanup;
+	}
 	m->debug_path = strdup(path);
 	if (!m->debug_path) {
 		dwarf_index__free(m->dwarf);
 		m->dwarf = NULL;
-		return -ENOMEM;
+		disc_job_finish(m, false);
+		err = -ENOMEM;
+		goto cleanup;
 	}
-	return 0;
+	m->dwarf_separate = fd != m->fd;
+	if (m->dwarf_separate)
+		index_debug_symbols(m, elf, path);
+cleanup:
+	elf_end(elf);
+	return err;
 }
 
 /*
@@ -886,7 +1155,7 @@ static int index_dwarf_file(struct module *m, int fd, const char *path)
  */
 static void module_load_dwarf(struct symbolizer *s, struct module *m, const char *self_path)
 {
-	struct debuginfo_query q = {0};
+	struct debuginfo_query q;
 	char *dbg_path = NULL;
 	Elf *elf;
 	int fd, err = -ENODATA;
@@ -898,17 +1167,14 @@ static void module_load_dwarf(struct symbolizer *s, struct module *m, const char
 	if (!elf)
 		return;
 	if (debuginfo__has_dwarf(elf))
-		err = index_dwarf_file(m, m->fd, self_path);
+		err = index_dwarf_file(s, m, m->fd, self_path);
 	if (err) {
-		q.elf = elf;
-		q.fd = m->fd;
-		q.build_id = m->build_id;
-		q.build_id_len = m->build_id_len;
-		q.dirs = (const char *const *)m->dirs;
-		q.root = s->debug_root ? s->debug_root : DEFAULT_DEBUG_ROOT;
+		debug_query(s, m, elf, &q);
 		fd = debuginfo__open(&q, &dbg_path);
+		if (!is_transient(fd))
+			m->debug_syms_tried = true;
 		if (fd >= 0) {
-			err = index_dwarf_file(m, fd, dbg_path);
+			err = index_dwarf_file(s, m, fd, dbg_path);
 			close(fd);
 		}
 	}
@@ -962,10 +1228,13 @@ int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
 	return 0;
 }
 
-/* Demangled names of the symbol table, made once per module (not per lookup). */
+/*
+ * The demangled name of a symbol, made on its first lookup and kept (not per lookup): demangling
+ * a whole table up front costs a large C++ library tens of milliseconds before its first answer.
+ */
 static const char *sym_name(struct symbolizer *s, struct module *m, const struct func_sym *f)
 {
-	size_t i;
+	size_t i = (size_t)(f - m->syms);
 
 	if (s->raw_names || !demangle__available())
 		return f->name;
@@ -973,30 +1242,13 @@ static const char *sym_name(struct symbolizer *s, struct module *m, const struct
 		m->sym_dem = calloc(m->nr_syms, sizeof(*m->sym_dem));
 		if (!m->sym_dem)
 			return f->name;
-		for (i = 0; i < m->nr_syms; i++) {
-			char *d = demangle__name(m->syms[i].name);
-
-			m->sym_dem[i] = d ? d : m->syms[i].name;
-		}
 	}
-	return m->sym_dem[f - m->syms];
-}
+	if (!m->sym_dem[i]) {
+		char *d = demangle__name(f->name);
 
-/* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
- * module's own tables; *owner is the module whose table it is in. */
-static const struct func_sym *find_any_sym(struct module *m, uint64_t vaddr, struct module **owner)
-{
-	const struct func_sym *f = NULL;
-
-	if (m->debug_syms) {
-		f = find_sym(m->debug_syms, vaddr);
-		*owner = m->debug_syms;
+		m->sym_dem[i] = d ? d : f->name;
 	}
-	if (!f) {
-		f = find_sym(m, vaddr);
-		*owner = m;
-	}
-	return f;
+	return m->sym_dem[i];
 }
 
 int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id *id,
@@ -1040,5 +1292,445 @@ int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id 
 	if (!frames[0].function && !frames[0].file)
 		return 0;
 	*n = 1;
+	return 0;
+}
+
+int symbolizer__vaddr_to_offset(struct symbolizer *s, const struct sym_module_id *id,
+				const char *open_path, uint64_t vaddr, uint64_t *off)
+{
+	struct module *m;
+	int err;
+
+	if (!off)
+		return -EINVAL;
+	*off = 0;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (m->err)
+		return m->err;
+	return seg_offset(m, vaddr, off) ? 0 : -ERANGE;
+}
+
+int symbolizer__symbol_file(struct symbolizer *s, const struct sym_module_id *id,
+			    const char *open_path, uint64_t file_offset, const char **file)
+{
+	const struct func_sym *f;
+	struct module *m, *owner;
+	uint64_t vaddr;
+	int err;
+
+	if (!file)
+		return -EINVAL;
+	*file = NULL;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (m->err)
+		return m->err;
+	if (!offset_to_vaddr(m, file_offset, &vaddr))
+		return 0;
+	if (!m->has_symtab && !m->debug_syms_tried)
+		module_load_debug_syms(s, m);
+	f = find_any_sym(m, vaddr, &owner);
+	if (f && f->src != NO_SRC && f->src < owner->nr_srcs)
+		*file = owner->srcs[f->src];
+	return 0;
+}
+
+/* Bytes of a .debug_line section being read; any read past end clears ok. */
+struct lp_reader {
+	const uint8_t *p;
+	const uint8_t *end;
+	bool msb; /* big-endian file */
+	bool ok;
+};
+
+static uint64_t rd_u(struct lp_reader *r, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!r->ok || (size_t)(r->end - r->p) < n) {
+		r->ok = false;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+static uint64_t rd_uleb(struct lp_reader *r)
+{
+	uint64_t v = 0;
+	unsigned int shift = 0;
+
+	while (r->ok && r->p < r->end) {
+		uint8_t b = *r->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->ok = false;
+	return 0;
+}
+
+static int ld_reserve(void *pv, size_t *cap, size_t need, size_t elem)
+{
+	void **v = pv;
+	size_t n = *cap ? *cap : 256;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = reallocarray(*v, n, elem);
+	if (!p)
+		return -ENOMEM;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+/* Row (addr, disc) of the open sequence, whose rows start at first: the last row at an address
+ * wins (as in libdw and BFD), and a row with its predecessor's discriminator adds nothing. */
+static int ld_row(struct line_discs *ld, size_t first, uint64_t addr, uint32_t disc)
+{
+	struct disc_row *last = ld->nr_rows > first ? &ld->rows[ld->nr_rows - 1] : NULL;
+	int err;
+
+	if (last && last->addr == addr) {
+		last->disc = disc;
+		if (ld->nr_rows - 1 > first && last[-1].disc == disc)
+			ld->nr_rows--;
+		return 0;
+	}
+	if (last && last->disc == disc)
+		return 0;
+	err = ld_reserve(&ld->rows, &ld->cap_rows, ld->nr_rows + 1, sizeof(*ld->rows));
+	if (err)
+		return err;
+	ld->rows[ld->nr_rows++] = (struct disc_row){.addr = addr, .disc = disc};
+	return 0;
+}
+
+/* Close the sequence whose rows start at first and that ends at end; kept if it covers code. */
+static int ld_end_seq(struct line_discs *ld, const struct text_span *text, size_t first,
+		      uint64_t end)
+{
+	uint64_t lo;
+	int err;
+
+	if (ld->nr_rows == first)
+		return 0;
+	lo = ld->rows[first].addr;
+	/* As the DWARF index: rows outside the text come from sections the linker dropped. */
+	if (end <= lo || lo < text->lo || lo >= text->hi || ld->nr_rows - first > UINT32_MAX) {
+		ld->nr_rows = first;
+		return 0;
+	}
+	err = ld_reserve(&ld->seqs, &ld->cap_seqs, ld->nr_seqs + 1, sizeof(*ld->seqs));
+	if (err)
+		return err;
+	ld->seqs[ld->nr_seqs++] = (struct disc_seq){.lo = lo,
+						    .hi = end,
+						    .first = (uint32_t)first,
+						    .n = (uint32_t)(ld->nr_rows - first)};
+	return 0;
+}
+
+/* The header fields of one line program that its opcodes need. */
+struct lp_header {
+	uint8_t min_inst;
+	uint8_t line_range;
+	uint8_t opcode_base;
+	const uint8_t *std_lengths; /* opcode_base - 1 operand counts */
+};
+
+/* Run one line program (r at its first opcode, up to r->end) for its rows' discriminators. */
+static int ld_program(struct line_discs *ld, const struct text_span *text, struct lp_reader *r,
+		      const struct lp_header *h)
+{
+	size_t first = ld->nr_rows;
+	uint64_t addr = 0, len;
+	uint32_t disc = 0;
+	const uint8_t *next;
+	int err = 0;
+
+	while (!err && r->ok && r->p < r->end) {
+		uint8_t op = (uint8_t)rd_u(r, 1), sub;
+
+		if (op >= h->opcode_base) { /* special: advance, then a row */
+			addr += (uint64_t)((op - h->opcode_base) / h->line_range) * h->min_inst;
+			err = ld_row(ld, first, addr, disc);
+			disc = 0;
+			continue;
+		}
+		switch (op) {
+		case 0: /* extended */
+			len = rd_uleb(r);
+			if (!r->ok || !len || len > (uint64_t)(r->end - r->p))
+				return 0;
+			next = r->p + len;
+			sub = (uint8_t)rd_u(r, 1);
+			if (sub == DW_LNE_end_sequence) {
+				err = ld_end_seq(ld, text, first, addr);
+				first = ld->nr_rows;
+				addr = 0;
+				disc = 0;
+			} else if (sub == DW_LNE_set_address && len - 1 <= 8) {
+				addr = rd_u(r, (size_t)(len - 1));
+			} else if (sub == DW_LNE_set_discriminator) {
+				disc = (uint32_t)rd_uleb(r);
+			}
+			r->p = next;
+			break;
+		case DW_LNS_copy:
+			err = ld_row(ld, first, addr, disc);
+			disc = 0;
+			break;
+		case DW_LNS_advance_pc:
+			addr += rd_uleb(r) * h->min_inst;
+			break;
+		case DW_LNS_const_add_pc:
+			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
+			break;
+		case DW_LNS_fixed_advance_pc:
+			addr += rd_u(r, 2);
+			break;
+		default: /* operands we do not need (advance_line's is signed, same encoding) */
+			for (len = h->std_lengths[op - 1]; len > 0; len--)
+				rd_uleb(r);
+			break;
+		}
+	}
+	/* A program cut short keeps no half sequence. */
+	ld->nr_rows = first;
+	return err;
+}
+
+/* One line-program unit at r->p; r->p is left at the next unit. Returns 0 or -ENOMEM. */
+static int ld_unit(struct line_discs *ld, const struct text_span *text, struct lp_reader *r)
+{
+	struct lp_reader u = *r, prog;
+	struct lp_header h;
+	uint64_t unit_len, hdr_len;
+	size_t off_size = 4;
+	unsigned int version;
+
+	unit_len = rd_u(&u, 4);
+	if (unit_len == 0xffffffff) {
+		unit_len = rd_u(&u, 8);
+		off_size = 8;
+	}
+	if (!u.ok || unit_len > (uint64_t)(u.end - u.p)) {
+		r->p = r->end;
+		return 0;
+	}
+	u.end = u.p + unit_len;
+	r->p = u.end;
+	version = (unsigned int)rd_u(&u, 2);
+	if (version < 2 || version > 5)
+		return 0;
+	if (version >= 5)
+		rd_u(&u, 2); /* address_size, segment_selector_size */
+	hdr_len = rd_u(&u, off_size);
+	if (!u.ok || hdr_len > (uint64_t)(u.end - u.p))
+		return 0;
+	prog = (struct lp_reader){u.p + hdr_len, u.end, u.msb, true};
+
+	h.min_inst = (uint8_t)rd_u(&u, 1);
+	if (version >= 4)
+		rd_u(&u, 1); /* maximum_operations_per_instruction: VLIW only */
+	rd_u(&u, 2);	     /* default_is_stmt, line_base */
+	h.line_range = (uint8_t)rd_u(&u, 1);
+	h.opcode_base = (uint8_t)rd_u(&u, 1);
+	h.std_lengths = u.p;
+	/* The operand counts lie between here and the first opcode. */
+	if (!u.ok || !h.line_range || !h.opcode_base || prog.p < u.p ||
+	    (size_t)(prog.p - u.p) < (size_t)h.opcode_base - 1)
+		return 0;
+	return ld_program(ld, text, &prog, &h);
+}
+
+static int disc_seq_cmp(const void *pa, const void *pb)
+{
+	const struct disc_seq *a = pa, *b = pb;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The .debug_line section of elf, decompressed; NULL when there is none. */
+static Elf_Data *debug_line_data(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (strcmp(name, ".debug_line") == 0) {
+			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+				return NULL;
+			return elf_getdata(scn, NULL);
+		}
+		if (strcmp(name, ".zdebug_line") == 0)
+			return elf_compress_gnu(scn, 0, 0) < 0 ? NULL : elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/* The discriminators of every line program in the ELF file fd (a file of its own: this may run
+ * in another thread); NULL when out of memory. */
+static struct line_discs *line_discs_read(int fd, const struct text_span *text)
+{
+	struct line_discs *ld = calloc(1, sizeof(*ld));
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Data *data = NULL;
+	struct lp_reader r;
+	GElf_Ehdr eh;
+	int err = 0;
+
+	if (ld && elf && gelf_getehdr(elf, &eh))
+		data = debug_line_data(elf);
+	if (data && data->d_buf) {
+		r = (struct lp_reader){data->d_buf, (const uint8_t *)data->d_buf + data->d_size,
+				       eh.e_ident[EI_DATA] == ELFDATA2MSB, true};
+		while (!err && r.p < r.end)
+			err = ld_unit(ld, text, &r);
+		if (ld->nr_seqs)
+			qsort(ld->seqs, ld->nr_seqs, sizeof(*ld->seqs), disc_seq_cmp);
+	}
+	elf_end(elf);
+	if (err) {
+		line_discs_free(ld);
+		return NULL;
+	}
+	return ld;
+}
+
+/* The discriminators of the file m's DWARF index came from, read now. */
+static struct line_discs *line_discs_load(const struct module *m)
+{
+	struct text_span text = {m->text_lo, m->text_hi};
+	struct line_discs *ld;
+	int fd = m->fd;
+
+	/* The module's own file stays open; a separate debug file is opened again by path. */
+	if (m->dwarf_separate)
+		fd = open(m->debug_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	ld = line_discs_read(fd, &text);
+	if (fd != m->fd)
+		close(fd);
+	return ld;
+}
+
+static void *disc_job_run(void *arg)
+{
+	struct disc_job *j = arg;
+
+	j->ld = line_discs_read(j->fd, &j->text);
+	close(j->fd);
+	return NULL;
+}
+
+/* Start reading the discriminators of fd (m's DWARF file) in a thread; without one, they are read
+ * on first use as usual. */
+static void disc_job_start(struct module *m, int fd)
+{
+	struct disc_job *j;
+
+	if (m->disc_job || m->discs_tried)
+		return;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return;
+	j->text = (struct text_span){m->text_lo, m->text_hi};
+	j->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (j->fd < 0 || pthread_create(&j->thread, NULL, disc_job_run, j)) {
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j);
+		return;
+	}
+	m->disc_job = j;
+}
+
+/* The discriminator of the row covering vaddr: the sequence holding it, then its last row at or
+ * below it. */
+static unsigned int disc_at(const struct line_discs *ld, uint64_t vaddr)
+{
+	size_t lo = 0, hi = ld->nr_seqs;
+	const struct disc_seq *q;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ld->seqs[mid].lo <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || vaddr >= ld->seqs[lo - 1].hi)
+		return 0;
+	q = &ld->seqs[lo - 1];
+	lo = q->first;
+	hi = (size_t)q->first + q->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ld->rows[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > q->first ? ld->rows[lo - 1].disc : 0;
+}
+
+int symbolizer__discriminator(struct symbolizer *s, const struct sym_module_id *id,
+			      const char *open_path, uint64_t file_offset, unsigned int *disc)
+{
+	struct module *m;
+	uint64_t vaddr;
+	int err;
+
+	if (!disc)
+		return -EINVAL;
+	*disc = 0;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module_dwarf(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (!m->dwarf || !offset_to_vaddr(m, file_offset, &vaddr))
+		return 0;
+	disc_job_finish(m, true);
+	if (!m->discs_tried) {
+		m->discs_tried = true;
+		m->discs = line_discs_load(m); /* NULL: no discriminators, the rest still works */
+	}
+	if (m->discs)
+		*disc = disc_at(m->discs, vaddr);
 	return 0;
 }

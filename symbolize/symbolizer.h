@@ -41,8 +41,10 @@ void symbolizer__free(struct symbolizer *s);
  * Resolve file_offset (address - mapping start + mapping page offset) inside the module that
  * open_path names. open_path is what the profiler can open (for a live process
  * /proc/PID/map_files/START-END or /proc/PID/root/PATH); it is only used the first time the
- * module is seen. Returns 0 (out->name may still be NULL: no symbol covers it), -ENOENT when the
- * file cannot be opened, -ENOEXEC when it is not an ELF file we can read.
+ * module is seen. A module without .symtab is named from the .symtab of its separate debug file
+ * when one is found (build-id or .gnu_debuglink, as for DWARF), read once without its DWARF.
+ * Returns 0 (out->name may still be NULL: no symbol covers it), -ENOENT when the file cannot be
+ * opened, -ENOEXEC when it is not an ELF file we can read.
  */
 int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
 			uint64_t file_offset, struct sym_result *out);
@@ -94,6 +96,39 @@ int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
 /* Show C++ names demangled (the default) or as the linker sees them. Takes effect at once, for
  * every module. */
 void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
+
+/*
+ * The file offset of an ELF virtual address of the module (what addr2line and nm show; for a PIE
+ * or shared object the link-time address), through its PT_LOAD segments. Returns 0; -ERANGE when
+ * no segment holds file bytes at vaddr; -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__vaddr_to_offset(struct symbolizer *s, const struct sym_module_id *id,
+				const char *open_path, uint64_t vaddr, uint64_t *off);
+
+/*
+ * The source file the symbol table ties the function at file_offset to, in *file (owned by the
+ * symbolizer; NULL when none): the name of the STT_FILE entry it follows, for local symbols and
+ * for global ones of a table with a single file, as GNU addr2line reports it where no line table
+ * covers an address. Returns 0, -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__symbol_file(struct symbolizer *s, const struct sym_module_id *id,
+			    const char *open_path, uint64_t file_offset, const char **file);
+
+/*
+ * The DWARF line-table discriminator of the row covering file_offset in *disc (0 when there is
+ * none, or no DWARF), as addr2line prints it. The first call for a module reads the discriminators
+ * of its .debug_line (the DWARF index keeps none); later calls are two binary searches. Returns 0,
+ * -ENOENT, -ENOEXEC as symbolizer__resolve().
+ */
+int symbolizer__discriminator(struct symbolizer *s, const struct sym_module_id *id,
+			      const char *open_path, uint64_t file_offset, unsigned int *disc);
+
+/*
+ * Read each module's discriminators in a thread of their own while its DWARF index is built (for
+ * modules indexed after this call), for a caller that will ask symbolizer__discriminator() of most
+ * modules, as `perch symbolize` does. Off by default: then they are read on first use.
+ */
+void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on);
 
 /*
  * The global debug directory for separate debug files (default /usr/lib/debug): ROOT/.build-id/

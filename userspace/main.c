@@ -15,6 +15,7 @@
 #include "record.h"
 #include "recording.h"
 #include "report.h"
+#include "symcmd.h"
 
 #define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
 
@@ -23,6 +24,7 @@ static const char usage_text[] =
 	"       perch record [-F HZ] [-o FILE] [-q] -p PID[,PID...] [-d SECONDS]\n"
 	"       perch report [--format=text|folded] [--min-percent=N] [--top=N] [--lines]\n"
 	"                    [--no-demangle] [FILE]\n"
+	"       perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n"
 	"\n"
 	"record options:\n"
 	"  -F, --freq=HZ        samples per second per CPU (default 997)\n"
@@ -267,5 +269,7 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
-	return usage_error("unknown command '%s' (record, report)", cmd);
+	if (!strcmp(cmd, "symbolize"))
+		return symcmd__run(argc - 1, argv + 1);
+	return usage_error("unknown command '%s' (record, report, symbolize)", cmd);
 }

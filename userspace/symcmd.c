@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]`: addresses of one ELF file to function
+ * and file:line, in the output format of GNU `addr2line -f [-i] -e FILE`, names demangled unless
+ * --no-demangle. This part owns the command line, the reading of addresses (arguments, or one per
+ * line on stdin) and the output; the symbolizer (symbolize/) does the lookups.
+ *
+ * Addresses are what addr2line takes: ELF virtual addresses of FILE in hex, 0x optional, parsed
+ * as strtoull() does (so a word that is no number is address 0). Output is fully buffered and
+ * flushed whenever perch is about to wait for more input, so a program that writes one address and
+ * reads the answer (addr2line as a coprocess) gets it, and a batch pays for few writes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exitcodes.h"
+#include "log.h"
+#include "symbolizer.h"
+#include "symcmd.h"
+
+#define MAX_FRAMES 256	       /* deeper inline chains are cut to their innermost frames */
+#define IN_BUF	   (64 * 1024) /* stdin is read this much at a time */
+#define OUT_BUF	   (64 * 1024)
+
+static const char help_text[] =
+	"usage: perch symbolize -e FILE [-i] [-a] [--no-demangle] [ADDR...]\n"
+	"\n"
+	"Print the function and source file:line of each address of FILE (an ELF executable or\n"
+	"shared object; addresses as nm and addr2line show them, in hex), like addr2line -f -C.\n"
+	"Without ADDR arguments, addresses are read from stdin, one per line.\n"
+	"\n"
+	"  -e, --exe=FILE       the ELF file the addresses belong to\n"
+	"  -i, --inlines        also print the functions the address was inlined into\n"
+	"  -a, --addresses      print each address (0x%016x) before its frames\n"
+	"      --no-demangle    show C++ names as the binary spells them\n"
+	"  -C, -f               accepted for addr2line compatibility (always on)\n";
+
+struct symcmd_opts {
+	const char *file;
+	bool inlines;
+	bool addresses;
+	bool demangle;
+};
+
+struct symcmd {
+	struct symbolizer *sym;
+	struct sym_module_id id;
+	char *path; /* FILE made absolute: its directory is searched for .gnu_debuglink files */
+	bool inlines;
+	bool addresses;
+	struct sym_frame frames[MAX_FRAMES];
+};
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_err("symbolize: %s (see perch symbolize --help)", line);
+	return PERCH_EXIT_USAGE;
+}
+
+/* The address on a line or argument, as addr2line reads it (strtoul, base 16). */
+static uint64_t parse_addr(const char *s)
+{
+	return strtoull(s, NULL, 16);
+}
+
+/* One frame's source position: "FILE:LINE", "??" for no file and "?" for no line. */
+static void print_position(const char *file, unsigned int line, unsigned int disc)
+{
+	fputs(file ? file : "??", stdout);
+	if (!line) {
+		fputs(":?\n", stdout);
+		return;
+	}
+	if (disc)
+		printf(":%u (discriminator %u)\n", line, disc);
+	else
+		printf(":%u\n", line);
+}
+
+static void print_addr(struct symcmd *c, uint64_t vaddr)
+{
+	const char *sym_file = NULL;
+	unsigned int disc = 0;
+	size_t n = 0, k, shown;
+	uint64_t off;
+	int err;
+
+	if (c->addresses)
+		printf("0x%016" PRIx64 "\n", vaddr);
+	err = symbolizer__vaddr_to_offset(c->sym, &c->id, c->path, vaddr, &off);
+	if (!err) {
+		err = symbolizer__resolve_inline(c->sym, &c->id, c->path, off, c->frames,
+						 MAX_FRAMES, &n);
+		if (err && err != -ENOSPC)
+			n = 0;
+	}
+	if (!n) {
+		fputs("??\n??:0\n", stdout);
+		return;
+	}
+	/* addr2line prints the innermost row's discriminator on every frame of the chain. */
+	if (c->frames[0].file && c->frames[0].line)
+		symbolizer__discriminator(c->sym, &c->id, c->path, off, &disc);
+	/* Where no line table covers the address, the symbol table's source file stands in. */
+	if (!c->frames[0].file)
+		symbolizer__symbol_file(c->sym, &c->id, c->path, off, &sym_file);
+	shown = c->inlines ? n : 1;
+	for (k = 0; k < shown; k++) {
+		const struct sym_frame *f = &c->frames[k];
+
+		fputs(f->function ? f->function : "??", stdout);
+		fputc('\n', stdout);
+		print_position(k == 0 && !f->file ? sym_file : f->file, f->file ? f->line : 0,
+			       disc);
+	}
+}
+
+/* Flush what was printed; false (with the one error line) when stdout cannot be written. */
+static bool flush_out(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	log_err("symbolize: write output: %s", strerror(errno));
+	return false;
+}
+
+/*
+ * Answer every complete line of buf[0..len) and move the unfinished last one to the front; returns
+ * its length. A line that fills the whole buffer is answered from its start (addr2line's fgets()
+ * reads no further either) and the rest of it is skipped.
+ */
+static size_t answer_lines(struct symcmd *c, char *buf, size_t len, bool *skip)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		buf[i] = '\0';
+		if (!*skip)
+			print_addr(c, parse_addr(buf + start));
+		*skip = false;
+		start = i + 1;
+	}
+	len -= start;
+	memmove(buf, buf + start, len);
+	if (len == IN_BUF) {
+		buf[len] = '\0';
+		if (!*skip)
+			print_addr(c, parse_addr(buf));
+		*skip = true;
+		len = 0;
+	}
+	return len;
+}
+
+/*
+ * Addresses from stdin, one per line. Every complete line in hand is answered before the next
+ * read(), and the answers are flushed before it: the reader never waits on buffered output.
+ */
+static int run_stdin(struct symcmd *c)
+{
+	char *buf = malloc(IN_BUF + 1);
+	bool skip = false;
+	size_t len = 0;
+	ssize_t n;
+
+	if (!buf) {
+		log_err("symbolize: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	for (;;) {
+		if (!flush_out()) {
+			free(buf);
+			return PERCH_EXIT_OUTPUT;
+		}
+		n = read(STDIN_FILENO, buf + len, IN_BUF - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_err("symbolize: read stdin: %s", strerror(errno));
+			free(buf);
+			return PERCH_EXIT_INTERNAL;
+		}
+		if (n == 0)
+			break;
+		len = answer_lines(c, buf, len + (size_t)n, &skip);
+	}
+	if (len && !skip) {
+		buf[len] = '\0'; /* a last line without its newline */
+		print_addr(c, parse_addr(buf));
+	}
+	free(buf);
+	return flush_out() ? PERCH_EXIT_OK : PERCH_EXIT_OUTPUT;
+}
+
+/* Open FILE as the one module of this run: 0, or the exit status after its one error line. */
+static int open_module(struct symcmd *c, const char *file)
+{
+	struct stat st;
+	uint64_t off;
+	int fd, err;
+
+	if (stat(file, &st)) {
+		log_err("symbolize: %s: %s", file, strerror(errno));
+		return PERCH_EXIT_NOFILE;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		log_err("symbolize: %s: not a regular file", file);
+		return PERCH_EXIT_NOFILE;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		log_err("symbolize: %s: %s", file, strerror(errno));
+		return PERCH_EXIT_NOFILE;
+	}
+	close(fd);
+	c->path = realpath(file, NULL);
+	if (!c->path) {
+		log_err("symbolize: %s: %s", file, strerror(errno));
+		return PERCH_EXIT_NOFILE;
+	}
+	c->id.dev = st.st_dev;
+	c->id.inode = st.st_ino;
+	c->id.path = c->path;
+	/* Any address loads the module: its failure is known before anything is printed. */
+	err = symbolizer__vaddr_to_offset(c->sym, &c->id, c->path, 0, &off);
+	if (err == -ENOEXEC) {
+		log_err("symbolize: %s: not an ELF executable or shared object", file);
+		return PERCH_EXIT_NOFILE;
+	}
+	if (err == -ENOMEM) {
+		log_err("symbolize: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	if (err && err != -ERANGE) {
+		log_err("symbolize: %s: cannot open", file);
+		return PERCH_EXIT_NOFILE;
+	}
+	return 0;
+}
+
+/* The options into o; 0, or the exit status after the usage line (or help text). */
+static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
+{
+	static const struct option longopts[] = {
+		{"exe", required_argument, NULL, 'e'}, {"inlines", no_argument, NULL, 'i'},
+		{"addresses", no_argument, NULL, 'a'}, {"functions", no_argument, NULL, 'f'},
+		{"demangle", no_argument, NULL, 'C'},  {"no-demangle", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},      {0},
+	};
+	int opt;
+
+	*o = (struct symcmd_opts){.demangle = true};
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":e:iafCh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			o->file = optarg;
+			break;
+		case 'i':
+			o->inlines = true;
+			break;
+		case 'a':
+			o->addresses = true;
+			break;
+		case 'f':
+		case 'C':
+			break; /* addr2line's -f and -C: what perch always does */
+		case 'D':
+			o->demangle = false;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!o->file)
+		return usage_error("no file: -e FILE is required");
+	return 0;
+}
+
+int symcmd__run(int argc, char **argv)
+{
+	struct symcmd_opts o;
+	struct symcmd *c;
+	int ret, i;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? PERCH_EXIT_OK : ret;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		log_err("symbolize: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	c->inlines = o.inlines;
+	c->addresses = o.addresses;
+	c->sym = symbolizer__new();
+	if (!c->sym) {
+		log_err("symbolize: symbolizer: %s", strerror(errno));
+		free(c);
+		return PERCH_EXIT_INTERNAL;
+	}
+	symbolizer__set_demangle(c->sym, o.demangle);
+	symbolizer__prefetch_discriminators(c->sym, true);
+	ret = open_module(c, o.file);
+	if (ret)
+		goto cleanup;
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, OUT_BUF);
+	if (optind == argc) {
+		ret = run_stdin(c);
+		goto cleanup;
+	}
+	for (i = optind; i < argc; i++)
+		print_addr(c, parse_addr(argv[i]));
+	ret = flush_out() ? PERCH_EXIT_OK : PERCH_EXIT_OUTPUT;
+cleanup:
+	symbolizer__free(c->sym);
+	free(c->path);
+	free(c);
+	return ret;
+}
