@@ -2,6 +2,7 @@
 /* Diagnostics on stderr: errors and warnings always, debug lines with -v. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "exitcodes.h"
 #include "log.h"
 
 static int verbose;
@@ -51,4 +52,19 @@ void log_debug(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog("debug: ", fmt, ap);
 	va_end(ap);
+}
+
+int log_usage(const char *cmd, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (cmd)
+		log_err("%s: %s (see perch %s --help)", cmd, line, cmd);
+	else
+		log_err("%s (see perch --help)", line);
+	return PERCH_EXIT_USAGE;
 }

@@ -8,5 +8,7 @@ int log_verbose(void);
 void log_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error of `perch [CMD]`: one line pointing at the help; returns PERCH_EXIT_USAGE. */
+int log_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* PERCH_LOG_H */

@@ -41,21 +41,9 @@ static const char usage_text[] =
 	"  --lines              one entry per source line (function (file:line)), not per function\n"
 	"  --no-demangle        show C++ names as the binary spells them\n";
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	log_err("%s (see perch --help)", line);
-	return PERCH_EXIT_USAGE;
-}
-
 static int bad_option(char **argv)
 {
-	return usage_error("unknown option '%s'", argv[optind - 1]);
+	return log_usage(NULL, "unknown option '%s'", argv[optind - 1]);
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -115,7 +103,7 @@ static int cmd_record(int argc, char **argv)
 		switch (c) {
 		case 'F':
 			if (parse_uint(optarg, 100000, &v))
-				return usage_error("bad frequency '%s'", optarg);
+				return log_usage(NULL, "bad frequency '%s'", optarg);
 			o.freq = v;
 			break;
 		case 'o':
@@ -123,12 +111,12 @@ static int cmd_record(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_pids(optarg, &pids, &o.npids))
-				return usage_error("bad PID list '%s'", optarg);
+				return log_usage(NULL, "bad PID list '%s'", optarg);
 			break;
 		case 'd':
 			o.duration_s = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.duration_s > 0))
-				return usage_error("bad duration '%s'", optarg);
+				return log_usage(NULL, "bad duration '%s'", optarg);
 			break;
 		case 'q':
 			o.quiet = true;
@@ -149,8 +137,9 @@ static int cmd_record(int argc, char **argv)
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (!o.argv == !o.npids)
-		return usage_error("%s", o.argv ? "give either -p PID or a command, not both"
-						: "nothing to record: give -- CMD or -p PID");
+		return log_usage(NULL, "%s",
+				 o.argv ? "give either -p PID or a command, not both"
+					: "nothing to record: give -- CMD or -p PID");
 	o.pids = pids;
 	ret = record__run(&o);
 	free(pids);
@@ -215,16 +204,17 @@ static int cmd_report(int argc, char **argv)
 			else if (!strcmp(optarg, "folded"))
 				o.format = REPORT_FOLDED;
 			else
-				return usage_error("unknown format '%s' (text, folded)", optarg);
+				return log_usage(NULL, "unknown format '%s' (text, folded)",
+						 optarg);
 			break;
 		case 'm':
 			o.min_percent = strtod(optarg, &end);
 			if (*end || end == optarg || o.min_percent < 0 || o.min_percent > 100)
-				return usage_error("bad --min-percent '%s'", optarg);
+				return log_usage(NULL, "bad --min-percent '%s'", optarg);
 			break;
 		case 't':
 			if (parse_uint(optarg, 1000000, &v))
-				return usage_error("bad --top '%s'", optarg);
+				return log_usage(NULL, "bad --top '%s'", optarg);
 			o.top = v;
 			break;
 		case 'l':
@@ -243,7 +233,7 @@ static int cmd_report(int argc, char **argv)
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return log_usage(NULL, "unexpected argument '%s'", argv[optind]);
 	err = recording__load(path, &r);
 	if (!r)
 		return load_error(path, err);
@@ -271,5 +261,5 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "symbolize"))
 		return symcmd__run(argc - 1, argv + 1);
-	return usage_error("unknown command '%s' (record, report, symbolize)", cmd);
+	return log_usage(NULL, "unknown command '%s' (record, report, symbolize)", cmd);
 }

@@ -61,18 +61,6 @@ struct symcmd {
 	struct sym_frame frames[MAX_FRAMES];
 };
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	log_err("symbolize: %s (see perch symbolize --help)", line);
-	return PERCH_EXIT_USAGE;
-}
-
 /* The address on a line or argument, as addr2line reads it (strtoul, base 16). */
 static uint64_t parse_addr(const char *s)
 {
@@ -291,13 +279,14 @@ static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 			fputs(help_text, stdout);
 			return -1;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return log_usage("symbolize", "option '%s' needs an argument",
+					 argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return log_usage("symbolize", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (!o->file)
-		return usage_error("no file: -e FILE is required");
+		return log_usage("symbolize", "no file: -e FILE is required");
 	return 0;
 }
 
