@@ -16,7 +16,7 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
-CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuserspace -Isymbolize -Iinclude
+CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuserspace -Isymbolize -Iunwind -Iinclude
 ifneq ($(SAN),)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
@@ -26,7 +26,7 @@ LDLIBS   := -lbpf -lelf -ldw -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
 	      -I$(BUILD) -Ibpf
 
-CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c))
+CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c unwind/*.c))
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files=$(git ls-files '*.c' '*.h' 2>/dev/null || true)
-[ -n "$files" ] || files=$(find bpf userspace symbolize tests bench include -name '*.[ch]' 2>/dev/null)
+[ -n "$files" ] || files=$(find bpf userspace symbolize unwind tests bench include -name '*.[ch]' 2>/dev/null)
 bad=0
 for f in $files; do
 	if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
