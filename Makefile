@@ -5,7 +5,8 @@
 #   make test       install missing packages, build, run unit tests (plain and ASan/UBSan),
 #                   BPF integration tests and the format check
 #   make san        the sanitizer configuration in build-san/
-#   make bench      bench/overhead.sh and bench/symbolize.sh (tables for the README)
+#   make bench      bench/overhead.sh, symbolize.sh, regions.sh (tables for the README)
+#   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local)
 
 BUILD    ?= build
 SAN      ?=
@@ -32,11 +33,12 @@ TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp))
 
-.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench
+.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
+	install
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo
+all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so
 
 deps:
 	@bash scripts/install-deps.sh
@@ -65,6 +67,32 @@ $(BUILD)/perch: $(BUILD)/userspace/main.o $(BUILD)/libperchcore.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# The region runtime users link into their programs (include/perch.h): no dependencies beyond
+# libc and pthreads, position independent for the shared library.
+$(BUILD)/runtime/perch.o: include/perch.c include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -I%,$(CFLAGS)) -Iinclude -fPIC -c $< -o $@
+
+$(BUILD)/libperch.a: $(BUILD)/runtime/perch.o
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libperch.so: $(BUILD)/runtime/perch.o
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libperch.so -o $@ $^ -pthread
+
+$(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -pthread
+
+$(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include\"
+
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(BUILD)/perch $(DESTDIR)$(PREFIX)/bin/perch
+	install -m 644 include/perch.h include/perch_abi.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libperch.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libperch.so $(DESTDIR)$(PREFIX)/lib/
+	-ldconfig
 
 # Test workloads: frame pointers on, no inlining of the functions the tests look for.
 WL_CFLAGS := -Itests/workloads -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline \
@@ -119,6 +147,7 @@ san:
 bench: all
 	@bash bench/overhead.sh $(BUILD)
 	@bash bench/symbolize.sh $(BUILD)
+	@bash bench/regions.sh $(BUILD)
 
 clean:
 	rm -rf build build-san

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages perch needs to build and test, only those missing.
 set -euo pipefail
-pkgs=(make gcc g++ clang llvm dwz libc6-dbg libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
+pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
       pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps)
 missing=()
 for p in "${pkgs[@]}"; do

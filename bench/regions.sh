@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Region marker cost table (bench/regions.c): ns per begin/end pair, 1 and 2 threads, median of
+# 5 runs each, the loop's own cost shown separately. Usage: bash bench/regions.sh [BUILD_DIR]
+set -euo pipefail
+BUILD=${1:-build}
+cd "$(dirname "$0")/.."
+out="$BUILD/bench"
+mkdir -p "$out"
+CFLAGS=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -pthread)
+gcc "${CFLAGS[@]}" -o "$out/regions" bench/regions.c include/perch.c
+gcc "${CFLAGS[@]}" -DPERCH_DISABLE -o "$out/regions-disabled" bench/regions.c
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+run() { for _ in 1 2 3 4 5; do "$@"; done | median; }
+
+echo "## Region marker cost (bench/regions.sh)"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs: $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)"
+echo "- 50M begin/end pairs per thread in a tight loop; median of 5 runs; ns per pair including the loop"
+echo
+echo "| markers | 1 thread ns/pair | 2 threads ns/pair |"
+echo "|---|---|---|"
+row() { echo "| $1 | $(run "${@:2}" 1) | $(run "${@:2}" 2) |"; }
+row "empty loop (baseline)" "$out/regions" empty
+row "perch, no profiler" "$out/regions" perch
+row "perch, -DPERCH_DISABLE" "$out/regions-disabled" perch
+row "perch, profiler active (timestamps + region tree)" "$out/regions" active
+row "NVTX-style function pointers (no tool)" "$out/regions" nvtx
+row "USDT probes (sys/sdt.h, not traced)" "$out/regions" usdt
+echo
+echo "'profiler active' sets perch_registry.active as perch record will when it attaches; the"
+echo "sampler's own cost is not in it (see the overhead table)."

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The region runtime behind include/perch.h; it runs inside the user's program. It owns the
+ * process's name table and registry (read by the profiler through the symbol perch_registry),
+ * each thread's region stack in initial-exec TLS (read by the sampler at every tick), and, while
+ * a profiler has set perch_registry.active, each thread's exact statistics: a bounded path tree
+ * of regions (recursion folded as in DESIGN.md) with calls and TSC-tick wall times.
+ *
+ * Never exits, aborts or writes to stdout; one diagnostic line on stderr for the first
+ * mismatched end. Allocates once per thread (its statistics block) and only while profiled.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "perch.h"
+
+__thread struct perch_abi_tls perch__tls __attribute__((tls_model("initial-exec")));
+
+static char names[PERCH_MAX_NAMES][PERCH_NAME_LEN];
+
+struct perch_abi_registry perch_registry = {
+	.magic = PERCH_ABI_MAGIC,
+	.version = PERCH_ABI_VERSION,
+	.size = sizeof(struct perch_abi_registry),
+	.names = (uintptr_t)names,
+};
+
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static int warned;
+
+static uint64_t now_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+#endif
+}
+
+/* Where each thread's perch__tls sits relative to its thread pointer: the same for every thread
+ * with initial-exec TLS, so the sampler can find any thread's region stack from %fs base. */
+__attribute__((constructor)) static void perch_runtime_init(void)
+{
+#if defined(__x86_64__)
+	uintptr_t tp;
+
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
+	perch_registry.tls_offset = (int64_t)((uintptr_t)&perch__tls - tp);
+#endif
+}
+
+static uint32_t find_name(const char *name)
+{
+	uint32_t n = perch_registry.nnames;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!strncmp(names[i], name, PERCH_NAME_LEN - 1))
+			return i + 1;
+	}
+	return 0;
+}
+
+uint32_t perch__register(struct perch_site *site)
+{
+	const char *name = site->name ? site->name : "(null)";
+	uint32_t id;
+
+	pthread_mutex_lock(&names_lock);
+	id = find_name(name);
+	if (!id && perch_registry.nnames < PERCH_MAX_NAMES) {
+		uint32_t i = perch_registry.nnames;
+
+		strncpy(names[i], name, PERCH_NAME_LEN - 1);
+		/* Publish the name before the count that makes it visible. */
+		__atomic_store_n(&perch_registry.nnames, i + 1, __ATOMIC_RELEASE);
+		id = i + 1;
+	}
+	if (!id)
+		id = PERCH_MAX_NAMES; /* table full: the last name stands for the rest */
+	pthread_mutex_unlock(&names_lock);
+	__atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
+	return id;
+}
+
+static struct perch_abi_thread *thread_block(void)
+{
+	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+	uint64_t head;
+
+	if (th)
+		return th;
+	th = mmap(NULL, sizeof(*th), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (th == MAP_FAILED)
+		return NULL;
+	th->tid = (uint32_t)syscall(SYS_gettid);
+	th->nnodes = 1; /* the root */
+	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	head = __atomic_load_n(&perch_registry.threads, __ATOMIC_ACQUIRE);
+	do {
+		th->next = head;
+	} while (!__atomic_compare_exchange_n(&perch_registry.threads, &head, (uintptr_t)th, 1,
+					      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+	perch__tls.thread = (uintptr_t)th;
+	return th;
+}
+
+/* The child of parent named name, by the bounded-path rule: an existing child; else the node of
+ * an earlier parent->name edge on the path from the root (recursion folds back onto it); else a
+ * new node (the shared overflow node when the thread's tree is full). */
+static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name)
+{
+	struct perch_abi_node *nodes = th->nodes;
+	uint32_t n;
+
+	for (n = nodes[parent].first_child; n; n = nodes[n].next_sibling) {
+		if (nodes[n].name == name)
+			return n;
+	}
+	/* Walking up from parent (label X): a node labelled name whose parent is labelled X. The
+	 * root has no label, so the first step into the tree never matches. */
+	for (n = parent; parent && n; n = nodes[n].parent) {
+		if (nodes[n].name == name && nodes[nodes[n].parent].name == nodes[parent].name)
+			return n;
+	}
+	if (parent == PERCH_NODE_OTHER || th->nnodes >= PERCH_NODE_OTHER)
+		return PERCH_NODE_OTHER;
+	n = th->nnodes++;
+	nodes[n].name = name;
+	nodes[n].parent = parent;
+	nodes[n].next_sibling = nodes[parent].first_child;
+	nodes[parent].first_child = n;
+	return n;
+}
+
+/* Make node_at[0 .. depth) describe the open regions, for those opened while nobody profiled:
+ * their nodes exist so nesting is right, but they are not timed (start 0). */
+static void catch_up(struct perch_abi_thread *th, uint32_t depth)
+{
+	for (uint32_t k = th->valid_depth; k < depth && k < PERCH_MAX_DEPTH; k++) {
+		uint32_t node = child_of(th, k ? th->node_at[k - 1] : 0, perch__tls.ids[k]);
+
+		th->node_at[k] = node;
+		th->start_at[k] = 0;
+		th->child_at[k] = 0;
+		th->nodes[node].open++;
+	}
+	if (depth > th->valid_depth)
+		th->valid_depth = depth < PERCH_MAX_DEPTH ? depth : PERCH_MAX_DEPTH;
+}
+
+void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
+{
+	struct perch_abi_thread *th = thread_block();
+	uint32_t node, parent;
+
+	if (!th || depth >= PERCH_MAX_DEPTH)
+		return;
+	catch_up(th, depth);
+	parent = depth ? th->node_at[depth - 1] : 0;
+	/* The node last used at this depth is usually the one again (loops): skip the search. */
+	node = th->node_at[depth];
+	if (!node || th->nodes[node].name != id || th->nodes[node].parent != parent)
+		node = child_of(th, parent, id);
+	th->node_at[depth] = node;
+	th->child_at[depth] = 0;
+	th->nodes[node].open++;
+	th->nodes[node].size_sum += size;
+	th->name_open[id <= PERCH_MAX_NAMES ? id : 0]++;
+	th->valid_depth = depth + 1;
+	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
+}
+
+void perch__end_slow(uint32_t depth, uint32_t id)
+{
+	uint64_t now = now_ticks();
+	struct perch_abi_thread *th = thread_block();
+	struct perch_abi_node *n;
+	uint32_t name = id <= PERCH_MAX_NAMES ? id : 0;
+	uint64_t dur;
+
+	if (!th || depth >= PERCH_MAX_DEPTH)
+		return;
+	catch_up(th, depth + 1);
+	n = &th->nodes[th->node_at[depth]];
+	n->calls++;
+	if (n->open)
+		n->open--;
+	th->valid_depth = depth;
+	if (!th->start_at[depth]) {
+		n->unmatched++;
+		return;
+	}
+	dur = now - th->start_at[depth];
+	if (th->name_open[name] && !--th->name_open[name])
+		th->name_total_ticks[name] += dur;
+	n->self_ticks += dur - (th->child_at[depth] < dur ? th->child_at[depth] : dur);
+	if (!n->open)
+		n->total_ticks +=
+			dur; /* an inner activation of a folded recursion: already counted */
+	if (!n->min_ticks || dur < n->min_ticks)
+		n->min_ticks = dur;
+	if (dur > n->max_ticks)
+		n->max_ticks = dur;
+	if (depth)
+		th->child_at[depth - 1] += dur;
+}
+
+void perch__mark_slow(uint32_t id)
+{
+	struct perch_abi_thread *th = thread_block();
+	uint32_t depth = perch__tls.depth;
+
+	if (!th || depth > PERCH_MAX_DEPTH)
+		return;
+	catch_up(th, depth);
+	th->nodes[child_of(th, depth ? th->node_at[depth - 1] : 0, id)].calls++;
+}
+
+static const char *name_of(uint32_t id)
+{
+	return id && id <= perch_registry.nnames ? names[id - 1] : "?";
+}
+
+/* One line on stderr for the first mismatch of the process; the rest are only counted. */
+static void count_mismatch(const char *what, uint32_t a, uint32_t b)
+{
+	struct perch_abi_thread *th = perch_registry.active ? thread_block() : NULL;
+
+	__atomic_fetch_add(&perch_registry.mismatches, 1, __ATOMIC_RELAXED);
+	if (th)
+		th->mismatches++;
+	if (__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		return;
+	if (b)
+		fprintf(stderr,
+			"perch: region \"%s\" %s \"%s\" (counted; later mismatches are only "
+			"counted)\n",
+			name_of(a), what, name_of(b));
+	else
+		fprintf(stderr,
+			"perch: region end \"%s\" %s (counted; later mismatches are only "
+			"counted)\n",
+			name_of(a), what);
+}
+
+/* The end did not match the innermost begin. If its region is open further out, the regions
+ * inside it were never ended: close them too (each counted as a mismatch). Otherwise ignore the
+ * end. Deeper than the kept stack there is nothing to check: just pop. */
+void perch__end_mismatch(uint32_t id)
+{
+	uint32_t depth = perch__tls.depth;
+	uint32_t k;
+
+	if (depth > PERCH_MAX_DEPTH) {
+		perch__tls.depth = depth - 1;
+		return;
+	}
+	for (k = depth; k-- > 0;) {
+		if (perch__tls.ids[k] == id)
+			break;
+	}
+	if (k == UINT32_MAX) {
+		count_mismatch("matches no open region: ignored", id, 0);
+		return;
+	}
+	while (depth-- > k) {
+		if (depth > k)
+			count_mismatch(
+				"was still open when its enclosing region ended; closed with",
+				perch__tls.ids[depth], id);
+		perch__tls.depth = depth;
+		if (perch_registry.active)
+			perch__end_slow(depth, perch__tls.ids[depth]);
+	}
+}
+
+void perch_region_begin_str(const char *name)
+{
+	struct perch_site site = {name, 0};
+
+	perch__begin(&site, 0);
+}
+
+void perch_region_end_str(const char *name)
+{
+	struct perch_site site = {name, 0};
+
+	perch__end(&site);
+}

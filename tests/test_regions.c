@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Tests of the region runtime (include/perch.c) in-process: the region stack the sampler reads,
+ * the bounded path tree of regions with exact calls and times while a profiler has set
+ * perch_registry.active, recursion folding, mismatched ends, threads, regions opened before a
+ * profiler attached, and that nothing is allocated while nobody profiles.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perch.h"
+
+static struct perch_abi_thread *me(void)
+{
+	return (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+}
+
+static uint32_t name_id(const char *name)
+{
+	const char(*names)[PERCH_NAME_LEN] = (const void *)(uintptr_t)perch_registry.names;
+
+	for (uint32_t i = 0; i < perch_registry.nnames; i++) {
+		if (!strcmp(names[i], name))
+			return i + 1;
+	}
+	return 0;
+}
+
+/* The node of th reached from the root through the names given, or 0. */
+static uint32_t node_at_path(const struct perch_abi_thread *th, int n, ...)
+{
+	uint32_t node = 0;
+	va_list ap;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		uint32_t want = name_id(va_arg(ap, const char *)), c;
+
+		for (c = th->nodes[node].first_child; c && th->nodes[c].name != want;
+		     c = th->nodes[c].next_sibling)
+			;
+		node = c;
+		if (!node)
+			break;
+	}
+	va_end(ap);
+	return node;
+}
+
+static void burn(void)
+{
+	volatile unsigned long x = 0;
+
+	for (unsigned long i = 0; i < 20000; i++)
+		x += i;
+}
+
+static void *in_thread(void *fn)
+{
+	((void (*)(void))fn)();
+	return NULL;
+}
+
+/* Each scenario runs on a thread of its own, so it starts with an empty stack and tree. */
+static void run_in_thread(void (*fn)(void))
+{
+	pthread_t t;
+
+	assert_int_equal(pthread_create(&t, NULL, in_thread, (void *)fn), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+static struct perch_abi_thread *result;
+
+static void nested(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("outer");
+	burn();
+	for (int i = 0; i < 2; i++) {
+		PERCH_SCOPE("inner");
+		burn();
+	}
+	perch_region_end("outer");
+	assert_int_equal(perch__tls.depth, 0);
+	result = me();
+}
+
+static void regions_nest_as_a_tree_with_exact_self_and_total(void **state)
+{
+	const struct perch_abi_node *outer, *inner;
+
+	(void)state;
+	run_in_thread(nested);
+	outer = &result->nodes[node_at_path(result, 1, "outer")];
+	inner = &result->nodes[node_at_path(result, 2, "outer", "inner")];
+	assert_int_equal(outer->calls, 1);
+	assert_int_equal(inner->calls, 2);
+	assert_true(inner->total_ticks > 0 && outer->self_ticks > 0);
+	/* The outer region's time is its own plus its children's, to the tick. */
+	assert_int_equal(outer->total_ticks, outer->self_ticks + inner->total_ticks);
+	assert_int_equal(inner->self_ticks, inner->total_ticks);
+	assert_true(inner->min_ticks <= inner->max_ticks && inner->min_ticks > 0);
+}
+
+static void recurse(int n)
+{
+	perch_region_begin("rec");
+	burn();
+	if (n > 1)
+		recurse(n - 1);
+	perch_region_end("rec");
+}
+
+static uint64_t outer_ticks;
+
+static void recursive(void)
+{
+	uint64_t t0;
+
+	perch_registry.active = 1;
+	t0 = __builtin_ia32_rdtsc();
+	recurse(50);
+	outer_ticks = __builtin_ia32_rdtsc() - t0;
+	result = me();
+}
+
+static void recursion_folds_and_total_counts_time_once(void **state)
+{
+	uint64_t calls = 0, self = 0;
+	uint32_t rec, a, b;
+
+	(void)state;
+	run_in_thread(recursive);
+	rec = name_id("rec");
+	/* rec -> rec, and every deeper call folds back onto the second node. */
+	a = node_at_path(result, 1, "rec");
+	b = node_at_path(result, 2, "rec", "rec");
+	assert_true(a && b);
+	assert_int_equal(node_at_path(result, 3, "rec", "rec", "rec"), 0);
+	assert_int_equal(result->nnodes, 3);
+	for (uint32_t i = 1; i < result->nnodes; i++) {
+		calls += result->nodes[i].calls;
+		self += result->nodes[i].self_ticks;
+	}
+	assert_int_equal(calls, 50);
+	/* Per name, the time of the outermost call only: never more than the wall time around it,
+	 * and exactly the sum of every level's own time. */
+	assert_true(result->name_total_ticks[rec] <= outer_ticks);
+	assert_int_equal(result->name_total_ticks[rec], self);
+}
+
+static void two_places(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("a");
+	perch_region_begin_n("work", 10);
+	perch_region_end("work");
+	perch_region_end("a");
+	perch_region_begin("b");
+	perch_region_begin_n("work", 32);
+	perch_region_end("work");
+	perch_region_end("b");
+	result = me();
+}
+
+static void same_name_in_two_places_keeps_two_nodes_and_sizes(void **state)
+{
+	const struct perch_abi_node *wa, *wb;
+
+	(void)state;
+	run_in_thread(two_places);
+	wa = &result->nodes[node_at_path(result, 2, "a", "work")];
+	wb = &result->nodes[node_at_path(result, 2, "b", "work")];
+	assert_int_equal(wa->calls, 1);
+	assert_int_equal(wb->calls, 1);
+	assert_int_equal(wa->size_sum, 10);
+	assert_int_equal(wb->size_sum, 32);
+	assert_int_equal(wa->name, wb->name);
+}
+
+static uint64_t mismatches_before;
+
+static void mismatched(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("m_outer");
+	perch_region_begin("m_inner");
+	perch_region_end("m_outer"); /* m_inner was never ended: closed with it */
+	assert_int_equal(perch__tls.depth, 0);
+	perch_region_end("m_stray"); /* nothing open: ignored */
+	assert_int_equal(perch__tls.depth, 0);
+	perch_region_begin("m_next"); /* the stack still works */
+	perch_region_end("m_next");
+	result = me();
+}
+
+static void mismatched_end_is_counted_and_never_crashes(void **state)
+{
+	(void)state;
+	mismatches_before = perch_registry.mismatches;
+	run_in_thread(mismatched);
+	assert_int_equal(result->mismatches, 2);
+	assert_int_equal(perch_registry.mismatches - mismatches_before, 2);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "m_outer")].calls, 1);
+	assert_int_equal(result->nodes[node_at_path(result, 2, "m_outer", "m_inner")].calls, 1);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "m_next")].calls, 1);
+}
+
+static void attach_midway(void)
+{
+	perch_registry.active = 0;
+	perch_region_begin("early"); /* opened before a profiler attached */
+	perch_registry.active = 1;
+	perch_region_begin("late");
+	burn();
+	perch_region_end("late");
+	perch_region_end("early");
+	result = me();
+}
+
+static void regions_open_at_attach_keep_nesting_and_are_marked_untimed(void **state)
+{
+	const struct perch_abi_node *early, *late;
+
+	(void)state;
+	run_in_thread(attach_midway);
+	early = &result->nodes[node_at_path(result, 1, "early")];
+	late = &result->nodes[node_at_path(result, 2, "early", "late")];
+	assert_int_equal(late->calls, 1);
+	assert_true(late->total_ticks > 0);
+	assert_int_equal(early->calls, 1);
+	assert_int_equal(early->unmatched, 1);
+	assert_int_equal(early->total_ticks, 0);
+}
+
+static uint64_t thread_seen;
+static uint32_t depth_seen;
+
+static void unprofiled(void)
+{
+	perch_registry.active = 0;
+	for (int i = 0; i < 1000; i++) {
+		perch_region_begin("quiet");
+		perch_mark("tick");
+		perch_region_end("quiet");
+	}
+	perch_region_begin("left_open");
+	depth_seen = perch__tls.depth;
+	thread_seen = perch__tls.thread;
+}
+
+static void unprofiled_markers_allocate_nothing_and_keep_the_stack(void **state)
+{
+	(void)state;
+	run_in_thread(unprofiled);
+	assert_int_equal(thread_seen, 0);
+	assert_int_equal(depth_seen, 1);
+	assert_true(name_id("quiet") && name_id("tick") && name_id("left_open"));
+}
+
+static void registry_describes_itself_and_finds_tls_from_the_thread_pointer(void **state)
+{
+	uintptr_t tp;
+
+	(void)state;
+	assert_int_equal(perch_registry.magic, PERCH_ABI_MAGIC);
+	assert_int_equal(perch_registry.version, PERCH_ABI_VERSION);
+	assert_int_equal(perch_registry.size, sizeof(perch_registry));
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
+	assert_ptr_equal((void *)(tp + perch_registry.tls_offset), &perch__tls);
+}
+
+static void each_thread_has_its_own_block(void **state)
+{
+	uint64_t n = 0;
+
+	(void)state;
+	run_in_thread(nested);
+	run_in_thread(nested);
+	for (uint64_t t = perch_registry.threads; t; t = ((struct perch_abi_thread *)t)->next)
+		n++;
+	/* Every scenario above and these two ran on their own profiled thread. */
+	assert_true(n >= 2);
+	assert_int_not_equal(((struct perch_abi_thread *)perch_registry.threads)->tid, 0);
+}
+
+/* -DPERCH_DISABLE: markers compile to nothing, so the object references no perch symbol. */
+static void disabled_markers_leave_no_trace(void **state)
+{
+	char cmd[1024];
+	int rc;
+
+	(void)state;
+	snprintf(
+		cmd, sizeof(cmd),
+		"cd \"$(mktemp -d)\" && printf '#include <perch.h>\\nint f(int n) { "
+		"perch_region_begin(\"x\"); PERCH_SCOPE(\"y\"); perch_mark(\"z\"); "
+		"perch_region_begin_n(\"w\", n); perch_region_end(\"w\"); perch_region_end(\"x\"); "
+		"return n; }\\n' > d.c && cc -c -O2 -Wall -Werror -DPERCH_DISABLE -I%s d.c && "
+		"! nm d.o | grep -q perch",
+		PERCH_INCLUDE_DIR);
+	rc = system(cmd);
+	assert_int_equal(rc, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(registry_describes_itself_and_finds_tls_from_the_thread_pointer),
+		cmocka_unit_test(regions_nest_as_a_tree_with_exact_self_and_total),
+		cmocka_unit_test(recursion_folds_and_total_counts_time_once),
+		cmocka_unit_test(same_name_in_two_places_keeps_two_nodes_and_sizes),
+		cmocka_unit_test(mismatched_end_is_counted_and_never_crashes),
+		cmocka_unit_test(regions_open_at_attach_keep_nesting_and_are_marked_untimed),
+		cmocka_unit_test(unprofiled_markers_allocate_nothing_and_keep_the_stack),
+		cmocka_unit_test(each_thread_has_its_own_block),
+		cmocka_unit_test(disabled_markers_leave_no_trace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
