@@ -53,6 +53,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
 
@@ -236,20 +237,7 @@ struct builder {
 
 static int vec_reserve(void *pv, size_t *cap, size_t need, size_t elem)
 {
-	void **v = pv;
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = reallocarray(*v, n, elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = n;
-	return 0;
+	return vec_grow(pv, cap, need, elem, 16);
 }
 
 static uint64_t mix64(uint64_t x)

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vec.h"
 #include "debuginfo.h"
 #include "demangle.h"
 #include "dwarf_index.h"
@@ -1385,20 +1386,7 @@ static uint64_t rd_uleb(struct lp_reader *r)
 
 static int ld_reserve(void *pv, size_t *cap, size_t need, size_t elem)
 {
-	void **v = pv;
-	size_t n = *cap ? *cap : 256;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = reallocarray(*v, n, elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = n;
-	return 0;
+	return vec_grow(pv, cap, need, elem, 256);
 }
 
 /* Row (addr, disc) of the open sequence, whose rows start at first: the last row at an address
