@@ -25,13 +25,14 @@ endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
-	      -I$(BUILD) -Ibpf
+	      -I$(BUILD) -Ibpf -Iunwind
 
 CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c unwind/*.c))
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
-	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp))
+	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
+	     $(BUILD)/workloads/shares-nofp
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
 	install
@@ -47,7 +48,7 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h $(BUILD)/vmlinux.h
+$(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
@@ -101,6 +102,22 @@ $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lm
 
+# Workloads for DWARF unwinding: built the way distributions build, without frame pointers (no
+# sibling calls either: a function that tail-calls leaves no frame for any unwinder to find).
+NOFP_CFLAGS := -Itests/workloads -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
+	       -Wall -Wextra -Werror -pthread
+$(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+$(BUILD)/workloads/deep: tests/workloads/deep.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+$(BUILD)/workloads/signals: tests/workloads/signals.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
 $(BUILD)/workloads/%: tests/workloads/%.cpp tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CXX) $(filter-out -pthread,$(WL_CFLAGS)) -o $@ $<
@@ -147,6 +164,7 @@ san:
 bench: all
 	@bash bench/overhead.sh $(BUILD)
 	@bash bench/symbolize.sh $(BUILD)
+	@bash bench/unwind.sh $(BUILD)
 	@bash bench/regions.sh $(BUILD)
 
 clean:

@@ -6,6 +6,8 @@
 #ifndef PERCH_BPF_H
 #define PERCH_BPF_H
 
+#include "unwind_row.h"
+
 /* The kernel's own limit on a callchain (kernel.perf_event_max_stack defaults to 127). */
 #define PERCH_MAX_STACK 127
 
@@ -17,10 +19,16 @@
 
 /*
  * One aggregated sample bucket. The kernel counts samples per key in the active counts map.
- * user_ret is the word at the user stack pointer when the tick fired: for a leaf function that
- * set up no frame (GCC 12 does this even with -mno-omit-leaf-frame-pointer), it is the return
- * address into the leaf's caller, which a frame-pointer walk never sees. Userspace decides from
- * the leaf's prologue whether to splice it in. flags carries PERCH_KEY_* bits.
+ *
+ * Frame-pointer stacks (flags without PERCH_KEY_DWARF): ustack_id is the user stack's id in the
+ * stack map. user_ret is the word at the user stack pointer when the tick fired: for a leaf
+ * function that set up no frame (GCC 12 does this even with -mno-omit-leaf-frame-pointer), it is
+ * the return address into the leaf's caller, which a frame-pointer walk never sees. Userspace
+ * decides from the leaf's prologue whether to splice it in.
+ *
+ * Stacks the sampler unwound itself from the DWARF tables (PERCH_KEY_DWARF): ustack_hash is the
+ * user stack's key in the dwarf stack map, ustack_id is 0 (or -errno when the stack could not be
+ * stored) and user_ret is 0: the stack is complete, nothing to splice in.
  */
 struct perch_key {
 	__u32 tgid;
@@ -28,7 +36,60 @@ struct perch_key {
 	__s32 ustack_id; /* <0: -errno from bpf_get_stackid, or none (kernel thread) */
 	__s32 kstack_id; /* <0: -errno, or no kernel part (sample taken in user mode) */
 	__u64 user_ret;
-	__u64 user_sp_off; /* reserved for DWARF unwinding (later); 0 now */
+	__u64 ustack_hash; /* PERCH_KEY_DWARF: key in the dwarf stack map */
+	__u32 flags;	   /* PERCH_KEY_* */
+	__u32 pad;
+};
+
+enum perch_key_flags {
+	PERCH_KEY_DWARF = 1 << 0,	  /* user stack unwound in BPF from DWARF tables */
+	PERCH_KEY_TRUNCATED = 1 << 1,	  /* unwinding hit PERCH_MAX_STACK: outer frames missing */
+	PERCH_KEY_UNWIND_FAILED = 1 << 2, /* unwinding stopped early: outer frames missing */
+};
+
+/* A user stack the sampler unwound: pc[0] is the leaf; n frames. Keyed by a hash of the frames in
+ * the double-buffered dwarf stack maps. Like a kernel callchain, pc[1..] are return addresses that
+ * userspace looks up at pc - 1; the few exact addresses among them (a signal trampoline's first
+ * instruction, the instruction a signal interrupted) are stored plus one. */
+struct perch_ustack {
+	__u32 n;
+	__u32 pad;
+	__u64 pc[PERCH_MAX_STACK];
+};
+
+/* How the sampler walks user stacks (the loader sets it before loading). */
+enum perch_unwind_mode {
+	PERCH_UNWIND_FP = 0, /* frame pointers only (bpf_get_stackid) */
+	PERCH_UNWIND_AUTO,   /* DWARF tables where a module has them, frame pointers elsewhere */
+	PERCH_UNWIND_DWARF,  /* DWARF tables only: a frame without CFI ends the stack (counted) */
+};
+
+/*
+ * The unwind tables in the kernel: every loaded module's rows (unwind_row.h) back to back in one
+ * array, two rows to an element (24 bytes: no padding, so the loader hands a table's rows to one
+ * batch update as they are; each table starts on an even row).
+ */
+#define PERCH_UNWIND_ROWS  (1u << 20) /* rows of all loaded tables: 12 MiB */
+#define PERCH_UNWIND_MAPS  64	      /* executable mappings with a table, per process */
+#define PERCH_UNWIND_PROCS 16384      /* processes with tables */
+
+struct perch_row_pair {
+	struct unwind_row row[2];
+};
+
+/* One executable mapping of a process whose module has a table. */
+struct perch_unwind_map {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 base;	  /* process address of the table's pc offset 0 (load bias + table base) */
+	__u32 first_row;  /* the table's first row in the rows array */
+	__u32 nrows;	  /* its rows, the closing NONE row included */
+};
+
+/* Per process: its mappings with tables, sorted by start, not overlapping. */
+struct perch_proc_unwind {
+	__u32 n;
+	__u32 pad;
+	struct perch_unwind_map map[PERCH_UNWIND_MAPS];
 };
 
 /* Counters the sampler keeps per CPU; userspace sums them. Never drop silently. */
@@ -36,11 +97,19 @@ enum perch_stat {
 	PERCH_STAT_SAMPLES = 0, /* ticks that hit a target thread */
 	PERCH_STAT_COUNT_FULL,	/* counts map full: sample lost */
 	PERCH_STAT_USTACK_FULL, /* stack map full or hash collision (-EEXIST/-ENOMEM) on user stack */
-	PERCH_STAT_KSTACK_FULL,	 /* the same for the kernel stack */
-	PERCH_STAT_USTACK_FAULT, /* user stack could not be read (-EFAULT etc.) */
-	PERCH_STAT_KSTACK_FAULT, /* kernel stack could not be read */
-	PERCH_STAT_TARGET_FULL,	 /* a forked child could not be added to the target set */
-	PERCH_STAT_EVENT_LOST,	 /* process events dropped because the ring buffer was full */
+	PERCH_STAT_KSTACK_FULL,	    /* the same for the kernel stack */
+	PERCH_STAT_USTACK_FAULT,    /* user stack could not be read (-EFAULT etc.) */
+	PERCH_STAT_KSTACK_FAULT,    /* kernel stack could not be read */
+	PERCH_STAT_TARGET_FULL,	    /* a forked child could not be added to the target set */
+	PERCH_STAT_EVENT_LOST,	    /* process events dropped because the ring buffer was full */
+	PERCH_STAT_DWARF,	    /* user stacks the sampler unwound from DWARF tables */
+	PERCH_STAT_DWARF_TRUNCATED, /* ...that hit PERCH_MAX_STACK frames */
+	PERCH_STAT_DWARF_FAULT,	    /* ...that stopped at unreadable stack memory */
+	PERCH_STAT_DWARF_NO_CFI,    /* ...that stopped at CFI the rows cannot express, or none */
+	PERCH_STAT_DWARF_BAD_FRAME, /* ...that stopped where the stack pointer did not grow */
+	PERCH_STAT_DWARF_COLLISION, /* two different stacks with one hash: the user stack is lost */
+	PERCH_STAT_FP_FALLBACK,	    /* user stacks of processes with tables walked with frame
+				     * pointers: the leaf is in code without a table (JIT code) */
 	PERCH_STAT_MAX,
 };
 

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The sampler: runs on every perf_event tick on every CPU, keeps only ticks that hit a target
- * process (tgid in `targets`), and counts them in the kernel keyed by (tgid, tid, user stack id,
- * kernel stack id, word at the user stack pointer). Follows forks of targets and reports when
- * their last thread exits.
+ * process (tgid in `targets`), and counts them in the kernel keyed by (tgid, tid, user stack,
+ * kernel stack id, word at the user stack pointer; see struct perch_key). Follows forks of targets
+ * and reports when their last thread exits.
  *
  * Counts and stacks are double buffered: the loader flips `active`, waits for in-flight ticks to
  * finish, drains and clears the idle buffer. Each buffer only holds one drain period's distinct
- * stacks, so the maps never fill on a long run; when one does, the loss is counted.
+ * stacks (the loader sizes them to the CPUs and the frequency), so the maps never fill on a long
+ * run; when one does, the loss is counted.
+ *
+ * User stacks of processes whose modules have unwind tables (the loader builds them from
+ * .eh_frame, see unwind/unwind_row.h, and lists each process's mappings in `proc_unwind`) are
+ * unwound here, frame by frame from the rows, the way the OpenTelemetry eBPF profiler does: no
+ * stack is copied out, and code built without frame pointers gets complete stacks. Frames in code
+ * without a table take a frame-pointer step (--unwind=auto). Such stacks are stored under a hash
+ * of their frames in the double-buffered dwarf stack maps; kernel stacks always come from
+ * bpf_get_stackid.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -22,6 +31,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Which buffer the ticks write to (0 or 1); written by the loader. */
 volatile __u32 active = 0;
+/* enum perch_unwind_mode; set by the loader before loading. */
+const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -45,10 +56,47 @@ struct {
 		__type(value, __u64);                     \
 	}
 
+/* Allocated as stacks arrive (each buffer holds one drain period's), not all up front. */
+#define DSTACK_MAP                                        \
+	{                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);          \
+		__uint(max_entries, PERCH_STACK_ENTRIES); \
+		__uint(map_flags, BPF_F_NO_PREALLOC);     \
+		__type(key, __u64);                       \
+		__type(value, struct perch_ustack);       \
+	}
+
 struct STACK_MAP stacks0 SEC(".maps");
 struct STACK_MAP stacks1 SEC(".maps");
 struct COUNT_MAP counts0 SEC(".maps");
 struct COUNT_MAP counts1 SEC(".maps");
+struct DSTACK_MAP dstacks0 SEC(".maps");
+struct DSTACK_MAP dstacks1 SEC(".maps");
+
+/* Every loaded table's rows, back to back, each table from an even row. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PERCH_UNWIND_ROWS / 2);
+	__type(key, __u32);
+	__type(value, struct perch_row_pair);
+} unwind_rows SEC(".maps");
+
+/* tgid -> its mappings with tables. Copied to a forked child here, dropped at exec. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCH_UNWIND_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct perch_proc_unwind);
+} proc_unwind SEC(".maps");
+
+/* Where a tick builds the stack it unwinds (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct perch_ustack);
+} unwind_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -78,22 +126,350 @@ static __always_inline void note_stack_error(long err, __u32 full_stat, __u32 fa
 		stat_inc(fault_stat);
 }
 
+/* The user registers of the interrupted thread: the tick's own when it hit user mode, else the
+ * ones saved on kernel entry. NULL for a thread that has none (a kernel thread). */
+static __always_inline struct pt_regs *user_regs(struct bpf_perf_event_data *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)&ctx->regs;
+
+	if ((BPF_CORE_READ(regs, cs) & 3) == 3)
+		return regs;
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (!regs || (BPF_CORE_READ(regs, cs) & 3) != 3)
+		return NULL;
+	return regs;
+}
+
 /* The word at the user stack pointer: the return address into the caller when the leaf has not
  * pushed anything (see struct perch_key). */
 static __always_inline __u64 user_stack_top(struct bpf_perf_event_data *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)&ctx->regs;
+	struct pt_regs *regs = user_regs(ctx);
 	__u64 sp, word = 0;
 
-	if ((BPF_CORE_READ(regs, cs) & 3) != 3) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-		sp = BPF_CORE_READ(regs, sp);
-	} else {
-		sp = regs->sp;
-	}
+	if (!regs)
+		return 0;
+	sp = BPF_CORE_READ(regs, sp);
 	if (bpf_probe_read_user(&word, sizeof(word), (void *)sp))
 		word = 0;
 	return word;
+}
+
+/* ---- unwinding from the tables ---------------------------------------------------------- */
+
+/* Why the unwinder stopped. */
+enum unwind_stop {
+	UNW_GOING = 0,
+	UNW_DONE,      /* outermost frame reached: the stack is complete */
+	UNW_TRUNCATED, /* PERCH_MAX_STACK frames and more to go */
+	UNW_FAULT,     /* stack memory could not be read */
+	UNW_NO_CFI,    /* a row kind it cannot follow, or no CFI where tables are required */
+	UNW_BAD_FRAME, /* the stack pointer did not move up: garbage */
+	UNW_FP_LEAF,   /* the leaf is in code without a table: walk with frame pointers instead */
+};
+
+/* The unwinder's registers; lives on the tick's stack. Frames go to the CPU's unwind_scratch. */
+struct unwind_ctx {
+	__u64 ip, sp, bp;
+	__u64 hash;
+	__u32 tgid;
+	__u32 stop;  /* enum unwind_stop */
+	__u32 exact; /* ip is the interrupted instruction (after a signal frame), not a return
+		      * address */
+	__u32 pad;
+};
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME  0x100000001b3ull
+
+/*
+ * The step and the lookups below are global functions: the verifier checks each once, on its
+ * own, and their callers see only their results, so the paths through one frame do not multiply
+ * (and loading stays quick). The binary searches halve a length a fixed number of times (no
+ * data-dependent loop exit).
+ */
+
+/* The process's mapping that holds addr (p: its sorted list), copied to out. */
+__noinline int lookup_mapping(const struct perch_proc_unwind *p, __u64 addr,
+			      struct perch_unwind_map *out)
+{
+	const struct perch_unwind_map *m;
+	__u32 lo = 0, len;
+
+	if (!p || !out)
+		return 0;
+	len = p->n;
+	if (len > PERCH_UNWIND_MAPS)
+		len = PERCH_UNWIND_MAPS;
+	if (!len)
+		return 0;
+	/* 64 mappings: six halvings leave one. */
+	for (int i = 0; i < 6; i++) {
+		__u32 half = len / 2;
+
+		if (p->map[(lo + half) & (PERCH_UNWIND_MAPS - 1)].start <= addr)
+			lo += half;
+		len -= half;
+	}
+	m = &p->map[lo & (PERCH_UNWIND_MAPS - 1)];
+	if (addr < m->start || addr >= m->end)
+		return 0;
+	*out = *m;
+	return 1;
+}
+
+static __always_inline const struct unwind_row *row_at(__u32 i)
+{
+	__u32 k = i / 2;
+	struct perch_row_pair *pair = bpf_map_lookup_elem(&unwind_rows, &k);
+
+	return pair ? &pair->row[i & 1] : NULL;
+}
+
+/* The index in unwind_rows of the last row of m's table whose pc is at or below addr; -1 below
+ * the table. */
+__noinline long lookup_row(const struct perch_unwind_map *m, __u64 addr)
+{
+	const struct unwind_row *r;
+	__u32 lo = 0, len, first;
+	__u64 off;
+
+	if (!m)
+		return -1;
+	len = m->nrows;
+	first = m->first_row;
+	if (addr < m->base || !len || len > PERCH_UNWIND_ROWS)
+		return -1;
+	off = addr - m->base;
+	if (off > 0xffffffffull)
+		off = 0xffffffffull;
+	/* At most 2^20 rows: twenty halvings leave one. */
+	for (int i = 0; i < 20; i++) {
+		__u32 half = len / 2;
+
+		r = row_at(first + lo + half);
+		if (r && r->pc <= off)
+			lo += half;
+		len -= half;
+	}
+	return first + lo;
+}
+
+static __always_inline long stop(struct unwind_ctx *u, __u32 why)
+{
+	u->stop = why;
+	return 1;
+}
+
+/* A frame without CFI: the frame-pointer rule (the caller's RBP at RBP, the return address above
+ * it). */
+static __always_inline long fp_step(struct unwind_ctx *u)
+{
+	__u64 frame[2];
+
+	if (!u->bp)
+		return stop(u, UNW_DONE); /* the end of the frame-pointer chain */
+	if (u->bp < u->sp)
+		return stop(u, UNW_BAD_FRAME);
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)u->bp))
+		return stop(u, UNW_FAULT);
+	u->sp = u->bp + 16;
+	u->bp = frame[0];
+	u->ip = frame[1];
+	return u->ip ? 0 : stop(u, UNW_DONE);
+}
+
+/* A signal trampoline: the interrupted registers are in the kernel's ucontext_t at RSP + cfa_off
+ * (uc_mcontext.gregs: RBP at byte 120, RSP at 160, RIP at 168). */
+static __always_inline long signal_step(struct unwind_ctx *u, const struct unwind_row *row)
+{
+	__u64 g[7]; /* gregs[REG_RBP .. REG_RIP] */
+
+	if (bpf_probe_read_user(g, sizeof(g), (void *)(u->sp + row->cfa_off + 120)))
+		return stop(u, UNW_FAULT);
+	u->bp = g[0];
+	u->sp = g[5];
+	u->ip = g[6];
+	u->exact = 1;
+	return u->ip ? 0 : stop(u, UNW_DONE);
+}
+
+/* One frame: record u->ip, then step to the caller with the row that covers it. Returns 0 to go
+ * on, 1 when u->stop says why it ended. */
+__noinline int unwind_frame(struct unwind_ctx *u)
+{
+	const struct unwind_row *row = NULL;
+	const struct perch_proc_unwind *proc;
+	struct perch_unwind_map m;
+	struct perch_ustack *st;
+	__u64 lookup, cfa, ra, bp;
+	__u32 n, kind, zero = 0;
+	__s16 rbp_off;
+	long idx;
+
+	if (!u)
+		return 1;
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	proc = bpf_map_lookup_elem(&proc_unwind, &u->tgid);
+	if (!st || !proc)
+		return stop(u, UNW_NO_CFI);
+	bp = u->bp;
+	n = st->n;
+	if (n >= PERCH_MAX_STACK)
+		return stop(u, UNW_TRUNCATED);
+	/* Userspace looks callers up at pc - 1: an exact address goes in plus one. */
+	st->pc[n] = n && u->exact ? u->ip + 1 : u->ip;
+	st->n = n + 1;
+	u->hash = (u->hash ^ u->ip) * FNV_PRIME;
+	/* A return address is one past its call, which may be the last byte of its function. */
+	lookup = n && !u->exact ? u->ip - 1 : u->ip;
+	u->exact = 0;
+	if (lookup_mapping(proc, lookup, &m)) {
+		idx = lookup_row(&m, lookup);
+		if (idx >= 0)
+			row = row_at(idx);
+	}
+	kind = row ? row->cfa : UNWIND_CFA_NONE;
+	if (!row)
+		goto no_cfi;
+	switch (kind) {
+	case UNWIND_CFA_RSP:
+		cfa = u->sp + row->cfa_off;
+		break;
+	case UNWIND_CFA_RBP:
+		cfa = u->bp + row->cfa_off;
+		break;
+	case UNWIND_CFA_PLT:
+		cfa = u->sp + row->cfa_off + ((u->ip & 15) >= (__u64)row->plt_k ? 8 : 0);
+		break;
+	case UNWIND_CFA_SIGNAL:
+		/* The handler returned to the trampoline's first byte: name it, not what precedes. */
+		if (n)
+			st->pc[n] = u->ip + 1;
+		return signal_step(u, row);
+	case UNWIND_CFA_OUTERMOST:
+		return stop(u, UNW_DONE);
+	case UNWIND_CFA_NONE:
+		goto no_cfi;
+	default:
+		return stop(u, UNW_NO_CFI);
+	}
+	if (cfa <= u->sp)
+		return stop(u, UNW_BAD_FRAME);
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+		return stop(u, UNW_FAULT);
+	rbp_off = kind == UNWIND_CFA_PLT ? 0 : row->rbp_off;
+	if (rbp_off && bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + rbp_off)))
+		return stop(u, UNW_FAULT);
+	u->sp = cfa;
+	u->bp = bp;
+	u->ip = ra;
+	return ra ? 0 : stop(u, UNW_DONE);
+no_cfi:
+	if (unwind_mode == PERCH_UNWIND_DWARF)
+		return stop(u, UNW_NO_CFI);
+	if (!n)
+		return stop(u, UNW_FP_LEAF);
+	return fp_step(u);
+}
+
+static long unwind_step(__u64 i, void *data)
+{
+	return unwind_frame(data) ? 1 : 0;
+}
+
+__noinline int same_stack(const struct perch_ustack *a, const struct perch_ustack *b)
+{
+	__u32 n;
+
+	if (!a || !b || a->n != b->n)
+		return 0;
+	n = a->n;
+	for (__u32 i = 0; i < PERCH_MAX_STACK; i++) {
+		if (i >= n)
+			break;
+		if (a->pc[i] != b->pc[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* Store the unwound stack under its hash in this period's dwarf stack map. */
+static __always_inline void store_ustack(void *dmap, struct perch_ustack *st, struct perch_key *key)
+{
+	struct perch_ustack *old = bpf_map_lookup_elem(dmap, &key->ustack_hash);
+	long err;
+
+	if (old) {
+		if (!same_stack(old, st)) {
+			stat_inc(PERCH_STAT_DWARF_COLLISION);
+			key->ustack_id = -EEXIST;
+		}
+		return;
+	}
+	err = bpf_map_update_elem(dmap, &key->ustack_hash, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		stat_inc(PERCH_STAT_USTACK_FULL);
+		key->ustack_id = err;
+	}
+}
+
+static __always_inline void count_stop(__u32 why, struct perch_key *key)
+{
+	switch (why) {
+	case UNW_DONE:
+		return;
+	case UNW_TRUNCATED:
+		stat_inc(PERCH_STAT_DWARF_TRUNCATED);
+		key->flags |= PERCH_KEY_TRUNCATED;
+		return;
+	case UNW_FAULT:
+		stat_inc(PERCH_STAT_DWARF_FAULT);
+		break;
+	case UNW_BAD_FRAME:
+		stat_inc(PERCH_STAT_DWARF_BAD_FRAME);
+		break;
+	default:
+		stat_inc(PERCH_STAT_DWARF_NO_CFI);
+		break;
+	}
+	key->flags |= PERCH_KEY_UNWIND_FAILED;
+}
+
+/* Unwind the user stack from the tables into the key. Returns false when the process has no
+ * tables (or the leaf is in code without one): the caller walks frame pointers instead. */
+static __always_inline bool dwarf_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid,
+					     void *dmap, struct perch_key *key)
+{
+	struct perch_ustack *st;
+	struct unwind_ctx u = {};
+	struct pt_regs *regs;
+	__u32 zero = 0;
+
+	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
+		return false;
+	regs = user_regs(ctx);
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!regs || !st)
+		return false;
+	u.tgid = tgid;
+	u.ip = BPF_CORE_READ(regs, ip);
+	u.sp = BPF_CORE_READ(regs, sp);
+	u.bp = BPF_CORE_READ(regs, bp);
+	u.hash = FNV_OFFSET;
+	st->n = 0;
+	/* One call more than frames: the last finds the limit reached with frames left. */
+	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, &u, 0);
+	if (u.stop == UNW_FP_LEAF) {
+		stat_inc(PERCH_STAT_FP_FALLBACK);
+		return false;
+	}
+	stat_inc(PERCH_STAT_DWARF);
+	key->flags |= PERCH_KEY_DWARF;
+	count_stop(u.stop, key);
+	key->ustack_hash = u.hash;
+	store_ustack(dmap, st, key);
+	return true;
 }
 
 SEC("perf_event")
@@ -116,16 +492,18 @@ int on_tick(struct bpf_perf_event_data *ctx)
 
 	key.tgid = tgid;
 	key.tid = (__u32)id;
-	err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
-	key.ustack_id = err;
-	if (err < 0)
-		note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
+		key.ustack_id = err;
+		if (err < 0)
+			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+		key.user_ret = user_stack_top(ctx);
+	}
 	err = bpf_get_stackid(ctx, stackmap, 0);
 	key.kstack_id = err;
 	/* -EFAULT here means the tick hit user mode: there is no kernel part, nothing lost. */
 	if (err < 0 && err != -EFAULT)
 		note_stack_error(err, PERCH_STAT_KSTACK_FULL, PERCH_STAT_KSTACK_FAULT);
-	key.user_ret = user_stack_top(ctx);
 
 	count = bpf_map_lookup_elem(countmap, &key);
 	if (count) {
@@ -177,6 +555,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY))
 		stat_inc(PERCH_STAT_TARGET_FULL);
+	/* The child runs its parent's image until it execs: the same tables, from its first tick. */
+	if (unwind_mode != PERCH_UNWIND_FP) {
+		struct perch_proc_unwind *pu = bpf_map_lookup_elem(&proc_unwind, &ptgid);
+
+		if (pu)
+			bpf_map_update_elem(&proc_unwind, &ctgid, pu, BPF_ANY);
+	}
 	send_event(PERCH_EV_FORK, ctgid, ptgid, child);
 	return 0;
 }
@@ -186,8 +571,11 @@ int BPF_PROG(on_exec, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 
-	if (bpf_map_lookup_elem(&targets, &tgid))
-		send_event(PERCH_EV_EXEC, tgid, 0, p);
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	/* The old image's tables no longer apply; the loader lists the new image's. */
+	bpf_map_delete_elem(&proc_unwind, &tgid);
+	send_event(PERCH_EV_EXEC, tgid, 0, p);
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 # Install the Debian packages perch needs to build and test, only those missing.
 set -euo pipefail
 pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
-      pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps)
+      pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

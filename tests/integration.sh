@@ -279,7 +279,9 @@ expect "truncated recording" 67 "truncated after" -- "$PERCH" report "$T/cut.dat
 grep -q "Top functions by self" "$T/out" && ok "truncated recording: complete blocks still reported" ||
 	bad "truncated report" "no report printed"
 cp "$T/shares.data" "$T/damaged.data"
-printf '\xff\xff\xff\xff' | dd of="$T/damaged.data" bs=1 seek=$((size / 2)) conv=notrunc status=none
+# 64 bytes: wherever they land they hit a payload (CRC mismatch) or a length field, never only
+# the type field of one header (an unknown type is skipped by design).
+head -c 64 /dev/zero | tr '\0' '\377' | dd of="$T/damaged.data" bs=1 seek=$((size / 2)) conv=notrunc status=none
 expect "damaged recording" 65 "damaged after" -- "$PERCH" report "$T/damaged.data"
 grep -q "Top functions by self" "$T/out" && ok "damaged recording: good blocks still reported" ||
 	bad "damaged report" "no report printed"
@@ -315,6 +317,124 @@ if [ $rc -eq 0 ] && "$PERCH" report "$T/int.data" | grep -q "^duration   [0-9]";
 	ok "Ctrl-C while attached: exit 0, recording complete"
 else
 	bad "Ctrl-C" "exit $rc: $(cat "$T/err")"
+fi
+
+# ---- code built without frame pointers: user stacks unwound in the kernel from .eh_frame --------
+
+"$PERCH" record -q -o "$T/nofp.data" -- "$WL/shares-nofp" 3 2>"$T/err" || bad "no frame pointers" "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/nofp.data" >"$T/nofp.folded"
+a=$(share "$T/nofp.folded" work_a)
+b=$(share "$T/nofp.folded" work_b)
+c=$(share "$T/nofp.folded" work_c)
+m=$(share "$T/nofp.folded" main)
+if within "$a" 60 3 && within "$b" 30 3 && within "$c" 10 3 && within "$m" 100 1; then
+	ok "no frame pointers (-O2 -fomit-frame-pointer): work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3), main on $m % of stacks"
+else
+	bad "no frame pointers" "work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3), main on $m % (want >= 99)"
+fi
+"$PERCH" record -q --unwind=dwarf -o "$T/nofp-dwarf.data" -- "$WL/shares-nofp" 1 2>"$T/err"
+"$PERCH" report --format=folded "$T/nofp-dwarf.data" >"$T/nofp-dwarf.folded"
+"$PERCH" record -q --unwind=fp -o "$T/nofp-fp.data" -- "$WL/shares-nofp" 1 2>"$T/err"
+"$PERCH" report --format=folded "$T/nofp-fp.data" >"$T/nofp-fp.folded"
+md=$(share "$T/nofp-dwarf.folded" main)
+mf=$(share "$T/nofp-fp.folded" main)
+if within "$md" 100 1 && awk -v m="$mf" 'BEGIN { exit !(m < 50) }' &&
+	"$PERCH" report "$T/nofp-dwarf.data" | grep -q "^unwinding  dwarf: " &&
+	! "$PERCH" report "$T/nofp-fp.data" | grep -q "^unwinding"; then
+	ok "--unwind=dwarf (tables only): main on $md %; --unwind=fp on the same binary: $mf % (its stacks stop early)"
+else
+	bad "--unwind=dwarf/fp" "main on $md % with dwarf (want >= 99), $mf % with fp (want < 50)"
+fi
+
+# ---- a 120-deep call chain without frame pointers: every frame, in order -----------------------
+"$PERCH" record -q -o "$T/deep.data" -- "$WL/deep" 2 2>"$T/err" || bad deep "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/deep.data" >"$T/deep.folded"
+chain="main"
+for i in $(seq 1 120); do chain="$chain;$(printf 'f%03d' "$i")"; done
+dc=$(awk -v want=";$chain " '{ st = $0; sub(/ [0-9]+$/, "", st) } st ~ /;f120$/ { n += $NF; if (index($0, want)) ok += $NF }
+	END { printf "%.2f %d", n ? 100 * ok / n : 0, n }' "$T/deep.folded")
+if within "${dc% *}" 100 1 && [ "${dc#* }" -gt 1000 ]; then
+	ok "deep: main;f001;...;f120 complete on ${dc% *} % of the ${dc#* } samples in f120 (no frame pointers)"
+else
+	bad deep "main;f001;...;f120 complete on only ${dc% *} % of ${dc#* } samples in f120"
+fi
+"$PERCH" record -q -o "$T/deeprec.data" -- "$WL/deep" 1 recurse 2>"$T/err" || bad "deep recursion" "$(cat "$T/err")"
+"$PERCH" report "$T/deeprec.data" >"$T/deeprec.txt"
+tr_=$(sed -n 's/^truncated  \([0-9]*\) samples hit the.*/\1/p' "$T/deeprec.txt")
+tot=$(sed -n 's/.*; \([0-9]*\) samples in.*/\1/p' "$T/deeprec.txt")
+rn=$("$PERCH" report --min-percent=0 "$T/deeprec.data" | sed -n '/^Call tree/,$p' | grep -cE '%  recurse$')
+# recurse under main (complete stacks on the way down) and at the root of the truncated ones: each
+# a node and its self-recursive child, however deep the recursion
+if [ "${tr_:-0}" -ge $((${tot:-1} * 9 / 10)) ] && [ "${rn:-0}" -ge 1 ] && [ "${rn:-0}" -le 4 ]; then
+	ok "deep recursion (300 > 127 frames): $tr_ of $tot samples counted truncated; recurse folds into $rn tree node(s)"
+else
+	bad "deep recursion" "truncated ${tr_:-?} of ${tot:-?}, recurse tree nodes ${rn:-?}"
+fi
+
+# ---- through a signal frame (no frame pointers): handler, __restore_rt, the interrupted code --
+"$PERCH" record -q -o "$T/sig.data" -- "$WL/signals" 1 2>"$T/err" || bad signals "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/sig.data" >"$T/sig.folded"
+sg=$(awk '{ st = $0; sub(/ [0-9]+$/, "", st) } st ~ /;in_handler$/ { n += $NF
+	if (st ~ /;main;interrupted;(.*;)?__restore_rt;handler;in_handler$/) ok += $NF }
+	END { printf "%.2f %d", n ? 100 * ok / n : 0, n }' "$T/sig.folded")
+if within "${sg% *}" 100 1 && [ "${sg#* }" -gt 200 ]; then
+	ok "signal frames: main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of the ${sg#* } samples in the handler"
+else
+	bad signals "main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of ${sg#* } samples in the handler"
+fi
+
+# ---- a Debian binary without frame pointers (xz, stripped, through liblzma) against perf --------
+# perf script (leaf first) -> folded (root first) with perch's names: unnamed frames MODULE+0xOFF
+# (perf shows a return address minus one, perch as it is), kernel frames with _[k]
+perf_folded() {
+	awk 'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	function flush(  s, i) { if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ } n = 0 }
+	/^[^ \t]/ { flush(); comm = $1; next }
+	/^$/ { flush(); next }
+	{ ip = $1; rest = $0; sub(/^[ \t]*[0-9a-f]+ /, "", rest); dso = ""; sym = rest
+	  if (match(rest, / \([^()]*\)$/)) { dso = substr(rest, RSTART + 2, RLENGTH - 3); sym = substr(rest, 1, RSTART - 1) }
+	  if (dso == "inlined") dso = ""
+	  if (sym == "[unknown]" || sym == "") { m = dso; sub(/.*\//, "", m); sym = sprintf("%s+0x%x", m, hex(ip) + (n > 0)) }
+	  f[++n] = sym (dso ~ /kernel/ ? "_[k]" : "") }
+	END { flush(); for (s in c) print s, c[s] }' "$1"
+}
+# totals FOLDED: "frame percent" for every frame, the share of samples it is on
+totals() {
+	awk '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";"); split("", seen)
+		for (i = 2; i <= k; i++) { b = fr[i]; sub(/_\[k\]$/, "", b); if (!(b in seen)) { seen[b] = 1; s[b] += n } } }
+		END { for (b in s) printf "%s %.2f\n", b, 100 * s[b] / all }' "$1" | sort -k2 -nr
+}
+# outermost FOLDED: the most common outermost named frame and its share
+outermost() {
+	awk '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";"); o = "-"
+		for (i = 2; i <= k; i++) if (fr[i] !~ /\+0x[0-9a-f]+$/ && fr[i] !~ /^\[/) { o = fr[i]; break }
+		s[o] += n } END { for (o in s) printf "%s %.2f\n", o, 100 * s[o] / all }' "$1" | sort -k2 -nr | head -1
+}
+if ! command -v xz >/dev/null || ! command -v perf >/dev/null; then
+	bad "xz vs perf" "needs xz and perf (scripts/install-deps.sh installs xz-utils and linux-perf)"
+else
+	seq 1 200000 | awk '{ print $1 * 7919 % 100003, "line", $1 }' >"$T/xz.in"
+	"$PERCH" record -q -o "$T/xz.data" -- xz -T1 -9 -c "$T/xz.in" >/dev/null 2>"$T/err" || bad "xz" "$(cat "$T/err")"
+	"$PERCH" report --format=folded "$T/xz.data" >"$T/xz.folded"
+	perf record -q -e cpu-clock -F 997 --call-graph dwarf -o "$T/xz.perf" -- xz -T1 -9 -c "$T/xz.in" >/dev/null 2>"$T/err"
+	perf script -i "$T/xz.perf" -F comm,ip,sym,dso 2>/dev/null >"$T/xz.script"
+	perf_folded "$T/xz.script" >"$T/xz.perf.folded"
+	po=$(outermost "$T/xz.folded")
+	fo=$(outermost "$T/xz.perf.folded")
+	totals "$T/xz.folded" >"$T/xz.tot"
+	totals "$T/xz.perf.folded" >"$T/xz.perf.tot"
+	# every frame on at least 10 % of perf's samples: perch's share within 4 points
+	diffs=$(awk 'NR == FNR { p[$1] = $2; next } $2 >= 10 { d = $2 - p[$1]; if (d < 0) d = -d; n++;
+		if (d > 4) bad = bad " " $1 " perf " $2 " perch " ($1 in p ? p[$1] : 0); if (d > worst) worst = d }
+		END { printf "%d %.2f%s", n, worst, bad }' "$T/xz.tot" "$T/xz.perf.tot")
+	ps_=$(share "$T/xz.folded" __libc_start_call_main)
+	cut_=$(awk '$0 ~ /;lzma_code;/ && $0 !~ /__libc_start_call_main;xz\+0x[0-9a-f]+;xz\+0x[0-9a-f]+;lzma_code;/ { n += $NF } END { print n + 0 }' "$T/xz.folded")
+	if [ "${po% *}" = "${fo% *}" ] && within "${po#* }" 100 1 && within "$ps_" 100 1 && [ "$cut_" -eq 0 ] &&
+		[ "${diffs%% *}" -ge 5 ] && [ "$(echo "$diffs" | wc -w)" -eq 2 ]; then
+		ok "xz (stripped, no frame pointers): outermost named frame $po % (perf: $fo %); __libc_start_call_main;xz+0x..;xz+0x..;lzma_code on every lzma_code stack; ${diffs%% *} frames on >= 10 % of perf's samples within 4 points of perf --call-graph dwarf (worst $(echo "$diffs" | cut -d' ' -f2))"
+	else
+		bad "xz vs perf" "outermost perch '$po' perf '$fo'; __libc_start_call_main on $ps_ %; $cut_ lzma_code samples cut; frames compared / worst / off: $diffs"
+	fi
 fi
 
 echo "integration: $pass passed, $fail failed"

@@ -26,11 +26,19 @@
 
 _Static_assert(sizeof(struct unwind_row) == 12, "rows are 12 bytes: see unwind_row.h");
 
+/* An executable PT_LOAD segment: where its bytes are in the file and in the module's address
+ * space (to place the table in a process that mapped the file). */
+struct unwind_segment {
+	uint64_t vaddr, offset, filesz;
+};
+
 struct unwind_table {
 	uint64_t base;
 	struct unwind_row *rows;
 	size_t nr;
 	struct unwind_stats stats;
+	struct unwind_segment *segs;
+	size_t nr_segs;
 };
 
 /* Part of a run that owns [lo, hi). */
@@ -53,7 +61,8 @@ struct range {
 /* What the module gives: its CFI sections and where its code is. */
 struct module {
 	struct cfi_section eh, debug;
-	struct range *exec; /* executable PT_LOAD segments */
+	struct range *exec;	     /* executable PT_LOAD segments */
+	struct unwind_segment *segs; /* the same, with their file offsets */
 	size_t nr_exec;
 };
 
@@ -383,11 +392,15 @@ static int read_module(Elf *elf, Elf *debug, struct module *m, struct unwind_sta
 	if (elf_getphdrnum(elf, &nr_phdr))
 		return -ENOEXEC;
 	m->exec = calloc(nr_phdr ? nr_phdr : 1, sizeof(*m->exec));
-	if (!m->exec)
+	m->segs = calloc(nr_phdr ? nr_phdr : 1, sizeof(*m->segs));
+	if (!m->exec || !m->segs)
 		return -ENOMEM;
 	for (i = 0; i < nr_phdr; i++) {
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			m->segs[m->nr_exec] =
+				(struct unwind_segment){ph.p_vaddr, ph.p_offset, ph.p_filesz};
 			m->exec[m->nr_exec++] = (struct range){ph.p_vaddr, ph.p_vaddr + ph.p_memsz};
+		}
 	}
 	err = find_cfi(elf, true, &m->eh, &st->code_bytes);
 	if (!err)
@@ -426,6 +439,8 @@ struct unwind_table *unwind_table__build_elf(Elf *elf, Elf *debug)
 	unwind_cfi__release(&eh);
 	unwind_cfi__release(&dbg);
 	free(m.exec);
+	t->segs = m.segs;
+	t->nr_segs = m.nr_exec;
 	if (err) {
 		unwind_table__free(t);
 		errno = -err;
@@ -472,6 +487,7 @@ void unwind_table__free(struct unwind_table *t)
 	if (!t)
 		return;
 	free(t->rows);
+	free(t->segs);
 	free(t);
 }
 
@@ -489,6 +505,26 @@ uint64_t unwind_table__base(const struct unwind_table *t)
 const struct unwind_stats *unwind_table__stats(const struct unwind_table *t)
 {
 	return &t->stats;
+}
+
+int unwind_table__load_bias(const struct unwind_table *t, uint64_t start, uint64_t end,
+			    uint64_t pgoff, uint64_t *bias)
+{
+	uint64_t len = end - start;
+	size_t i;
+
+	/* The executable segment whose file bytes the mapping holds. */
+	for (i = 0; i < t->nr_segs; i++) {
+		const struct unwind_segment *sg = &t->segs[i];
+
+		if (sg->offset < pgoff + len && pgoff < sg->offset + sg->filesz) {
+			/* process address = file offset - pgoff + start, and
+			 * vaddr = file offset - p_offset + p_vaddr */
+			*bias = start - pgoff + sg->offset - sg->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr)

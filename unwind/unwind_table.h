@@ -74,6 +74,14 @@ const struct unwind_row *unwind_table__rows(const struct unwind_table *t, size_t
 uint64_t unwind_table__base(const struct unwind_table *t);
 const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
 
+/*
+ * The load bias of a mapping [start, end) of this module from file offset pgoff, as
+ * /proc/PID/maps or an MMAP2 record shows it: module vaddr = process address - bias. 0, or
+ * -ENOENT when the mapping holds no executable segment's bytes.
+ */
+int unwind_table__load_bias(const struct unwind_table *t, uint64_t start, uint64_t end,
+			    uint64_t pgoff, uint64_t *bias);
+
 /* The row covering vaddr (an ELF virtual address of the module), or NULL below the first row.
  * Past the last FDE it is the closing NONE row. */
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr);

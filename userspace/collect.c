@@ -561,6 +561,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 {
 	struct proc *p = get_proc(c, key->tgid);
 	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
+	bool dwarf = key->flags & PERCH_KEY_DWARF;
 	uint32_t flags = 0;
 	uint64_t hidden;
 
@@ -571,13 +572,18 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_USER_LOST;
 	if (key->kstack_id < 0 && key->kstack_id != -EFAULT)
 		flags |= REC_SAMPLE_KERN_LOST;
-	if (nu >= c->max_stack || nk >= c->max_stack) {
+	/* A frame-pointer stack that fills the kernel's limit was cut; an unwound one says so. */
+	if (nk >= c->max_stack || (dwarf ? key->flags & PERCH_KEY_TRUNCATED : nu >= c->max_stack)) {
 		flags |= REC_SAMPLE_TRUNCATED;
 		c->stats[COLLECT_TRUNCATED] += count;
 	}
+	if (dwarf && (key->flags & PERCH_KEY_UNWIND_FAILED)) {
+		flags |= REC_SAMPLE_TRUNCATED;
+		c->stats[COLLECT_UNWIND_STOPPED] += count;
+	}
 	if (nu && !find_map(c, p, ustack[0]))
 		c->stats[COLLECT_NO_MAPS] += count;
-	hidden = hidden_caller(c, p, key, ustack, nu);
+	hidden = dwarf ? 0 : hidden_caller(c, p, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
 	/* Root first: user frames outermost to leaf, then the kernel frames beneath them. */

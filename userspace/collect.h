@@ -17,10 +17,12 @@
 struct collector;
 
 enum collect_stat {
-	COLLECT_TRUNCATED = 0, /* stacks that reached the depth limit */
-	COLLECT_LEAF_FIXED,    /* samples whose frameless leaf's caller was restored */
-	COLLECT_NO_MAPS,       /* samples of processes whose mappings could not be read */
-	COLLECT_UNNAMED,       /* distinct user frames that no symbol covers */
+	COLLECT_TRUNCATED = 0,	/* stacks that reached the depth limit */
+	COLLECT_LEAF_FIXED,	/* samples whose frameless leaf's caller was restored */
+	COLLECT_NO_MAPS,	/* samples of processes whose mappings could not be read */
+	COLLECT_UNNAMED,	/* distinct user frames that no symbol covers */
+	COLLECT_UNWIND_STOPPED, /* samples whose in-kernel unwinding stopped before the outermost
+				 * frame (flagged truncated too) */
 	COLLECT_STAT_MAX,
 };
 
@@ -32,7 +34,8 @@ void collector__free(struct collector *c);
 void collector__event(struct collector *c, const struct perch_event *e);
 
 /* Add one counted bucket. ustack/kstack are leaf first as the kernel stores them (zero
- * addresses end them); NULL when missing. */
+ * addresses end them); NULL when missing. A user stack the sampler unwound from DWARF tables
+ * (key->flags & PERCH_KEY_DWARF) is taken as complete: no frameless-leaf repair. */
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
 		   const uint64_t *ustack, const uint64_t *kstack);
 

@@ -20,8 +20,8 @@
 #define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
 
 static const char usage_text[] =
-	"usage: perch record [-F HZ] [-o FILE] [-q] -- CMD [ARGS...]\n"
-	"       perch record [-F HZ] [-o FILE] [-q] -p PID[,PID...] [-d SECONDS]\n"
+	"usage: perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -- CMD [ARGS...]\n"
+	"       perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -p PID[,PID...] [-d SECONDS]\n"
 	"       perch report [--format=text|folded] [--min-percent=N] [--top=N] [--lines]\n"
 	"                    [--no-demangle] [FILE]\n"
 	"       perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n"
@@ -33,6 +33,8 @@ static const char usage_text[] =
 	"  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
 	"  -q, --quiet          no summary when recording ends\n"
 	"      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
+	"      --unwind=MODE    user stacks: auto (default: in the kernel from .eh_frame tables,\n"
+	"                       frame pointers where a module has none), dwarf (tables only), fp\n"
 	"  -v, --verbose        debug output (twice: libbpf debug)\n"
 	"report options:\n"
 	"  --format=FMT         text (default) or folded (flamegraph.pl, speedscope)\n"
@@ -89,6 +91,7 @@ static int cmd_record(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-lines", no_argument, NULL, 'L'},
+		{"unwind", required_argument, NULL, 'U'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -123,6 +126,17 @@ static int cmd_record(int argc, char **argv)
 			break;
 		case 'L':
 			o.no_lines = true;
+			break;
+		case 'U':
+			if (!strcmp(optarg, "auto"))
+				o.unwind = RECORD_UNWIND_AUTO;
+			else if (!strcmp(optarg, "fp"))
+				o.unwind = RECORD_UNWIND_FP;
+			else if (!strcmp(optarg, "dwarf"))
+				o.unwind = RECORD_UNWIND_DWARF;
+			else
+				return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
+						 optarg);
 			break;
 		case 'v':
 			log_set_verbose(log_verbose() + 1);

@@ -3,7 +3,8 @@
  * `perch record`: the loader. Checks what the user can get wrong before anything starts, loads
  * the sampler (bpf/sample.bpf.c) and attaches it to one perf_event per CPU, starts the command
  * stopped (or adds the PIDs to attach to), and then drains the kernel's double-buffered counts
- * every DRAIN_MS into the recording file until the targets are gone.
+ * every DRAIN_MS into the recording file until the targets are gone. With --unwind=auto|dwarf it
+ * also keeps the sampler's unwind tables in step with the targets' mappings (unwinder.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +34,17 @@
 #include "record.h"
 #include "recording.h"
 #include "report.h"
+#include "u64map.h"
+#include "unwinder.h"
 
 #define DRAIN_MS 100
+/* After an exec, poll the mmap records this often for a while, so the new image's unwind tables
+ * are in the kernel within a millisecond of its libraries being mapped; after the launched
+ * command's exec, without pause: it reaches main about a millisecond after the dynamic loader
+ * mapped its libraries, and its first ticks should unwind as completely as the rest. */
+#define FAST_POLL_MS  1
+#define FAST_POLL_FOR 100000000ull /* ns */
+#define SPIN_FOR      30000000ull  /* ns */
 /* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
  * old value to finish before the idle buffer is drained. */
 #define FLIP_GRACE_NS 2000000
@@ -52,9 +62,16 @@ struct session {
 	size_t nexited, exited_cap;
 	struct rec_writer *w;
 	struct collector *col;
+	struct unwinder *uw;  /* NULL with --unwind=fp */
+	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
+	uint64_t fast_poll_until, spin_until;
+	bool spun;
 	uint64_t *stack_buf;
 	struct perch_key *keys;
 	uint64_t *vals;
+	uint64_t *dkeys; /* one period's dwarf stacks: hashes, stacks, hash -> index */
+	struct perch_ustack *dvals;
+	struct u64map dindex;
 	pid_t child;
 	int child_status;
 	bool child_done;
@@ -125,24 +142,30 @@ static int check_btf(void)
 	return PERCH_EXIT_NOBTF;
 }
 
-/* The shell's rules: a name with a slash is a path, else search $PATH. */
-static int check_command(const char *cmd)
+/* The shell's rules: a name with a slash is a path, else search $PATH. Fills buf with the
+ * executable file found and returns 0; -EACCES when only files that are not executable have
+ * the name, -ENOENT when none does. */
+static int resolve_command(const char *cmd, char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
 	bool found = false;
 
 	if (strchr(cmd, '/')) {
+		struct stat st;
+
+		snprintf(buf, len, "%s", cmd);
 		if (access(cmd, F_OK))
-			goto not_found;
-		goto check_exec;
+			return -ENOENT;
+		if (access(cmd, X_OK) || stat(cmd, &st) || !S_ISREG(st.st_mode))
+			return -EACCES;
+		return 0;
 	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		snprintf(buf, len, "%.*s/%s", (int)n, n ? path : ".", cmd);
 		if (access(buf, X_OK) == 0) {
 			struct stat st;
 
@@ -153,22 +176,27 @@ static int check_command(const char *cmd)
 			found = true;
 		path += n + (path[n] == ':');
 	}
-	if (found) {
-		log_err("%s: permission denied: not executable", cmd);
-		return PERCH_EXIT_NOTEXEC;
-	}
-not_found:
-	log_err("%s: command not found", cmd);
-	return PERCH_EXIT_NOTFOUND;
-check_exec : {
-	struct stat st;
+	return found ? -EACCES : -ENOENT;
+}
 
-	if (access(cmd, X_OK) || stat(cmd, &st) || !S_ISREG(st.st_mode)) {
+static int check_command(const char *cmd)
+{
+	char buf[PATH_MAX];
+	int err = resolve_command(cmd, buf, sizeof(buf));
+
+	if (err == -ENOENT) {
+		log_err("%s: command not found", cmd);
+		return PERCH_EXIT_NOTFOUND;
+	}
+	if (err == -EACCES && strchr(cmd, '/')) {
 		log_err("%s: permission denied: not an executable file", cmd);
 		return PERCH_EXIT_NOTEXEC;
 	}
+	if (err == -EACCES) {
+		log_err("%s: permission denied: not executable", cmd);
+		return PERCH_EXIT_NOTEXEC;
+	}
 	return 0;
-}
 }
 
 static int check_pids(const struct record_opts *o)
@@ -275,6 +303,19 @@ static int handle_event(void *ctx, void *data, size_t len)
 	collector__event(s->col, e);
 	if (e->type == PERCH_EV_EXIT)
 		note_exited(s, e->pid);
+	if (e->type == PERCH_EV_EXEC)
+		s->fast_poll_until = now_ns() + FAST_POLL_FOR;
+	if (s->uw && e->type == PERCH_EV_EXEC && (pid_t)e->pid == s->child && !s->spun) {
+		s->spin_until = now_ns() + SPIN_FOR;
+		s->spun = true;
+	}
+	if (s->uw && e->type == PERCH_EV_FORK)
+		unwinder__fork(s->uw, e->ppid, e->pid);
+	if (s->uw && e->type == PERCH_EV_EXEC && !s->mw) {
+		/* No mmap records: what /proc shows now (the libraries may come later). */
+		unwinder__exec(s->uw, e->pid);
+		unwinder__snapshot(s->uw, e->pid);
+	}
 	return 0;
 }
 
@@ -289,6 +330,8 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 		return; /* another process on the system */
 	if (e->type == MW_EXEC) {
 		collector__exec(s->col, pid);
+		if (s->uw)
+			unwinder__exec(s->uw, pid);
 		return;
 	}
 	m = (struct proc_map){.start = e->start,
@@ -298,6 +341,9 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 			      .dev_minor = e->min,
 			      .inode = e->ino,
 			      .path = (char *)e->path};
+	/* The tables first: the sampler needs them from the process's next tick on. */
+	if (s->uw)
+		unwinder__mmap(s->uw, pid, &m);
 	collector__mmap(s->col, pid, &m);
 }
 
@@ -308,8 +354,11 @@ static void read_events(struct session *s, int timeout_ms)
 	ring_buffer__poll(s->rb, timeout_ms);
 	if (s->mw)
 		mmap_watch__read(s->mw);
-	for (size_t i = 0; i < s->nexited; i++)
+	for (size_t i = 0; i < s->nexited; i++) {
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &s->exited[i]);
+		if (s->uw)
+			unwinder__exit(s->uw, s->exited[i]);
+	}
 	s->nexited = 0;
 }
 
@@ -323,16 +372,103 @@ static void start_mmap_watch(struct session *s)
 			 strerror(errno), DRAIN_MS);
 }
 
+static uint32_t bpf_unwind_mode(enum record_unwind u)
+{
+	switch (u) {
+	case RECORD_UNWIND_FP:
+		return PERCH_UNWIND_FP;
+	case RECORD_UNWIND_DWARF:
+		return PERCH_UNWIND_DWARF;
+	default:
+		return PERCH_UNWIND_AUTO;
+	}
+}
+
+/*
+ * Entries per stack and counts buffer. A buffer holds one drain period's distinct stacks, at most
+ * as many as the ticks of every CPU in the period; eight periods of room cover a drain that comes
+ * late. Sized to the machine, not to the largest one: the kernel allocates stack maps up front,
+ * and the batch reads and clears walk every bucket.
+ */
+static __u32 buffer_entries(const struct session *s)
+{
+	uint64_t ticks = (uint64_t)s->ncpus * s->o->freq * DRAIN_MS / 1000 * 8;
+	__u32 n = 1024;
+
+	while (n < ticks && n < PERCH_STACK_ENTRIES)
+		n *= 2;
+	return n;
+}
+
+static int open_and_load(struct session *s, uint32_t mode)
+{
+	struct bpf_map *buffers[6];
+	__u32 entries = buffer_entries(s);
+	int err;
+
+	s->skel = sample_bpf__open();
+	if (!s->skel)
+		return -errno;
+	buffers[0] = s->skel->maps.stacks0;
+	buffers[1] = s->skel->maps.stacks1;
+	buffers[2] = s->skel->maps.counts0;
+	buffers[3] = s->skel->maps.counts1;
+	buffers[4] = s->skel->maps.dstacks0;
+	buffers[5] = s->skel->maps.dstacks1;
+	for (size_t i = 0; i < 6; i++)
+		bpf_map__set_max_entries(buffers[i], entries);
+	s->skel->rodata->unwind_mode = mode;
+	if (mode == PERCH_UNWIND_FP) {
+		/* Nothing to unwind from: don't allocate the tables. */
+		bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
+		bpf_map__set_max_entries(s->skel->maps.proc_unwind, 1);
+	}
+	err = sample_bpf__load(s->skel);
+	if (err) {
+		sample_bpf__destroy(s->skel);
+		s->skel = NULL;
+		return err;
+	}
+	s->unwind_mode = mode;
+	return 0;
+}
+
+/* The sampler, unwinding in the kernel unless --unwind=fp; a kernel that refuses the unwinder
+ * (before 5.17: no bpf_loop) still samples with frame pointers under --unwind=auto. */
+static int load_sampler(struct session *s)
+{
+	uint32_t mode = bpf_unwind_mode(s->o->unwind);
+	int err = open_and_load(s, mode);
+
+	if (err && mode == PERCH_UNWIND_AUTO && err != -EPERM && err != -EACCES) {
+		log_warn("the kernel refused the DWARF unwinder (%s): frame-pointer stacks only",
+			 strerror(-err));
+		err = open_and_load(s, PERCH_UNWIND_FP);
+	}
+	return err;
+}
+
 static int load_bpf(struct session *s)
 {
 	int err;
 
 	libbpf_set_print(libbpf_print);
-	s->skel = sample_bpf__open_and_load();
-	if (!s->skel) {
-		err = errno;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return PERCH_EXIT_BPF;
+	err = load_sampler(s);
+	if (err) {
+		err = -err;
 		log_err("the kernel refused the BPF sampler: %s", strerror(err));
 		return err == EPERM || err == EACCES ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
+	}
+	if (s->unwind_mode != PERCH_UNWIND_FP) {
+		s->uw = unwinder__new(bpf_map__fd(s->skel->maps.unwind_rows),
+				      bpf_map__fd(s->skel->maps.proc_unwind));
+		if (!s->uw) {
+			log_err("unwind tables: %s", strerror(errno));
+			return PERCH_EXIT_BPF;
+		}
 	}
 	if (sample_bpf__attach(s->skel)) {
 		log_err("attach process tracepoints: %s", strerror(errno));
@@ -343,9 +479,6 @@ static int load_bpf(struct session *s)
 		log_err("ring buffer: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
-	s->ncpus = libbpf_num_possible_cpus();
-	if (s->ncpus <= 0)
-		return PERCH_EXIT_BPF;
 	start_mmap_watch(s);
 	return attach_ticks(s);
 }
@@ -425,19 +558,70 @@ static size_t take_counts(struct session *s, int map_fd)
 	return n;
 }
 
+/* Read every stack of the idle dwarf stack map, delete them, and index them by hash. */
+static void take_dwarf_stacks(struct session *s, int map_fd)
+{
+	__u32 count = PERCH_STACK_ENTRIES;
+	__u64 cursor, *prev = NULL;
+	size_t n = 0;
+	int err;
+
+	u64map__clear(&s->dindex);
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, s->dkeys, s->dvals, &count,
+					      NULL);
+	if (err == 0 || errno == ENOENT) {
+		n = count;
+	} else {
+		/* No batch operations on this kernel: one key at a time. */
+		while (n < PERCH_STACK_ENTRIES &&
+		       bpf_map_get_next_key(map_fd, prev, &s->dkeys[n]) == 0) {
+			if (bpf_map_lookup_elem(map_fd, &s->dkeys[n], &s->dvals[n]) == 0)
+				n++;
+			cursor = s->dkeys[n ? n - 1 : 0];
+			prev = &cursor;
+		}
+		for (size_t i = 0; i < n; i++)
+			bpf_map_delete_elem(map_fd, &s->dkeys[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		u64map__put(&s->dindex, s->dkeys[i], i);
+}
+
+/* The user stack a DWARF key names, zero-terminated in buf, leaf first. */
+static const uint64_t *dwarf_stack(struct session *s, const struct perch_key *key, uint64_t *buf)
+{
+	const struct perch_ustack *st;
+	uint64_t idx;
+	uint32_t n;
+
+	if (key->ustack_id < 0 || !u64map__get(&s->dindex, key->ustack_hash, &idx))
+		return NULL;
+	st = &s->dvals[idx];
+	n = st->n < PERCH_MAX_STACK ? st->n : PERCH_MAX_STACK;
+	memcpy(buf, st->pc, n * sizeof(*buf));
+	memset(buf + n, 0, (PERCH_MAX_STACK - n) * sizeof(*buf));
+	return buf;
+}
+
 static void drain_buffer(struct session *s, unsigned int which)
 {
 	struct bpf_map *cmap = which ? s->skel->maps.counts1 : s->skel->maps.counts0;
 	struct bpf_map *smap = which ? s->skel->maps.stacks1 : s->skel->maps.stacks0;
+	struct bpf_map *dmap = which ? s->skel->maps.dstacks1 : s->skel->maps.dstacks0;
 	int sfd = bpf_map__fd(smap);
 	uint64_t *ubuf = s->stack_buf, *kbuf = s->stack_buf + PERCH_MAX_STACK;
 	size_t n = take_counts(s, bpf_map__fd(cmap));
 
+	if (s->uw)
+		take_dwarf_stacks(s, bpf_map__fd(dmap));
 	for (size_t i = 0; i < n; i++) {
-		const uint64_t *u = lookup_stack(s, sfd, s->keys[i].ustack_id, ubuf);
-		const uint64_t *k = lookup_stack(s, sfd, s->keys[i].kstack_id, kbuf);
+		const struct perch_key *key = &s->keys[i];
+		const uint64_t *u = key->flags & PERCH_KEY_DWARF
+					    ? dwarf_stack(s, key, ubuf)
+					    : lookup_stack(s, sfd, key->ustack_id, ubuf);
+		const uint64_t *k = lookup_stack(s, sfd, key->kstack_id, kbuf);
 
-		collector__add(s->col, &s->keys[i], s->vals[i], u, k);
+		collector__add(s->col, key, s->vals[i], u, k);
 	}
 	clear_stacks(sfd);
 }
@@ -473,8 +657,23 @@ static void write_stats(struct session *s)
 		[PERCH_STAT_KSTACK_FAULT] = "kernel_stack_unreadable",
 		[PERCH_STAT_TARGET_FULL] = "lost_children_target_map_full",
 		[PERCH_STAT_EVENT_LOST] = "lost_process_events",
+		[PERCH_STAT_DWARF] = "dwarf_unwound",
+		[PERCH_STAT_DWARF_TRUNCATED] = "dwarf_truncated",
+		[PERCH_STAT_DWARF_FAULT] = "dwarf_stopped_unreadable",
+		[PERCH_STAT_DWARF_NO_CFI] = "dwarf_stopped_no_cfi",
+		[PERCH_STAT_DWARF_BAD_FRAME] = "dwarf_stopped_bad_frame",
+		[PERCH_STAT_DWARF_COLLISION] = "lost_user_stack_hash_collision",
+		[PERCH_STAT_FP_FALLBACK] = "dwarf_frame_pointer_fallback",
 	};
-	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + 4];
+	static const char *const unames[UNWINDER_STAT_MAX] = {
+		[UNWINDER_TABLES] = "unwind_tables",
+		[UNWINDER_ROWS] = "unwind_rows",
+		[UNWINDER_NO_TABLE] = "unwind_modules_without_table",
+		[UNWINDER_ROWS_FULL] = "unwind_modules_rows_full",
+		[UNWINDER_MAPS_FULL] = "unwind_mappings_over_limit",
+		[UNWINDER_PROCS_FULL] = "unwind_processes_not_listed",
+	};
+	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + UNWINDER_STAT_MAX + 8];
 	struct rusage ru;
 	uint64_t run_ns, runs;
 	size_t n = 0;
@@ -497,6 +696,11 @@ static void write_stats(struct session *s)
 				  .value = collector__stat(s->col, COLLECT_NO_MAPS)};
 	kv[n++] = (struct rec_kv){.key = "unnamed_user_frames",
 				  .value = collector__stat(s->col, COLLECT_UNNAMED)};
+	kv[n++] = (struct rec_kv){.key = "unwind_stopped_early",
+				  .value = collector__stat(s->col, COLLECT_UNWIND_STOPPED)};
+	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
+		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
+					  .value = unwinder__stat(s->uw, i)};
 	bpf_cost(s, &run_ns, &runs);
 	kv[n++] = (struct rec_kv){.key = "bpf_run_time_ns", .value = run_ns};
 	kv[n++] = (struct rec_kv){.key = "bpf_run_count", .value = runs};
@@ -568,6 +772,13 @@ static int start_launched(struct session *s)
 	ret = launch(s, &go_fd, &err_fd);
 	if (ret)
 		return ret;
+	if (s->uw) {
+		char exe[PATH_MAX];
+
+		/* Its table, before its first tick (the libraries' are built already). */
+		if (resolve_command(s->o->argv[0], exe, sizeof(exe)) == 0)
+			unwinder__preload(s->uw, exe);
+	}
 	ret = add_target(s, s->child);
 	collector__snapshot(s->col, s->child);
 	if (write(go_fd, "g", 1) != 1 && !ret)
@@ -591,6 +802,9 @@ static int start_attached(struct session *s)
 		return PERCH_EXIT_INTERNAL;
 	for (size_t i = 0; i < s->o->npids; i++) {
 		s->pidfds[i] = syscall(SYS_pidfd_open, s->o->pids[i], 0);
+		/* Its tables first, so that its first ticks unwind. */
+		if (s->uw)
+			unwinder__snapshot(s->uw, s->o->pids[i]);
 		if (add_target(s, s->o->pids[i]))
 			return PERCH_EXIT_BPF;
 		collector__snapshot(s->col, s->o->pids[i]);
@@ -645,8 +859,14 @@ static void run_loop(struct session *s)
 	for (;;) {
 		uint64_t t = now_ns();
 		int wait_ms = t < next_drain ? (int)((next_drain - t) / 1000000) : 0;
+		int most = 20;
 
-		read_events(s, wait_ms > 20 ? 20 : wait_ms);
+		if (s->uw && t < s->spin_until)
+			most = 0;
+		else if (s->uw && t < s->fast_poll_until)
+			most = FAST_POLL_MS;
+
+		read_events(s, wait_ms > most ? most : wait_ms);
 		if (targets_done(s))
 			break;
 		if (stop_signal) {
@@ -717,10 +937,13 @@ static void format_command(const struct session *s, char *buf, size_t len)
 
 static int write_meta(struct session *s)
 {
+	static const char *const unwind_names[] = {[PERCH_UNWIND_FP] = "fp",
+						   [PERCH_UNWIND_AUTO] = "auto",
+						   [PERCH_UNWIND_DWARF] = "dwarf"};
 	char command[4096], pids[1024], freq[32], start[64], maxstack[32];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[9];
+	struct rec_kv kv[10];
 	size_t n = 0;
 
 	format_command(s, command, sizeof(command));
@@ -738,6 +961,7 @@ static int write_meta(struct session *s)
 	kv[n++] = (struct rec_kv){.key = "hostname", .str = u.nodename};
 	kv[n++] = (struct rec_kv){.key = "kernel", .str = u.release};
 	kv[n++] = (struct rec_kv){.key = "max_stack", .str = maxstack};
+	kv[n++] = (struct rec_kv){.key = "unwind", .str = (char *)unwind_names[s->unwind_mode]};
 	return rec_writer__meta(s->w, kv, n);
 }
 
@@ -791,12 +1015,16 @@ static void session_free(struct session *s)
 	ring_buffer__free(s->rb);
 	mmap_watch__free(s->mw);
 	free(s->exited);
+	unwinder__free(s->uw);
 	sample_bpf__destroy(s->skel);
 	collector__free(s->col);
 	rec_writer__close(s->w);
 	free(s->stack_buf);
 	free(s->keys);
 	free(s->vals);
+	free(s->dkeys);
+	free(s->dvals);
+	u64map__clear(&s->dindex);
 }
 
 static int preflight(const struct record_opts *o)
@@ -832,7 +1060,10 @@ static int setup(struct session *s)
 	s->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
 	s->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->keys));
 	s->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->vals));
-	if (!s->stack_buf || !s->keys || !s->vals)
+	/* Touched only as far as a period's stacks reach. */
+	s->dkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*s->dkeys));
+	s->dvals = calloc(PERCH_STACK_ENTRIES, sizeof(*s->dvals));
+	if (!s->stack_buf || !s->keys || !s->vals || !s->dkeys || !s->dvals)
 		return PERCH_EXIT_INTERNAL;
 	if (read_sysctl_uint("/proc/sys/kernel/perf_event_max_stack", &s->max_stack) ||
 	    s->max_stack > PERCH_MAX_STACK)

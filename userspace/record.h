@@ -10,6 +10,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* How user stacks are walked (--unwind). */
+enum record_unwind {
+	RECORD_UNWIND_AUTO = 0, /* in the kernel from DWARF tables where a module has them, frame
+				 * pointers elsewhere */
+	RECORD_UNWIND_FP,	/* frame pointers only */
+	RECORD_UNWIND_DWARF,	/* DWARF tables only: code without CFI ends the stack */
+};
+
 struct record_opts {
 	size_t sz;
 	unsigned int freq;  /* samples per second per CPU */
@@ -20,6 +28,7 @@ struct record_opts {
 	double duration_s; /* 0: until Ctrl-C or every target exited */
 	bool quiet;	   /* no summary */
 	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
+	enum record_unwind unwind;
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

@@ -30,6 +30,26 @@ static uint64_t lost_samples(const struct recording *r)
 	return stat_or_zero(r, "lost_count_map_full");
 }
 
+/* How user stacks were walked, when the sampler unwound from DWARF tables. */
+static void print_unwinding(const struct recording *r, FILE *out)
+{
+	const char *mode = recording__meta(r, "unwind");
+	uint64_t dwarf = stat_or_zero(r, "dwarf_unwound");
+
+	if (!mode || !strcmp(mode, "fp"))
+		return;
+	fprintf(out,
+		"unwinding  %s: %" PRIu64 " user stacks unwound from %" PRIu64
+		" DWARF tables, %" PRIu64 " with frame pointers; %" PRIu64
+		" stopped early (unreadable %" PRIu64 ", no CFI %" PRIu64 ", bad frame %" PRIu64
+		")\n",
+		mode, dwarf, stat_or_zero(r, "unwind_tables"), stat_or_zero(r, "samples") - dwarf,
+		stat_or_zero(r, "unwind_stopped_early"),
+		stat_or_zero(r, "dwarf_stopped_unreadable"),
+		stat_or_zero(r, "dwarf_stopped_no_cfi"),
+		stat_or_zero(r, "dwarf_stopped_bad_frame"));
+}
+
 static void print_losses(const struct recording *r, FILE *out)
 {
 	fprintf(out,
@@ -51,6 +71,7 @@ static void print_losses(const struct recording *r, FILE *out)
 		stat_or_zero(r, "truncated_stacks"), recording__meta(r, "max_stack") ?: "?",
 		stat_or_zero(r, "samples_without_mappings"),
 		stat_or_zero(r, "lost_process_events"));
+	print_unwinding(r, out);
 }
 
 static void print_cost(const struct recording *r, FILE *out)

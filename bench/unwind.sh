@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# Unwinding code built without frame pointers: perch (user stacks unwound in the kernel from
+# .eh_frame tables) next to `perf record --call-graph dwarf` (8 KiB stack copies unwound later
+# with libdw), `perf record -g` and `perch record --unwind=fp` (frame pointers), as a Markdown
+# table.
+#
+#   bash bench/unwind.sh [BUILD]          BUILD: the build folder holding perch (default build)
+#   env: RUNS (rounds, default 3), FREQ (Hz, default 999), ROUNDS (work units; 7300 = ~3 s on the 2-CPU VM)
+#
+# The target is bench/cpu_work.c built the way distributions build: -O2 -fomit-frame-pointer
+# (and no sibling calls, so that every function keeps a frame for any unwinder to find). Each
+# round runs it five times, interleaved: unprofiled, under `perch record -p PID` (and with
+# --unwind=fp: what unwinding from tables adds), under `perf record --call-graph dwarf -p PID`
+# and under `perf record -g -p PID`, all at FREQ Hz on cpu-clock. The workload blocks on a FIFO
+# until released, so the profiler attaches first; the profiler runs under bench/rusage.c, which
+# reports the CPU time the kernel charged to its process alone. perch adds its BPF programs' run
+# time, which it records itself when kernel.bpf_stats_enabled=1 (set here for the run, restored
+# on exit). A stack is complete when `main` is on it.
+#
+# Needs root (BPF, perf at any paranoid level, the sysctl). Takes about 1.5 minutes at RUNS=3; the
+# last run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/unwind/.
+set -euo pipefail
+
+BUILD=${1:-build}
+RUNS=${RUNS:-3}
+FREQ=${FREQ:-999}
+ROUNDS=${ROUNDS:-7300}
+ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is released
+STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
+MODES="baseline perch perch-fp perf-dwarf perf-fp"
+
+cd "$(dirname "$0")/.."
+PERCH=$BUILD/perch
+BENCH=$BUILD/bench
+OUT=$BENCH/unwind
+FIFO=$OUT/release.fifo
+
+die() {
+	echo "unwind: $*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf -p, sysctl kernel.bpf_stats_enabled)"
+[ -x "$PERCH" ] || die "$PERCH not built (make all)"
+command -v perf >/dev/null || die "perf not found (linux-perf)"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$RUNS'"
+
+mkdir -p "$BENCH"
+gcc -O2 -g -Wall -Wextra -Werror -fomit-frame-pointer -fno-optimize-sibling-calls \
+	-o "$BENCH/cpu_work_nofp" bench/cpu_work.c || die "cannot build bench/cpu_work.c"
+gcc -O2 -Wall -Wextra -Werror -o "$BENCH/rusage" bench/rusage.c || die "cannot build bench/rusage.c"
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+mkfifo "$FIFO"
+
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+work_pid= # the workload and the profiler's rusage wrapper while they run, for cleanup
+prof_pid=
+cleanup() {
+	# Only our own children, and only while they are ours: the ids are cleared once waited for.
+	[ -z "$prof_pid" ] || pkill -INT -P "$prof_pid" 2>/dev/null || true
+	[ -z "$work_pid" ] || kill "$work_pid" 2>/dev/null || true
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats" || true
+	rm -f "$FIFO"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+sysctl -qw kernel.bpf_stats_enabled=1
+
+# field NAME FILE: the value of NAME=VALUE in a helper's one-line output.
+field() {
+	sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2"
+}
+
+# Start the profiler for MODE on PID in the background, under rusage; sets prof_pid.
+start_profiler() {
+	local mode=$1 pid=$2 run=$3
+	local rec=$OUT/$mode.$run.data
+
+	case $mode in
+	perch) cmd=("$PERCH" record -q -F "$FREQ" -p "$pid" -o "$rec") ;;
+	perch-fp) cmd=("$PERCH" record -q --unwind=fp -F "$FREQ" -p "$pid" -o "$rec") ;;
+	perf-dwarf) cmd=(perf record -q --call-graph dwarf -e cpu-clock -F "$FREQ" -p "$pid" -o "$rec") ;;
+	perf-fp) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$pid" -o "$rec") ;;
+	esac
+	"$BENCH/rusage" "$OUT/$mode.$run.cost" "${cmd[@]}" >"$OUT/$mode.$run.log" 2>&1 &
+	prof_pid=$!
+}
+
+# Wait for the profiler to stop by itself after its target exited; interrupt it if not.
+stop_profiler() {
+	local mode=$1 run=$2 i rc
+
+	for ((i = 0; i < STOP_WAIT * 10; i++)); do
+		kill -0 "$prof_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$prof_pid" 2>/dev/null; then
+		echo "unwind: $mode did not stop when its target exited; sending SIGINT" >&2
+		pkill -INT -P "$prof_pid" || true
+	fi
+	rc=0
+	wait "$prof_pid" || rc=$?
+	prof_pid=
+	if [ "$rc" -ne 0 ]; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record failed (run $run)"
+	fi
+}
+
+# Samples, BPF run time in ms ("-" where there is none) and the share of samples with `main`
+# on the stack. perf's stacks are unwound by `perf script` (libdw for dwarf mode), timed as the
+# report: what perch does while recording, perf does there.
+read_recording() {
+	local mode=$1 rec=$2 cost=$3
+
+	case $mode in
+	perch*)
+		"$BENCH/rusage" "$cost" "$PERCH" report --format=folded "$rec" >"$rec.folded" 2>&1 ||
+			die "perch report $rec failed"
+		"$PERCH" report "$rec" >"$rec.head" 2>&1 || die "perch report $rec failed"
+		samples=$(sed -n 's/^sampling .* \([0-9][0-9]*\) samples.*/\1/p' "$rec.head")
+		bpf_ms=$(sed -n 's/.*BPF programs ran [0-9]* times for \([0-9.]*\) ms.*/\1/p' "$rec.head")
+		[ -n "$samples" ] || die "no sample count in the header of perch report $rec"
+		[ -n "$bpf_ms" ] || bpf_ms=-
+		complete=$(awk '{ n = $NF; all += n; if ($0 ~ /;main;/) hit += n }
+			END { printf "%.2f", all ? 100 * hit / all : 0 }' "$rec.folded")
+		;;
+	perf-*)
+		"$BENCH/rusage" "$cost" perf script -i "$rec" -F comm,ip,sym >"$rec.script" 2>/dev/null ||
+			die "perf script $rec failed"
+		bpf_ms=-
+		# A header line starts each sample, its frames follow indented with a tab ("ADDR SYM").
+		read -r samples complete < <(awk '
+			/^\t/ { if ($2 == "main") m = 1; next }
+			/^$/ { next }
+			{ if (n) hit += m; n++; m = 0 }
+			END { hit += m; printf "%d %.2f\n", n, n ? 100 * hit / n : 0 }' "$rec.script")
+		;;
+	esac
+}
+
+# One measurement; appends a row to $OUT/results.tsv.
+run_one() {
+	local mode=$1 run=$2
+	local work=$OUT/$mode.$run.work rec=$OUT/$mode.$run.data
+	local prof=- rss=- size=- rep=- per1000=- rc
+
+	samples=- bpf_ms=- complete=-
+	"$BENCH/cpu_work_nofp" "$FIFO" "$ROUNDS" >"$work" &
+	work_pid=$!
+	[ "$mode" = baseline ] || start_profiler "$mode" "$work_pid" "$run"
+	sleep "$ATTACH_WAIT"
+	if [ "$mode" != baseline ] && ! kill -0 "$prof_pid" 2>/dev/null; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record exited before the workload started (run $run)"
+	fi
+	timeout 10 sh -c "echo go > '$FIFO'" || die "workload did not open $FIFO"
+	rc=0
+	wait "$work_pid" || rc=$?
+	work_pid=
+	[ "$rc" -eq 0 ] || die "workload failed (run $run, $mode)"
+
+	if [ "$mode" != baseline ]; then
+		stop_profiler "$mode" "$run"
+		prof=$(awk -v u="$(field user_ms "$OUT/$mode.$run.cost")" \
+			-v s="$(field sys_ms "$OUT/$mode.$run.cost")" 'BEGIN { printf "%.1f", u + s }')
+		rss=$(field maxrss_kb "$OUT/$mode.$run.cost")
+		size=$(stat -c %s "$rec")
+		read_recording "$mode" "$rec" "$OUT/$mode.$run.report"
+		rep=$(field wall_ms "$OUT/$mode.$run.report")
+		per1000=$(awk -v p="$prof" -v b="$bpf_ms" -v n="$samples" \
+			'BEGIN { printf "%.2f", n ? (p + (b == "-" ? 0 : b)) / n * 1000 : 0 }')
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$run" \
+		"$(field wall_ms "$work")" "$(field cpu_ms "$work")" "$prof" "$bpf_ms" "$samples" \
+		"$per1000" "$rss" "$size" "$rep" "$complete" >>"$OUT/results.tsv"
+}
+
+for ((run = 1; run <= RUNS; run++)); do
+	for mode in $MODES; do
+		echo "unwind: round $run/$RUNS: $mode" >&2
+		run_one "$mode" "$run"
+	done
+done
+
+# ---- the table ----
+
+# summary MODE COLUMN [SCALE [DIGITS]]: "median (min-max)" of a column of results.tsv over MODE's
+# runs, each value divided by SCALE; "-" where the runs have no value.
+summary() {
+	awk -F'\t' -v m="$1" -v c="$2" '$1 == m { print $c }' "$OUT/results.tsv" | sort -g |
+		awk -v s="${3:-1}" -v d="${4:-1}" '
+		$1 == "-" { dash = 1 }
+		$1 != "-" { v[n++] = $1 / s }
+		END {
+			if (dash || !n) { print "-"; exit }
+			med = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+			if (n == 1)
+				printf "%.*f\n", d, med
+			else
+				printf "%.*f (%.*f-%.*f)\n", d, med, d, v[0], d, v[n - 1]
+		}'
+}
+
+# median MODE COLUMN: the bare median, for the ratios below.
+median() {
+	summary "$1" "$2" 1 3 | cut -d' ' -f1
+}
+
+base_wall=$(median baseline 3)
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+event=$(sed -n 's/^sampling *\([^ ]*\) at .*/\1/p' "$OUT/perch.1.data.head")
+echo "### Unwinding without frame pointers (bench/unwind.sh)"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "- kernel: $(uname -r) ($(uname -m)); CPU: ${cpu_model:-unknown}, $(nproc) CPUs"
+echo "- event: ${event:-?} at $FREQ Hz for perch, cpu-clock at $FREQ Hz for perf ($(perf --version))"
+echo "- target: bench/cpu_work.c built with -O2 -fomit-frame-pointer, $ROUNDS rounds (about $(awk -v w="$base_wall" 'BEGIN { printf "%.1f", w / 1000 }') s unprofiled), single-threaded, attached with -p; $RUNS runs per mode, interleaved"
+echo
+echo "| mode | target wall s | slowdown (x) | profiler CPU ms (user+sys) | BPF ms | samples | CPU ms per 1000 samples | complete stacks % | recording KB | profiler max RSS MB | report ms |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+# Columns of results.tsv: 1 mode, 2 run, 3 target wall ms, 4 target CPU ms, 5 profiler user+sys
+# ms, 6 BPF ms, 7 samples, 8 CPU ms per 1000 samples, 9 max RSS KB, 10 recording bytes,
+# 11 report wall ms, 12 complete stacks %.
+for mode in $MODES; do
+	row="| $mode | $(summary "$mode" 3 1000 2) | $(summary "$mode" 3 "$base_wall" 3)"
+	row+=" | $(summary "$mode" 5) | $(summary "$mode" 6 1 2) | $(summary "$mode" 7 1 0)"
+	row+=" | $(summary "$mode" 8) | $(summary "$mode" 12 1 2) | $(summary "$mode" 10 1024 0)"
+	row+=" | $(summary "$mode" 9 1024) | $(summary "$mode" 11 1 0) |"
+	echo "$row"
+done
+echo
+awk -v pc="$(median perch 8)" -v dc="$(median perf-dwarf 8)" -v ps="$(median perch 10)" \
+	-v ds="$(median perf-dwarf 10)" -v pk="$(median perch 12)" -v fc="$(median perch-fp 8)" '
+	BEGIN {
+		fmt = "Goal (issue 4): complete stacks for at least 99%% of samples: %s (%.2f %%); "
+		fmt = fmt "profiler CPU per sample at most a third of perf --call-graph dwarf: %s "
+		fmt = fmt "(%.1f vs %.1f µs, %.1fx less); a recording at least 20 times smaller: %s (%.0fx).\n"
+		printf(fmt, (pk >= 99 ? "met" : "NOT met"), pk, (pc * 3 <= dc ? "met" : "NOT met"), pc,
+			dc, (pc ? dc / pc : 0), (ps * 20 <= ds ? "met" : "NOT met"), (ps ? ds / ps : 0))
+		fmt = "\nWhat unwinding from the tables adds to perch: %.1f µs per sample (perch %.1f, "
+		fmt = fmt "perch --unwind=fp %.1f); the rest is the same in both modes.\n"
+		printf(fmt, pc - fc, pc, fc)
+	}'
+echo
+echo "Medians, with min-max over the runs in parentheses. Slowdown is the target's wall time over"
+echo "the unprofiled median; the baseline row's own range is the run-to-run noise."
+echo
+echo "1. Profiler CPU: user+system time the kernel charged to the profiler process (wait4 rusage"
+echo "   from bench/rusage.c), attaching through writing the recording. CPU per 1000 samples is"
+echo "   (profiler CPU + BPF) / samples * 1000, in ms (the same number is µs per sample)."
+echo "2. BPF ms: run time of perch's BPF programs (the in-kernel unwinding included) from the"
+echo "   kernel's BPF statistics (kernel.bpf_stats_enabled=1), as perch records it; it runs in the"
+echo "   interrupted task's context, not in perch's rusage. perf uses no BPF: \"-\"; its in-kernel"
+echo "   cost of copying 8 KiB of stack (dwarf) or the callchain (-g) per sample is charged to the"
+echo "   target and shows only in the slowdown."
+echo "3. Complete stacks: samples with \`main\` on the stack (perch: its folded report; perf:"
+echo "   \`perf script\`, which unwinds the dwarf recordings with libdw)."
+echo "4. Report ms: \`perch report --format=folded\` and \`perf script\` on that run's recording. perf"
+echo "   unwinds its DWARF samples there; perch did all of it while recording."
+echo
+echo "Per-run values in $OUT/results.tsv."
