@@ -24,20 +24,16 @@ ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is relea
 STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
 
 cd "$(dirname "$0")/.."
+BENCH_NAME=overhead
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 PERCH=$BUILD/perch
 BENCH=$BUILD/bench
 OUT=$BENCH/runs # the last run's recordings and per-run measurements stay here
 FIFO=$OUT/release.fifo
 
-die() {
-	echo "overhead: $*" >&2
-	exit 1
-}
 
-[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf -p, sysctl kernel.bpf_stats_enabled)"
-[ -x "$PERCH" ] || die "$PERCH not built (make all)"
-command -v perf >/dev/null || die "perf not found (linux-perf)"
-[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$RUNS'"
+bench_check
 
 mkdir -p "$BENCH"
 for helper in cpu_work rusage; do
@@ -46,62 +42,16 @@ for helper in cpu_work rusage; do
 		-o "$BENCH/$helper" "bench/$helper.c" || die "cannot build bench/$helper.c"
 done
 
-rm -rf "$OUT"
-mkdir -p "$OUT"
-mkfifo "$FIFO"
+bench_start
 
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-work_pid= # the workload and the profiler's rusage wrapper while they run, for cleanup
-prof_pid=
-cleanup() {
-	# Only our own children, and only while they are ours: the ids are cleared once waited for.
-	[ -z "$prof_pid" ] || pkill -INT -P "$prof_pid" 2>/dev/null || true
-	[ -z "$work_pid" ] || kill "$work_pid" 2>/dev/null || true
-	sysctl -qw kernel.bpf_stats_enabled="$old_stats" || true
-	rm -f "$FIFO"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-sysctl -qw kernel.bpf_stats_enabled=1
-
-# field NAME FILE: the value of NAME=VALUE in a helper's one-line output.
-field() {
-	sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2"
-}
-
-# Start the profiler for MODE on PID in the background, under rusage; sets prof_pid.
-start_profiler() {
-	local mode=$1 pid=$2 run=$3
-	local rec=$OUT/$mode.$run.data
-
-	case $mode in
-	perch) cmd=("$PERCH" record -q -F "$FREQ" -p "$pid" -o "$rec") ;;
-	perf) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$pid" -o "$rec") ;;
+# profiler_cmd MODE PID REC: the command line of MODE's profiler (see bench/lib.sh).
+profiler_cmd() {
+	case $1 in
+	perch) cmd=("$PERCH" record -q -F "$FREQ" -p "$2" -o "$3") ;;
+	perf) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$2" -o "$3") ;;
 	esac
-	"$BENCH/rusage" "$OUT/$mode.$run.cost" "${cmd[@]}" >"$OUT/$mode.$run.log" 2>&1 &
-	prof_pid=$!
 }
 
-# Wait for the profiler to stop by itself after its target exited (both do); interrupt it if not.
-stop_profiler() {
-	local mode=$1 run=$2 i rc
-
-	for ((i = 0; i < STOP_WAIT * 10; i++)); do
-		kill -0 "$prof_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$prof_pid" 2>/dev/null; then
-		echo "overhead: $mode did not stop when its target exited; sending SIGINT" >&2
-		pkill -INT -P "$prof_pid" || true
-	fi
-	rc=0
-	wait "$prof_pid" || rc=$?
-	prof_pid=
-	if [ "$rc" -ne 0 ]; then
-		cat "$OUT/$mode.$run.log" >&2
-		die "$mode record failed (run $run)"
-	fi
-}
 
 # Samples in a recording, and the BPF run time in ms ("-" where there is none).
 count_samples() {
@@ -180,23 +130,6 @@ for ((run = 1; run <= RUNS; run++)); do
 done
 
 # ---- the table ----
-
-# summary MODE COLUMN [SCALE [DIGITS]]: "median (min-max)" of a column of results.tsv over MODE's
-# runs, each value divided by SCALE; "-" where the runs have no value.
-summary() {
-	awk -F'\t' -v m="$1" -v c="$2" '$1 == m { print $c }' "$OUT/results.tsv" | sort -g |
-		awk -v s="${3:-1}" -v d="${4:-1}" '
-		$1 == "-" { dash = 1 }
-		$1 != "-" { v[n++] = $1 / s }
-		END {
-			if (dash || !n) { print "-"; exit }
-			med = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
-			if (n == 1)
-				printf "%.*f\n", d, med
-			else
-				printf "%.*f (%.*f-%.*f)\n", d, med, d, v[0], d, v[n - 1]
-		}'
-}
 
 base_wall=$(summary baseline 3 1 3 | cut -d' ' -f1)
 cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)

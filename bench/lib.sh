@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Shared by bench/overhead.sh and bench/unwind.sh (sourced, not run): the attach-then-release
+# measurement of a profiler on bench/cpu_work.c. The caller sets BENCH_NAME, OUT, FIFO, PERCH,
+# STOP_WAIT and defines profiler_cmd MODE PID REC (fills the array `cmd`).
+
+die() {
+	echo "$BENCH_NAME: $*" >&2
+	exit 1
+}
+
+# Root, perch and perf present, RUNS sane.
+bench_check() {
+	[ "$(id -u)" -eq 0 ] || die "needs root (BPF, perf -p, sysctl kernel.bpf_stats_enabled)"
+	[ -x "$PERCH" ] || die "$PERCH not built (make all)"
+	command -v perf >/dev/null || die "perf not found (linux-perf)"
+	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$RUNS'"
+}
+
+# A fresh OUT with the release FIFO; BPF statistics on for the run, restored on exit.
+bench_start() {
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	mkfifo "$FIFO"
+	old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+	work_pid= # the workload and the profiler's rusage wrapper while they run, for cleanup
+	prof_pid=
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+	sysctl -qw kernel.bpf_stats_enabled=1
+}
+
+bench_cleanup() {
+	# Only our own children, and only while they are ours: the ids are cleared once waited for.
+	[ -z "$prof_pid" ] || pkill -INT -P "$prof_pid" 2>/dev/null || true
+	[ -z "$work_pid" ] || kill "$work_pid" 2>/dev/null || true
+	sysctl -qw kernel.bpf_stats_enabled="$old_stats" || true
+	rm -f "$FIFO"
+}
+
+# field NAME FILE: the value of NAME=VALUE in a helper's one-line output.
+field() {
+	sed -n "s/.*\\<$1=\\([^ ]*\\).*/\\1/p" "$2"
+}
+
+# Start the profiler for MODE on PID in the background, under rusage; sets prof_pid.
+cmd=() # set by profiler_cmd
+start_profiler() {
+	local mode=$1 pid=$2 run=$3
+
+	profiler_cmd "$mode" "$pid" "$OUT/$mode.$run.data"
+	"$BENCH/rusage" "$OUT/$mode.$run.cost" "${cmd[@]}" >"$OUT/$mode.$run.log" 2>&1 &
+	prof_pid=$!
+}
+
+# Wait for the profiler to stop by itself after its target exited (both do); interrupt it if not.
+stop_profiler() {
+	local mode=$1 run=$2 i rc
+
+	for ((i = 0; i < STOP_WAIT * 10; i++)); do
+		kill -0 "$prof_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$prof_pid" 2>/dev/null; then
+		echo "$BENCH_NAME: $mode did not stop when its target exited; sending SIGINT" >&2
+		pkill -INT -P "$prof_pid" || true
+	fi
+	rc=0
+	wait "$prof_pid" || rc=$?
+	prof_pid=
+	if [ "$rc" -ne 0 ]; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record failed (run $run)"
+	fi
+}
+
+# summary MODE COLUMN [SCALE [DIGITS]]: "median (min-max)" of a column of results.tsv over MODE's
+# runs, each value divided by SCALE; "-" where the runs have no value.
+summary() {
+	awk -F'\t' -v m="$1" -v c="$2" '$1 == m { print $c }' "$OUT/results.tsv" | sort -g |
+		awk -v s="${3:-1}" -v d="${4:-1}" '
+		$1 == "-" { dash = 1 }
+		$1 != "-" { v[n++] = $1 / s }
+		END {
+			if (dash || !n) { print "-"; exit }
+			med = n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2
+			if (n == 1)
+				printf "%.*f\n", d, med
+			else
+				printf "%.*f (%.*f-%.*f)\n", d, med, d, v[0], d, v[n - 1]
+		}'
+}
