@@ -38,6 +38,8 @@
 #define MIN_THREAD (4 * 4)
 #define MIN_SAMPLE (4 + 4 + 8 + 4 + 4)
 #define MIN_LINES  (4 + 4)
+#define MIN_RTHREAD (4 + 4 + 8 + 4)
+#define RNODE_SIZE  (4 + 4 + 7 * 8 + 4)
 #define LINE_SIZE  (4 * 3)
 #define MAX_LINES  256
 #define MIN_KV_STR (4 + 4)
@@ -558,7 +560,7 @@ static bool frame_eq(const void *ctx, uint32_t idx, const void *key)
 	       a->offset == b->offset;
 }
 
-/* Also UINT32_MAX (errno EINVAL) for a kind other than user/kernel or an undefined string id. */
+/* Also UINT32_MAX (errno EINVAL) for an unknown kind or an undefined string id. */
 uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, uint32_t name,
 			   uint64_t offset)
 {
@@ -566,7 +568,7 @@ uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, 
 	uint32_t hash = hash_frame(&f);
 	struct slot *slot;
 
-	if (!w || kind > REC_FRAME_KERNEL || module >= w->nstrs || name >= w->nstrs) {
+	if (!w || kind > REC_FRAME_REGION || module >= w->nstrs || name >= w->nstrs) {
 		errno = EINVAL;
 		return UINT32_MAX;
 	}
@@ -718,6 +720,66 @@ int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 	return write_kv(w, REC_END, kv, n, false);
 }
 
+/* The rules REGIONS payloads follow (the loader checks them the same way). */
+static bool rnode_ok(const struct rec_region_node *n, uint32_t idx, size_t nstrings)
+{
+	if (!idx)
+		return !n->name && !n->parent;
+	return n->name && n->name < nstrings && n->parent < idx;
+}
+
+static void put_rthread(struct buf *b, const struct rec_region_thread *t)
+{
+	put_u32(b, t->pid);
+	put_u32(b, t->tid);
+	put_u64(b, t->mismatches);
+	put_u32(b, t->nnodes);
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct rec_region_node *n = &t->nodes[i];
+
+		put_u32(b, n->name);
+		put_u32(b, n->parent);
+		put_u64(b, n->calls);
+		put_u64(b, n->total_ns);
+		put_u64(b, n->self_ns);
+		put_u64(b, n->min_ns);
+		put_u64(b, n->max_ns);
+		put_u64(b, n->size_sum);
+		put_u64(b, n->untimed);
+		put_u32(b, n->open);
+	}
+}
+
+int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n)
+{
+	size_t bytes = 0;
+	int err;
+
+	if (!w || (n && !t) || n > UINT32_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].nnodes || !t[i].nodes || t[i].nnodes > (MAX_BLOCK / RNODE_SIZE))
+			return -EINVAL;
+		for (uint32_t j = 0; j < t[i].nnodes; j++) {
+			if (!rnode_ok(&t[i].nodes[j], j, w->nstrs))
+				return -EINVAL;
+		}
+		bytes += MIN_RTHREAD + (size_t)t[i].nnodes * RNODE_SIZE;
+	}
+	if (bytes + 4 > MAX_BLOCK)
+		return -EFBIG;
+	err = rec_writer__flush(w);
+	if (!err)
+		err = block_start(&w->block);
+	if (!err && buf_reserve(&w->block, bytes))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++)
+		put_rthread(&w->block, &t[i]);
+	if (!err)
+		err = write_block(w, REC_REGIONS, &w->block, n);
+	return err;
+}
+
 uint64_t rec_writer__size(const struct rec_writer *w)
 {
 	return w ? w->size : 0;
@@ -742,7 +804,7 @@ struct loaded {
 	size_t nlines, cap_lines;
 	size_t *line_off; /* per frame: where its chain starts in lines (with rec_frame.nlines) */
 	size_t cap_line_off;
-	size_t cap_strings, cap_frames, cap_threads, cap_samples;
+	size_t cap_strings, cap_frames, cap_threads, cap_samples, cap_rthreads;
 	struct idx_table thread_tab; /* (pid, tid) -> index in r.threads, while loading */
 };
 
@@ -857,7 +919,7 @@ static bool read_frame(struct cur *c, const struct recording *r, struct rec_fram
 	f->lines = NULL;
 	f->nlines = 0;
 	return cur_u8(c, &f->kind) && cur_u32(c, &f->module) && cur_u32(c, &f->name) &&
-	       cur_u64(c, &f->offset) && f->kind <= REC_FRAME_KERNEL && f->module < r->nstrings &&
+	       cur_u64(c, &f->offset) && f->kind <= REC_FRAME_REGION && f->module < r->nstrings &&
 	       f->name < r->nstrings;
 }
 
@@ -1092,12 +1154,83 @@ static int parse_end(struct loaded *L, struct cur *c)
 	return parse_kv(L, c, &L->r.end, &L->r.nend, false);
 }
 
+static bool read_rnode(struct cur *c, struct rec_region_node *n)
+{
+	return cur_u32(c, &n->name) && cur_u32(c, &n->parent) && cur_u64(c, &n->calls) &&
+	       cur_u64(c, &n->total_ns) && cur_u64(c, &n->self_ns) && cur_u64(c, &n->min_ns) &&
+	       cur_u64(c, &n->max_ns) && cur_u64(c, &n->size_sum) && cur_u64(c, &n->untimed) &&
+	       cur_u32(c, &n->open);
+}
+
+/* One region thread into t (nodes allocated); -EBADMSG when it breaks the rules. */
+static int read_rthread(struct cur *c, const struct recording *r, struct rec_region_thread *t)
+{
+	if (!cur_u32(c, &t->pid) || !cur_u32(c, &t->tid) || !cur_u64(c, &t->mismatches) ||
+	    !cur_u32(c, &t->nnodes) || !t->nnodes || t->nnodes > c->left / RNODE_SIZE)
+		return -EBADMSG;
+	t->nodes = malloc(t->nnodes * sizeof(*t->nodes));
+	if (!t->nodes)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		if (!read_rnode(c, &t->nodes[i]) || !rnode_ok(&t->nodes[i], i, r->nstrings)) {
+			free(t->nodes);
+			t->nodes = NULL;
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Replace the region thread with t's pid and tid, or add t. */
+static int add_rthread(struct loaded *L, struct rec_region_thread *t)
+{
+	struct recording *r = &L->r;
+
+	for (size_t i = r->nrthreads; i-- > 0;) {
+		if (r->rthreads[i].pid == t->pid && r->rthreads[i].tid == t->tid) {
+			free(r->rthreads[i].nodes);
+			r->rthreads[i] = *t;
+			return 0;
+		}
+	}
+	if (grow((void **)&r->rthreads, &L->cap_rthreads, r->nrthreads + 1, sizeof(*t)))
+		return -ENOMEM;
+	r->rthreads[r->nrthreads++] = *t;
+	return 0;
+}
+
+/* Read whole before anything changes: a replaced thread could not be put back. */
+static int parse_regions(struct loaded *L, struct cur *c)
+{
+	struct rec_region_thread *v;
+	uint32_t n, i;
+	int err = 0;
+
+	if (!cur_count(c, MIN_RTHREAD, &n))
+		return -EBADMSG;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		err = read_rthread(c, &L->r, &v[i]);
+	if (!err && c->left)
+		err = -EBADMSG;
+	for (uint32_t j = 0; j < n; j++) {
+		if (!err)
+			err = add_rthread(L, &v[j]);
+		else
+			free(v[j].nodes); /* not added (add_rthread failing adds nothing) */
+	}
+	free(v);
+	return err;
+}
+
 typedef int (*parse_fn)(struct loaded *L, struct cur *c);
 
 static const parse_fn parsers[] = {
 	[REC_META] = parse_meta,       [REC_STRINGS] = parse_strings, [REC_FRAMES] = parse_frames,
 	[REC_THREADS] = parse_threads, [REC_SAMPLES] = parse_samples, [REC_STATS] = parse_stats,
-	[REC_END] = parse_end,	       [REC_LINES] = parse_lines,
+	[REC_END] = parse_end,	       [REC_LINES] = parse_lines,     [REC_REGIONS] = parse_regions,
 };
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
@@ -1190,7 +1323,7 @@ static int check_header(const uint8_t *p, size_t len, size_t *start)
 {
 	if (len < FILE_HDR_SIZE || memcmp(p, PERCH_FILE_MAGIC, 8))
 		return -EPROTO;
-	if (le32_get(p + 8) != PERCH_FILE_VERSION)
+	if (le32_get(p + 8) < 1 || le32_get(p + 8) > PERCH_FILE_VERSION)
 		return -EPROTONOSUPPORT;
 	*start = le32_get(p + 12);
 	if (*start < FILE_HDR_SIZE || *start > len)
@@ -1269,6 +1402,9 @@ void recording__free(struct recording *r)
 	free(r->samples);
 	free(r->stats);
 	free(r->end);
+	for (size_t i = 0; i < r->nrthreads; i++)
+		free(r->rthreads[i].nodes);
+	free(r->rthreads);
 	free(L->pool);
 	free(L->lines);
 	free(L->line_off);

@@ -17,16 +17,27 @@
  *   META     u32 n, n x (str key, str value)       command, pids, event, frequency, ... (once)
  *   STRINGS  u32 n, n x str                        new strings, ids continue from the last block
  *   FRAMES   u32 n, n x frame                      new frames, ids start at 0
- *            frame = u8 kind (0 user, 1 kernel), u32 module string id, u32 name string id (0 =
- *                    unknown), u64 offset (file offset in the module; kernel: address)
+ *            frame = u8 kind (0 user, 1 kernel, 2 region), u32 module string id, u32 name string
+ *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address;
+ *                    region: 0, module 0, name = the region's name)
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
  *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 nframes, nframes x u32
- *            frame id, root first)
+ *            frame id, root first; the thread's open regions, outermost first, come before the
+ *            user frames: a region frame is always above every function frame)
  *   LINES    u32 n, n x (u32 frame id, u32 k, k x (u32 function, u32 file, u32 line))
  *            source lines and inline chain of a frame, innermost first (addr2line -f -i order):
  *            the function the address is in with the address's file:line, then each function
  *            it was inlined into with the call site's file:line, the out-of-line function last;
  *            string ids (0: unknown); a later definition for the same frame replaces it
+ *   REGIONS  u32 n, n x region thread               exact region statistics of threads, from
+ *            the region runtime (include/perch.c); the last definition of a (pid, tid) wins
+ *            region thread = u32 pid, u32 tid, u64 mismatches, u32 nnodes, nnodes x node
+ *            node = u32 name string id (0 only for node 0, the root), u32 parent (< own index
+ *                   for every node but the root), u64 calls, u64 total_ns, u64 self_ns,
+ *                   u64 min_ns, u64 max_ns, u64 size_sum, u64 untimed, u32 open
+ *            (a bounded path tree of regions, recursion folded; total_ns counts the outermost
+ *            activation of a folded recursion once; untimed: ends of activations that were
+ *            already open when perch attached; open: activations open at the snapshot)
  *   STATS    u32 n, n x (str key, u64 value)       cumulative counters; the last block wins
  *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block
  * where str = u32 length + bytes (no NUL).
@@ -39,7 +50,7 @@
 #include <stdint.h>
 
 #define PERCH_FILE_MAGIC   "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
-#define PERCH_FILE_VERSION 1
+#define PERCH_FILE_VERSION 2 /* 2: region frames and REGIONS; version 1 files still load */
 
 enum rec_block_type {
 	REC_META = 1,
@@ -50,6 +61,7 @@ enum rec_block_type {
 	REC_STATS = 6,
 	REC_END = 7,
 	REC_LINES = 8,
+	REC_REGIONS = 9,
 };
 
 /* Sample flags. */
@@ -60,6 +72,7 @@ enum rec_block_type {
 enum rec_frame_kind {
 	REC_FRAME_USER = 0,
 	REC_FRAME_KERNEL = 1,
+	REC_FRAME_REGION = 2,
 };
 
 /* One level of a frame's inline chain (string ids; 0 when unknown). */
@@ -92,6 +105,21 @@ struct rec_sample {
 	const uint32_t *frames; /* root first; points into the recording */
 };
 
+/* One node of a thread's region tree (see REGIONS); times in nanoseconds. */
+struct rec_region_node {
+	uint32_t name; /* string id; 0 for the root */
+	uint32_t parent;
+	uint64_t calls, total_ns, self_ns, min_ns, max_ns, size_sum, untimed;
+	uint32_t open;
+};
+
+struct rec_region_thread {
+	uint32_t pid, tid;
+	uint64_t mismatches;
+	uint32_t nnodes; /* >= 1: node 0 is the root */
+	struct rec_region_node *nodes;
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -110,6 +138,8 @@ struct recording {
 	size_t nthreads;
 	struct rec_sample *samples;
 	size_t nsamples;
+	struct rec_region_thread *rthreads; /* region statistics, one per (pid, tid) */
+	size_t nrthreads;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -161,7 +191,9 @@ int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_
 		       uint32_t flags, const uint32_t *frames, uint32_t nframes);
 int rec_writer__flush(struct rec_writer *w);
 
-/* These write their block at once (flushing pending data first). */
+/* These write their block at once (flushing pending data first). rec_writer__regions: -EINVAL
+ * for a thread whose nodes break the rules above or name an undefined string. */
+int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n);
 int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n);
