@@ -477,7 +477,7 @@ static void writer_rejects_undefined_ids(void **state)
 	s = rec_writer__string(w, "x");
 	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, s + 1, 0, 0), UINT32_MAX);
 	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER, 0, s + 1, 0), UINT32_MAX);
-	assert_int_equal(rec_writer__frame(w, 2, s, s, 0), UINT32_MAX);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_REGION + 1, s, s, 0), UINT32_MAX);
 	f = rec_writer__frame(w, REC_FRAME_USER, s, s, 0);
 	assert_int_equal(f, 0);
 	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, bad, 2), -EINVAL);
@@ -655,13 +655,13 @@ static void load_wrong_magic_is_eproto(void **state)
 	assert_null(r);
 }
 
-static void load_version_2_is_eprotonosupport(void **state)
+static void load_later_version_is_eprotonosupport(void **state)
 {
 	struct recording *r = (struct recording *)1;
 	struct raw b;
 
 	(void)state;
-	raw_header(&b, 2);
+	raw_header(&b, PERCH_FILE_VERSION + 1);
 	raw_strings_frames(&b);
 	assert_int_equal(load_raw(&b, &r), -EPROTONOSUPPORT);
 	assert_null(r);
@@ -1058,7 +1058,7 @@ int main(void)
 		cmocka_unit_test(load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks),
 		cmocka_unit_test(load_nonzero_reserved_field_is_ebadmsg),
 		cmocka_unit_test(load_wrong_magic_is_eproto),
-		cmocka_unit_test(load_version_2_is_eprotonosupport),
+		cmocka_unit_test(load_later_version_is_eprotonosupport),
 		cmocka_unit_test(load_missing_file_is_enoent),
 		cmocka_unit_test(load_sample_with_undefined_frame_is_ebadmsg),
 		cmocka_unit_test(load_frame_with_undefined_string_leaves_nothing_of_its_block),
