@@ -32,7 +32,7 @@ CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
-	     $(BUILD)/workloads/shares-nofp
+	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/regions-so
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
 	install
@@ -101,6 +101,21 @@ WL_CFLAGS := -Itests/workloads -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-fra
 $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lm
+
+# Region markers: the runtime built in, and (regions-so) from a libperch.so beside it. Built
+# from source here so the sanitizer build's runtime flags stay out of the workloads.
+$(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h include/perch.c \
+			    include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+
+$(BUILD)/workloads/libperch.so: include/perch.c include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -fPIC -shared -Wl,-soname,libperch.so -o $@ $<
+
+$(BUILD)/workloads/regions-so: tests/workloads/regions.c tests/workloads/burn.h \
+			       $(BUILD)/workloads/libperch.so
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< -L$(BUILD)/workloads -lperch -Wl,-rpath,'$$ORIGIN' -lm
 
 # Workloads for DWARF unwinding: built the way distributions build, without frame pointers (no
 # sibling calls either: a function that tail-calls leaves no frame for any unwinder to find).

@@ -37,6 +37,7 @@ struct perch_key {
 	__s32 kstack_id; /* <0: -errno, or no kernel part (sample taken in user mode) */
 	__u64 user_ret;
 	__u64 ustack_hash; /* PERCH_KEY_DWARF: key in the dwarf stack map */
+	__u64 region_hash; /* the thread's open regions: key in region_stacks; 0 = none open */
 	__u32 flags;	   /* PERCH_KEY_* */
 	__u32 pad;
 };
@@ -45,6 +46,28 @@ enum perch_key_flags {
 	PERCH_KEY_DWARF = 1 << 0,	  /* user stack unwound in BPF from DWARF tables */
 	PERCH_KEY_TRUNCATED = 1 << 1,	  /* unwinding hit PERCH_MAX_STACK: outer frames missing */
 	PERCH_KEY_UNWIND_FAILED = 1 << 2, /* unwinding stopped early: outer frames missing */
+	PERCH_KEY_REGION_LOST = 1 << 3,	  /* the region stack could not be read or stored */
+};
+
+/*
+ * Regions (include/perch.h): for a process whose region runtime the loader found, the sampler
+ * reads the interrupted thread's region stack (struct perch_abi_tls at thread pointer +
+ * tls_offset) at every tick and keys the sample by it. Region stacks are few and small: they
+ * stay in region_stacks for the whole recording, keyed by a hash of depth and ids.
+ */
+#define PERCH_REGION_DEPTH  64 /* PERCH_MAX_DEPTH in include/perch_abi.h */
+#define PERCH_REGION_PROCS  16384
+#define PERCH_REGION_STACKS 16384
+
+struct perch_region_proc {
+	__s64 tls_offset;
+};
+
+/* The first 8 + 4 * PERCH_REGION_DEPTH bytes of struct perch_abi_tls, and a stored stack. */
+struct perch_rstack {
+	__u32 depth; /* nesting depth; ids[0 .. min(depth, PERCH_REGION_DEPTH)) outermost first */
+	__u32 pad;
+	__u32 ids[PERCH_REGION_DEPTH];
 };
 
 /* A user stack the sampler unwound: pc[0] is the leaf; n frames. Keyed by a hash of the frames in
@@ -110,6 +133,7 @@ enum perch_stat {
 	PERCH_STAT_DWARF_COLLISION, /* two different stacks with one hash: the user stack is lost */
 	PERCH_STAT_FP_FALLBACK,	    /* user stacks of processes with tables walked with frame
 				     * pointers: the leaf is in code without a table (JIT code) */
+	PERCH_STAT_REGION_LOST,	    /* region stacks unreadable, colliding, or region map full */
 	PERCH_STAT_MAX,
 };
 

@@ -105,6 +105,28 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* Processes with the region runtime: where a thread's region stack is. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCH_REGION_PROCS);
+	__type(key, __u32);
+	__type(value, struct perch_region_proc);
+} region_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCH_REGION_STACKS);
+	__type(key, __u64);
+	__type(value, struct perch_rstack);
+} region_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct perch_rstack);
+} region_scratch SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
@@ -472,6 +494,57 @@ static __always_inline bool dwarf_user_stack(struct bpf_perf_event_data *ctx, __
 	return true;
 }
 
+/* Key the sample by the interrupted thread's region stack, read from its TLS. */
+static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+{
+	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
+	struct perch_rstack *st, *old;
+	__u64 fsbase = 0, hash = FNV_OFFSET;
+	__u32 zero = 0, n, i;
+
+	if (!rp)
+		return;
+	st = bpf_map_lookup_elem(&region_scratch, &zero);
+	if (!st)
+		return;
+#if defined(__TARGET_ARCH_x86)
+	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
+#endif
+	if (!fsbase || bpf_probe_read_user(st, sizeof(*st), (void *)(fsbase + rp->tls_offset))) {
+		stat_inc(PERCH_STAT_REGION_LOST);
+		key->flags |= PERCH_KEY_REGION_LOST;
+		return;
+	}
+	if (!st->depth)
+		return;
+	n = st->depth < PERCH_REGION_DEPTH ? st->depth : PERCH_REGION_DEPTH;
+	st->pad = 0;
+	hash = (hash ^ st->depth) * FNV_PRIME;
+	for (i = 0; i < PERCH_REGION_DEPTH; i++) {
+		if (i >= n)
+			st->ids[i] = 0; /* what lies beyond the depth is not part of the stack */
+		hash = (hash ^ st->ids[i]) * FNV_PRIME;
+	}
+	hash |= 1; /* never 0: 0 means no region */
+	old = bpf_map_lookup_elem(&region_stacks, &hash);
+	if (old) {
+		if (old->depth != st->depth)
+			goto lost;
+		for (i = 0; i < PERCH_REGION_DEPTH; i++) {
+			if (old->ids[i] != st->ids[i])
+				goto lost;
+		}
+	} else if (bpf_map_update_elem(&region_stacks, &hash, st, BPF_NOEXIST)) {
+		if (!bpf_map_lookup_elem(&region_stacks, &hash))
+			goto lost; /* full (not a race with another CPU storing the same stack) */
+	}
+	key->region_hash = hash;
+	return;
+lost:
+	stat_inc(PERCH_STAT_REGION_LOST);
+	key->flags |= PERCH_KEY_REGION_LOST;
+}
+
 SEC("perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
@@ -492,6 +565,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 
 	key.tgid = tgid;
 	key.tid = (__u32)id;
+	region_stack(tgid, &key);
 	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
 		key.ustack_id = err;
@@ -562,6 +636,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		if (pu)
 			bpf_map_update_elem(&proc_unwind, &ctgid, pu, BPF_ANY);
 	}
+	/* And the same region runtime at the same addresses. */
+	{
+		struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &ptgid);
+
+		if (rp)
+			bpf_map_update_elem(&region_procs, &ctgid, rp, BPF_ANY);
+	}
 	send_event(PERCH_EV_FORK, ctgid, ptgid, child);
 	return 0;
 }
@@ -575,6 +656,7 @@ int BPF_PROG(on_exec, struct task_struct *p)
 		return 0;
 	/* The old image's tables no longer apply; the loader lists the new image's. */
 	bpf_map_delete_elem(&proc_unwind, &tgid);
+	bpf_map_delete_elem(&region_procs, &tgid);
 	send_event(PERCH_EV_EXEC, tgid, 0, p);
 	return 0;
 }

@@ -11,8 +11,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,7 +25,8 @@ __thread struct perch_abi_tls perch__tls __attribute__((tls_model("initial-exec"
 
 static char names[PERCH_MAX_NAMES][PERCH_NAME_LEN];
 
-struct perch_abi_registry perch_registry = {
+/* In a section of its own, which the profiler finds by name even in a stripped program. */
+__attribute__((section(".perch_registry"), used)) struct perch_abi_registry perch_registry = {
 	.magic = PERCH_ABI_MAGIC,
 	.version = PERCH_ABI_VERSION,
 	.size = sizeof(struct perch_abi_registry),
@@ -30,6 +34,7 @@ struct perch_abi_registry perch_registry = {
 };
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t exit_key;
 static int warned;
 
 static uint64_t now_ticks(void)
@@ -44,16 +49,75 @@ static uint64_t now_ticks(void)
 #endif
 }
 
+/* A thread's block stays readable after the thread exits (the profiler may read it later); it
+ * is marked final. */
+static void thread_exited(void *block)
+{
+	struct perch_abi_thread *th = block;
+
+	__atomic_store_n(&th->exited, 1, __ATOMIC_RELEASE);
+}
+
+static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
+
+/* In a forked child only the forking thread lives on, with a copy of the parent's statistics:
+ * they are the parent's, so the child's start empty (regions open across the fork untimed). The
+ * profiler that followed the fork reads the child as a process of its own. */
+static void forked_child(void)
+{
+	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+
+	perch_registry.exiting = 0;
+	perch_registry.threads = (uintptr_t)th;
+	if (!th)
+		return;
+	th->next = 0;
+	th->tid = (uint32_t)syscall(SYS_gettid);
+	start_epoch(th, perch_registry.epoch);
+}
+
 /* Where each thread's perch__tls sits relative to its thread pointer: the same for every thread
- * with initial-exec TLS, so the sampler can find any thread's region stack from %fs base. */
+ * with initial-exec TLS, so the sampler can find any thread's region stack from %fs base. A
+ * command perch launched finds the profiler's pid in the environment and times from the start. */
 __attribute__((constructor)) static void perch_runtime_init(void)
 {
+	const char *env = getenv(PERCH_ENV_ACTIVE);
+
 #if defined(__x86_64__)
 	uintptr_t tp;
 
 	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
 	perch_registry.tls_offset = (int64_t)((uintptr_t)&perch__tls - tp);
+	perch_registry.tick_unit = PERCH_TICKS_TSC;
+#else
+	perch_registry.tick_unit = PERCH_TICKS_NS;
 #endif
+	pthread_key_create(&exit_key, thread_exited);
+	pthread_atfork(NULL, NULL, forked_child);
+	if (env && atoi(env) > 0) {
+		perch_registry.profiler_pid = (uint32_t)atoi(env);
+		perch_registry.collector = PERCH_COLLECT_AT_EXIT;
+		__atomic_store_n(&perch_registry.active, 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The exit handshake: give a profiler that asked for it the time to read the final statistics
+ * (it polls for `exiting`), but never hang the program if the profiler has gone. */
+__attribute__((destructor)) static void perch_runtime_fini(void)
+{
+	struct timespec ms = {0, 1000000};
+	pid_t prof = (pid_t)perch_registry.profiler_pid;
+
+	if (perch_registry.collector != PERCH_COLLECT_AT_EXIT)
+		return;
+	__atomic_store_n(&perch_registry.exiting, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < PERCH_EXIT_WAIT_MS; i++) {
+		if (perch_registry.collector != PERCH_COLLECT_AT_EXIT)
+			return;
+		if (prof > 0 && kill(prof, 0) && errno == ESRCH)
+			return;
+		nanosleep(&ms, NULL);
+	}
 }
 
 static uint32_t find_name(const char *name)
@@ -100,6 +164,7 @@ static struct perch_abi_thread *thread_block(void)
 	if (th == MAP_FAILED)
 		return NULL;
 	th->tid = (uint32_t)syscall(SYS_gettid);
+	th->epoch = perch_registry.epoch;
 	th->nnodes = 1; /* the root */
 	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
 	head = __atomic_load_n(&perch_registry.threads, __ATOMIC_ACQUIRE);
@@ -108,6 +173,32 @@ static struct perch_abi_thread *thread_block(void)
 	} while (!__atomic_compare_exchange_n(&perch_registry.threads, &head, (uintptr_t)th, 1,
 					      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
 	perch__tls.thread = (uintptr_t)th;
+	pthread_setspecific(exit_key, th);
+	return th;
+}
+
+/* The profiler started a new epoch (a new perch attached): this thread's statistics start over;
+ * regions open now become untimed, as at any attach. */
+static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
+{
+	memset(th->nodes, 0, sizeof(th->nodes));
+	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	th->nnodes = 1;
+	th->valid_depth = 0;
+	th->mismatches = 0;
+	memset(th->name_open, 0, sizeof(th->name_open));
+	memset(th->name_total_ticks, 0, sizeof(th->name_total_ticks));
+	__atomic_store_n(&th->epoch, epoch, __ATOMIC_RELEASE);
+}
+
+/* The calling thread's block, current for the registry's epoch; NULL when it can't have one. */
+static struct perch_abi_thread *current_block(void)
+{
+	struct perch_abi_thread *th = thread_block();
+	uint32_t epoch = perch_registry.epoch;
+
+	if (th && __builtin_expect(th->epoch != epoch, 0))
+		start_epoch(th, epoch);
 	return th;
 }
 
@@ -157,7 +248,7 @@ static void catch_up(struct perch_abi_thread *th, uint32_t depth)
 
 void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 {
-	struct perch_abi_thread *th = thread_block();
+	struct perch_abi_thread *th = current_block();
 	uint32_t node, parent;
 
 	if (!th || depth >= PERCH_MAX_DEPTH)
@@ -180,7 +271,7 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 void perch__end_slow(uint32_t depth, uint32_t id)
 {
 	uint64_t now = now_ticks();
-	struct perch_abi_thread *th = thread_block();
+	struct perch_abi_thread *th = current_block();
 	struct perch_abi_node *n;
 	uint32_t name = id <= PERCH_MAX_NAMES ? id : 0;
 	uint64_t dur;
@@ -214,7 +305,7 @@ void perch__end_slow(uint32_t depth, uint32_t id)
 
 void perch__mark_slow(uint32_t id)
 {
-	struct perch_abi_thread *th = thread_block();
+	struct perch_abi_thread *th = current_block();
 	uint32_t depth = perch__tls.depth;
 
 	if (!th || depth > PERCH_MAX_DEPTH)
@@ -231,7 +322,7 @@ static const char *name_of(uint32_t id)
 /* One line on stderr for the first mismatch of the process; the rest are only counted. */
 static void count_mismatch(const char *what, uint32_t a, uint32_t b)
 {
-	struct perch_abi_thread *th = perch_registry.active ? thread_block() : NULL;
+	struct perch_abi_thread *th = perch_registry.active ? current_block() : NULL;
 
 	__atomic_fetch_add(&perch_registry.mismatches, 1, __ATOMIC_RELAXED);
 	if (th)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define PERCH_ABI_MAGIC	  0x3147524843524550ull /* "PERCHRG1" little endian */
-#define PERCH_ABI_VERSION 1
+#define PERCH_ABI_VERSION 2
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
 #define PERCH_MAX_NAMES	 4096 /* distinct region names per process */
@@ -48,6 +48,8 @@ struct perch_abi_thread {
 	uint64_t next; /* address of the next thread's block, 0 at the end */
 	uint32_t tid;
 	uint32_t nnodes;
+	uint32_t epoch;	      /* the registry's epoch these statistics belong to */
+	uint32_t exited;      /* the thread has exited: the block is final (and may be reused) */
 	uint64_t mismatches;  /* ends that did not match the innermost begin */
 	uint32_t valid_depth; /* node_at[0 .. valid_depth) describe the open regions */
 	uint32_t pad;
@@ -73,6 +75,26 @@ struct perch_abi_registry {
 	uint64_t mismatches;	  /* process-wide count of mismatched ends */
 	uint64_t names;		  /* address of char[PERCH_MAX_NAMES][PERCH_NAME_LEN] (in .bss, so
 				   * programs that link the runtime do not grow by it) */
+	/* Set by the profiler before `active`: statistics of another epoch are stale, and each
+	 * thread starts its own over (regions open then become untimed) when it sees the change. */
+	volatile uint32_t epoch;
+	uint32_t tick_unit; /* PERCH_TICKS_*: what start/total/min/max ticks count */
+	/* The exit handshake. The profiler sets PERCH_COLLECT_AT_EXIT; the runtime's destructor
+	 * then sets `exiting` and waits (at most PERCH_EXIT_WAIT_MS) until the profiler has read
+	 * the final statistics and set PERCH_COLLECTED. */
+	volatile uint32_t collector;
+	volatile uint32_t exiting;
+	uint32_t profiler_pid; /* the destructor stops waiting once this process is gone */
+	uint32_t pad;
 };
+
+#define PERCH_TICKS_TSC	      0 /* x86 time-stamp counter (invariant TSC); the profiler calibrates */
+#define PERCH_TICKS_NS	      1 /* CLOCK_MONOTONIC nanoseconds */
+#define PERCH_COLLECT_AT_EXIT 1
+#define PERCH_COLLECTED	      2
+#define PERCH_EXIT_WAIT_MS    2000
+/* In the environment of a command perch launches: start timing at once (set active and
+ * collector from the runtime's constructor), so not a single region goes untimed. */
+#define PERCH_ENV_ACTIVE "PERCH_REGIONS_ACTIVE" /* value: the profiler's pid */
 
 #endif /* PERCH_ABI_H */

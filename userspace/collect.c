@@ -67,7 +67,7 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
 	c->w = w;
 	c->max_stack = max_stack;
 	c->sym = symbolizer__new();
-	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
+	c->frames = calloc(2 * PERCH_MAX_STACK + 2 + PERCH_REGION_DEPTH, sizeof(*c->frames));
 	if (!c->sym || !c->frames) {
 		collector__free(c);
 		errno = ENOMEM;
@@ -557,7 +557,8 @@ static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 }
 
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
-		   const uint64_t *ustack, const uint64_t *kstack)
+		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
+		   const uint64_t *kstack)
 {
 	struct proc *p = get_proc(c, key->tgid);
 	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
@@ -586,7 +587,9 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	hidden = dwarf ? 0 : hidden_caller(c, p, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
-	/* Root first: user frames outermost to leaf, then the kernel frames beneath them. */
+	/* Root first: the open regions, user frames outermost to leaf, then the kernel frames. */
+	for (uint32_t i = 0; i < nregions && i < PERCH_REGION_DEPTH; i++)
+		c->frames[n++] = regions[i];
 	for (size_t i = nu; i-- > 0;) {
 		c->frames[n++] = user_frame(c, p, ustack[i], i > 0);
 		if (i == 1 && hidden)

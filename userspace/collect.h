@@ -33,11 +33,13 @@ void collector__free(struct collector *c);
 /* A process event from the sampler's ring buffer. */
 void collector__event(struct collector *c, const struct perch_event *e);
 
-/* Add one counted bucket. ustack/kstack are leaf first as the kernel stores them (zero
+/* Add one counted bucket. regions: the recording's region frames of the thread's open regions,
+ * outermost first (they go at the root of the stack). ustack/kstack are leaf first as the kernel stores them (zero
  * addresses end them); NULL when missing. A user stack the sampler unwound from DWARF tables
  * (key->flags & PERCH_KEY_DWARF) is taken as complete: no frameless-leaf repair. */
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
-		   const uint64_t *ustack, const uint64_t *kstack);
+		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
+		   const uint64_t *kstack);
 
 /* The process exec'd: its mappings start over (in order with collector__mmap()). */
 void collector__exec(struct collector *c, uint32_t pid);

@@ -31,8 +31,10 @@
 #include "exitcodes.h"
 #include "log.h"
 #include "mmapwatch.h"
+#include "perch_abi.h"
 #include "record.h"
 #include "recording.h"
+#include "regions.h"
 #include "report.h"
 #include "u64map.h"
 #include "unwinder.h"
@@ -58,6 +60,7 @@ struct session {
 	const char *event_name;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
+	struct regions *rg;
 	uint32_t *exited; /* targets whose last thread exited, to forget after their mmap records */
 	size_t nexited, exited_cap;
 	struct rec_writer *w;
@@ -65,6 +68,7 @@ struct session {
 	struct unwinder *uw;  /* NULL with --unwind=fp */
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	uint64_t fast_poll_until, spin_until;
+	uint32_t rframes[PERCH_REGION_DEPTH]; /* one sample's region frames */
 	bool spun;
 	uint64_t *stack_buf;
 	struct perch_key *keys;
@@ -311,10 +315,16 @@ static int handle_event(void *ctx, void *data, size_t len)
 	}
 	if (s->uw && e->type == PERCH_EV_FORK)
 		unwinder__fork(s->uw, e->ppid, e->pid);
-	if (s->uw && e->type == PERCH_EV_EXEC && !s->mw) {
+	if (e->type == PERCH_EV_FORK)
+		regions__fork(s->rg, e->ppid, e->pid);
+	if (e->type == PERCH_EV_EXEC && !s->mw) {
 		/* No mmap records: what /proc shows now (the libraries may come later). */
-		unwinder__exec(s->uw, e->pid);
-		unwinder__snapshot(s->uw, e->pid);
+		if (s->uw) {
+			unwinder__exec(s->uw, e->pid);
+			unwinder__snapshot(s->uw, e->pid);
+		}
+		regions__gone(s->rg, e->pid);
+		regions__snapshot(s->rg, e->pid);
 	}
 	return 0;
 }
@@ -332,6 +342,7 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 		collector__exec(s->col, pid);
 		if (s->uw)
 			unwinder__exec(s->uw, pid);
+		regions__gone(s->rg, pid); /* the old image's; the new one's may come next */
 		return;
 	}
 	m = (struct proc_map){.start = e->start,
@@ -345,6 +356,7 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 	if (s->uw)
 		unwinder__mmap(s->uw, pid, &m);
 	collector__mmap(s->col, pid, &m);
+	regions__mmap(s->rg, pid, &m);
 }
 
 /* Side-band events first (forks, exits), then the mmap records they make relevant, then forget
@@ -354,7 +366,9 @@ static void read_events(struct session *s, int timeout_ms)
 	ring_buffer__poll(s->rb, timeout_ms);
 	if (s->mw)
 		mmap_watch__read(s->mw);
+	regions__poll(s->rg);
 	for (size_t i = 0; i < s->nexited; i++) {
+		regions__gone(s->rg, s->exited[i]);
 		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &s->exited[i]);
 		if (s->uw)
 			unwinder__exit(s->uw, s->exited[i]);
@@ -470,6 +484,10 @@ static int load_bpf(struct session *s)
 			return PERCH_EXIT_BPF;
 		}
 	}
+	s->rg = regions__new(s->w, bpf_map__fd(s->skel->maps.region_procs),
+			     bpf_map__fd(s->skel->maps.region_stacks));
+	if (!s->rg)
+		return PERCH_EXIT_INTERNAL;
 	if (sample_bpf__attach(s->skel)) {
 		log_err("attach process tracepoints: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
@@ -620,8 +638,12 @@ static void drain_buffer(struct session *s, unsigned int which)
 					    ? dwarf_stack(s, key, ubuf)
 					    : lookup_stack(s, sfd, key->ustack_id, ubuf);
 		const uint64_t *k = lookup_stack(s, sfd, key->kstack_id, kbuf);
+		uint32_t nr = regions__frames(s->rg, key->tgid, key->region_hash, s->rframes,
+					      PERCH_REGION_DEPTH);
 
-		collector__add(s->col, key, s->vals[i], u, k);
+		if (key->flags & PERCH_KEY_REGION_LOST || (key->region_hash && !nr))
+			regions__count_lost(s->rg, s->vals[i]);
+		collector__add(s->col, key, s->vals[i], s->rframes, nr, u, k);
 	}
 	clear_stacks(sfd);
 }
@@ -664,6 +686,13 @@ static void write_stats(struct session *s)
 		[PERCH_STAT_DWARF_BAD_FRAME] = "dwarf_stopped_bad_frame",
 		[PERCH_STAT_DWARF_COLLISION] = "lost_user_stack_hash_collision",
 		[PERCH_STAT_FP_FALLBACK] = "dwarf_frame_pointer_fallback",
+		[PERCH_STAT_REGION_LOST] = "region_stack_unreadable",
+	};
+	static const char *const rnames[REGIONS_STAT_MAX] = {
+		[REGIONS_PROCS] = "region_processes",
+		[REGIONS_UNREADABLE] = "region_processes_unreadable",
+		[REGIONS_NO_HANDSHAKE] = "region_processes_no_handshake",
+		[REGIONS_STACKS_LOST] = "region_stacks_lost",
 	};
 	static const char *const unames[UNWINDER_STAT_MAX] = {
 		[UNWINDER_TABLES] = "unwind_tables",
@@ -673,7 +702,8 @@ static void write_stats(struct session *s)
 		[UNWINDER_MAPS_FULL] = "unwind_mappings_over_limit",
 		[UNWINDER_PROCS_FULL] = "unwind_processes_not_listed",
 	};
-	struct rec_kv kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + UNWINDER_STAT_MAX + 8];
+	struct rec_kv
+		kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + UNWINDER_STAT_MAX + REGIONS_STAT_MAX + 8];
 	struct rusage ru;
 	uint64_t run_ns, runs;
 	size_t n = 0;
@@ -701,6 +731,9 @@ static void write_stats(struct session *s)
 	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
 		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
 					  .value = unwinder__stat(s->uw, i)};
+	for (int i = 0; i < REGIONS_STAT_MAX; i++)
+		kv[n++] =
+			(struct rec_kv){.key = (char *)rnames[i], .value = regions__stat(s->rg, i)};
 	bpf_cost(s, &run_ns, &runs);
 	kv[n++] = (struct rec_kv){.key = "bpf_run_time_ns", .value = run_ns};
 	kv[n++] = (struct rec_kv){.key = "bpf_run_count", .value = runs};
@@ -721,6 +754,7 @@ static void flip_and_drain(struct session *s)
 	s->skel->bss->active = !old;
 	nanosleep(&grace, NULL);
 	drain_buffer(s, old);
+	regions__collect(s->rg);
 	rec_writer__flush(s->w);
 	write_stats(s);
 	s->drains++;
@@ -742,7 +776,7 @@ static int launch(struct session *s, int *go_fd, int *err_fd)
 		return PERCH_EXIT_INTERNAL;
 	}
 	if (s->child == 0) {
-		char c;
+		char c, pid[16];
 		int e;
 
 		close(go[1]);
@@ -752,6 +786,9 @@ static int launch(struct session *s, int *go_fd, int *err_fd)
 		/* Wait until the sampler follows this process: nothing of CMD runs unsampled. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(PERCH_EXIT_INTERNAL);
+		/* A program with region markers times them from its first instruction. */
+		snprintf(pid, sizeof(pid), "%d", (int)getppid());
+		setenv(PERCH_ENV_ACTIVE, pid, 1);
 		execvp(s->o->argv[0], s->o->argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -808,6 +845,7 @@ static int start_attached(struct session *s)
 		if (add_target(s, s->o->pids[i]))
 			return PERCH_EXIT_BPF;
 		collector__snapshot(s->col, s->o->pids[i]);
+		regions__snapshot(s->rg, s->o->pids[i]);
 	}
 	/* For tests: widen the window in which a target can exit while perch attaches. */
 	if (delay)
@@ -973,6 +1011,8 @@ static int finish(struct session *s, int status)
 	/* Both buffers: the active one holds the last period, the idle one is empty. */
 	flip_and_drain(s);
 	flip_and_drain(s);
+	regions__finish(s->rg);
+	write_stats(s);
 	kv[0] = (struct rec_kv){.key = "duration_ns", .value = now_ns() - s->start_ns};
 	kv[1] = (struct rec_kv){.key = "exit_status", .value = (uint64_t)status};
 	kv[2] = (struct rec_kv){.key = "drains", .value = s->drains};
@@ -1016,6 +1056,8 @@ static void session_free(struct session *s)
 	mmap_watch__free(s->mw);
 	free(s->exited);
 	unwinder__free(s->uw);
+	regions__finish(s->rg); /* switch attached runtimes off, whatever went wrong */
+	regions__free(s->rg);
 	sample_bpf__destroy(s->skel);
 	collector__free(s->col);
 	rec_writer__close(s->w);

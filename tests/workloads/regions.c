@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Ground truth for region markers (include/perch.h), linked with the runtime.
+ *
+ *   regions shape        known calls: nesting, recursion, one name in two places, two threads,
+ *                        a mismatched end, marks, a region left open at exit (see below)
+ *   regions share SEC    "solve" burns 70 % and "io" 30 % of each "step"
+ *   regions loop SEC     "batch" regions of 200 ms, each of 100 "tick"s (for attaching)
+ */
+#include <pthread.h>
+#include <string.h>
+#include "burn.h"
+#include "perch.h"
+
+/* ---- shape: calls per region name, all threads, are
+ *   frame 10, update 10, render 10, draw 45 (30 under render, 10 under ui, 5 on the worker
+ *   thread), ui 10, rec 10 (5 deep, twice; folded), worker 5, outer 1, inner 1 (the mismatch:
+ *   "inner" is ended by the end of "outer"), checkpoint 2 (marks), left_open 0 (open at exit). */
+
+static void draw(void)
+{
+	PERCH_SCOPE("draw");
+	BURN(20000);
+}
+
+static void rec(int depth)
+{
+	PERCH_SCOPE("rec");
+	BURN(10000);
+	if (depth > 0)
+		rec(depth - 1);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 5; i++) {
+		perch_region_begin("worker");
+		draw();
+		perch_region_end("worker");
+	}
+	return NULL;
+}
+
+static int shape(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, worker, NULL))
+		return 1;
+	for (int i = 0; i < 10; i++) {
+		PERCH_SCOPE("frame");
+		perch_region_begin("update");
+		BURN(50000);
+		perch_region_end("update");
+		perch_region_begin("render");
+		for (int k = 0; k < 3; k++)
+			draw();
+		perch_region_end("render");
+		perch_region_begin_n("ui", 4);
+		draw();
+		perch_region_end("ui");
+	}
+	rec(4);
+	rec(4);
+	perch_mark("checkpoint");
+	perch_mark("checkpoint");
+	pthread_join(t, NULL);
+	perch_region_begin("outer");
+	perch_region_begin("inner");
+	perch_region_end("outer"); /* mismatched: "inner" is still open */
+	perch_region_begin("left_open");
+	BURN(1000);
+	return 0; /* "left_open" never ends */
+}
+
+/* ---- share */
+
+static void share(double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (now_s() < end) {
+		PERCH_SCOPE("step");
+		perch_region_begin("solve");
+		BURN(700000);
+		perch_region_end("solve");
+		perch_region_begin("io");
+		BURN(300000);
+		perch_region_end("io");
+	}
+}
+
+/* ---- loop */
+
+static void loop(double seconds)
+{
+	double end = now_s() + seconds;
+
+	while (now_s() < end) {
+		double batch_end = now_s() + 0.2;
+
+		perch_region_begin("batch");
+		while (now_s() < batch_end) {
+			PERCH_SCOPE("tick");
+			BURN(50000);
+		}
+		perch_region_end("batch");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "shape";
+	double seconds = argc > 2 ? atof(argv[2]) : 1.0;
+
+	if (!strcmp(mode, "share"))
+		share(seconds);
+	else if (!strcmp(mode, "loop"))
+		loop(seconds);
+	else
+		return shape();
+	return 0;
+}

@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Region markers, the profiler's side (see regions.h and include/perch_abi.h).
+ *
+ * The runtime puts its registry in an ELF section of its own ("perch_registry"), so perch finds
+ * it in stripped executables too. Everything read from the target is untrusted: counts are
+ * bounded, parents checked, walks capped. Times come as TSC ticks (x86) and are converted with
+ * a ratio perch measures against CLOCK_MONOTONIC over the whole recording.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "log.h"
+#include "perch_abi.h"
+#include "perch_bpf.h"
+#include "regions.h"
+#include "u64map.h"
+
+#define REGISTRY_SECTION ".perch_registry"
+#define MAX_THREADS	 65536 /* thread blocks walked per process */
+#define MAX_LOADS	 8
+#define CALIBRATE_NS	 50000000ull /* the least TSC-vs-clock interval perch converts with */
+
+_Static_assert(PERCH_REGION_DEPTH == PERCH_MAX_DEPTH, "sampler and runtime disagree on depth");
+
+/* What a file holds: the registry's ELF address and the loadable segments to place it. */
+struct module {
+	uint64_t dev, inode;
+	bool has;
+	uint64_t vaddr;
+	uint32_t nloads;
+	struct {
+		uint64_t vaddr, offset, filesz;
+	} load[MAX_LOADS];
+};
+
+/* The header part of struct perch_abi_thread (everything before the nodes). */
+#define THREAD_HEAD offsetof(struct perch_abi_thread, nodes)
+
+enum proc_state {
+	P_PENDING = 0, /* registry found, the runtime's constructor has not run yet */
+	P_ON,	       /* switched on, tables read periodically */
+	P_DONE,	       /* final figures written */
+};
+
+struct rproc {
+	uint32_t pid;
+	enum proc_state state;
+	bool attached; /* perch switched the runtime on (not the environment of a launch) */
+	uint64_t addr; /* the registry in the process */
+	struct perch_abi_registry reg;
+	char (*names)[PERCH_NAME_LEN]; /* names[0 .. nnames) read so far */
+	uint32_t nnames;
+	struct rec_region_thread *threads; /* the last read */
+	size_t nthreads;
+	uint32_t *name_frames; /* per name id: frame id + 1, 0 = not made yet */
+};
+
+struct regions {
+	struct rec_writer *w;
+	int procs_fd, stacks_fd;
+	struct module *mods;
+	size_t nmods;
+	struct rproc **procs;
+	size_t nprocs;
+	struct u64map pid_index;     /* pid -> index in procs */
+	struct u64map stack_index;   /* region stack hash -> index in stacks */
+	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
+	size_t nstacks;
+	uint64_t tsc0, ns0; /* calibration start */
+	uint64_t stats[REGIONS_STAT_MAX];
+	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
+	bool warned;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return 0;
+#endif
+}
+
+struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd)
+{
+	struct regions *rg = calloc(1, sizeof(*rg));
+
+	if (!rg)
+		return NULL;
+	rg->w = w;
+	rg->procs_fd = procs_fd;
+	rg->stacks_fd = stacks_fd;
+	rg->head = malloc(sizeof(*rg->head));
+	if (!rg->head) {
+		free(rg);
+		return NULL;
+	}
+	rg->tsc0 = tsc();
+	rg->ns0 = mono_ns();
+	return rg;
+}
+
+static void free_threads(struct rec_region_thread *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(t[i].nodes);
+	free(t);
+}
+
+void regions__free(struct regions *rg)
+{
+	if (!rg)
+		return;
+	for (size_t i = 0; i < rg->nprocs; i++) {
+		free(rg->procs[i]->names);
+		free(rg->procs[i]->name_frames);
+		free_threads(rg->procs[i]->threads, rg->procs[i]->nthreads);
+		free(rg->procs[i]);
+	}
+	free(rg->procs);
+	free(rg->mods);
+	free(rg->stacks);
+	free(rg->head);
+	u64map__clear(&rg->pid_index);
+	u64map__clear(&rg->stack_index);
+	free(rg);
+}
+
+uint64_t regions__stat(const struct regions *rg, enum regions_stat which)
+{
+	return rg && which < REGIONS_STAT_MAX ? rg->stats[which] : 0;
+}
+
+void regions__count_lost(struct regions *rg, uint64_t samples)
+{
+	if (rg)
+		rg->stats[REGIONS_STACKS_LOST] += samples;
+}
+
+/* ---- the target's memory ---------------------------------------------------------------------- */
+
+static int peek(uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int poke(uint32_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = {(void *)buf, len}, remote = {(void *)(uintptr_t)addr, len};
+
+	return process_vm_writev((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+#define REG_FIELD(f) offsetof(struct perch_abi_registry, f)
+
+static int poke_u32(struct rproc *p, size_t off, uint32_t v)
+{
+	return poke(p->pid, p->addr + off, &v, sizeof(v));
+}
+
+static void unreadable(struct regions *rg, struct rproc *p)
+{
+	rg->stats[REGIONS_UNREADABLE]++;
+	p->state = P_DONE;
+	if (!rg->warned)
+		log_warn("regions: cannot read or write the memory of process %u (%s): no region "
+			 "figures for it",
+			 p->pid, strerror(errno));
+	rg->warned = true;
+}
+
+/* ---- finding the registry ---------------------------------------------------------------------- */
+
+static void scan_module(struct module *mod, const char *path)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, REGISTRY_SECTION) &&
+		    sh.sh_size >= sizeof(struct perch_abi_registry)) {
+			mod->has = true;
+			mod->vaddr = sh.sh_addr;
+			break;
+		}
+	}
+	if (mod->has && !elf_getphdrnum(e, &n)) {
+		for (size_t i = 0; i < n && mod->nloads < MAX_LOADS; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			mod->load[mod->nloads].vaddr = ph.p_vaddr;
+			mod->load[mod->nloads].offset = ph.p_offset;
+			mod->load[mod->nloads].filesz = ph.p_filesz;
+			mod->nloads++;
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+}
+
+static const struct module *get_module(struct regions *rg, uint32_t pid, const struct proc_map *m)
+{
+	uint64_t dev = makedev(m->dev_major, m->dev_minor);
+	struct module *mod, *v;
+	char *path = NULL;
+
+	for (size_t i = 0; i < rg->nmods; i++) {
+		if (rg->mods[i].dev == dev && rg->mods[i].inode == m->inode)
+			return &rg->mods[i];
+	}
+	v = realloc(rg->mods, (rg->nmods + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	rg->mods = v;
+	mod = &rg->mods[rg->nmods++];
+	memset(mod, 0, sizeof(*mod));
+	mod->dev = dev;
+	mod->inode = m->inode;
+	/* Through map_files: the process's own file, whatever its mount namespace. */
+	if (asprintf(&path, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end) > 0)
+		scan_module(mod, path);
+	free(path);
+	if (!mod->has && m->path && m->path[0] == '/')
+		scan_module(mod, m->path);
+	return mod;
+}
+
+/* The registry's address in the process, from the executable mapping m of its module. */
+static bool place(const struct module *mod, const struct proc_map *m, uint64_t *addr)
+{
+	for (uint32_t i = 0; i < mod->nloads; i++) {
+		const typeof(mod->load[0]) *l = &mod->load[i];
+
+		if (m->pgoff < l->offset || m->pgoff >= l->offset + (l->filesz ? l->filesz : 1))
+			continue;
+		/* m->start is the module's address vaddr = l->vaddr + (pgoff - offset). */
+		*addr = m->start - (l->vaddr + (m->pgoff - l->offset)) + mod->vaddr;
+		return true;
+	}
+	return false;
+}
+
+static struct rproc *find_proc(struct regions *rg, uint32_t pid)
+{
+	uint64_t idx;
+
+	return u64map__get(&rg->pid_index, pid, &idx) ? rg->procs[idx] : NULL;
+}
+
+static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
+{
+	struct rproc **v, *p = find_proc(rg, pid);
+
+	if (p) {
+		if (p->state != P_DONE || p->addr == addr)
+			return NULL; /* known already */
+		/* A new image (after exec): start over. */
+		free_threads(p->threads, p->nthreads);
+		free(p->names);
+		free(p->name_frames);
+		memset(p, 0, sizeof(*p));
+	} else {
+		v = realloc(rg->procs, (rg->nprocs + 1) * sizeof(*v));
+		p = calloc(1, sizeof(*p));
+		if (!v || !p || u64map__put(&rg->pid_index, pid, rg->nprocs)) {
+			free(p);
+			if (v)
+				rg->procs = v;
+			return NULL;
+		}
+		rg->procs = v;
+		rg->procs[rg->nprocs++] = p;
+	}
+	p->pid = pid;
+	p->addr = addr;
+	p->state = P_PENDING;
+	return p;
+}
+
+static void switch_on(struct regions *rg, struct rproc *p);
+
+void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
+{
+	const struct module *mod;
+	struct rproc *p;
+	uint64_t addr;
+
+	if (!rg || !m->inode)
+		return;
+	mod = get_module(rg, pid, m);
+	if (!mod || !mod->has || !place(mod, m, &addr))
+		return;
+	p = add_proc(rg, pid, addr);
+	if (p)
+		switch_on(rg, p);
+}
+
+void regions__snapshot(struct regions *rg, uint32_t pid)
+{
+	struct proc_maps *maps = rg ? proc_maps__read((pid_t)pid) : NULL;
+
+	for (size_t i = 0; maps && i < proc_maps__count(maps); i++)
+		regions__mmap(rg, pid, proc_maps__get(maps, i));
+	proc_maps__free(maps);
+}
+
+/* ---- switching on ------------------------------------------------------------------------------ */
+
+static int read_registry(struct rproc *p)
+{
+	if (peek(p->pid, p->addr, &p->reg, sizeof(p->reg)))
+		return -1;
+	if (p->reg.magic != PERCH_ABI_MAGIC || p->reg.version != PERCH_ABI_VERSION ||
+	    p->reg.size != sizeof(p->reg)) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+/* Ready once the runtime's constructor ran (it sets tls_offset on x86 and the tick unit). */
+static bool constructed(const struct perch_abi_registry *r)
+{
+#if defined(__x86_64__)
+	return r->tls_offset != 0;
+#else
+	return r->tick_unit == PERCH_TICKS_NS;
+#endif
+}
+
+static void switch_on(struct regions *rg, struct rproc *p)
+{
+	struct perch_region_proc rp;
+	uint32_t me = (uint32_t)getpid();
+
+	if (read_registry(p)) {
+		if (errno == EPROTO) {
+			log_warn("regions: process %u has a region runtime of another perch "
+				 "(ABI %u, this perch reads %u): no region figures for it",
+				 p->pid, p->reg.version, PERCH_ABI_VERSION);
+			p->state = P_DONE;
+			return;
+		}
+		unreadable(rg, p);
+		return;
+	}
+	if (!constructed(&p->reg))
+		return; /* mapped, not yet initialized: regions__poll() comes back */
+	if (!(p->reg.active && p->reg.collector == PERCH_COLLECT_AT_EXIT &&
+	      p->reg.profiler_pid == me)) {
+		/* Not launched by this perch: a new epoch, so figures start now. */
+		p->attached = true;
+		if (poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
+		    poke_u32(p, REG_FIELD(profiler_pid), me) ||
+		    poke_u32(p, REG_FIELD(collector), PERCH_COLLECT_AT_EXIT) ||
+		    poke_u32(p, REG_FIELD(active), 1) || read_registry(p)) {
+			unreadable(rg, p);
+			return;
+		}
+	}
+	rp.tls_offset = p->reg.tls_offset;
+	if (p->reg.tls_offset && bpf_map_update_elem(rg->procs_fd, &p->pid, &rp, BPF_ANY))
+		log_debug("regions: region_procs: %s", strerror(errno));
+	p->state = P_ON;
+	rg->stats[REGIONS_PROCS]++;
+	log_debug(
+		"regions: process %u: runtime at 0x%" PRIx64 ", tls offset %" PRId64 ", epoch %u%s",
+		p->pid, p->addr, p->reg.tls_offset, p->reg.epoch, p->attached ? " (attached)" : "");
+}
+
+void regions__fork(struct regions *rg, uint32_t parent, uint32_t child)
+{
+	struct rproc *pp = rg ? find_proc(rg, parent) : NULL;
+	struct rproc *c;
+
+	/* The child has the runtime at the same address; its constructor ran in the parent. */
+	if (!pp || pp->state == P_DONE)
+		return;
+	c = add_proc(rg, child, pp->addr);
+	if (c)
+		switch_on(rg, c);
+}
+
+/* ---- reading the trees ------------------------------------------------------------------------- */
+
+static double ns_per_tick(const struct regions *rg, const struct rproc *p)
+{
+	uint64_t dns, dt;
+
+	if (p->reg.tick_unit == PERCH_TICKS_NS)
+		return 1.0;
+	/* The TSC against the clock, over at least CALIBRATE_NS (waited for once, if need be). */
+	dns = mono_ns() - rg->ns0;
+	if (dns < CALIBRATE_NS) {
+		struct timespec ts = {0, (long)(CALIBRATE_NS - dns)};
+
+		nanosleep(&ts, NULL);
+	}
+	dt = tsc() - rg->tsc0;
+	dns = mono_ns() - rg->ns0;
+	return dt ? (double)dns / (double)dt : 1.0;
+}
+
+static int read_names(struct rproc *p)
+{
+	uint32_t n = p->reg.nnames < PERCH_MAX_NAMES ? p->reg.nnames : PERCH_MAX_NAMES;
+	char(*v)[PERCH_NAME_LEN];
+	uint32_t *f;
+
+	if (n <= p->nnames)
+		return 0;
+	v = realloc(p->names, (size_t)n * PERCH_NAME_LEN);
+	if (!v)
+		return -1;
+	p->names = v;
+	f = realloc(p->name_frames, ((size_t)n + 2) * sizeof(*f));
+	if (!f)
+		return -1;
+	memset(f + (p->nnames ? p->nnames + 2 : 0), 0,
+	       ((size_t)n + 2 - (p->nnames ? p->nnames + 2 : 0)) * sizeof(*f));
+	p->name_frames = f;
+	if (peek(p->pid, p->reg.names + (uint64_t)p->nnames * PERCH_NAME_LEN, v[p->nnames],
+		 (size_t)(n - p->nnames) * PERCH_NAME_LEN))
+		return -1;
+	for (uint32_t i = p->nnames; i < n; i++)
+		v[i][PERCH_NAME_LEN - 1] = '\0';
+	p->nnames = n;
+	return 0;
+}
+
+static const char *name_of(const struct rproc *p, uint32_t id)
+{
+	if (id == PERCH_MAX_NAMES && p->nnames < PERCH_MAX_NAMES)
+		return "[more regions than the runtime keeps]";
+	return id && id <= p->nnames ? p->names[id - 1] : "[unknown region]";
+}
+
+static uint64_t to_ns(uint64_t ticks, double scale)
+{
+	return (uint64_t)((double)ticks * scale + 0.5);
+}
+
+static void convert_node(struct rec_region_node *out, const struct perch_abi_node *in, double scale)
+{
+	out->calls = in->calls;
+	out->total_ns = to_ns(in->total_ticks, scale);
+	out->self_ns = to_ns(in->self_ticks, scale);
+	out->min_ns = to_ns(in->min_ticks, scale);
+	out->max_ns = to_ns(in->max_ticks, scale);
+	out->size_sum = in->size_sum;
+	out->untimed = in->unmatched;
+	out->open = in->open;
+}
+
+/* The thread block at addr (its head already read) into t; false when it is of another epoch,
+ * unreadable or malformed. */
+static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
+			const struct perch_abi_thread *head, struct rec_region_thread *t,
+			double scale)
+{
+	struct perch_abi_node *nodes = NULL, other;
+	uint32_t n = head->nnodes;
+	bool ok = false;
+
+	if (head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
+		return false;
+	nodes = malloc(n * sizeof(*nodes));
+	t->nodes = calloc(n + 1, sizeof(*t->nodes));
+	if (!nodes || !t->nodes || peek(p->pid, addr + THREAD_HEAD, nodes, n * sizeof(*nodes)) ||
+	    peek(p->pid, addr + THREAD_HEAD + PERCH_NODE_OTHER * sizeof(other), &other,
+		 sizeof(other)))
+		goto out;
+	t->pid = p->pid;
+	t->tid = head->tid;
+	t->mismatches = head->mismatches;
+	t->nnodes = n;
+	for (uint32_t i = 1; i < n; i++) {
+		if (nodes[i].parent >= i || !nodes[i].name)
+			goto out; /* not what the runtime writes: leave the thread out */
+		t->nodes[i].name = rec_writer__string(rg->w, name_of(p, nodes[i].name));
+		t->nodes[i].parent = nodes[i].parent;
+		convert_node(&t->nodes[i], &nodes[i], scale);
+	}
+	if (other.calls || other.open) {
+		t->nodes[n].name = rec_writer__string(rg->w, name_of(p, PERCH_MAX_NAMES));
+		t->nodes[n].parent = 0;
+		convert_node(&t->nodes[n], &other, scale);
+		t->nnodes++;
+	}
+	ok = true;
+out:
+	free(nodes);
+	if (!ok) {
+		free(t->nodes);
+		t->nodes = NULL;
+	}
+	return ok;
+}
+
+/* Read every thread's tree of p into p->threads; false (the last good read kept) when the
+ * process could not be read. */
+static bool collect_proc(struct regions *rg, struct rproc *p)
+{
+	struct perch_abi_thread *head = rg->head;
+	struct rec_region_thread *v = NULL, *nv;
+	double scale = ns_per_tick(rg, p);
+	uint64_t addr;
+	size_t n = 0;
+
+	if (read_registry(p) || read_names(p))
+		return false;
+	addr = p->reg.threads;
+	for (size_t k = 0; addr && k < MAX_THREADS; k++) {
+		struct rec_region_thread t = {0};
+
+		if (peek(p->pid, addr, head, THREAD_HEAD))
+			break;
+		if (read_thread(rg, p, addr, head, &t, scale)) {
+			nv = realloc(v, (n + 1) * sizeof(*v));
+			if (!nv) {
+				free(t.nodes);
+				break;
+			}
+			v = nv;
+			v[n++] = t;
+		}
+		addr = head->next;
+	}
+	free_threads(p->threads, p->nthreads);
+	p->threads = v;
+	p->nthreads = n;
+	return true;
+}
+
+/* Write p's last read as a REGIONS block (the last one for each thread wins when loading). */
+static void write_proc(struct regions *rg, struct rproc *p)
+{
+	int err;
+
+	if (!p->nthreads)
+		return;
+	err = rec_writer__regions(rg->w, p->threads, p->nthreads);
+	if (err)
+		log_debug("regions: process %u: %s", p->pid, strerror(-err));
+}
+
+/* Switch an attached runtime back off (markers cost a nanosecond again), or release a
+ * launched one waiting at exit. */
+static void release(struct rproc *p)
+{
+	if (p->attached) {
+		poke_u32(p, REG_FIELD(active), 0);
+		poke_u32(p, REG_FIELD(collector), 0);
+	} else {
+		poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
+	}
+}
+
+void regions__poll(struct regions *rg)
+{
+	uint32_t exiting;
+
+	for (size_t i = 0; rg && i < rg->nprocs; i++) {
+		struct rproc *p = rg->procs[i];
+
+		if (p->state == P_PENDING) {
+			switch_on(rg, p);
+			continue;
+		}
+		if (p->state != P_ON ||
+		    peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
+		    !exiting)
+			continue;
+		/* The exit handshake: the runtime waits in its destructor for this. */
+		if (collect_proc(rg, p))
+			write_proc(rg, p);
+		p->state = P_DONE;
+		poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
+	}
+}
+
+void regions__collect(struct regions *rg)
+{
+	for (size_t i = 0; rg && i < rg->nprocs; i++) {
+		if (rg->procs[i]->state == P_ON)
+			collect_proc(rg, rg->procs[i]);
+	}
+}
+
+void regions__gone(struct regions *rg, uint32_t pid)
+{
+	struct rproc *p = rg ? find_proc(rg, pid) : NULL;
+
+	if (!p || p->state == P_DONE)
+		return;
+	if (p->state == P_ON) {
+		rg->stats[REGIONS_NO_HANDSHAKE]++;
+		write_proc(rg, p);
+	}
+	p->state = P_DONE;
+	bpf_map_delete_elem(rg->procs_fd, &pid);
+}
+
+void regions__finish(struct regions *rg)
+{
+	for (size_t i = 0; rg && i < rg->nprocs; i++) {
+		struct rproc *p = rg->procs[i];
+
+		if (p->state != P_ON)
+			continue;
+		collect_proc(rg, p);
+		write_proc(rg, p);
+		release(p);
+		p->state = P_DONE;
+	}
+}
+
+/* ---- region frames for samples ------------------------------------------------------------------ */
+
+static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
+{
+	struct perch_rstack st, *v;
+	uint64_t idx;
+
+	if (u64map__get(&rg->stack_index, hash, &idx))
+		return &rg->stacks[idx];
+	if (bpf_map_lookup_elem(rg->stacks_fd, &hash, &st))
+		return NULL;
+	v = realloc(rg->stacks, (rg->nstacks + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	rg->stacks = v;
+	if (u64map__put(&rg->stack_index, hash, rg->nstacks))
+		return NULL;
+	rg->stacks[rg->nstacks] = st;
+	return &rg->stacks[rg->nstacks++];
+}
+
+static uint32_t name_frame(struct regions *rg, struct rproc *p, uint32_t id)
+{
+	uint32_t f;
+
+	if (id > p->nnames && id != PERCH_MAX_NAMES) {
+		read_registry(p);
+		read_names(p);
+	}
+	if (id <= p->nnames && p->name_frames && p->name_frames[id])
+		return p->name_frames[id] - 1;
+	f = rec_writer__frame(rg->w, REC_FRAME_REGION, 0, rec_writer__string(rg->w, name_of(p, id)),
+			      0);
+	if (f != UINT32_MAX && id <= p->nnames && p->name_frames)
+		p->name_frames[id] = f + 1;
+	return f;
+}
+
+uint32_t regions__frames(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
+			 uint32_t max)
+{
+	const struct perch_rstack *st;
+	struct rproc *p;
+	uint32_t n, k = 0;
+
+	if (!rg || !hash)
+		return 0;
+	p = find_proc(rg, pid);
+	st = get_stack(rg, hash);
+	if (!p || !st)
+		return 0;
+	n = st->depth < PERCH_REGION_DEPTH ? st->depth : PERCH_REGION_DEPTH;
+	for (uint32_t i = 0; i < n && k < max; i++) {
+		uint32_t f = name_frame(rg, p, st->ids[i]);
+
+		if (f != UINT32_MAX)
+			out[k++] = f;
+	}
+	return k;
+}

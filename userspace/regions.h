@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The profiler's side of region markers (include/perch.h): finds the region runtime in each
+ * target (the `perch_registry` section of the executable or libperch.so), switches it on, tells
+ * the sampler where every thread's region stack is, reads the exact per-thread region trees out
+ * of the target's memory (periodically, and at the runtime's exit handshake), and writes them as
+ * REGIONS blocks. Also turns the sampler's region stacks into region frames for samples.
+ */
+#ifndef PERCH_REGIONS_H
+#define PERCH_REGIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "proc.h"
+#include "recording.h"
+
+struct regions;
+
+enum regions_stat {
+	REGIONS_PROCS = 0,    /* processes whose region runtime was found and switched on */
+	REGIONS_UNREADABLE,   /* processes whose memory could not be read or written */
+	REGIONS_NO_HANDSHAKE, /* processes that ended without the exit handshake (exec, _exit,
+				* signal): their figures are from the last periodic read */
+	REGIONS_STACKS_LOST,  /* samples whose region stack is unknown */
+	REGIONS_STAT_MAX,
+};
+
+/* w is borrowed. procs_fd/stacks_fd: the sampler's region_procs and region_stacks maps. */
+struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd);
+void regions__free(struct regions *rg);
+
+/* A target mapped an executable file: look for the runtime in it. */
+void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m);
+/* Look through the process's current mappings (attach). */
+void regions__snapshot(struct regions *rg, uint32_t pid);
+void regions__fork(struct regions *rg, uint32_t parent, uint32_t child);
+/* The process exec'd or exited: write what was last read of it and forget it. */
+void regions__gone(struct regions *rg, uint32_t pid);
+
+/* Often (every loop turn): finish switching on runtimes whose constructor had not run yet, and
+ * answer exit handshakes. Cheap: one small read per process. */
+void regions__poll(struct regions *rg);
+/* Less often (every drain): read every process's region trees. */
+void regions__collect(struct regions *rg);
+/* The end: read and write everything; processes perch attached to are switched back off. */
+void regions__finish(struct regions *rg);
+
+/* The region frames (outermost first) of a sample of pid keyed by region_hash; returns how many
+ * were put in out (at most max). 0 for hash 0. */
+uint32_t regions__frames(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
+			 uint32_t max);
+
+uint64_t regions__stat(const struct regions *rg, enum regions_stat which);
+void regions__count_lost(struct regions *rg, uint64_t samples);
+
+#endif /* PERCH_REGIONS_H */
