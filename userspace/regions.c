@@ -2,8 +2,9 @@
 /*
  * Region markers, the profiler's side (see regions.h and include/perch_abi.h).
  *
- * The runtime puts its registry in an ELF section of its own ("perch_registry"), so perch finds
- * it in stripped executables too. Everything read from the target is untrusted: counts are
+ * The runtime puts its registry in an ELF section of its own (".perch_registry"), so perch finds
+ * it in stripped executables too; a program linked with libperch.so usually holds a copy of it
+ * (a copy relocation), found through the program's dynamic symbol table. Everything read from the target is untrusted: counts are
  * bounded, parents checked, walks capped. Times come as TSC ticks (x86) and are converted with
  * a ratio perch measures against CLOCK_MONOTONIC over the whole recording.
  */
@@ -193,11 +194,36 @@ static void unreadable(struct regions *rg, struct rproc *p)
 
 /* ---- finding the registry ---------------------------------------------------------------------- */
 
+/* A defined, full-sized perch_registry in the dynamic symbol table: where the live registry is
+ * when the executable took a copy of libperch.so's (a copy relocation), and in libperch.so. */
+static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t *vaddr)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; data && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_size < sizeof(struct perch_abi_registry))
+			continue;
+		name = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (name && !strcmp(name, "perch_registry")) {
+			*vaddr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void scan_module(struct module *mod, const char *path)
 {
 	Elf *e;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, n;
+	uint64_t section = 0, dynsym = 0;
+	bool in_section = false, in_dynsym = false;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -210,16 +236,20 @@ static void scan_module(struct module *mod, const char *path)
 		GElf_Shdr sh;
 		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		if (!gelf_getshdr(scn, &sh))
 			continue;
+		if (sh.sh_type == SHT_DYNSYM && !in_dynsym)
+			in_dynsym = dynsym_registry(e, scn, &sh, &dynsym);
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, REGISTRY_SECTION) &&
+		if ((sh.sh_flags & SHF_ALLOC) && name && !strcmp(name, REGISTRY_SECTION) &&
 		    sh.sh_size >= sizeof(struct perch_abi_registry)) {
-			mod->has = true;
-			mod->vaddr = sh.sh_addr;
-			break;
+			in_section = true;
+			section = sh.sh_addr;
 		}
 	}
+	/* The section finds it in stripped programs; an exported symbol takes precedence. */
+	mod->has = in_section || in_dynsym;
+	mod->vaddr = in_dynsym ? dynsym : section;
 	if (mod->has && !elf_getphdrnum(e, &n)) {
 		for (size_t i = 0; i < n && mod->nloads < MAX_LOADS; i++) {
 			GElf_Phdr ph;
