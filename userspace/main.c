@@ -22,8 +22,8 @@
 static const char usage_text[] =
 	"usage: perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -- CMD [ARGS...]\n"
 	"       perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -p PID[,PID...] [-d SECONDS]\n"
-	"       perch report [--format=text|folded] [--min-percent=N] [--top=N] [--lines]\n"
-	"                    [--no-demangle] [FILE]\n"
+	"       perch report [--format=text|folded|csv] [--region=NAME] [--min-percent=N] [--top=N]\n"
+	"                    [--lines] [--no-demangle] [FILE]\n"
 	"       perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n"
 	"\n"
 	"record options:\n"
@@ -37,8 +37,11 @@ static const char usage_text[] =
 	"                       frame pointers where a module has none), dwarf (tables only), fp\n"
 	"  -v, --verbose        debug output (twice: libbpf debug)\n"
 	"report options:\n"
-	"  --format=FMT         text (default) or folded (flamegraph.pl, speedscope)\n"
-	"  --min-percent=N      hide call-tree nodes below N%% of samples (default 0.5)\n"
+	"  --format=FMT         text (default), folded (flamegraph.pl, speedscope; regions lead\n"
+	"                       the stacks as region:NAME) or csv (per region and thread: calls,\n"
+	"                       total, self, mean, min, max in seconds, samples, size)\n"
+	"  --region=NAME        only the samples taken inside region NAME (at any depth)\n"
+	"  --min-percent=N      hide call-tree nodes below N% of samples (default 0.5)\n"
 	"  --top=N              rows in the top-functions tables (default 20)\n"
 	"  --lines              one entry per source line (function (file:line)), not per function\n"
 	"  --no-demangle        show C++ names as the binary spells them\n";
@@ -192,6 +195,23 @@ static int report_damage(const char *path, const struct recording *r, int err)
 	return PERCH_EXIT_BADFILE;
 }
 
+/* A usage error naming the regions there are, when the recording has none called name. */
+static int unknown_region(const struct recording *r, const char *path, const char *name)
+{
+	char *names;
+	int ret;
+
+	if (report__find_region(r, name) != -ENOENT)
+		return 0; /* found, or out of memory: report__print will say */
+	names = report__region_names(r);
+	if (names && *names)
+		ret = log_usage(NULL, "no region '%s' in %s (regions: %.300s)", name, path, names);
+	else
+		ret = log_usage(NULL, "no region '%s' in %s: it has no regions", name, path);
+	free(names);
+	return ret;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -200,6 +220,7 @@ static int cmd_report(int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"region", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -217,8 +238,10 @@ static int cmd_report(int argc, char **argv)
 				o.format = REPORT_TEXT;
 			else if (!strcmp(optarg, "folded"))
 				o.format = REPORT_FOLDED;
+			else if (!strcmp(optarg, "csv"))
+				o.format = REPORT_CSV;
 			else
-				return log_usage(NULL, "unknown format '%s' (text, folded)",
+				return log_usage(NULL, "unknown format '%s' (text, folded, csv)",
 						 optarg);
 			break;
 		case 'm':
@@ -237,6 +260,9 @@ static int cmd_report(int argc, char **argv)
 		case 'D':
 			o.no_demangle = true;
 			break;
+		case 'r':
+			o.region = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -251,6 +277,10 @@ static int cmd_report(int argc, char **argv)
 	err = recording__load(path, &r);
 	if (!r)
 		return load_error(path, err);
+	if (o.region && (ret = unknown_region(r, path, o.region))) {
+		recording__free(r);
+		return ret;
+	}
 	if (report__print(r, path, &o, stdout))
 		ret = PERCH_EXIT_INTERNAL;
 	fflush(stdout);

@@ -2,7 +2,9 @@
 /*
  * Builds the profile model from a loaded recording: maps every frame to the functions it stands
  * for (its inline chain, outermost first; same module and display name: one function) and
- * inserts every sample's expanded stack into a bounded path tree.
+ * inserts every sample's expanded stack into a bounded path tree. Region frames stand for no
+ * function: they become the sample's region stack, and with a region filter only the samples
+ * whose region stack holds the name go into the tree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 #include "demangle.h"
 #include "profile.h"
+#include "vec.h"
 
 struct func {
 	char *name;
@@ -27,8 +30,14 @@ struct profile {
 	size_t nslots;
 	uint32_t *labels; /* every frame's functions, back to back */
 	size_t nlabels, cap_labels;
-	size_t *frame_off;     /* frame id -> first label */
-	uint32_t *frame_count; /* frame id -> number of labels */
+	size_t *frame_off;	/* frame id -> first label */
+	uint32_t *frame_count;	/* frame id -> number of labels (0: a region frame) */
+	uint32_t *frame_region; /* frame id -> region name string id (0: a function frame) */
+	bool *frame_match;	/* frame id -> a region frame the filter asks for */
+	uint32_t *rnames;	/* every sample's region stack, back to back */
+	size_t nrnames, cap_rnames;
+	size_t *sample_roff; /* sample -> first of its region names; [nsamples] = nrnames */
+	bool *kept;	     /* sample -> inserted into the tree */
 };
 
 static const char *base_name(const char *path)
@@ -153,6 +162,12 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	int err = 0;
 
 	p->frame_off[i] = p->nlabels;
+	if (f->kind == REC_FRAME_REGION) {
+		p->frame_region[i] = f->name;
+		p->frame_match[i] =
+			p->o.region && !strcmp(recording__string(r, f->name), p->o.region);
+		return 0;
+	}
 	/* Stored innermost first; the tree wants the out-of-line function first. */
 	for (uint32_t k = n; k-- > 0 && !err;) {
 		char *name = line_name(p, r, f, &lines[k]);
@@ -161,6 +176,26 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	}
 	p->frame_count[i] = n;
 	return err;
+}
+
+/* Note the sample's region stack; true when the filter keeps the sample. */
+static int note_regions(struct profile *p, const struct rec_sample *s, size_t i)
+{
+	bool match = false;
+
+	p->sample_roff[i] = p->nrnames;
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		uint32_t fr = s->frames[j];
+
+		if (!p->frame_region[fr])
+			continue;
+		if (vec_grow(&p->rnames, &p->cap_rnames, p->nrnames + 1, sizeof(*p->rnames), 256))
+			return -ENOMEM;
+		p->rnames[p->nrnames++] = p->frame_region[fr];
+		match |= p->frame_match[fr];
+	}
+	p->kept[i] = !p->o.region || match;
+	return 0;
 }
 
 static int insert_samples(struct profile *p, const struct recording *r)
@@ -173,6 +208,9 @@ static int insert_samples(struct profile *p, const struct recording *r)
 		const struct rec_sample *s = &r->samples[i];
 		size_t n = 0;
 
+		err = note_regions(p, s, i);
+		if (err || !p->kept[i])
+			continue;
 		for (uint32_t j = 0; j < s->nframes; j++)
 			n += p->frame_count[s->frames[j]];
 		if (n > cap) {
@@ -195,6 +233,7 @@ static int insert_samples(struct profile *p, const struct recording *r)
 		}
 		err = tree__insert(p->tree, labels, n, s->count);
 	}
+	p->sample_roff[r->nsamples] = p->nrnames;
 	free(labels);
 	return err;
 }
@@ -211,7 +250,12 @@ struct profile *profile__build(const struct recording *r, const struct profile_o
 	p->tree = tree__new();
 	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
 	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
-	if (!p->tree || !p->frame_off || !p->frame_count)
+	p->frame_region = calloc(r->nframes + 1, sizeof(*p->frame_region));
+	p->frame_match = calloc(r->nframes + 1, sizeof(*p->frame_match));
+	p->sample_roff = calloc(r->nsamples + 1, sizeof(*p->sample_roff));
+	p->kept = calloc(r->nsamples + 1, sizeof(*p->kept));
+	if (!p->tree || !p->frame_off || !p->frame_count || !p->frame_region || !p->frame_match ||
+	    !p->sample_roff || !p->kept)
 		goto err_out;
 	err = 0;
 	for (uint32_t i = 0; i < r->nframes && !err; i++)
@@ -238,6 +282,11 @@ void profile__free(struct profile *p)
 	free(p->labels);
 	free(p->frame_off);
 	free(p->frame_count);
+	free(p->frame_region);
+	free(p->frame_match);
+	free(p->rnames);
+	free(p->sample_roff);
+	free(p->kept);
 	tree__free(p->tree);
 	free(p);
 }
@@ -271,4 +320,20 @@ uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uin
 {
 	*funcs = p->labels + p->frame_off[frame];
 	return p->frame_count[frame];
+}
+
+uint32_t profile__frame_region(const struct profile *p, uint32_t frame)
+{
+	return p->frame_region[frame];
+}
+
+bool profile__sample_kept(const struct profile *p, size_t sample)
+{
+	return p->kept[sample];
+}
+
+uint32_t profile__sample_regions(const struct profile *p, size_t sample, const uint32_t **names)
+{
+	*names = p->rnames + p->sample_roff[sample];
+	return (uint32_t)(p->sample_roff[sample + 1] - p->sample_roff[sample]);
 }

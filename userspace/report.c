@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `perch report` output: the header (what was recorded and everything that was lost), the top
- * functions by self and by total weight, the bounded call tree, folded stacks, and the summary
- * printed when `perch record` ends. Every number says which view it comes from.
+ * `perch report` output: the header (what was recorded and everything that was lost), the
+ * regions (exact statistics from the markers, their merged tree, what could not be measured),
+ * the top functions by self and by total weight, the bounded call tree, folded stacks, the CSV
+ * of regions, and the summary printed when `perch record` ends. Every number says which view it
+ * comes from. Region frames are never functions: they only select samples (--region) and lead
+ * folded stacks as region:NAME.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "profile.h"
+#include "regiontab.h"
 #include "report.h"
 #include "u64map.h"
 
@@ -113,7 +117,8 @@ static uint64_t sample_total(const struct recording *r)
 	return n;
 }
 
-static void print_header(const struct recording *r, const char *path, FILE *out)
+static void print_header(const struct recording *r, const char *path, const struct report_opts *o,
+			 const struct profile *p, FILE *out)
 {
 	uint64_t dur = 0, status = 0;
 	size_t nthreads, nproc = count_processes(r, &nthreads);
@@ -137,6 +142,14 @@ static void print_header(const struct recording *r, const char *path, FILE *out)
 		" ticks on target threads\n",
 		recording__meta(r, "event") ?: "?", recording__meta(r, "frequency") ?: "?",
 		sample_total(r), stat_or_zero(r, "samples"));
+	if (o->region) {
+		uint64_t kept = tree__total_weight(profile__tree(p));
+
+		fprintf(out,
+			"filter     --region %s keeps %" PRIu64 " of %" PRIu64
+			" samples (%.2f%%): the top functions and the call tree count only these\n",
+			o->region, kept, sample_total(r), pct(kept, sample_total(r)));
+	}
 	print_losses(r, out);
 	print_cost(r, out);
 }
@@ -249,7 +262,7 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 	free(order);
 }
 
-static void print_tree(const struct profile *p, double min_percent, FILE *out)
+static void print_tree(const struct profile *p, double min_percent, const char *region, FILE *out)
 {
 	struct tree_ctx c = {.p = p, .t = profile__tree(p), .min_percent = min_percent, .out = out};
 
@@ -259,10 +272,304 @@ static void print_tree(const struct profile *p, double min_percent, FILE *out)
 		"\nCall tree (bounded path tree: recursion folded so no caller->callee pair repeats "
 		"on a path; %zu nodes)\n",
 		tree__node_count(c.t));
-	fprintf(out, "  %7s %7s  (%% of all samples; nodes below %.2f%% hidden: --min-percent)\n",
-		"total", "self", min_percent);
+	if (region)
+		fprintf(out, "  %7s %7s  (%% of the samples inside region %s", "total", "self",
+			region);
+	else
+		fprintf(out, "  %7s %7s  (%% of all samples", "total", "self");
+	fprintf(out, "; nodes below %.2f%% hidden: --min-percent)\n", min_percent);
 	strcpy(c.prefix, "  ");
 	print_node(&c, 0, 0);
+}
+
+/* ---- regions -------------------------------------------------------------------------------- */
+
+/* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
+static const char *fmt_time(char buf[24], uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, 24, "%7" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, 24, "%7.3f µs", ns / 1e3);
+	else if (ns < 999999500) /* above, %.3f ms would print 1000.000 */
+		snprintf(buf, 24, "%7.3f ms", ns / 1e6);
+	else
+		snprintf(buf, 24, "%8.3f s", ns / 1e9);
+	return buf;
+}
+
+/* Mean, min or max of a region's calls: "-" when no call was timed. */
+static const char *fmt_per_call(char buf[24], const struct region_stat *s, uint64_t ns)
+{
+	return region_stat__timed(s) ? fmt_time(buf, ns) : "         -";
+}
+
+static uint64_t mean_ns(const struct region_stat *s)
+{
+	uint64_t timed = region_stat__timed(s);
+
+	return timed ? (s->total_ns + timed / 2) / timed : 0;
+}
+
+static void print_region_table(const struct regiontab *t, uint64_t all, FILE *out)
+{
+	char b[6][24];
+
+	fprintf(out,
+		"\nRegions (exact counts and wall times from the markers, all threads summed; total "
+		"counts a\nrecursion once, self leaves out child regions; samples: CPU samples "
+		"inside, at any depth)\n");
+	fprintf(out, "  %10s  %10s  %10s  %10s  %10s  %10s  %8s  %8s  %s\n", "calls", "total",
+		"self", "mean", "min", "max", "samples", "samples%", "region");
+	for (uint32_t i = 0; i < regiontab__count(t); i++) {
+		const struct region_stat *s = regiontab__all(t, i);
+
+		fprintf(out, "  %10" PRIu64 "  %s  %s  %s  %s  %s  %8" PRIu64 "  %7.2f%%  %s\n",
+			s->calls, fmt_time(b[0], s->total_ns), fmt_time(b[1], s->self_ns),
+			fmt_per_call(b[2], s, mean_ns(s)), fmt_per_call(b[3], s, s->min_ns),
+			fmt_per_call(b[4], s, s->max_ns), s->samples, pct(s->samples, all),
+			regiontab__name(t, i));
+	}
+}
+
+static void print_region_node(const struct regiontab *t, uint32_t node, char *prefix, size_t depth,
+			      FILE *out)
+{
+	const struct region_node *n = regiontab__node(t, node);
+	size_t len = strlen(prefix);
+	char b[2][24];
+
+	for (uint32_t k = 0; k < n->nkids; k++) {
+		const struct region_node *c = regiontab__node(t, n->kids[k]);
+
+		fprintf(out, "%s%10" PRIu64 "  %s  %s  %s\n", prefix, c->calls,
+			fmt_time(b[0], c->total_ns), fmt_time(b[1], c->self_ns),
+			regiontab__name(t, c->region));
+		if (len + 2 < 512 && depth < 200) {
+			strcpy(prefix + len, "  ");
+			print_region_node(t, n->kids[k], prefix, depth + 1, out);
+			prefix[len] = 0;
+		}
+	}
+}
+
+static void print_region_tree(const struct regiontab *t, FILE *out)
+{
+	char prefix[512] = "  ";
+
+	fprintf(out, "\nRegion tree (the threads' region trees merged by path from the root; "
+		     "recursion folded as in the call tree)\n");
+	fprintf(out, "  %10s  %10s  %10s  %s\n", "calls", "total", "self", "region");
+	print_region_node(t, 0, prefix, 0, out);
+}
+
+/* " (name count, ...)" for the regions where which() is not zero. */
+static void print_which(const struct regiontab *t, uint64_t (*which)(const struct region_stat *),
+			FILE *out)
+{
+	const char *sep = " (";
+
+	for (uint32_t i = 0; i < regiontab__count(t); i++) {
+		uint64_t v = which(regiontab__all(t, i));
+
+		if (v) {
+			fprintf(out, "%s%s %" PRIu64, sep, regiontab__name(t, i), v);
+			sep = ", ";
+		}
+	}
+	fputs(*sep == ',' ? ")" : "", out);
+}
+
+static uint64_t untimed_of(const struct region_stat *s)
+{
+	return s->untimed;
+}
+
+static uint64_t open_of(const struct region_stat *s)
+{
+	return s->open;
+}
+
+static uint64_t sum_of(const struct regiontab *t, uint64_t (*which)(const struct region_stat *))
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < regiontab__count(t); i++)
+		n += which(regiontab__all(t, i));
+	return n;
+}
+
+/* When the region trees were read: a launched command's at its exit, else when perch stopped. */
+static const char *snapshot_time(const char *mode)
+{
+	if (!mode)
+		return "the process exited or recording stopped";
+	return strcmp(mode, "launch") ? "recording stopped" : "the process exited";
+}
+
+/* What the region numbers leave out, one line each; nothing when all is exact. */
+static void print_region_notes(const struct recording *r, const struct regiontab *t, FILE *out)
+{
+	const char *note = recording__meta(r, "regions_note");
+	uint64_t mismatches = regiontab__mismatches(t), untimed = sum_of(t, untimed_of);
+	uint64_t open = sum_of(t, open_of), lost = stat_or_zero(r, "region_stacks_lost");
+	bool no_block = !r->nrthreads && regiontab__count(t);
+
+	if (!mismatches && !untimed && !open && !lost && !note && !no_block)
+		return;
+	fprintf(out, "\nRegion notes\n");
+	if (no_block)
+		fprintf(out,
+			"  the recording has no region statistics (perch stopped before writing "
+			"them): calls and times are unknown, samples are exact\n");
+	if (mismatches)
+		fprintf(out,
+			"  %" PRIu64
+			" region ends did not match the innermost open region (see stderr "
+			"of the program)\n",
+			mismatches);
+	if (untimed) {
+		fprintf(out,
+			"  %" PRIu64
+			" activations were already open when perch attached: their ends "
+			"are counted in calls but not timed",
+			untimed);
+		print_which(t, untimed_of, out);
+		fputc('\n', out);
+	}
+	if (open) {
+		fprintf(out,
+			"  %" PRIu64
+			" activations were still open when %s: not counted in calls or "
+			"times",
+			open, snapshot_time(recording__meta(r, "mode")));
+		print_which(t, open_of, out);
+		fputc('\n', out);
+	}
+	if (lost)
+		fprintf(out,
+			"  %" PRIu64
+			" samples have no region stack (it could not be read): they count "
+			"as outside every region\n",
+			lost);
+	if (note)
+		fprintf(out, "  note: %s\n", note);
+}
+
+static void print_regions(const struct recording *r, const struct regiontab *t, FILE *out)
+{
+	if (regiontab__count(t)) {
+		print_region_table(t, sample_total(r), out);
+		print_region_tree(t, out);
+	}
+	print_region_notes(r, t, out);
+}
+
+/* ---- CSV of regions ------------------------------------------------------------------------- */
+
+/* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+static void csv_field(const char *s, FILE *out)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_seconds(uint64_t ns, FILE *out)
+{
+	fprintf(out, ",%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+static void csv_row(const char *name, const struct region_thread_stat *th,
+		    const struct region_stat *s, FILE *out)
+{
+	uint64_t timed = region_stat__timed(s);
+
+	csv_field(name, out);
+	if (th)
+		fprintf(out, ",%" PRIu32, th->tid);
+	else
+		fputc(',', out);
+	fprintf(out, ",%" PRIu64, s->calls);
+	csv_seconds(s->total_ns, out);
+	csv_seconds(s->self_ns, out);
+	if (timed) {
+		fprintf(out, ",%.9f", (double)s->total_ns / (double)timed / 1e9);
+		csv_seconds(s->min_ns, out);
+		csv_seconds(s->max_ns, out);
+	} else {
+		fputs(",,,", out);
+	}
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", s->samples, s->size_sum);
+}
+
+static int print_csv(const struct recording *r, FILE *out)
+{
+	struct regiontab *t = regiontab__new(r);
+
+	if (!t)
+		return -errno;
+	fputs("name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n", out);
+	for (uint32_t i = 0; i < regiontab__count(t); i++) {
+		const struct region_thread_stat *rows;
+		uint32_t n = regiontab__threads(t, i, &rows);
+
+		csv_row(regiontab__name(t, i), NULL, regiontab__all(t, i), out);
+		for (uint32_t k = 0; k < n; k++)
+			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, out);
+	}
+	regiontab__free(t);
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int report__find_region(const struct recording *r, const char *name)
+{
+	struct regiontab *t = regiontab__new(r);
+	int found;
+
+	if (!t)
+		return -errno;
+	found = regiontab__find(t, name) >= 0;
+	regiontab__free(t);
+	return found ? 0 : -ENOENT;
+}
+
+char *report__region_names(const struct recording *r)
+{
+	struct regiontab *t = regiontab__new(r);
+	uint32_t n = t ? regiontab__count(t) : 0;
+	const char **names = t ? malloc((n + 1) * sizeof(*names)) : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = names ? open_memstream(&buf, &len) : NULL;
+
+	if (f) {
+		for (uint32_t i = 0; i < n; i++)
+			names[i] = regiontab__name(t, i);
+		qsort(names, n, sizeof(*names), by_name);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%s", i ? ", " : "", names[i]);
+		if (fclose(f)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	free(names);
+	regiontab__free(t);
+	return buf;
 }
 
 /* ---- folded stacks -------------------------------------------------------------------------- */
@@ -292,9 +599,12 @@ static const char *process_name(const struct recording *r, uint32_t pid, uint32_
 	return thread && *thread ? thread : "?";
 }
 
-static char *fold_sample(const struct recording *r, const struct profile *p,
-			 const struct rec_sample *s)
+/* comm;region:NAME...;function...: the sample's regions are the outermost frames. */
+static char *fold_sample(const struct recording *r, const struct profile *p, size_t i)
 {
+	const struct rec_sample *s = &r->samples[i];
+	const uint32_t *ids;
+	uint32_t nregions = profile__sample_regions(p, i, &ids), nfuncs = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -302,8 +612,8 @@ static char *fold_sample(const struct recording *r, const struct profile *p,
 	if (!f)
 		return NULL;
 	fputs(process_name(r, s->pid, s->tid), f);
-	if (!s->nframes)
-		fputs(";[no stack]", f); /* neither stack could be read: counted in the header */
+	for (uint32_t j = 0; j < nregions; j++)
+		fprintf(f, ";region:%s", recording__string(r, ids[j]));
 	for (uint32_t j = 0; j < s->nframes; j++) {
 		const uint32_t *fns;
 		uint32_t n = profile__frame_funcs(p, s->frames[j], &fns);
@@ -311,7 +621,10 @@ static char *fold_sample(const struct recording *r, const struct profile *p,
 		for (uint32_t k = 0; k < n; k++)
 			fprintf(f, ";%s%s", profile__func_name(p, fns[k]),
 				profile__func_kernel(p, fns[k]) ? "_[k]" : "");
+		nfuncs += n;
 	}
+	if (!nfuncs)
+		fputs(";[no stack]", f); /* neither stack could be read: counted in the header */
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -328,7 +641,9 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 	if (!lines)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nsamples; i++) {
-		lines[n].text = fold_sample(r, p, &r->samples[i]);
+		if (!profile__sample_kept(p, i))
+			continue;
+		lines[n].text = fold_sample(r, p, i);
 		lines[n].count = r->samples[i].count;
 		if (!lines[n].text) {
 			err = -ENOMEM;
@@ -353,21 +668,35 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out)
 {
-	struct profile_opts po = {
-		.sz = sizeof(po), .lines = o->lines, .no_demangle = o->no_demangle};
-	struct profile *p = profile__build(r, &po);
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region};
+	struct regiontab *t = NULL;
+	struct profile *p;
 	int err = 0;
 
+	if (o->format == REPORT_CSV)
+		return print_csv(r, out);
+	p = profile__build(r, &po);
 	if (!p)
 		return -errno;
 	if (o->format == REPORT_FOLDED) {
 		err = print_folded(r, p, out);
 	} else {
-		print_header(r, path, out);
+		t = regiontab__new(r);
+		if (!t) {
+			err = -errno;
+			goto cleanup;
+		}
+		print_header(r, path, o, p, out);
+		print_regions(r, t, out);
 		print_top(p, true, o->top, out);
 		print_top(p, false, o->top, out);
-		print_tree(p, o->min_percent, out);
+		print_tree(p, o->min_percent, o->region, out);
 	}
+cleanup:
+	regiontab__free(t);
 	profile__free(p);
 	return err;
 }

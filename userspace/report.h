@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * `perch report`: the text report (header, top functions by self and total, bounded call tree),
- * folded stacks, and the short summary `perch record` prints when the command exits.
+ * `perch report`: the text report (header, regions, top functions by self and total, bounded
+ * call tree), folded stacks, the CSV of regions, and the short summary `perch record` prints when
+ * the command exits.
  */
 #ifndef PERCH_REPORT_H
 #define PERCH_REPORT_H
@@ -12,6 +13,7 @@
 enum report_format {
 	REPORT_TEXT = 0,
 	REPORT_FOLDED,
+	REPORT_CSV, /* the regions table: one row per region and thread, and over all threads */
 };
 
 struct report_opts {
@@ -21,10 +23,16 @@ struct report_opts {
 	unsigned int top;   /* rows in each top-functions table */
 	bool lines;	    /* functions by source line (file:line) */
 	bool no_demangle;   /* keep C++ names mangled */
+	const char *region; /* text, folded: only samples inside this region (NULL: all) */
 };
 
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out);
+/* 0 when the recording has a region called name, -ENOENT when not, -ENOMEM. */
+int report__find_region(const struct recording *r, const char *name);
+/* The recording's region names in name order, ", " between them ("" for none); the caller frees
+ * it. NULL on ENOMEM. */
+char *report__region_names(const struct recording *r);
 void report__summary(const struct recording *r, const char *path, FILE *out);
 
 #endif /* PERCH_REPORT_H */
