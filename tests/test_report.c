@@ -2,7 +2,9 @@
 /*
  * Golden-output tests of `perch report`: a recording with a known set of stacks (written through
  * the real writer, read back through the real loader) must print exactly the expected header,
- * top-function tables, bounded call tree and folded stacks.
+ * top-function tables, bounded call tree and folded stacks; one with regions (region frames in
+ * its samples, REGIONS trees of two threads) exactly the expected region table, merged region
+ * tree, notes and CSV, and --region must keep exactly the samples inside the region.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,13 +12,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "profile.h"
 #include "recording.h"
 #include "report.h"
+#include "tree.h"
 
 static char path[] = "/tmp/perch-test-report.XXXXXX";
 
@@ -81,23 +88,152 @@ static void write_fixture(void)
 	assert_int_equal(rec_writer__close(w), 0);
 }
 
-static char *render(const struct report_opts *o)
+#define MS 1000000ull
+#define US 1000ull
+
+static bool g_region_trees = true; /* write_region_fixture writes the REGIONS block */
+
+/*
+ * Process "app" (pid 20) with threads 20 (app) and 21 (worker). Thread 20's region tree:
+ * solve > {step, io}, io at the root too (one name used from two places, one of its ends
+ * untimed), walk > walk (recursion folded: the inner node's time is inside the outer one's);
+ * 2 mismatched ends. Thread 21: solve > {step, mark a,"b"}, solve left open once. Samples carry
+ * the region stacks; 120 in all, 96 inside solve, 8 inside io.
+ */
+static void write_region_fixture(void)
+{
+	struct rec_writer *w;
+	struct rec_kv meta[] = {
+		{.key = "command", .str = "./app"},
+		{.key = "pids", .str = "20"},
+		{.key = "mode", .str = "launch"},
+		{.key = "event", .str = "cpu-clock"},
+		{.key = "frequency", .str = "997"},
+		{.key = "start_time", .str = "T0"},
+		{.key = "hostname", .str = "host"},
+		{.key = "kernel", .str = "6.1"},
+		{.key = "max_stack", .str = "127"},
+		{.key = "regions_note", .str = "trees read when each thread exited"},
+	};
+	struct rec_kv stats[] = {
+		{.key = "samples", .value = 124},
+		{.key = "region_stacks_lost", .value = 4},
+	};
+	struct rec_kv end[] = {{.key = "duration_ns", .value = 2500000000},
+			       {.key = "exit_status", .value = 0}};
+	uint32_t mod, kmod, fmain, fwork, fsetup, fread, frecurse, fidle, fworker, fksys;
+	uint32_t rsolve, rstep, rio, rwalk, rmark, nsolve, nstep, nio, nwalk, nmark;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	assert_int_equal(rec_writer__meta(w, meta, 10), 0);
+	mod = rec_writer__string(w, "/usr/bin/app");
+	kmod = rec_writer__string(w, "[kernel]");
+	fmain = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x100);
+	fwork = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "work"), 0x200);
+	fsetup = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "setup"), 0x300);
+	fread = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "read"), 0x400);
+	frecurse =
+		rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "recurse"), 0x500);
+	fidle = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "idle"), 0x600);
+	fworker = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "worker_main"),
+				    0x700);
+	fksys = rec_writer__frame(w, REC_FRAME_KERNEL, kmod, rec_writer__string(w, "ksys_read"),
+				  0xffffffff81000000ull);
+	nsolve = rec_writer__string(w, "solve");
+	nstep = rec_writer__string(w, "step");
+	nio = rec_writer__string(w, "io");
+	nwalk = rec_writer__string(w, "walk");
+	nmark = rec_writer__string(w, "a,\"b\"");
+	rsolve = rec_writer__frame(w, REC_FRAME_REGION, 0, nsolve, 0);
+	rstep = rec_writer__frame(w, REC_FRAME_REGION, 0, nstep, 0);
+	rio = rec_writer__frame(w, REC_FRAME_REGION, 0, nio, 0);
+	rwalk = rec_writer__frame(w, REC_FRAME_REGION, 0, nwalk, 0);
+	rmark = rec_writer__frame(w, REC_FRAME_REGION, 0, nmark, 0);
+	(void)rmark;
+	assert_int_equal(rec_writer__thread(w, 20, 20, 1, rec_writer__string(w, "app")), 0);
+	assert_int_equal(rec_writer__thread(w, 20, 21, 1, rec_writer__string(w, "worker")), 0);
+	{
+		uint32_t s1[] = {rsolve, rstep, fmain, fwork};
+		uint32_t s2[] = {rsolve, fmain, fsetup};
+		uint32_t s3[] = {rsolve, rio, fmain, fread, fksys};
+		uint32_t s4[] = {rio, fmain, fread};
+		uint32_t s5[] = {rwalk, rwalk, fmain, frecurse};
+		uint32_t s6[] = {fmain, fidle};
+		uint32_t s7[] = {rsolve, rstep, fworker, fwork};
+		uint32_t s8[] = {rsolve};
+
+		assert_int_equal(rec_writer__sample(w, 20, 20, 50, 0, s1, 4), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 20, 10, 0, s2, 3), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 20, 5, 0, s3, 5), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 20, 3, 0, s4, 3), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 20, 2, 0, s5, 4), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 20, 19, 0, s6, 2), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 21, 30, 0, s7, 4), 0);
+		assert_int_equal(rec_writer__sample(w, 20, 21, 1, REC_SAMPLE_USER_LOST, s8, 1), 0);
+	}
+	{
+		/* name, parent, calls, total, self, min, max, size_sum, untimed, open */
+		struct rec_region_node main_nodes[] = {
+			{0},
+			{nsolve, 0, 2, 1500 * MS, 300 * MS, 500 * MS, 1000 * MS, 0, 0, 0},
+			{nstep, 1, 10, 1000 * MS, 1000 * MS, 50 * MS, 150 * MS, 1000, 0, 0},
+			{nio, 1, 4, 200 * MS, 200 * MS, 20 * MS, 80 * MS, 0, 0, 0},
+			{nio, 0, 3, 60 * MS, 60 * MS, 25 * MS, 35 * MS, 0, 1, 0},
+			{nwalk, 0, 1, 2 * MS, 500 * US, 2 * MS, 2 * MS, 0, 0, 0},
+			{nwalk, 5, 3, 1500 * US, 1500 * US, 250 * US, 1500 * US, 0, 0, 0},
+		};
+		struct rec_region_node worker_nodes[] = {
+			{0},
+			{nsolve, 0, 1, 400 * MS, 100 * MS, 400 * MS, 400 * MS, 0, 0, 1},
+			{nstep, 1, 5, 300 * MS, 300 * MS, 40 * MS, 80 * MS, 500, 0, 0},
+			{nmark, 1, 7, 0, 0, 0, 0, 0, 0, 0},
+		};
+		struct rec_region_thread threads[] = {
+			{.pid = 20, .tid = 20, .mismatches = 2, .nnodes = 7, .nodes = main_nodes},
+			{.pid = 20, .tid = 21, .nnodes = 4, .nodes = worker_nodes},
+		};
+
+		if (g_region_trees)
+			assert_int_equal(rec_writer__regions(w, threads, 2), 0);
+	}
+	assert_int_equal(rec_writer__stats(w, stats, 2), 0);
+	assert_int_equal(rec_writer__end(w, end, 2), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static struct recording *load_fixture(void (*fixture)(void))
 {
 	struct recording *r = NULL;
+
+	fixture();
+	assert_int_equal(recording__load(path, &r), 0);
+	unlink(path);
+	strcpy(path, "/tmp/perch-test-report.XXXXXX");
+	return r;
+}
+
+static char *render_with(void (*fixture)(void), const struct report_opts *o)
+{
+	struct recording *r = load_fixture(fixture);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	write_fixture();
-	assert_int_equal(recording__load(path, &r), 0);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	assert_int_equal(report__print(r, "fixture.data", o, f), 0);
 	fclose(f);
 	recording__free(r);
-	unlink(path);
-	strcpy(path, "/tmp/perch-test-report.XXXXXX");
 	return buf;
+}
+
+static char *render(const struct report_opts *o)
+{
+	return render_with(write_fixture, o);
 }
 
 /* Like assert_string_equal, but names the first line that differs (cmocka cuts long strings). */
@@ -181,11 +317,400 @@ static void report_text_shows_header_tables_and_folded_tree(void **state)
 	free(out);
 }
 
+/* ---- regions -------------------------------------------------------------------------------- */
+
+/* The part of s from the first `from` up to the next `to` (to the end when to is NULL). */
+static char *between(const char *s, const char *from, const char *to)
+{
+	const char *a = strstr(s, from), *b;
+
+	assert_non_null(a);
+	b = to ? strstr(a, to) : a + strlen(a);
+	assert_non_null(b);
+	return strndup(a, b - a);
+}
+
+static const char region_table[] =
+	"\n"
+	"Regions (exact counts and wall times from the markers, all threads summed; total counts a\n"
+	"recursion once, self leaves out child regions; samples: CPU samples inside, at any depth)\n"
+	"       calls       total        self        mean         min         max   samples  "
+	"samples%  region\n"
+	"           3     1.900 s  400.000 ms  633.333 ms  400.000 ms     1.000 s        96    "
+	"80.00%  solve\n"
+	"          15     1.300 s     1.300 s   86.667 ms   40.000 ms  150.000 ms        80    "
+	"66.67%  step\n"
+	"           7  260.000 ms  260.000 ms   43.333 ms   20.000 ms   80.000 ms         8     "
+	"6.67%  io\n"
+	"           4    2.000 ms    2.000 ms  500.000 µs  250.000 µs    2.000 ms         2     "
+	"1.67%  walk\n"
+	"           7        0 ns        0 ns           -           -           -         0     "
+	"0.00%  a,\"b\"\n";
+
+static const char region_tree_and_notes[] =
+	"\n"
+	"Region tree (the threads' region trees merged by path from the root; recursion folded as "
+	"in the call tree)\n"
+	"       calls       total        self  region\n"
+	"           3     1.900 s  400.000 ms  solve\n"
+	"            15     1.300 s     1.300 s  step\n"
+	"             4  200.000 ms  200.000 ms  io\n"
+	"             7        0 ns        0 ns  a,\"b\"\n"
+	"           3   60.000 ms   60.000 ms  io\n"
+	"           1    2.000 ms  500.000 µs  walk\n"
+	"             3    1.500 ms    1.500 ms  walk\n"
+	"\n"
+	"Region notes\n"
+	"  2 region ends did not match the innermost open region (see stderr of the program)\n"
+	"  1 activations were already open when perch attached: their ends are counted in calls "
+	"but not timed (io 1)\n"
+	"  1 activations were still open when the process exited: not counted in calls or times "
+	"(solve 1)\n"
+	"  4 samples have no region stack (it could not be read): they count as outside every "
+	"region\n"
+	"  note: trees read when each thread exited\n";
+
+/* Region totals: solve = 1.5 s + 0.4 s over two threads; io used from two places sums both
+ * nodes, one end untimed (mean over the 6 timed calls); walk's inner node (under walk) is inside
+ * the outer one: total 2 ms, not 3.5 ms, while self and calls add up; the mark has calls only. */
+static void report_text_shows_region_table_tree_and_notes(void **state)
+{
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 0, .top = 20};
+	char *out = render_with(write_region_fixture, &o), *want;
+	const char *head =
+		"# perch report of fixture.data\n"
+		"command    ./app\n"
+		"pids       20 (launch); 1 processes and 2 threads sampled\n"
+		"started    T0 on host, kernel 6.1\n"
+		"duration   2.500 s, exit status 0\n"
+		"sampling   cpu-clock at 997 Hz per CPU; 120 samples in 124 ticks on target threads\n"
+		"lost       0 samples (count map full); stacks missing: user 0 (stack map full or hash "
+		"collision 0, unreadable 0), kernel 0 (full or collision 0, unreadable 0)\n"
+		"truncated  0 samples hit the 127-frame stack limit; 0 without process mappings; 0 lost "
+		"process events\n"
+		"profiler   perch used 0.000 s user + 0.000 s system; BPF run time not measured "
+		"(sysctl kernel.bpf_stats_enabled=0)\n";
+	/* No region among the functions; region-only samples (user stack lost) weigh on no node. */
+	const char *tail =
+		"\n"
+		"Top functions by self (samples whose leaf is the function)\n"
+		"    self%     self  total%    total  function                                 module\n"
+		"   66.67%       80  66.67%       80  work                                     app\n"
+		"   15.83%       19  15.83%       19  idle                                     app\n"
+		"    8.33%       10   8.33%       10  setup                                    app\n"
+		"    4.17%        5   4.17%        5  ksys_read                                [kernel] "
+		"[k]\n"
+		"    2.50%        3   6.67%        8  read                                     app\n"
+		"    1.67%        2   1.67%        2  recurse                                  app\n"
+		"\n"
+		"Top functions by total (samples in which the function appears at least once)\n"
+		"    self%     self  total%    total  function                                 module\n"
+		"    0.00%        0  74.17%       89  main                                     app\n"
+		"   66.67%       80  66.67%       80  work                                     app\n"
+		"    0.00%        0  25.00%       30  worker_main                              app\n"
+		"   15.83%       19  15.83%       19  idle                                     app\n"
+		"    8.33%       10   8.33%       10  setup                                    app\n"
+		"    2.50%        3   6.67%        8  read                                     app\n"
+		"    4.17%        5   4.17%        5  ksys_read                                [kernel] "
+		"[k]\n"
+		"    1.67%        2   1.67%        2  recurse                                  app\n"
+		"\n"
+		"Call tree (bounded path tree: recursion folded so no caller->callee pair repeats on a "
+		"path; 9 nodes)\n"
+		"    total    self  (% of all samples; nodes below 0.00% hidden: --min-percent)\n"
+		"   74.17%   0.00%  main\n"
+		"     41.67%  41.67%  work\n"
+		"     15.83%  15.83%  idle\n"
+		"      8.33%   8.33%  setup\n"
+		"      6.67%   2.50%  read\n"
+		"        4.17%   4.17%  ksys_read [k]\n"
+		"      1.67%   1.67%  recurse\n"
+		"   25.00%   0.00%  worker_main\n"
+		"     25.00%  25.00%  work\n";
+
+	(void)state;
+	assert_true(asprintf(&want, "%s%s%s%s", head, region_table, region_tree_and_notes, tail) >
+		    0);
+	assert_lines_equal(out, want);
+	free(want);
+	free(out);
+}
+
+static void report_folded_puts_region_frames_at_the_root(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	char *out = render_with(write_region_fixture, &o);
+
+	(void)state;
+	assert_lines_equal(out, "app;main;idle 19\n"
+				"app;region:io;main;read 3\n"
+				"app;region:solve;[no stack] 1\n"
+				"app;region:solve;main;setup 10\n"
+				"app;region:solve;region:io;main;read;ksys_read_[k] 5\n"
+				"app;region:solve;region:step;main;work 50\n"
+				"app;region:solve;region:step;worker_main;work 30\n"
+				"app;region:walk;region:walk;main;recurse 2\n");
+	free(out);
+}
+
+/* At any depth of the region stack, and a sample in a recursion of the region counted once. */
+static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED, .region = "io"};
+	char *out = render_with(write_region_fixture, &o);
+
+	(void)state;
+	assert_lines_equal(out, "app;region:io;main;read 3\n"
+				"app;region:solve;region:io;main;read;ksys_read_[k] 5\n");
+	free(out);
+	o.region = "solve";
+	out = render_with(write_region_fixture, &o);
+	assert_lines_equal(out, "app;region:solve;[no stack] 1\n"
+				"app;region:solve;main;setup 10\n"
+				"app;region:solve;region:io;main;read;ksys_read_[k] 5\n"
+				"app;region:solve;region:step;main;work 50\n"
+				"app;region:solve;region:step;worker_main;work 30\n");
+	free(out);
+	o.region = "walk";
+	out = render_with(write_region_fixture, &o);
+	assert_lines_equal(out, "app;region:walk;region:walk;main;recurse 2\n");
+	free(out);
+	o.region = "a,\"b\""; /* a mark: no sample is ever inside it */
+	out = render_with(write_region_fixture, &o);
+	assert_lines_equal(out, "");
+	free(out);
+}
+
+static void report_region_filter_shows_its_share_and_filters_tables_and_tree(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o),
+				.format = REPORT_TEXT,
+				.min_percent = 0,
+				.top = 20,
+				.region = "io"};
+	char *out = render_with(write_region_fixture, &o), *part;
+
+	(void)state;
+	part = between(out, "sampling", "lost");
+	assert_lines_equal(part, "sampling   cpu-clock at 997 Hz per CPU; 120 samples in 124 ticks "
+				 "on target threads\n"
+				 "filter     --region io keeps 8 of 120 samples (6.67%): the top "
+				 "functions and the call tree count only these\n");
+	free(part);
+	/* The region section is about all samples, filter or not. */
+	part = between(out, "\nRegions (", "\nRegion tree");
+	assert_lines_equal(part, region_table);
+	free(part);
+	part = between(out, "\nTop functions by self", NULL);
+	assert_lines_equal(
+		part,
+		"\n"
+		"Top functions by self (samples whose leaf is the function)\n"
+		"    self%     self  total%    total  function                                 module\n"
+		"   62.50%        5  62.50%        5  ksys_read                                [kernel] "
+		"[k]\n"
+		"   37.50%        3 100.00%        8  read                                     app\n"
+		"\n"
+		"Top functions by total (samples in which the function appears at least once)\n"
+		"    self%     self  total%    total  function                                 module\n"
+		"    0.00%        0 100.00%        8  main                                     app\n"
+		"   37.50%        3 100.00%        8  read                                     app\n"
+		"   62.50%        5  62.50%        5  ksys_read                                [kernel] "
+		"[k]\n"
+		"\n"
+		"Call tree (bounded path tree: recursion folded so no caller->callee pair repeats on a "
+		"path; 3 nodes)\n"
+		"    total    self  (% of the samples inside region io; nodes below 0.00% hidden: "
+		"--min-percent)\n"
+		"  100.00%   0.00%  main\n"
+		"    100.00%  37.50%  read\n"
+		"       62.50%  62.50%  ksys_read [k]\n");
+	free(part);
+	free(out);
+}
+
+static void report_csv_has_region_rows_over_threads_then_per_thread(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
+	char *out = render_with(write_region_fixture, &o);
+
+	(void)state;
+	assert_lines_equal(
+		out,
+		"name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n"
+		"solve,,3,1.900000000,0.400000000,0.633333333,0.400000000,1.000000000,96,0\n"
+		"solve,20,2,1.500000000,0.300000000,0.750000000,0.500000000,1.000000000,65,0\n"
+		"solve,21,1,0.400000000,0.100000000,0.400000000,0.400000000,0.400000000,31,0\n"
+		"step,,15,1.300000000,1.300000000,0.086666667,0.040000000,0.150000000,80,1500\n"
+		"step,20,10,1.000000000,1.000000000,0.100000000,0.050000000,0.150000000,50,1000\n"
+		"step,21,5,0.300000000,0.300000000,0.060000000,0.040000000,0.080000000,30,500\n"
+		"io,,7,0.260000000,0.260000000,0.043333333,0.020000000,0.080000000,8,0\n"
+		"io,20,7,0.260000000,0.260000000,0.043333333,0.020000000,0.080000000,8,0\n"
+		"walk,,4,0.002000000,0.002000000,0.000500000,0.000250000,0.002000000,2,0\n"
+		"walk,20,4,0.002000000,0.002000000,0.000500000,0.000250000,0.002000000,2,0\n"
+		"\"a,\"\"b\"\"\",,7,0.000000000,0.000000000,,,,0,0\n"
+		"\"a,\"\"b\"\"\",21,7,0.000000000,0.000000000,,,,0,0\n");
+	free(out);
+}
+
+static void report_csv_without_regions_is_the_header_only(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
+	char *out = render(&o);
+
+	(void)state;
+	assert_string_equal(out,
+			    "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n");
+	free(out);
+}
+
+/* Region frames stand for no function: not in the function table, not in any stack. */
+static void profile_never_makes_a_region_a_function(void **state)
+{
+	struct recording *r = load_fixture(write_region_fixture);
+	struct profile *p = profile__build(r, NULL);
+	const char *regions[] = {"solve", "step", "io", "walk", "a,\"b\""};
+
+	(void)state;
+	assert_non_null(p);
+	for (uint32_t f = 0; f < profile__nfuncs(p); f++) {
+		for (size_t k = 0; k < sizeof(regions) / sizeof(regions[0]); k++)
+			assert_string_not_equal(profile__func_name(p, f), regions[k]);
+	}
+	for (uint32_t i = 0; i < r->nframes; i++) {
+		const uint32_t *fns;
+		bool region = r->frames[i].kind == REC_FRAME_REGION;
+
+		assert_int_equal(profile__frame_funcs(p, i, &fns) == 0, region);
+		assert_int_equal(profile__frame_region(p, i), region ? r->frames[i].name : 0);
+	}
+	/* The fifth sample: walk > walk; the last: solve with no function frame at all. */
+	{
+		const uint32_t *names;
+
+		assert_int_equal(profile__sample_regions(p, 4, &names), 2);
+		assert_string_equal(recording__string(r, names[0]), "walk");
+		assert_string_equal(recording__string(r, names[1]), "walk");
+		assert_int_equal(profile__sample_regions(p, 5, &names), 0);
+		assert_int_equal(profile__sample_regions(p, 7, &names), 1);
+		assert_string_equal(recording__string(r, names[0]), "solve");
+		assert_true(profile__sample_kept(p, 7));
+	}
+	assert_int_equal(tree__total_weight(profile__tree(p)), 120);
+	profile__free(p);
+	recording__free(r);
+}
+
+static void report_finds_regions_by_name_and_lists_them(void **state)
+{
+	struct recording *r = load_fixture(write_region_fixture);
+	char *names;
+
+	(void)state;
+	assert_int_equal(report__find_region(r, "solve"), 0);
+	assert_int_equal(report__find_region(r, "a,\"b\""), 0);
+	assert_int_equal(report__find_region(r, "sol"), -ENOENT);
+	assert_int_equal(report__find_region(r, "main"), -ENOENT); /* a function, not a region */
+	names = report__region_names(r);
+	assert_string_equal(names, "a,\"b\", io, solve, step, walk");
+	free(names);
+	recording__free(r);
+	r = load_fixture(write_fixture);
+	assert_int_equal(report__find_region(r, "solve"), -ENOENT);
+	names = report__region_names(r);
+	assert_string_equal(names, "");
+	free(names);
+	recording__free(r);
+}
+
+/* perch stopped before it wrote the trees: the samples still say which regions ran. */
+static void report_regions_without_trees_count_samples_only(void **state)
+{
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 0, .top = 20};
+	char *out, *part;
+
+	(void)state;
+	g_region_trees = false;
+	out = render_with(write_region_fixture, &o);
+	g_region_trees = true;
+	part = between(out, "\nRegions (", "\nTop functions");
+	assert_lines_equal(
+		part,
+		"\n"
+		"Regions (exact counts and wall times from the markers, all threads summed; total "
+		"counts a\n"
+		"recursion once, self leaves out child regions; samples: CPU samples inside, at any "
+		"depth)\n"
+		"       calls       total        self        mean         min         max   samples  "
+		"samples%  region\n"
+		"           0        0 ns        0 ns           -           -           -        96    "
+		"80.00%  solve\n"
+		"           0        0 ns        0 ns           -           -           -        80    "
+		"66.67%  step\n"
+		"           0        0 ns        0 ns           -           -           -         8     "
+		"6.67%  io\n"
+		"           0        0 ns        0 ns           -           -           -         2     "
+		"1.67%  walk\n"
+		"           0        0 ns        0 ns           -           -           -         0     "
+		"0.00%  a,\"b\"\n"
+		"\n"
+		"Region notes\n"
+		"  the recording has no region statistics (perch stopped before writing them): calls "
+		"and times are unknown, samples are exact\n"
+		"  4 samples have no region stack (it could not be read): they count as outside every "
+		"region\n"
+		"  note: trees read when each thread exited\n");
+	free(part);
+	free(out);
+}
+
+/* A version 1 file (no region frames, no REGIONS) reports as it always did. */
+static void report_of_version_1_file_is_unchanged(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
+	struct recording *r = NULL;
+	char *v2 = render(&o), *v1 = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	write_fixture();
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "\1\0\0\0", 4, 8), 4); /* the version, after the magic */
+	close(fd);
+	assert_int_equal(recording__load(path, &r), 0);
+	unlink(path);
+	strcpy(path, "/tmp/perch-test-report.XXXXXX");
+	f = open_memstream(&v1, &len);
+	assert_non_null(f);
+	assert_int_equal(report__print(r, "fixture.data", &o, f), 0);
+	fclose(f);
+	assert_lines_equal(v1, v2);
+	assert_null(strstr(v1, "Region"));
+	free(v1);
+	free(v2);
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_folded_merges_stacks_and_marks_kernel_frames),
 		cmocka_unit_test(report_text_shows_header_tables_and_folded_tree),
+		cmocka_unit_test(report_text_shows_region_table_tree_and_notes),
+		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
+		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
+		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
+		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),
+		cmocka_unit_test(report_csv_without_regions_is_the_header_only),
+		cmocka_unit_test(profile_never_makes_a_region_a_function),
+		cmocka_unit_test(report_finds_regions_by_name_and_lists_them),
+		cmocka_unit_test(report_regions_without_trees_count_samples_only),
+		cmocka_unit_test(report_of_version_1_file_is_unchanged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -290,6 +290,8 @@ static int by_report_order(const void *a, const void *b, void *t)
 		return x->total_ns < y->total_ns ? 1 : -1;
 	if (x->calls != y->calls)
 		return x->calls < y->calls ? 1 : -1;
+	if (x->samples != y->samples)
+		return x->samples < y->samples ? 1 : -1;
 	return i < j ? -1 : i > j; /* name order, which the numbering followed */
 }
 

@@ -42,7 +42,7 @@ struct regiontab;
 struct regiontab *regiontab__new(const struct recording *r);
 void regiontab__free(struct regiontab *t);
 
-/* Regions in report order (total time descending, then calls descending, then name). */
+/* Regions in report order: total time, calls, samples (all descending), then name. */
 uint32_t regiontab__count(const struct regiontab *t);
 const char *regiontab__name(const struct regiontab *t, uint32_t region);
 /* The region over all threads of all processes. */

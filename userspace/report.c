@@ -460,7 +460,8 @@ static void print_regions(const struct recording *r, const struct regiontab *t, 
 {
 	if (regiontab__count(t)) {
 		print_region_table(t, sample_total(r), out);
-		print_region_tree(t, out);
+		if (regiontab__node_count(t) > 1)
+			print_region_tree(t, out);
 	}
 	print_region_notes(r, t, out);
 }
