@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the recording file: what the writer writes the loader reads back exactly, and a file
- * that is cut, damaged or from elsewhere is refused with the documented error while every
- * complete block before the damage is kept.
+ * Tests of the recording file: what the writer writes the loader reads back exactly (region
+ * frames and REGIONS trees included), and a file that is cut, damaged or from elsewhere is
+ * refused with the documented error while every complete block before the damage is kept.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -954,10 +954,10 @@ static void lookups_answer_absent_keys_and_ids(void **state)
 }
 
 static const char *const tmp_files[] = {
-	"known.data",	  "size.data",	  "dedup.data",	    "many.data",
-	"undef.data",	  "threads.data", "order.data",	    "large.data",
-	"full.data",	  "cut.data",	  "flipped.data",   "raw.data",
-	"full-disk.data", "no-end.data",  "empty-end.data", "lines.data",
+	"known.data",	"size.data",	"dedup.data",	    "many.data",    "undef.data",
+	"threads.data", "order.data",	"large.data",	    "full.data",    "cut.data",
+	"flipped.data", "raw.data",	"full-disk.data",   "no-end.data",  "empty-end.data",
+	"lines.data",	"regions.data", "regions-bad.data", "rframes.data",
 };
 
 static int make_tmpdir(void **state)
@@ -1041,6 +1041,241 @@ static void load_lines_for_undefined_frame_is_ebadmsg(void **state)
 	recording__free(r);
 }
 
+/* ---- regions -------------------------------------------------------------------------------- */
+
+static void assert_rnode(const struct rec_region_node *got, const struct rec_region_node *want)
+{
+	assert_int_equal(got->name, want->name);
+	assert_int_equal(got->parent, want->parent);
+	assert_int_equal(got->calls, want->calls);
+	assert_int_equal(got->total_ns, want->total_ns);
+	assert_int_equal(got->self_ns, want->self_ns);
+	assert_int_equal(got->min_ns, want->min_ns);
+	assert_int_equal(got->max_ns, want->max_ns);
+	assert_int_equal(got->size_sum, want->size_sum);
+	assert_int_equal(got->untimed, want->untimed);
+	assert_int_equal(got->open, want->open);
+}
+
+static const struct rec_region_thread *find_rthread(const struct recording *r, uint32_t pid,
+						    uint32_t tid)
+{
+	for (size_t i = 0; i < r->nrthreads; i++) {
+		if (r->rthreads[i].pid == pid && r->rthreads[i].tid == tid)
+			return &r->rthreads[i];
+	}
+	fail_msg("no region thread %u/%u", pid, tid);
+	return NULL;
+}
+
+/* Every field comes back exact (64-bit values beyond 32 bits too); a later block for the same
+ * (pid, tid) replaces the thread, other threads stay. */
+static void regions_round_trip_and_later_thread_replaces(void **state)
+{
+	const char *path = tmp_path("regions.data");
+	struct rec_writer *w = rec_writer__open(path);
+	const struct rec_region_thread *t;
+	struct recording *r = NULL;
+	uint32_t solve, step;
+
+	(void)state;
+	assert_non_null(w);
+	solve = rec_writer__string(w, "solve");
+	step = rec_writer__string(w, "step");
+	{
+		struct rec_region_node a[] = {
+			{0},
+			{solve, 0, 3, 1ull << 40, 5000, 100, 1ull << 39, 77, 1, 2},
+			{step, 1, 9, 4000, 4000, 10, 900, 0, 0, 0},
+			{solve, 2, 1, 30, 30, 30, 30, 0, 0, 0},
+		};
+		struct rec_region_node b[] = {{0}, {step, 0, 1, 5, 5, 5, 5, 1, 0, 0}};
+		struct rec_region_node a2[] = {{0}, {step, 0, 2, 8, 8, 4, 4, 0, 0, 1}};
+		struct rec_region_thread first[] = {
+			{.pid = 7, .tid = 7, .mismatches = 3, .nnodes = 4, .nodes = a},
+			{.pid = 7, .tid = 8, .nnodes = 2, .nodes = b},
+		};
+		struct rec_region_thread later = {
+			.pid = 7, .tid = 7, .mismatches = 1ull << 33, .nnodes = 2, .nodes = a2};
+		struct rec_region_thread root_only = {.pid = 9, .tid = 9, .nnodes = 1, .nodes = a};
+
+		assert_int_equal(rec_writer__regions(w, first, 2), 0);
+		assert_int_equal(rec_writer__close(w), 0);
+		assert_int_equal(recording__load(path, &r), 0);
+		assert_int_equal(r->nrthreads, 2);
+		t = find_rthread(r, 7, 7);
+		assert_int_equal(t->mismatches, 3);
+		assert_int_equal(t->nnodes, 4);
+		for (uint32_t i = 0; i < 4; i++)
+			assert_rnode(&t->nodes[i], &a[i]);
+		assert_string_equal(recording__string(r, t->nodes[3].name), "solve");
+		t = find_rthread(r, 7, 8);
+		assert_int_equal(t->nnodes, 2);
+		assert_rnode(&t->nodes[1], &b[1]);
+		recording__free(r);
+
+		w = rec_writer__open(path);
+		assert_non_null(w);
+		assert_int_equal(rec_writer__string(w, "solve"), solve);
+		assert_int_equal(rec_writer__string(w, "step"), step);
+		assert_int_equal(rec_writer__regions(w, first, 2), 0);
+		assert_int_equal(rec_writer__regions(w, &later, 1), 0);
+		assert_int_equal(rec_writer__regions(w, &root_only, 1), 0);
+		assert_int_equal(rec_writer__regions(w, NULL, 0), 0); /* an empty block is fine */
+		assert_int_equal(rec_writer__close(w), 0);
+		assert_int_equal(recording__load(path, &r), 0);
+		assert_int_equal(r->nrthreads, 3);
+		t = find_rthread(r, 7, 7);
+		assert_true(t->mismatches == 1ull << 33);
+		assert_int_equal(t->nnodes, 2);
+		assert_rnode(&t->nodes[0], &a2[0]);
+		assert_rnode(&t->nodes[1], &a2[1]);
+		assert_int_equal(find_rthread(r, 7, 8)->nnodes, 2);
+		assert_int_equal(find_rthread(r, 9, 9)->nnodes, 1);
+		recording__free(r);
+	}
+}
+
+/* The writer refuses a tree the loader would refuse, and writes nothing of that call. */
+static void writer_rejects_bad_region_trees(void **state)
+{
+	const char *path = tmp_path("regions-bad.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+	uint32_t s;
+
+	(void)state;
+	assert_non_null(w);
+	s = rec_writer__string(w, "solve");
+	{
+		struct rec_region_node self_parent[] = {{0}, {.name = s, .parent = 1}};
+		struct rec_region_node later_parent[] = {
+			{0}, {.name = s, .parent = 2}, {.name = s}};
+		struct rec_region_node undefined[] = {{0}, {.name = s + 1}};
+		struct rec_region_node unnamed[] = {{0}, {.parent = 0}};
+		struct rec_region_node named_root[] = {{.name = s}};
+		struct rec_region_node good[] = {{0}, {s, 0, 1, 10, 10, 10, 10, 0, 0, 0}};
+		struct rec_region_thread t = {.pid = 1, .tid = 1, .nnodes = 2};
+		struct rec_region_thread two[] = {
+			{.pid = 1, .tid = 1, .nnodes = 2, .nodes = good},
+			{.pid = 1, .tid = 2, .nnodes = 2, .nodes = undefined},
+		};
+
+		t.nodes = self_parent;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		t.nodes = later_parent;
+		t.nnodes = 3;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		t.nodes = undefined;
+		t.nnodes = 2;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		t.nodes = unnamed;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		t.nodes = named_root;
+		t.nnodes = 1;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		t.nodes = good;
+		t.nnodes = 0;
+		assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL);
+		assert_int_equal(rec_writer__regions(w, NULL, 1), -EINVAL);
+		assert_int_equal(rec_writer__regions(w, two, 2), -EINVAL);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nrthreads, 0);
+	assert_int_equal(r->nstrings, 2);
+	recording__free(r);
+}
+
+/* One region thread into p: pid/tid 5/tid, nodes given as (name, parent) pairs. */
+static void raw_rthread(struct raw *p, uint32_t tid, const uint32_t (*np)[2], uint32_t n)
+{
+	raw_u32(p, 5);
+	raw_u32(p, tid);
+	raw_u64(p, 0);
+	raw_u32(p, n);
+	for (uint32_t i = 0; i < n; i++) {
+		raw_u32(p, np[i][0]);
+		raw_u32(p, np[i][1]);
+		for (int k = 0; k < 7; k++)
+			raw_u64(p, 10 + k);
+		raw_u32(p, 0);
+	}
+}
+
+/* A damaged REGIONS block: -EBADMSG, and every earlier block, region threads included, kept;
+ * a thread the bad block would have replaced keeps its earlier definition. */
+static void load_bad_regions_block_is_ebadmsg_keeping_earlier_blocks(void **state)
+{
+	static const uint32_t good[][2] = {{0, 0}, {2, 0}, {1, 1}};
+	static const uint32_t bad_parent[][2] = {{0, 0}, {2, 1}};
+	static const uint32_t later_parent[][2] = {{0, 0}, {2, 2}, {2, 0}};
+	static const uint32_t bad_name[][2] = {{0, 0}, {3, 0}}; /* strings 0..2 are defined */
+	static const uint32_t replacement[][2] = {{0, 0}};
+	const struct {
+		const uint32_t (*nodes)[2];
+		uint32_t n;
+	} bad[] = {{bad_parent, 2}, {later_parent, 3}, {bad_name, 2}};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct recording *r;
+		struct raw b, p = {.len = 0};
+
+		raw_header(&b, PERCH_FILE_VERSION);
+		raw_strings_frames(&b);
+		raw_u32(&p, 1);
+		raw_rthread(&p, 5, good, 3);
+		raw_block(&b, REC_REGIONS, &p);
+		p.len = 0;
+		raw_u32(&p, 2);
+		raw_rthread(&p, 5, replacement, 1);	    /* would replace 5/5 ... */
+		raw_rthread(&p, 6, bad[i].nodes, bad[i].n); /* ... but this one is damaged */
+		raw_block(&b, REC_REGIONS, &p);
+		assert_int_equal(load_raw(&b, &r), -EBADMSG);
+		assert_int_equal(r->nblocks, 3);
+		assert_int_equal(r->nrthreads, 1);
+		assert_int_equal(r->rthreads[0].tid, 5);
+		assert_int_equal(r->rthreads[0].nnodes, 3);
+		assert_int_equal(r->rthreads[0].nodes[2].parent, 1);
+		assert_string_equal(recording__string(r, r->rthreads[0].nodes[1].name), "fn");
+		assert_int_equal(r->rthreads[0].nodes[1].total_ns, 11);
+		recording__free(r);
+	}
+}
+
+/* Region frames (kind 2) come back as written, at the root of the sample, before user frames. */
+static void region_frames_round_trip(void **state)
+{
+	const char *path = tmp_path("rframes.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+	uint32_t mod, solve, rsolve, rstep, fmain, frames[3];
+
+	(void)state;
+	assert_non_null(w);
+	mod = rec_writer__string(w, "/bin/app");
+	solve = rec_writer__string(w, "solve");
+	rsolve = rec_writer__frame(w, REC_FRAME_REGION, 0, solve, 0);
+	rstep = rec_writer__frame(w, REC_FRAME_REGION, 0, rec_writer__string(w, "step"), 0);
+	fmain = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x10);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_REGION, 0, solve, 0), rsolve);
+	/* Same name, another kind: another frame. */
+	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, 0, solve, 0), rsolve);
+	frames[0] = rsolve;
+	frames[1] = rstep;
+	frames[2] = fmain;
+	assert_int_equal(rec_writer__sample(w, 3, 4, 9, 0, frames, 3), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_frame(r, rsolve, REC_FRAME_REGION, "", "solve", 0);
+	assert_frame(r, rstep, REC_FRAME_REGION, "", "step", 0);
+	assert_frame(r, fmain, REC_FRAME_USER, "/bin/app", "main", 0x10);
+	assert_int_equal(r->nsamples, 1);
+	assert_sample(&r->samples[0], 3, 4, 9, 0, frames, 3);
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1071,6 +1306,10 @@ int main(void)
 		cmocka_unit_test(load_without_end_has_null_end),
 		cmocka_unit_test(load_empty_end_block_still_marks_finished),
 		cmocka_unit_test(lookups_answer_absent_keys_and_ids),
+		cmocka_unit_test(regions_round_trip_and_later_thread_replaces),
+		cmocka_unit_test(writer_rejects_bad_region_trees),
+		cmocka_unit_test(load_bad_regions_block_is_ebadmsg_keeping_earlier_blocks),
+		cmocka_unit_test(region_frames_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
