@@ -178,7 +178,7 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	return err;
 }
 
-/* Note the sample's region stack; true when the filter keeps the sample. */
+/* Note the sample's region stack and whether the filter keeps it. 0 or -ENOMEM. */
 static int note_regions(struct profile *p, const struct rec_sample *s, size_t i)
 {
 	bool match = false;
@@ -334,6 +334,6 @@ bool profile__sample_kept(const struct profile *p, size_t sample)
 
 uint32_t profile__sample_regions(const struct profile *p, size_t sample, const uint32_t **names)
 {
-	*names = p->rnames + p->sample_roff[sample];
+	*names = p->rnames ? p->rnames + p->sample_roff[sample] : NULL; /* none anywhere */
 	return (uint32_t)(p->sample_roff[sample + 1] - p->sample_roff[sample]);
 }

@@ -316,23 +316,17 @@ static int by_node_total(const void *a, const void *b, void *mn)
 	return x->region < y->region ? -1 : x->region > y->region;
 }
 
-/* Put regions in report order and lay out the rows and the merged tree for reading. */
-static int finish(struct build *b)
+/* Sum the rows over threads and put the regions in report order; rank: old number -> new. */
+static int order_regions(struct build *b, uint32_t *rank)
 {
 	struct regiontab *t = b->t;
 	uint32_t nr = t->nregions, *order = malloc((nr + 1) * sizeof(*order));
-	uint32_t *rank = malloc((nr + 1) * sizeof(*rank));
 	const char **names = malloc((nr + 1) * sizeof(*names));
 	struct region_stat *all = calloc(nr + 1, sizeof(*all));
 	int err = -ENOMEM;
 
 	t->all = calloc(nr + 1, sizeof(*t->all));
-	t->row_off = calloc(nr + 1, sizeof(*t->row_off));
-	t->rows = malloc((b->nrows + 1) * sizeof(*t->rows));
-	t->nodes = calloc(b->nmn, sizeof(*t->nodes));
-	t->kids = malloc(b->nmn * sizeof(*t->kids));
-	if (!order || !rank || !names || !all || !t->all || !t->row_off || !t->rows || !t->nodes ||
-	    !t->kids)
+	if (!order || !names || !all || !t->all)
 		goto cleanup;
 	for (size_t i = 0; i < b->nrows; i++)
 		add_stat(&t->all[b->rows[i].region], &b->rows[i].ts.s, true);
@@ -346,7 +340,23 @@ static int finish(struct build *b)
 	}
 	memcpy(t->names, names, nr * sizeof(*names));
 	memcpy(t->all, all, nr * sizeof(*all));
+	err = 0;
+cleanup:
+	free(order);
+	free(names);
+	free(all);
+	return err;
+}
 
+/* The rows grouped by region in report order, each region's by tid and pid. */
+static int lay_out_rows(struct build *b, const uint32_t *rank)
+{
+	struct regiontab *t = b->t;
+
+	t->row_off = calloc(t->nregions + 1, sizeof(*t->row_off));
+	t->rows = malloc((b->nrows + 1) * sizeof(*t->rows));
+	if (!t->row_off || !t->rows)
+		return -ENOMEM;
 	for (size_t i = 0; i < b->nrows; i++)
 		b->rows[i].region = rank[b->rows[i].region];
 	if (b->nrows)
@@ -355,15 +365,26 @@ static int finish(struct build *b)
 		t->rows[i] = b->rows[i].ts;
 		t->row_off[b->rows[i].region + 1]++;
 	}
-	for (uint32_t i = 0; i < nr; i++)
+	for (uint32_t i = 0; i < t->nregions; i++)
 		t->row_off[i + 1] += t->row_off[i];
+	return 0;
+}
 
-	/* Children in creation order, then sorted: parents come before their children. */
-	for (size_t k = 1; k < b->nmn; k++)
+/* The merged tree with each node's children back to back in t->kids, by total descending. */
+static int lay_out_tree(struct build *b, const uint32_t *rank)
+{
+	struct regiontab *t = b->t;
+	size_t off = 0;
+
+	t->nodes = calloc(b->nmn, sizeof(*t->nodes));
+	t->kids = malloc(b->nmn * sizeof(*t->kids));
+	if (!t->nodes || !t->kids)
+		return -ENOMEM;
+	for (size_t k = 1; k < b->nmn; k++) {
 		b->mn[k].region = rank[b->mn[k].region];
-	for (size_t k = 1; k < b->nmn; k++)
 		t->nodes[b->mn[k].parent].nkids++;
-	for (size_t k = 0, off = 0; k < b->nmn; k++) {
+	}
+	for (size_t k = 0; k < b->nmn; k++) {
 		t->nodes[k].kids = t->kids + off;
 		off += t->nodes[k].nkids;
 		t->nodes[k].nkids = 0;
@@ -384,12 +405,20 @@ static int finish(struct build *b)
 			b->mn);
 	}
 	t->nnodes = (uint32_t)b->nmn;
-	err = 0;
-cleanup:
-	free(order);
+	return 0;
+}
+
+/* Put regions in report order and lay out the rows and the merged tree for reading. */
+static int finish(struct build *b)
+{
+	uint32_t *rank = malloc((b->t->nregions + 1) * sizeof(*rank));
+	int err = rank ? order_regions(b, rank) : -ENOMEM;
+
+	if (!err)
+		err = lay_out_rows(b, rank);
+	if (!err)
+		err = lay_out_tree(b, rank);
 	free(rank);
-	free(names);
-	free(all);
 	return err;
 }
 
