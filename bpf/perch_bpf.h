@@ -52,15 +52,20 @@ enum perch_key_flags {
 /*
  * Regions (include/perch.h): for a process whose region runtime the loader found, the sampler
  * reads the interrupted thread's region stack (struct perch_abi_tls at thread pointer +
- * tls_offset) at every tick and keys the sample by it. Region stacks are few and small: they
+ * the registry's tls_offset) at every tick and keys the sample by it. Region stacks are few and small: they
  * stay in region_stacks for the whole recording, keyed by a hash of depth and ids.
  */
 #define PERCH_REGION_DEPTH  64 /* PERCH_MAX_DEPTH in include/perch_abi.h */
 #define PERCH_REGION_PROCS  16384
 #define PERCH_REGION_STACKS 16384
 
+/* Where the process's registry is: the sampler reads its tls_offset at every tick (0 until the
+ * runtime's constructor ran), so it needs nothing more from the loader once the registry is
+ * found, even in the first milliseconds of a launched program. */
+#define PERCH_REGISTRY_TLS_OFFSET 16 /* offsetof(struct perch_abi_registry, tls_offset) */
+
 struct perch_region_proc {
-	__s64 tls_offset;
+	__u64 registry;
 };
 
 /* The first 8 + 4 * PERCH_REGION_DEPTH bytes of struct perch_abi_tls, and a stored stack. */

@@ -500,17 +500,22 @@ static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
 	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
 	struct perch_rstack *st, *old;
 	__u64 fsbase = 0, hash = FNV_OFFSET;
+	__s64 tls_offset = 0;
 	__u32 zero = 0, n, i;
 
 	if (!rp)
 		return;
+	if (bpf_probe_read_user(&tls_offset, sizeof(tls_offset),
+				(void *)(rp->registry + PERCH_REGISTRY_TLS_OFFSET)) ||
+	    !tls_offset)
+		return; /* the runtime is not initialized yet: no region can be open */
 	st = bpf_map_lookup_elem(&region_scratch, &zero);
 	if (!st)
 		return;
 #if defined(__TARGET_ARCH_x86)
 	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
 #endif
-	if (!fsbase || bpf_probe_read_user(st, sizeof(*st), (void *)(fsbase + rp->tls_offset))) {
+	if (!fsbase || bpf_probe_read_user(st, sizeof(*st), (void *)(fsbase + tls_offset))) {
 		stat_inc(PERCH_STAT_REGION_LOST);
 		key->flags |= PERCH_KEY_REGION_LOST;
 		return;

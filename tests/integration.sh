@@ -226,6 +226,71 @@ else
 	bad recursion "ping/pong tree nodes after 1 s: ${n1:-?}, after 5 s: ${n5:-?}"
 fi
 
+# ---- region markers (include/perch.h): exact calls, samples tagged with their regions ------------
+# regions shape: calls per name over all threads are known (tests/workloads/regions.c)
+"$PERCH" record -q -o "$T/rshape.data" -- "$WL/regions" shape 2>"$T/err" || bad "regions shape" "perch failed: $(cat "$T/err")"
+"$PERCH" report --format=csv "$T/rshape.data" >"$T/rshape.csv" 2>"$T/err"
+got=$(awk -F, 'NR > 1 && $2 == "" { print $1 "=" $3 }' "$T/rshape.csv" | sort | tr '\n' ' ')
+want="checkpoint=2 draw=45 frame=10 inner=1 left_open=0 outer=1 rec=10 render=10 ui=10 update=10 worker=5 "
+threads=$(awk -F, 'NR > 1 && $2 != "" { print $2 }' "$T/rshape.csv" | sort -u | wc -l)
+"$PERCH" record -q -o "$T/rshape2.data" -- "$WL/regions" shape 2>"$T/rerr" >/dev/null
+diag=$(grep -c 'region "inner" was still open' "$T/rerr")
+if [ "$got" = "$want" ] && [ "$threads" -eq 2 ] && [ "$diag" -eq 1 ]; then
+	ok "regions: exact calls per region over 2 threads (nesting, recursion, one name in 3 places, marks, mismatch, left open); the mismatch said once on stderr"
+else
+	bad "regions shape" "calls '$got' (want '$want'), $threads threads, $diag mismatch lines on stderr"
+fi
+# times: self <= total, min <= mean <= max on every timed row; rec's total counted once (its
+# outermost calls), so not more than frame-less rec calls could take
+awk -F, 'NR > 1 && $3 > 0 && $4 > 0 { if ($5 > $4 + 1e-9 || $7 > $6 + 1e-9 || $6 > $8 + 1e-9) { print; bad = 1 } } END { exit bad }' "$T/rshape.csv" >"$T/rbad" &&
+	ok "regions: self <= total and min <= mean <= max on every row" ||
+	bad "regions times" "$(head -3 "$T/rbad")"
+"$PERCH" report "$T/rshape.data" >"$T/rshape.txt" 2>&1
+if grep -q "mismatch\|did not match" "$T/rshape.txt" && grep -q "left_open" "$T/rshape.txt" && grep -qi "still open" "$T/rshape.txt"; then
+	ok "regions: the report names the mismatched end and the region left open at exit"
+else
+	bad "regions report" "no mismatch / left-open note in the report"
+fi
+
+# regions share: "solve" burns 70 % and "io" 30 % of each step; samples must say so
+"$PERCH" record -q -o "$T/rshare.data" -- "$WL/regions" share 3 2>"$T/err" || bad "regions share" "perch failed: $(cat "$T/err")"
+"$PERCH" report --format=folded "$T/rshare.data" >"$T/rshare.folded"
+"$PERCH" report --format=csv "$T/rshare.data" >"$T/rshare.csv"
+sv=$(share "$T/rshare.folded" region:solve)
+io=$(share "$T/rshare.folded" region:io)
+st=$(share "$T/rshare.folded" region:step)
+# the exact share of wall time, from the region table (TSC timings, not samples)
+tsv=$(awk -F, '$1 == "solve" && $2 == "" { s = $4 } $1 == "step" && $2 == "" { t = $4 } END { printf "%.2f", t ? 100 * s / t : 0 }' "$T/rshare.csv")
+if within "$sv" 70 3 && within "$io" 30 3 && within "$st" 100 1 && within "$sv" "$tsv" 3; then
+	ok "regions: samples in solve/io = $sv/$io % (truth 70/30, +-3; timed share of solve $tsv %), step on $st %"
+else
+	bad "regions share" "solve/io = $sv/$io % (truth 70/30, timed $tsv %), step $st %"
+fi
+"$PERCH" report --region=io --format=folded "$T/rshare.data" >"$T/rio.folded"
+if [ -s "$T/rio.folded" ] && ! grep -qv 'region:io' "$T/rio.folded" &&
+	within "$(awk '{ n += $NF } END { print n }' "$T/rio.folded")" "$(awk '/region:io/ { n += $NF } END { print n }' "$T/rshare.folded")" 0; then
+	ok "regions: report --region=io keeps exactly the samples inside io"
+else
+	bad "regions filter" "--region=io kept other samples or lost some"
+fi
+
+# attach: a program linked with libperch.so, in a 200 ms "batch" when perch arrives
+"$WL/regions-so" loop 4 &
+rpid=$!
+sleep 0.5
+"$PERCH" record -q -p "$rpid" -d 1.5 -o "$T/rattach.data" 2>"$T/err" || bad "regions attach" "perch failed: $(cat "$T/err")"
+wait "$rpid"
+"$PERCH" report --format=csv "$T/rattach.data" >"$T/rattach.csv"
+"$PERCH" report "$T/rattach.data" >"$T/rattach.txt"
+bc_=$(awk -F, '$1 == "batch" && $2 == "" { print $3 }' "$T/rattach.csv")
+bmean=$(awk -F, '$1 == "batch" && $2 == "" { print $6 }' "$T/rattach.csv")
+tc_=$(awk -F, '$1 == "tick" && $2 == "" { print $3 }' "$T/rattach.csv")
+if [ "${bc_:-0}" -ge 5 ] && within "${bmean:-0}" 0.2 0.01 && [ "${tc_:-0}" -gt 100 ] && grep -qi "already open when perch attached" "$T/rattach.txt"; then
+	ok "regions attach (libperch.so): $bc_ batches, mean ${bmean} s (truth 0.2), $tc_ ticks; the batch open at attach is reported untimed"
+else
+	bad "regions attach" "batches ${bc_:-?} mean ${bmean:-?} s, ticks ${tc_:-?}; untimed note: $(grep -ci 'already open' "$T/rattach.txt")"
+fi
+
 # ---- exit status of the launched command ------------------------------------------------------
 "$PERCH" record -q -o "$T/x.data" -- sh -c 'exit 3' 2>/dev/null
 rc=$?

@@ -33,17 +33,17 @@
 #define ARENA_CHUNK    (64u << 10)
 
 /* Smallest encoding of one entry of each payload, to bound a count before trusting it. */
-#define MIN_STR	   4
-#define MIN_FRAME  (1 + 4 + 4 + 8)
-#define MIN_THREAD (4 * 4)
-#define MIN_SAMPLE (4 + 4 + 8 + 4 + 4)
-#define MIN_LINES  (4 + 4)
+#define MIN_STR	    4
+#define MIN_FRAME   (1 + 4 + 4 + 8)
+#define MIN_THREAD  (4 * 4)
+#define MIN_SAMPLE  (4 + 4 + 8 + 4 + 4)
+#define MIN_LINES   (4 + 4)
 #define MIN_RTHREAD (4 + 4 + 8 + 4)
 #define RNODE_SIZE  (4 + 4 + 7 * 8 + 4)
-#define LINE_SIZE  (4 * 3)
-#define MAX_LINES  256
-#define MIN_KV_STR (4 + 4)
-#define MIN_KV_U64 (4 + 8)
+#define LINE_SIZE   (4 * 3)
+#define MAX_LINES   256
+#define MIN_KV_STR  (4 + 4)
+#define MIN_KV_U64  (4 + 8)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

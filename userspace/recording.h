@@ -50,7 +50,7 @@
 #include <stdint.h>
 
 #define PERCH_FILE_MAGIC   "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
-#define PERCH_FILE_VERSION 2 /* 2: region frames and REGIONS; version 1 files still load */
+#define PERCH_FILE_VERSION 2	      /* 2: region frames and REGIONS; version 1 files still load */
 
 enum rec_block_type {
 	REC_META = 1,

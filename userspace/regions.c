@@ -34,6 +34,8 @@
 #define CALIBRATE_NS	 50000000ull /* the least TSC-vs-clock interval perch converts with */
 
 _Static_assert(PERCH_REGION_DEPTH == PERCH_MAX_DEPTH, "sampler and runtime disagree on depth");
+_Static_assert(PERCH_REGISTRY_TLS_OFFSET == offsetof(struct perch_abi_registry, tls_offset),
+	       "sampler and runtime disagree on the registry");
 
 /* What a file holds: the registry's ELF address and the loadable segments to place it. */
 struct module {
@@ -350,6 +352,7 @@ static void switch_on(struct regions *rg, struct rproc *p);
 
 void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
 {
+	struct perch_region_proc rp;
 	const struct module *mod;
 	struct rproc *p;
 	uint64_t addr;
@@ -360,8 +363,13 @@ void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
 	if (!mod || !mod->has || !place(mod, m, &addr))
 		return;
 	p = add_proc(rg, pid, addr);
-	if (p)
-		switch_on(rg, p);
+	if (!p)
+		return;
+	/* The sampler follows the registry from now on, before the runtime is even initialized. */
+	rp.registry = addr;
+	if (bpf_map_update_elem(rg->procs_fd, &pid, &rp, BPF_ANY))
+		log_debug("regions: region_procs: %s", strerror(errno));
+	switch_on(rg, p);
 }
 
 void regions__snapshot(struct regions *rg, uint32_t pid)
@@ -399,7 +407,6 @@ static bool constructed(const struct perch_abi_registry *r)
 
 static void switch_on(struct regions *rg, struct rproc *p)
 {
-	struct perch_region_proc rp;
 	uint32_t me = (uint32_t)getpid();
 
 	if (read_registry(p)) {
@@ -427,9 +434,6 @@ static void switch_on(struct regions *rg, struct rproc *p)
 			return;
 		}
 	}
-	rp.tls_offset = p->reg.tls_offset;
-	if (p->reg.tls_offset && bpf_map_update_elem(rg->procs_fd, &p->pid, &rp, BPF_ANY))
-		log_debug("regions: region_procs: %s", strerror(errno));
 	p->state = P_ON;
 	rg->stats[REGIONS_PROCS]++;
 	log_debug(
