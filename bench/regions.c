@@ -7,6 +7,7 @@
  *   nvtx     NVTX-style markers: calls through global function pointers to no-op stubs, which
  *            is what nvtxRangePush/Pop cost with no tool attached
  *   usdt     a USDT probe pair (sys/sdt.h), not traced
+ *   rdtsc2   two time-stamp counter reads: the floor of any pair that is timed (x86)
  *   empty    the loop alone
  * Built twice by bench/regions.sh: normally and with -DPERCH_DISABLE (the "perch" row of that
  * build is the compiled-out cost).
@@ -68,6 +69,13 @@ static void *loop(void *arg)
 			sink = i;
 			DTRACE_PROBE(perch_bench, end);
 		}
+#if defined(__x86_64__)
+	} else if (!strcmp(mode, "rdtsc2")) {
+		for (unsigned long long i = 0; i < ITERS; i++) {
+			sink = __builtin_ia32_rdtsc();
+			sink = __builtin_ia32_rdtsc();
+		}
+#endif
 	} else {
 		for (unsigned long long i = 0; i < ITERS; i++)
 			sink = i;

@@ -186,8 +186,6 @@ static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
 	th->nnodes = 1;
 	th->valid_depth = 0;
 	th->mismatches = 0;
-	memset(th->name_open, 0, sizeof(th->name_open));
-	memset(th->name_total_ticks, 0, sizeof(th->name_total_ticks));
 	__atomic_store_n(&th->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -232,7 +230,7 @@ static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t 
 
 /* Make node_at[0 .. depth) describe the open regions, for those opened while nobody profiled:
  * their nodes exist so nesting is right, but they are not timed (start 0). */
-static void catch_up(struct perch_abi_thread *th, uint32_t depth)
+static __attribute__((noinline)) void catch_up_slow(struct perch_abi_thread *th, uint32_t depth)
 {
 	for (uint32_t k = th->valid_depth; k < depth && k < PERCH_MAX_DEPTH; k++) {
 		uint32_t node = child_of(th, k ? th->node_at[k - 1] : 0, perch__tls.ids[k]);
@@ -244,6 +242,12 @@ static void catch_up(struct perch_abi_thread *th, uint32_t depth)
 	}
 	if (depth > th->valid_depth)
 		th->valid_depth = depth < PERCH_MAX_DEPTH ? depth : PERCH_MAX_DEPTH;
+}
+
+static inline void catch_up(struct perch_abi_thread *th, uint32_t depth)
+{
+	if (__builtin_expect(th->valid_depth < depth, 0))
+		catch_up_slow(th, depth);
 }
 
 void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
@@ -263,17 +267,15 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->child_at[depth] = 0;
 	th->nodes[node].open++;
 	th->nodes[node].size_sum += size;
-	th->name_open[id <= PERCH_MAX_NAMES ? id : 0]++;
 	th->valid_depth = depth + 1;
 	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
 }
 
-void perch__end_slow(uint32_t depth, uint32_t id)
+void perch__end_slow(uint32_t depth)
 {
 	uint64_t now = now_ticks();
 	struct perch_abi_thread *th = current_block();
 	struct perch_abi_node *n;
-	uint32_t name = id <= PERCH_MAX_NAMES ? id : 0;
 	uint64_t dur;
 
 	if (!th || depth >= PERCH_MAX_DEPTH)
@@ -289,8 +291,6 @@ void perch__end_slow(uint32_t depth, uint32_t id)
 		return;
 	}
 	dur = now - th->start_at[depth];
-	if (th->name_open[name] && !--th->name_open[name])
-		th->name_total_ticks[name] += dur;
 	n->self_ticks += dur - (th->child_at[depth] < dur ? th->child_at[depth] : dur);
 	if (!n->open)
 		n->total_ticks +=
@@ -368,7 +368,7 @@ void perch__end_mismatch(uint32_t id)
 				perch__tls.ids[depth], id);
 		perch__tls.depth = depth;
 		if (perch_registry.active)
-			perch__end_slow(depth, perch__tls.ids[depth]);
+			perch__end_slow(depth);
 	}
 }
 

@@ -51,7 +51,7 @@ extern struct perch_abi_registry perch_registry;
 
 uint32_t perch__register(struct perch_site *site);
 void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size);
-void perch__end_slow(uint32_t depth, uint32_t id);
+void perch__end_slow(uint32_t depth);
 void perch__end_mismatch(uint32_t id);
 void perch__mark_slow(uint32_t id);
 void perch_region_begin_str(const char *name);
@@ -87,7 +87,7 @@ static inline void perch__end(struct perch_site *site)
 	}
 	perch__tls.depth = d;
 	if (__builtin_expect(perch_registry.active, 0))
-		perch__end_slow(d, id);
+		perch__end_slow(d);
 }
 
 static inline void perch__mark(struct perch_site *site)

@@ -58,10 +58,6 @@ struct perch_abi_thread {
 	uint64_t start_at[PERCH_MAX_DEPTH];
 	uint64_t child_at[PERCH_MAX_DEPTH];
 	struct perch_abi_node nodes[PERCH_MAX_NODES];
-	/* Per name, for the region table: open activations, and wall time of the outermost ones
-	 * (a recursive region's time counted once, however deep it recursed). */
-	uint32_t name_open[PERCH_MAX_NAMES + 1];
-	uint64_t name_total_ticks[PERCH_MAX_NAMES + 1];
 };
 
 struct perch_abi_registry {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "perch.h"
@@ -137,11 +138,10 @@ static void recursive(void)
 static void recursion_folds_and_total_counts_time_once(void **state)
 {
 	uint64_t calls = 0, self = 0;
-	uint32_t rec, a, b;
+	uint32_t a, b;
 
 	(void)state;
 	run_in_thread(recursive);
-	rec = name_id("rec");
 	/* rec -> rec, and every deeper call folds back onto the second node. */
 	a = node_at_path(result, 1, "rec");
 	b = node_at_path(result, 2, "rec", "rec");
@@ -153,10 +153,10 @@ static void recursion_folds_and_total_counts_time_once(void **state)
 		self += result->nodes[i].self_ticks;
 	}
 	assert_int_equal(calls, 50);
-	/* Per name, the time of the outermost call only: never more than the wall time around it,
-	 * and exactly the sum of every level's own time. */
-	assert_true(result->name_total_ticks[rec] <= outer_ticks);
-	assert_int_equal(result->name_total_ticks[rec], self);
+	/* The outermost node holds the time of the outermost call only: never more than the wall
+	 * time around it, and exactly the sum of every level's own time. */
+	assert_true(result->nodes[a].total_ticks <= outer_ticks);
+	assert_int_equal(result->nodes[a].total_ticks, self);
 }
 
 static void two_places(void)
@@ -313,6 +313,66 @@ static void disabled_markers_leave_no_trace(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/* A new epoch (another perch attached): the thread's figures start over at its next marker, and
+ * what is open then becomes untimed. */
+static void new_epoch(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("kept_open");
+	perch_region_begin("old");
+	perch_region_end("old");
+	perch_registry.epoch++;
+	perch_region_begin("new");
+	perch_region_end("new");
+	perch_region_end("kept_open");
+	result = me();
+}
+
+static void new_epoch_starts_figures_over(void **state)
+{
+	uint32_t open, fresh;
+
+	(void)state;
+	run_in_thread(new_epoch);
+	assert_int_equal(result->epoch, perch_registry.epoch);
+	assert_int_equal(node_at_path(result, 2, "kept_open", "old"), 0);
+	open = node_at_path(result, 1, "kept_open");
+	fresh = node_at_path(result, 2, "kept_open", "new");
+	assert_true(open && fresh);
+	assert_int_equal(result->nodes[open].calls, 1);
+	assert_int_equal(result->nodes[open].unmatched, 1); /* opened in the old epoch */
+	assert_int_equal(result->nodes[fresh].calls, 1);
+	assert_int_equal(result->nodes[fresh].unmatched, 0);
+}
+
+/* A forked child keeps only its own thread, with empty figures: the parent's are the parent's. */
+static void forked(void)
+{
+	pid_t pid;
+	int status = -1;
+
+	perch_registry.active = 1;
+	perch_region_begin("before_fork");
+	perch_region_end("before_fork");
+	pid = fork();
+	if (pid == 0) {
+		struct perch_abi_thread *th = me();
+
+		_exit(!(th && perch_registry.threads == (uintptr_t)th && th->next == 0 &&
+			th->nnodes == 1 && th->tid == (uint32_t)getpid()));
+	}
+	waitpid(pid, &status, 0);
+	result =
+		(struct perch_abi_thread *)(uintptr_t)(WIFEXITED(status) ? WEXITSTATUS(status) : 2);
+}
+
+static void fork_child_starts_empty(void **state)
+{
+	(void)state;
+	run_in_thread(forked);
+	assert_ptr_equal(result, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +385,8 @@ int main(void)
 		cmocka_unit_test(unprofiled_markers_allocate_nothing_and_keep_the_stack),
 		cmocka_unit_test(each_thread_has_its_own_block),
 		cmocka_unit_test(disabled_markers_leave_no_trace),
+		cmocka_unit_test(new_epoch_starts_figures_over),
+		cmocka_unit_test(fork_child_starts_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
