@@ -702,6 +702,33 @@ cleanup:
 	return err;
 }
 
+/* The summary's region lines: the five regions with the most time. */
+static void summary_regions(const struct recording *r, FILE *out)
+{
+	struct regiontab *t = r->nrthreads ? regiontab__new(r) : NULL;
+	uint32_t n = t ? regiontab__count(t) : 0;
+	char tot[24], mean[24];
+
+	if (n)
+		fprintf(out,
+			"\nRegions (exact, all threads; %u in all)\n       calls       total"
+			"        mean  region\n",
+			n);
+	for (uint32_t i = 0; i < n && i < 5; i++) {
+		const struct region_stat *s = regiontab__all(t, i);
+		uint64_t timed = region_stat__timed(s);
+
+		fmt_time(tot, s->total_ns);
+		if (timed)
+			fmt_time(mean, s->total_ns / timed);
+		else
+			snprintf(mean, sizeof(mean), "%10s", "-");
+		fprintf(out, "  %10" PRIu64 "  %s  %s  %s\n", s->calls, tot, mean,
+			regiontab__name(t, i));
+	}
+	regiontab__free(t);
+}
+
 void report__summary(const struct recording *r, const char *path, FILE *out)
 {
 	struct profile *p = profile__build(r, NULL);
@@ -718,6 +745,7 @@ void report__summary(const struct recording *r, const char *path, FILE *out)
 		stat_or_zero(r, "lost_user_stack_map_full") +
 			stat_or_zero(r, "user_stack_unreadable"));
 	print_top(p, true, 10, out);
+	summary_regions(r, out);
 	fprintf(out, "\nrecording: %s (%.1f KiB); full report: perch report %s\n", path,
 		r->good_size / 1024.0, path);
 	profile__free(p);
