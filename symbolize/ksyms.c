@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "ksyms_impl.h"
 
 #define READ_CHUNK  (256 * 1024) /* a kallsyms line is at most a few hundred bytes */
 #define ARENA_BLOCK (1024 * 1024)
@@ -33,6 +34,9 @@ struct ksyms {
 	const char *last_module; /* consecutive lines of one module share its name */
 	size_t lines;
 	bool any_nonzero;
+	char *strings;		   /* a cached table's names (ksyms_cache.c) */
+	struct ksym_range *ranges; /* a cached table: what it covers; NULL: everything */
+	size_t nranges;
 };
 
 static char *arena_alloc(struct ksyms *k, size_t len)
@@ -360,7 +364,79 @@ void ksyms__free(struct ksyms *k)
 		free(b);
 	}
 	free(k->syms);
+	free(k->strings);
+	free(k->ranges);
 	free(k);
+}
+
+size_t ksyms__count(const struct ksyms *k)
+{
+	return k->nr;
+}
+
+const struct ksym *ksyms__at(const struct ksyms *k, size_t i)
+{
+	return &k->syms[i];
+}
+
+struct ksym_range ksyms__core_range(const struct ksyms *k)
+{
+	struct ksym_range r = {0, 0};
+
+	for (size_t i = 0; i < k->nr; i++) {
+		const struct ksym *s = &k->syms[i];
+
+		if (!s->name || s->module)
+			continue;
+		if (!r.hi)
+			r.lo = s->addr;
+		if (s->addr <= UINT64_MAX - 2 * KSYM_PAGE)
+			r.hi = (s->addr & ~(KSYM_PAGE - 1)) + 2 * KSYM_PAGE;
+	}
+	return r;
+}
+
+struct ksyms *ksyms__from_parts(const char *strings, size_t len, size_t nsyms,
+				const struct ksym_range *ranges, size_t nranges)
+{
+	struct ksyms *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->strings = malloc(len + 1);
+	k->ranges = malloc((nranges ? nranges : 1) * sizeof(*ranges));
+	k->syms = calloc(nsyms ? nsyms : 1, sizeof(*k->syms));
+	if (!k->strings || !k->ranges || !k->syms) {
+		ksyms__free(k);
+		return NULL;
+	}
+	memcpy(k->strings, strings, len);
+	k->strings[len] = '\0';
+	memcpy(k->ranges, ranges, nranges * sizeof(*ranges));
+	k->nranges = nranges;
+	k->cap = nsyms ? nsyms : 1;
+	return k;
+}
+
+const char *ksyms__string(const struct ksyms *k, uint32_t off)
+{
+	return k->strings + off;
+}
+
+int ksyms__push(struct ksyms *k, const struct ksym *s)
+{
+	return push_sym(k, s);
+}
+
+bool ksyms__covers(const struct ksyms *k, uint64_t addr)
+{
+	if (!k || !k->ranges)
+		return true;
+	for (size_t i = 0; i < k->nranges; i++) {
+		if (addr >= k->ranges[i].lo && addr < k->ranges[i].hi)
+			return true;
+	}
+	return false;
 }
 
 const struct ksym *ksyms__find(const struct ksyms *k, uint64_t addr)

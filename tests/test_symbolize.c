@@ -591,6 +591,56 @@ static void ksyms_names_module_without_brackets(void **state)
 	ksyms__free(k);
 }
 
+/* The boot's cache: read back only under the same boot id and modules, covering the kernel's
+ * and the listed modules' text and nothing else (a BPF program: read /proc/kallsyms instead). */
+static void ksyms_cache_for_the_boot(void **state)
+{
+	char ks[PATH_MAX], mods[PATH_MAX], boot[PATH_MAX], cache[PATH_MAX];
+	const char *text = "ffffffff81000000 T core_a\n"
+			   "ffffffff81000100 T core_b\n"
+			   "ffffffff81000200 T _etext\n"
+			   "ffffffffc0001000 t mod_fn\t[mymod]\n"
+			   "ffffffffc0001800 t mod_fn2\t[mymod]\n"
+			   "ffffffffc0100000 t bpf_prog_1234_on_tick\t[bpf]\n";
+	const char *listed = "mymod 8192 0 - Live 0xffffffffc0001000\n";
+	struct ksyms *full, *cached;
+	struct stat st;
+
+	(void)state;
+	tmp_path(ks, sizeof(ks), "kallsyms.boot");
+	tmp_path(mods, sizeof(mods), "modules");
+	tmp_path(boot, sizeof(boot), "boot_id");
+	tmp_path(cache, sizeof(cache), "kscache");
+	write_file(ks, text, strlen(text));
+	write_file(mods, listed, strlen(listed));
+	write_file(boot, "boot-1\n", 7);
+	unlink(cache);
+	full = ksyms__load_cached(ks, cache, mods, boot);
+	assert_non_null(full);
+	assert_true(ksyms__covers(full, 0xffffffffc0100010)); /* read whole: covers everything */
+	assert_int_equal(stat(cache, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* Now from the cache, even with the kallsyms file gone. */
+	unlink(ks);
+	cached = ksyms__load_cached(ks, cache, mods, boot);
+	assert_non_null(cached);
+	assert_ksym(cached, 0xffffffff81000080, "core_a", NULL);
+	assert_ksym(cached, 0xffffffff81000180, "core_b", NULL);
+	assert_ksym(cached, 0xffffffffc0001900, "mod_fn2", "mymod");
+	assert_true(ksyms__covers(cached, 0xffffffff81000180));
+	assert_true(ksyms__covers(cached, 0xffffffffc0001900));
+	assert_false(ksyms__covers(cached, 0xffffffffc0100010));
+	assert_null(ksyms__find(cached, 0xffffffff81000200)); /* _etext still ends the text */
+	ksyms__free(cached);
+	ksyms__free(full);
+	/* Another boot, or other modules: the cache is not used (and the kallsyms file is gone). */
+	write_file(boot, "boot-2\n", 7);
+	assert_null(ksyms__load_cached(ks, cache, mods, boot));
+	write_file(boot, "boot-1\n", 7);
+	write_file(mods, "mymod 8192 0 - Live 0xffffffffc0002000\n", 39);
+	assert_null(ksyms__load_cached(ks, cache, mods, boot));
+}
+
 static void ksyms_stops_at_text_end_and_data_symbols(void **state)
 {
 	struct ksyms *k = load_fixture(kallsyms_fixture);
@@ -753,6 +803,7 @@ int main(void)
 		cmocka_unit_test(ksyms_prefers_plain_alias_at_same_address),
 		cmocka_unit_test(ksyms_names_module_without_brackets),
 		cmocka_unit_test(ksyms_stops_at_text_end_and_data_symbols),
+		cmocka_unit_test(ksyms_cache_for_the_boot),
 		cmocka_unit_test(ksyms_module_text_ends_before_next_module),
 		cmocka_unit_test(ksyms_returns_null_below_first_and_past_last),
 		cmocka_unit_test(ksyms_hidden_addresses_give_eacces),

@@ -397,6 +397,9 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 	return id;
 }
 
+/* Kernel symbols are kept here for the rest of the boot (root only; see ksyms_cache.c). */
+#define KSYMS_CACHE "/run/perch/kallsyms"
+
 static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 {
 	const struct ksym *k;
@@ -406,10 +409,19 @@ static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 	if (u64map__get(&c->kframes, addr, &id))
 		return id;
 	if (!c->ksyms && !c->ksyms_failed) {
-		c->ksyms = ksyms__load(NULL);
+		c->ksyms = ksyms__load_cached(NULL, KSYMS_CACHE, NULL, NULL);
 		c->ksyms_failed = !c->ksyms;
 		if (!c->ksyms)
 			log_warn("kernel symbols unavailable: %s", strerror(errno));
+	}
+	if (c->ksyms && !ksyms__covers(c->ksyms, addr)) {
+		/* Code the boot's cache leaves out (a BPF program, a trampoline): the live list. */
+		struct ksyms *full = ksyms__load(NULL);
+
+		if (full) {
+			ksyms__free(c->ksyms);
+			c->ksyms = full;
+		}
 	}
 	k = c->ksyms ? ksyms__find(c->ksyms, is_return ? addr - 1 : addr) : NULL;
 	if (k) {

@@ -42,11 +42,12 @@
 #define DRAIN_MS 100
 /* After an exec, poll the mmap records this often for a while, so the new image's unwind tables
  * are in the kernel within a millisecond of its libraries being mapped; after the launched
- * command's exec, without pause: it reaches main about a millisecond after the dynamic loader
+ * command's exec, every 100 us: it reaches main about a millisecond after the dynamic loader
  * mapped its libraries, and its first ticks should unwind as completely as the rest. */
 #define FAST_POLL_MS  1
 #define FAST_POLL_FOR 100000000ull /* ns */
 #define SPIN_FOR      30000000ull  /* ns */
+#define SPIN_NAP_NS   100000	   /* ns */
 /* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
  * old value to finish before the idle buffer is drained. */
 #define FLIP_GRACE_NS 2000000
@@ -899,10 +900,16 @@ static void run_loop(struct session *s)
 		int wait_ms = t < next_drain ? (int)((next_drain - t) / 1000000) : 0;
 		int most = 20;
 
-		if (s->uw && t < s->spin_until)
+		if (s->uw && t < s->spin_until) {
+			/* Right after the exec: look every SPIN_NAP_NS (no busy spin: it would cost
+			 * the whole window in CPU for a latency the nap barely changes). */
+			struct timespec nap = {.tv_nsec = SPIN_NAP_NS};
+
+			nanosleep(&nap, NULL);
 			most = 0;
-		else if (s->uw && t < s->fast_poll_until)
+		} else if (s->uw && t < s->fast_poll_until) {
 			most = FAST_POLL_MS;
+		}
 
 		read_events(s, wait_ms > most ? most : wait_ms);
 		if (targets_done(s))

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The kernel's symbols, kept for the rest of the boot. Reading /proc/kallsyms costs tens of
+ * milliseconds of kernel time (it formats a few hundred thousand lines); the addresses of the
+ * kernel's text and of loaded modules do not change until a module is loaded or unloaded. So
+ * the table goes to a root-only file under /run (gone at reboot), stamped with the boot id and a
+ * hash of /proc/modules (module names, sizes and load addresses); a later perch of the same boot
+ * with the same modules reads it back in well under a millisecond.
+ *
+ * The cache vouches only for the kernel's own text and the text of listed modules. Code that
+ * comes and goes (BPF programs, ftrace and kprobe trampolines) is left out; an address outside
+ * what the cache covers makes the caller read /proc/kallsyms after all (ksyms__covers()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ksyms.h"
+#include "ksyms_impl.h"
+
+#define CACHE_MAGIC   "PERCHKS2"
+#define MAX_MODULES   4096
+#define MODULES_BYTES (1 << 20)
+#define NO_STR	      UINT32_MAX
+
+struct cache_hdr {
+	char magic[8];
+	char boot_id[40];
+	uint64_t modules_hash;
+	uint32_t nsyms, nranges;
+	uint64_t strings;
+};
+
+struct cache_sym {
+	uint64_t addr;
+	uint32_t name, module; /* offsets in the strings, NO_STR for none */
+};
+
+static uint64_t fnv64(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	size_t have = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while (have < cap) {
+		ssize_t n = read(fd, buf + have, cap - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)have;
+}
+
+/* This boot and these modules: what a cache must have been written under. */
+struct stamp {
+	char boot_id[40];
+	uint64_t modules_hash;
+	struct ksym_range ranges[MAX_MODULES];
+	char names[MAX_MODULES][64];
+	uint32_t nranges;
+};
+
+static int read_stamp(struct stamp *st, const char *modules_path, const char *boot_id_path)
+{
+	char *mods = malloc(MODULES_BYTES);
+	ssize_t n;
+	char *line, *save = NULL;
+
+	if (!mods)
+		return -ENOMEM;
+	memset(st->boot_id, 0, sizeof(st->boot_id));
+	if (read_small(boot_id_path, st->boot_id, sizeof(st->boot_id) - 1) <= 0) {
+		free(mods);
+		return -ENOENT;
+	}
+	n = read_small(modules_path, mods, MODULES_BYTES - 1);
+	if (n < 0 && errno == ENOENT)
+		n = 0; /* a kernel built without module support */
+	if (n < 0 || n == MODULES_BYTES - 1) {
+		free(mods);
+		return -ENOENT;
+	}
+	mods[n] = '\0';
+	st->modules_hash = fnv64(mods, (size_t)n);
+	st->nranges = 0;
+	/* "name size refcount deps state address [taint]" */
+	for (line = strtok_r(mods, "\n", &save); line && st->nranges < MAX_MODULES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		unsigned long long size, addr;
+
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
+			continue;
+		st->ranges[st->nranges].lo = addr;
+		st->ranges[st->nranges].hi = addr + size;
+		memcpy(st->names[st->nranges], name, sizeof(name));
+		st->nranges++;
+	}
+	free(mods);
+	return 0;
+}
+
+/* A module symbol the cache may keep: one of a listed module, inside its range. */
+static bool module_listed(const struct stamp *st, const struct ksym *s)
+{
+	for (uint32_t i = 0; i < st->nranges; i++) {
+		if (!strcmp(st->names[i], s->module))
+			return s->addr >= st->ranges[i].lo && s->addr < st->ranges[i].hi;
+	}
+	return false;
+}
+
+static uint32_t put_str(char **blob, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t off = (uint32_t)*len;
+
+	if (*len + n > *cap) {
+		size_t c = *cap ? *cap * 2 : 1 << 20;
+		char *b;
+
+		while (c < *len + n)
+			c *= 2;
+		b = realloc(*blob, c);
+		if (!b)
+			return NO_STR;
+		*blob = b;
+		*cap = c;
+	}
+	memcpy(*blob + *len, s, n);
+	*len += n;
+	return off;
+}
+
+/* Write what the cache may hold of the full table k: the kernel's text, the listed modules'. */
+static void write_cache(const struct ksyms *k, const struct stamp *st, const char *path)
+{
+	struct cache_hdr h = {.magic = CACHE_MAGIC, .modules_hash = st->modules_hash};
+	struct ksym_range core = ksyms__core_range(k);
+	struct cache_sym *syms = calloc(ksyms__count(k) + 1, sizeof(*syms));
+	struct ksym_range ranges[MAX_MODULES + 1];
+	char *blob = NULL, tmp[4096];
+	size_t len = 0, cap = 0, n = 0;
+	const char *mod_last = NULL;
+	uint32_t mod_off = NO_STR;
+	int fd;
+
+	if (!syms || !core.hi)
+		goto out;
+	memcpy(h.boot_id, st->boot_id, sizeof(h.boot_id));
+	for (size_t i = 0; i < ksyms__count(k); i++) {
+		const struct ksym *s = ksyms__at(k, i);
+		bool keep =
+			s->module ? module_listed(st, s) : s->addr >= core.lo && s->addr < core.hi;
+
+		if (!keep)
+			continue;
+		syms[n].addr = s->addr;
+		syms[n].name = s->name ? put_str(&blob, &len, &cap, s->name) : NO_STR;
+		if (s->module && s->module != mod_last) {
+			mod_off = put_str(&blob, &len, &cap, s->module);
+			mod_last = s->module;
+		}
+		syms[n].module = s->module ? mod_off : NO_STR;
+		if ((s->name && syms[n].name == NO_STR) || (s->module && mod_off == NO_STR))
+			goto out;
+		n++;
+	}
+	ranges[0] = core;
+	memcpy(ranges + 1, st->ranges, st->nranges * sizeof(*ranges));
+	h.nsyms = (uint32_t)n;
+	h.nranges = st->nranges + 1;
+	h.strings = len;
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out;
+	if (write(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    write(fd, ranges, h.nranges * sizeof(*ranges)) !=
+		    (ssize_t)(h.nranges * sizeof(*ranges)) ||
+	    write(fd, syms, n * sizeof(*syms)) != (ssize_t)(n * sizeof(*syms)) ||
+	    write(fd, blob, len) != (ssize_t)len || fsync(fd) || close(fd) || rename(tmp, path)) {
+		unlink(tmp);
+		goto out;
+	}
+out:
+	free(syms);
+	free(blob);
+}
+
+/* The table from the cache at path, when it was written under this stamp; NULL otherwise. */
+static struct ksyms *read_cache(const struct stamp *st, const char *path)
+{
+	struct cache_hdr h;
+	struct stat sb;
+	struct ksyms *k = NULL;
+	struct ksym_range *ranges = NULL;
+	struct cache_sym *syms = NULL;
+	char *blob = NULL;
+	size_t want;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return NULL;
+	/* Only a file this user wrote and no one else can change. */
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 022) || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, CACHE_MAGIC, 8) || memcmp(h.boot_id, st->boot_id, sizeof(h.boot_id)) ||
+	    h.modules_hash != st->modules_hash || !h.nranges || h.nranges > MAX_MODULES + 1 ||
+	    h.strings > (uint64_t)sb.st_size || h.nsyms > (uint64_t)sb.st_size / sizeof(*syms))
+		goto out;
+	want = sizeof(h) + h.nranges * sizeof(*ranges) + h.nsyms * sizeof(*syms) + h.strings;
+	if ((uint64_t)sb.st_size != want)
+		goto out;
+	ranges = malloc(h.nranges * sizeof(*ranges));
+	syms = malloc((h.nsyms ? h.nsyms : 1) * sizeof(*syms));
+	blob = malloc(h.strings + 1);
+	if (!ranges || !syms || !blob ||
+	    read(fd, ranges, h.nranges * sizeof(*ranges)) !=
+		    (ssize_t)(h.nranges * sizeof(*ranges)) ||
+	    read(fd, syms, h.nsyms * sizeof(*syms)) != (ssize_t)(h.nsyms * sizeof(*syms)) ||
+	    read(fd, blob, h.strings) != (ssize_t)h.strings)
+		goto out;
+	blob[h.strings] = '\0';
+	for (uint32_t i = 0; i < h.nsyms; i++) {
+		if ((syms[i].name != NO_STR && syms[i].name >= h.strings) ||
+		    (syms[i].module != NO_STR && syms[i].module >= h.strings) ||
+		    (i && syms[i].addr < syms[i - 1].addr))
+			goto out;
+	}
+	k = ksyms__from_parts(blob, h.strings, h.nsyms, ranges, h.nranges);
+	for (uint32_t i = 0; k && i < h.nsyms; i++) {
+		struct ksym s = {.addr = syms[i].addr};
+
+		s.name = syms[i].name == NO_STR ? NULL : ksyms__string(k, syms[i].name);
+		s.module = syms[i].module == NO_STR ? NULL : ksyms__string(k, syms[i].module);
+		if (ksyms__push(k, &s)) {
+			ksyms__free(k);
+			k = NULL;
+		}
+	}
+out:
+	free(ranges);
+	free(syms);
+	free(blob);
+	close(fd);
+	return k;
+}
+
+struct ksyms *ksyms__load_cached(const char *kallsyms_path, const char *cache_path,
+				 const char *modules_path, const char *boot_id_path)
+{
+	struct stamp *st = malloc(sizeof(*st));
+	struct ksyms *k = NULL;
+	char dir[4096], *slash;
+
+	bool stamped = st && cache_path &&
+		       !read_stamp(st, modules_path ? modules_path : "/proc/modules",
+				   boot_id_path ? boot_id_path : "/proc/sys/kernel/random/boot_id");
+
+	if (stamped)
+		k = read_cache(st, cache_path);
+	if (k) {
+		free(st);
+		return k;
+	}
+	k = ksyms__load(kallsyms_path);
+	if (k && stamped && snprintf(dir, sizeof(dir), "%s", cache_path) < (int)sizeof(dir)) {
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			mkdir(dir, 0700); /* exists already, or cannot be: writing then fails */
+		}
+		write_cache(k, st, cache_path);
+	}
+	free(st);
+	return k;
+}
