@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <signal.h>
 #include "collect.h"
+#include "linecache.h"
 #include "ksyms.h"
 #include "log.h"
 #include "perfmap.h"
@@ -45,6 +46,8 @@ struct collector {
 	struct symbolizer *sym;
 	struct ksyms *ksyms;
 	bool ksyms_failed;
+	struct linecache *lc; /* lines resolved by earlier runs, per build-id */
+	bool lc_tried;
 	bool mmap_events; /* exec and mmaps arrive in order through collector__exec/mmap */
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct proc **procs;
@@ -104,6 +107,7 @@ void collector__free(struct collector *c)
 	u64map__clear(&c->kframes);
 	u64map__clear(&c->threads);
 	u64map__clear(&c->lines_done);
+	linecache__free(c->lc); /* writes what this run resolved */
 	symbolizer__free(c->sym);
 	ksyms__free(c->ksyms);
 	free(c->frames);
@@ -335,7 +339,9 @@ static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid
 			    const char *open_path, uint64_t lookup, uint32_t frame)
 {
 	struct sym_frame chain[MAX_INLINE];
+	const struct sym_frame *from, *cached;
 	struct rec_line lines[MAX_INLINE];
+	const char *build_id = NULL;
 	uint64_t done;
 	size_t n = 0;
 	int err;
@@ -343,15 +349,33 @@ static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid
 	if (frame == UINT32_MAX || u64map__get(&c->lines_done, frame, &done))
 		return 0;
 	u64map__put(&c->lines_done, frame, 1);
-	err = symbolizer__resolve_inline(c->sym, mid, open_path, lookup, chain, MAX_INLINE, &n);
-	if ((err && err != -ENOSPC) || !n || (n == 1 && !chain[0].file))
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		lines[i].function =
-			chain[i].function ? rec_writer__string(c->w, chain[i].function) : 0;
-		lines[i].file = chain[i].file ? rec_writer__string(c->w, chain[i].file) : 0;
-		lines[i].line = chain[i].line;
+	if (!c->lc_tried) {
+		c->lc = linecache__new(NULL);
+		c->lc_tried = true;
 	}
+	if (c->lc && symbolizer__build_id(c->sym, mid, open_path, &build_id))
+		build_id = NULL;
+	if (build_id && linecache__get(c->lc, build_id, lookup, &cached, &n)) {
+		from = cached;
+	} else {
+		err = symbolizer__resolve_inline(c->sym, mid, open_path, lookup, chain, MAX_INLINE,
+						 &n);
+		if (err && err != -ENOSPC)
+			return 0;
+		if (build_id)
+			linecache__put(c->lc, build_id, lookup, chain, n);
+		from = chain;
+	}
+	if (!n || (n == 1 && !from[0].file))
+		return 0;
+	for (size_t i = 0; i < n && i < MAX_INLINE; i++) {
+		lines[i].function =
+			from[i].function ? rec_writer__string(c->w, from[i].function) : 0;
+		lines[i].file = from[i].file ? rec_writer__string(c->w, from[i].file) : 0;
+		lines[i].line = from[i].line;
+	}
+	if (n > MAX_INLINE)
+		n = MAX_INLINE;
 	rec_writer__lines(c->w, frame, lines, n);
 	return lines[n - 1].function;
 }
