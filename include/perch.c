@@ -291,6 +291,7 @@ void perch__end_slow(uint32_t depth)
 		return;
 	}
 	dur = now - th->start_at[depth];
+	n->sum_ticks += dur;
 	n->self_ticks += dur - (th->child_at[depth] < dur ? th->child_at[depth] : dur);
 	if (!n->open)
 		n->total_ticks +=

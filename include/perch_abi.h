@@ -42,6 +42,8 @@ struct perch_abi_node {
 	uint64_t size_sum;	       /* sum of perch_region_begin_n sizes */
 	uint64_t unmatched; /* ends of activations whose begin was not timed (opened before the
 			       * profiler attached) */
+	uint64_t sum_ticks; /* wall time of every timed activation, nested ones included (the
+			     * mean per call) */
 };
 
 struct perch_abi_thread {

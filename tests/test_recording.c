@@ -1055,6 +1055,7 @@ static void assert_rnode(const struct rec_region_node *got, const struct rec_reg
 	assert_int_equal(got->size_sum, want->size_sum);
 	assert_int_equal(got->untimed, want->untimed);
 	assert_int_equal(got->open, want->open);
+	assert_int_equal(got->sum_ns, want->sum_ns);
 }
 
 static const struct rec_region_thread *find_rthread(const struct recording *r, uint32_t pid,
@@ -1085,12 +1086,13 @@ static void regions_round_trip_and_later_thread_replaces(void **state)
 	{
 		struct rec_region_node a[] = {
 			{0},
-			{solve, 0, 3, 1ull << 40, 5000, 100, 1ull << 39, 77, 1, 2},
-			{step, 1, 9, 4000, 4000, 10, 900, 0, 0, 0},
-			{solve, 2, 1, 30, 30, 30, 30, 0, 0, 0},
+			{solve, 0, 3, 1ull << 40, 5000, 100, 1ull << 39, 77, 1, 2,
+			 (1ull << 41) + 7},
+			{step, 1, 9, 4000, 4000, 10, 900, 0, 0, 0, 4100},
+			{solve, 2, 1, 30, 30, 30, 30, 0, 0, 0, 30},
 		};
-		struct rec_region_node b[] = {{0}, {step, 0, 1, 5, 5, 5, 5, 1, 0, 0}};
-		struct rec_region_node a2[] = {{0}, {step, 0, 2, 8, 8, 4, 4, 0, 0, 1}};
+		struct rec_region_node b[] = {{0}, {step, 0, 1, 5, 5, 5, 5, 1, 0, 0, 5}};
+		struct rec_region_node a2[] = {{0}, {step, 0, 2, 8, 8, 4, 4, 0, 0, 1, 8}};
 		struct rec_region_thread first[] = {
 			{.pid = 7, .tid = 7, .mismatches = 3, .nnodes = 4, .nodes = a},
 			{.pid = 7, .tid = 8, .nnodes = 2, .nodes = b},
@@ -1154,7 +1156,7 @@ static void writer_rejects_bad_region_trees(void **state)
 		struct rec_region_node undefined[] = {{0}, {.name = s + 1}};
 		struct rec_region_node unnamed[] = {{0}, {.parent = 0}};
 		struct rec_region_node named_root[] = {{.name = s}};
-		struct rec_region_node good[] = {{0}, {s, 0, 1, 10, 10, 10, 10, 0, 0, 0}};
+		struct rec_region_node good[] = {{0}, {s, 0, 1, 10, 10, 10, 10, 0, 0, 0, 10}};
 		struct rec_region_thread t = {.pid = 1, .tid = 1, .nnodes = 2};
 		struct rec_region_thread two[] = {
 			{.pid = 1, .tid = 1, .nnodes = 2, .nodes = good},

@@ -39,7 +39,7 @@
 #define MIN_SAMPLE  (4 + 4 + 8 + 4 + 4)
 #define MIN_LINES   (4 + 4)
 #define MIN_RTHREAD (4 + 4 + 8 + 4)
-#define RNODE_SIZE  (4 + 4 + 7 * 8 + 4)
+#define RNODE_SIZE  (4 + 4 + 7 * 8 + 4 + 8)
 #define LINE_SIZE   (4 * 3)
 #define MAX_LINES   256
 #define MIN_KV_STR  (4 + 4)
@@ -747,6 +747,7 @@ static void put_rthread(struct buf *b, const struct rec_region_thread *t)
 		put_u64(b, n->size_sum);
 		put_u64(b, n->untimed);
 		put_u32(b, n->open);
+		put_u64(b, n->sum_ns);
 	}
 }
 
@@ -1159,7 +1160,7 @@ static bool read_rnode(struct cur *c, struct rec_region_node *n)
 	return cur_u32(c, &n->name) && cur_u32(c, &n->parent) && cur_u64(c, &n->calls) &&
 	       cur_u64(c, &n->total_ns) && cur_u64(c, &n->self_ns) && cur_u64(c, &n->min_ns) &&
 	       cur_u64(c, &n->max_ns) && cur_u64(c, &n->size_sum) && cur_u64(c, &n->untimed) &&
-	       cur_u32(c, &n->open);
+	       cur_u32(c, &n->open) && cur_u64(c, &n->sum_ns);
 }
 
 /* One region thread into t (nodes allocated); -EBADMSG when it breaks the rules. */

@@ -34,7 +34,7 @@
  *            region thread = u32 pid, u32 tid, u64 mismatches, u32 nnodes, nnodes x node
  *            node = u32 name string id (0 only for node 0, the root), u32 parent (< own index
  *                   for every node but the root), u64 calls, u64 total_ns, u64 self_ns,
- *                   u64 min_ns, u64 max_ns, u64 size_sum, u64 untimed, u32 open
+ *                   u64 min_ns, u64 max_ns, u64 size_sum, u64 untimed, u32 open, u64 sum_ns
  *            (a bounded path tree of regions, recursion folded; total_ns counts the outermost
  *            activation of a folded recursion once; untimed: ends of activations that were
  *            already open when perch attached; open: activations open at the snapshot)
@@ -111,6 +111,7 @@ struct rec_region_node {
 	uint32_t parent;
 	uint64_t calls, total_ns, self_ns, min_ns, max_ns, size_sum, untimed;
 	uint32_t open;
+	uint64_t sum_ns; /* every timed activation's time, nested ones too: the mean per call */
 };
 
 struct rec_region_thread {

@@ -523,6 +523,7 @@ static void convert_node(struct rec_region_node *out, const struct perch_abi_nod
 	out->size_sum = in->size_sum;
 	out->untimed = in->unmatched;
 	out->open = in->open;
+	out->sum_ns = to_ns(in->sum_ticks, scale);
 }
 
 /* The thread block at addr (its head already read) into t; false when it is of another epoch,

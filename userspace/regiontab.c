@@ -140,6 +140,7 @@ static void add_stat(struct region_stat *s, const struct region_stat *n, bool wi
 	if (n->max_ns > s->max_ns)
 		s->max_ns = n->max_ns;
 	s->size_sum += n->size_sum;
+	s->sum_ns += n->sum_ns;
 	s->open += n->open;
 	s->samples += n->samples;
 }
@@ -212,6 +213,7 @@ static struct region_stat node_stat(const struct rec_region_node *n)
 		.max_ns = n->max_ns,
 		.size_sum = n->size_sum,
 		.open = n->open,
+		.sum_ns = n->sum_ns,
 	};
 }
 

@@ -21,6 +21,7 @@ struct region_stat {
 	uint64_t size_sum;	 /* perch_region_begin_n sizes */
 	uint64_t open;		 /* activations still open at the snapshot: not in calls or times */
 	uint64_t samples;	 /* weight of the CPU samples whose region stack holds the name */
+	uint64_t sum_ns;	 /* every timed call's time, nested ones too (0: not recorded) */
 };
 
 struct region_thread_stat {

@@ -304,11 +304,13 @@ static const char *fmt_per_call(char buf[24], const struct region_stat *s, uint6
 	return region_stat__timed(s) ? fmt_time(buf, ns) : "         -";
 }
 
+/* The mean time per timed call: every call's own time (a recursive region's nested calls
+ * included), or, from a recording without those sums, the total over the calls. */
 static uint64_t mean_ns(const struct region_stat *s)
 {
-	uint64_t timed = region_stat__timed(s);
+	uint64_t timed = region_stat__timed(s), sum = s->sum_ns ? s->sum_ns : s->total_ns;
 
-	return timed ? (s->total_ns + timed / 2) / timed : 0;
+	return timed ? (sum + timed / 2) / timed : 0;
 }
 
 static void print_region_table(const struct regiontab *t, uint64_t all, FILE *out)
@@ -503,7 +505,8 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 	csv_seconds(s->total_ns, out);
 	csv_seconds(s->self_ns, out);
 	if (timed) {
-		fprintf(out, ",%.9f", (double)s->total_ns / (double)timed / 1e9);
+		fprintf(out, ",%.9f",
+			(double)(s->sum_ns ? s->sum_ns : s->total_ns) / (double)timed / 1e9);
 		csv_seconds(s->min_ns, out);
 		csv_seconds(s->max_ns, out);
 	} else {
@@ -720,7 +723,7 @@ static void summary_regions(const struct recording *r, FILE *out)
 
 		fmt_time(tot, s->total_ns);
 		if (timed)
-			fmt_time(mean, s->total_ns / timed);
+			fmt_time(mean, mean_ns(s));
 		else
 			snprintf(mean, sizeof(mean), "%10s", "-");
 		fprintf(out, "  %10" PRIu64 "  %s  %s  %s\n", s->calls, tot, mean,
