@@ -1202,6 +1202,7 @@ static void raw_rthread(struct raw *p, uint32_t tid, const uint32_t (*np)[2], ui
 		for (int k = 0; k < 7; k++)
 			raw_u64(p, 10 + k);
 		raw_u32(p, 0);
+		raw_u64(p, 20); /* sum_ns */
 	}
 }
 

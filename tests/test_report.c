@@ -176,21 +176,22 @@ static void write_region_fixture(void)
 		assert_int_equal(rec_writer__sample(w, 20, 21, 1, REC_SAMPLE_USER_LOST, s8, 1), 0);
 	}
 	{
-		/* name, parent, calls, total, self, min, max, size_sum, untimed, open */
+		/* name, parent, calls, total, self, min, max, size_sum, untimed, open, sum (0: as in
+		 * a recording without sums, the mean is total over timed calls) */
 		struct rec_region_node main_nodes[] = {
 			{0},
-			{nsolve, 0, 2, 1500 * MS, 300 * MS, 500 * MS, 1000 * MS, 0, 0, 0},
-			{nstep, 1, 10, 1000 * MS, 1000 * MS, 50 * MS, 150 * MS, 1000, 0, 0},
-			{nio, 1, 4, 200 * MS, 200 * MS, 20 * MS, 80 * MS, 0, 0, 0},
-			{nio, 0, 3, 60 * MS, 60 * MS, 25 * MS, 35 * MS, 0, 1, 0},
-			{nwalk, 0, 1, 2 * MS, 500 * US, 2 * MS, 2 * MS, 0, 0, 0},
-			{nwalk, 5, 3, 1500 * US, 1500 * US, 250 * US, 1500 * US, 0, 0, 0},
+			{nsolve, 0, 2, 1500 * MS, 300 * MS, 500 * MS, 1000 * MS, 0, 0, 0, 0},
+			{nstep, 1, 10, 1000 * MS, 1000 * MS, 50 * MS, 150 * MS, 1000, 0, 0, 0},
+			{nio, 1, 4, 200 * MS, 200 * MS, 20 * MS, 80 * MS, 0, 0, 0, 0},
+			{nio, 0, 3, 60 * MS, 60 * MS, 25 * MS, 35 * MS, 0, 1, 0, 0},
+			{nwalk, 0, 1, 2 * MS, 500 * US, 2 * MS, 2 * MS, 0, 0, 0, 0},
+			{nwalk, 5, 3, 1500 * US, 1500 * US, 250 * US, 1500 * US, 0, 0, 0, 0},
 		};
 		struct rec_region_node worker_nodes[] = {
 			{0},
-			{nsolve, 0, 1, 400 * MS, 100 * MS, 400 * MS, 400 * MS, 0, 0, 1},
-			{nstep, 1, 5, 300 * MS, 300 * MS, 40 * MS, 80 * MS, 500, 0, 0},
-			{nmark, 1, 7, 0, 0, 0, 0, 0, 0, 0},
+			{nsolve, 0, 1, 400 * MS, 100 * MS, 400 * MS, 400 * MS, 0, 0, 1, 0},
+			{nstep, 1, 5, 300 * MS, 300 * MS, 40 * MS, 80 * MS, 500, 0, 0, 0},
+			{nmark, 1, 7, 0, 0, 0, 0, 0, 0, 0, 0},
 		};
 		struct rec_region_thread threads[] = {
 			{.pid = 20, .tid = 20, .mismatches = 2, .nnodes = 7, .nodes = main_nodes},
