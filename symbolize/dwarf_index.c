@@ -56,6 +56,7 @@
 #include "vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
+#include "fnv.h"
 
 #define NO_IDX	      UINT32_MAX
 #define NO_LINES      UINT64_MAX
@@ -252,10 +253,8 @@ static uint64_t mix64(uint64_t x)
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = fnv64_str(FNV64_OFFSET, s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h ? h : 1;
 }
 

@@ -20,8 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "ksyms.h"
 #include "ksyms_impl.h"
+#include "vec.h"
 
 #define CACHE_MAGIC   "PERCHKS2"
 #define MAX_MODULES   4096
@@ -40,16 +42,6 @@ struct cache_sym {
 	uint64_t addr;
 	uint32_t name, module; /* offsets in the strings, NO_STR for none */
 };
-
-static uint64_t fnv64(const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
@@ -101,7 +93,7 @@ static int read_stamp(struct stamp *st, const char *modules_path, const char *bo
 		return -ENOENT;
 	}
 	mods[n] = '\0';
-	st->modules_hash = fnv64(mods, (size_t)n);
+	st->modules_hash = fnv64_bytes(FNV64_OFFSET, mods, (size_t)n);
 	st->nranges = 0;
 	/* "name size refcount deps state address [taint]" */
 	for (line = strtok_r(mods, "\n", &save); line && st->nranges < MAX_MODULES;
@@ -135,18 +127,8 @@ static uint32_t put_str(char **blob, size_t *len, size_t *cap, const char *s)
 	size_t n = strlen(s) + 1;
 	uint32_t off = (uint32_t)*len;
 
-	if (*len + n > *cap) {
-		size_t c = *cap ? *cap * 2 : 1 << 20;
-		char *b;
-
-		while (c < *len + n)
-			c *= 2;
-		b = realloc(*blob, c);
-		if (!b)
-			return NO_STR;
-		*blob = b;
-		*cap = c;
-	}
+	if (vec_grow(blob, cap, *len + n, 1, 1 << 20))
+		return NO_STR;
 	memcpy(*blob + *len, s, n);
 	*len += n;
 	return off;

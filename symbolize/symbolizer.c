@@ -35,6 +35,7 @@
 #include "vec.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "fnv.h"
 #include "dwarf_index.h"
 #include "symbolizer.h"
 
@@ -186,13 +187,9 @@ static uint64_t mix64(uint64_t x)
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
 	if (inode)
 		return mix64(mix64(dev) ^ inode);
-	for (; *path; path++)
-		h = (h ^ (unsigned char)*path) * 0x100000001b3ULL;
-	return mix64(h);
+	return mix64(fnv64_str(FNV64_OFFSET, path));
 }
 
 static bool module_matches(const struct module *m, uint64_t dev, uint64_t inode, const char *path)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "linecache.h"
+#include "vec.h"
 #include "u64map.h"
 
 #define MAGIC	   "PERCHLC1"
@@ -32,7 +33,7 @@ struct lc_module {
 	size_t nframes, capframes;
 	char *strings; /* the file as read (strings point into it), and added ones */
 	char **added;  /* strings copied by put */
-	size_t nadded;
+	size_t nadded, capadded;
 	unsigned char *pending; /* records to append */
 	size_t npending, cappending;
 };
@@ -44,25 +45,8 @@ struct lc_entry {
 struct linecache {
 	char *dir;
 	struct lc_module **mods;
-	size_t nmods;
+	size_t nmods, capmods;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *v;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	v = realloc(*p, c * size);
-	if (!v)
-		return -ENOMEM;
-	*p = v;
-	*cap = c;
-	return 0;
-}
 
 static int mkdirs(char *path)
 {
@@ -147,7 +131,7 @@ static bool take_str(struct cur *c, const char **s)
 
 static int add_entry(struct lc_module *m, uint64_t offset, size_t first, size_t n)
 {
-	if (grow((void **)&m->entries, &m->cap, m->nentries + 1, sizeof(*m->entries)) ||
+	if (vec_grow(&m->entries, &m->cap, m->nentries + 1, sizeof(*m->entries), 16) ||
 	    u64map__put(&m->index, offset, m->nentries))
 		return -ENOMEM;
 	m->entries[m->nentries++] = (struct lc_entry){first, n};
@@ -165,8 +149,7 @@ static void parse(struct lc_module *m, size_t len)
 		size_t first = m->nframes;
 
 		if (!take(&c, &off, 8) || !take(&c, &n, 4) || n > MAX_CHAIN ||
-		    grow((void **)&m->frames, &m->capframes, m->nframes + n + 1,
-			 sizeof(*m->frames)))
+		    vec_grow(&m->frames, &m->capframes, m->nframes + n + 1, sizeof(*m->frames), 16))
 			return;
 		for (uint32_t i = 0; i < n; i++) {
 			struct sym_frame *f = &m->frames[m->nframes];
@@ -219,7 +202,7 @@ out:
 
 static struct lc_module *get_module(struct linecache *lc, const char *build_id)
 {
-	struct lc_module *m, **v;
+	struct lc_module *m;
 	char *path;
 
 	for (size_t i = 0; i < lc->nmods; i++) {
@@ -229,15 +212,11 @@ static struct lc_module *get_module(struct linecache *lc, const char *build_id)
 	if (strlen(build_id) > MAX_ID_LEN ||
 	    strspn(build_id, "0123456789abcdef") != strlen(build_id))
 		return NULL;
-	v = realloc(lc->mods, (lc->nmods + 1) * sizeof(*v));
 	m = calloc(1, sizeof(*m));
-	if (!v || !m) {
+	if (!m || vec_grow(&lc->mods, &lc->capmods, lc->nmods + 1, sizeof(*lc->mods), 8)) {
 		free(m);
-		if (v)
-			lc->mods = v;
 		return NULL;
 	}
-	lc->mods = v;
 	lc->mods[lc->nmods++] = m;
 	strcpy(m->build_id, build_id);
 	if (asprintf(&path, "%s/%s", lc->dir, build_id) > 0) {
@@ -264,7 +243,7 @@ bool linecache__get(struct linecache *lc, const char *build_id, uint64_t offset,
 
 static void put_bytes(struct lc_module *m, const void *p, size_t n)
 {
-	if (grow((void **)&m->pending, &m->cappending, m->npending + n, 1))
+	if (vec_grow(&m->pending, &m->cappending, m->npending + n, 1, 256))
 		return;
 	memcpy(m->pending + m->npending, p, n);
 	m->npending += n;
@@ -282,14 +261,10 @@ static void put_str(struct lc_module *m, const char *s)
 
 static const char *keep(struct lc_module *m, const char *s)
 {
-	char *c, **v;
+	char *c;
 
-	if (!s)
+	if (!s || vec_grow(&m->added, &m->capadded, m->nadded + 1, sizeof(*m->added), 16))
 		return NULL;
-	v = realloc(m->added, (m->nadded + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	m->added = v;
 	c = strdup(s);
 	if (c)
 		m->added[m->nadded++] = c;
@@ -304,7 +279,7 @@ void linecache__put(struct linecache *lc, const char *build_id, uint64_t offset,
 	size_t first;
 
 	if (!m || n > MAX_CHAIN ||
-	    grow((void **)&m->frames, &m->capframes, m->nframes + n + 1, sizeof(*m->frames)))
+	    vec_grow(&m->frames, &m->capframes, m->nframes + n + 1, sizeof(*m->frames), 16))
 		return;
 	put_bytes(m, &offset, 8);
 	put_bytes(m, &n32, 4);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
+#include "fnv.h"
 #include "profile.h"
 #include "vec.h"
 
@@ -49,9 +50,7 @@ static const char *base_name(const char *path)
 
 static uint64_t hash_str(uint64_t h, const char *s)
 {
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return (h ^ 0xff) * 0x100000001b3ull;
+	return (fnv64_str(h, s) ^ 0xff) * FNV64_PRIME;
 }
 
 static int grow_slots(struct profile *p)
@@ -77,7 +76,7 @@ static int grow_slots(struct profile *p)
 /* The function called name in module (taking ownership of name), created on first use. */
 static int intern(struct profile *p, const char *module, char *name, bool kernel)
 {
-	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ull, module), name);
+	uint64_t h = hash_str(hash_str(FNV64_OFFSET, module), name);
 	size_t j;
 
 	if (((size_t)p->nfuncs + 1) * 2 > p->nslots && grow_slots(p))

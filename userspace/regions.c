@@ -27,6 +27,7 @@
 #include "perch_bpf.h"
 #include "regions.h"
 #include "u64map.h"
+#include "vec.h"
 
 #define REGISTRY_SECTION ".perch_registry"
 #define MAX_THREADS	 65536 /* thread blocks walked per process */
@@ -74,13 +75,13 @@ struct regions {
 	struct rec_writer *w;
 	int procs_fd, stacks_fd;
 	struct module *mods;
-	size_t nmods;
+	size_t nmods, capmods;
 	struct rproc **procs;
-	size_t nprocs;
+	size_t nprocs, capprocs;
 	struct u64map pid_index;     /* pid -> index in procs */
 	struct u64map stack_index;   /* region stack hash -> index in stacks */
 	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
-	size_t nstacks;
+	size_t nstacks, capstacks;
 	uint64_t tsc0, ns0; /* calibration start */
 	uint64_t stats[REGIONS_STAT_MAX];
 	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
@@ -272,17 +273,15 @@ out:
 static const struct module *get_module(struct regions *rg, uint32_t pid, const struct proc_map *m)
 {
 	uint64_t dev = makedev(m->dev_major, m->dev_minor);
-	struct module *mod, *v;
+	struct module *mod;
 	char *path = NULL;
 
 	for (size_t i = 0; i < rg->nmods; i++) {
 		if (rg->mods[i].dev == dev && rg->mods[i].inode == m->inode)
 			return &rg->mods[i];
 	}
-	v = realloc(rg->mods, (rg->nmods + 1) * sizeof(*v));
-	if (!v)
+	if (vec_grow(&rg->mods, &rg->capmods, rg->nmods + 1, sizeof(*rg->mods), 16))
 		return NULL;
-	rg->mods = v;
 	mod = &rg->mods[rg->nmods++];
 	memset(mod, 0, sizeof(*mod));
 	mod->dev = dev;
@@ -320,26 +319,24 @@ static struct rproc *find_proc(struct regions *rg, uint32_t pid)
 
 static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
 {
-	struct rproc **v, *p = find_proc(rg, pid);
+	struct rproc *p = find_proc(rg, pid);
 
 	if (p) {
-		if (p->state != P_DONE || p->addr == addr)
+		if (p->state != P_DONE)
 			return NULL; /* known already */
-		/* A new image (after exec): start over. */
+		/* A new image (after exec, even of the same program): start over. */
 		free_threads(p->threads, p->nthreads);
 		free(p->names);
 		free(p->name_frames);
 		memset(p, 0, sizeof(*p));
 	} else {
-		v = realloc(rg->procs, (rg->nprocs + 1) * sizeof(*v));
 		p = calloc(1, sizeof(*p));
-		if (!v || !p || u64map__put(&rg->pid_index, pid, rg->nprocs)) {
+		if (!p ||
+		    vec_grow(&rg->procs, &rg->capprocs, rg->nprocs + 1, sizeof(*rg->procs), 16) ||
+		    u64map__put(&rg->pid_index, pid, rg->nprocs)) {
 			free(p);
-			if (v)
-				rg->procs = v;
 			return NULL;
 		}
-		rg->procs = v;
 		rg->procs[rg->nprocs++] = p;
 	}
 	p->pid = pid;
@@ -576,10 +573,10 @@ out:
 static bool collect_proc(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
-	struct rec_region_thread *v = NULL, *nv;
+	struct rec_region_thread *v = NULL;
 	double scale = ns_per_tick(rg, p);
 	uint64_t addr;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 
 	if (read_registry(p) || read_names(p))
 		return false;
@@ -590,12 +587,10 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 		if (peek(p->pid, addr, head, THREAD_HEAD))
 			break;
 		if (read_thread(rg, p, addr, head, &t, scale)) {
-			nv = realloc(v, (n + 1) * sizeof(*v));
-			if (!nv) {
+			if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
 				free(t.nodes);
 				break;
 			}
-			v = nv;
 			v[n++] = t;
 		}
 		addr = head->next;
@@ -693,17 +688,15 @@ void regions__finish(struct regions *rg)
 
 static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
 {
-	struct perch_rstack st, *v;
+	struct perch_rstack st;
 	uint64_t idx;
 
 	if (u64map__get(&rg->stack_index, hash, &idx))
 		return &rg->stacks[idx];
 	if (bpf_map_lookup_elem(rg->stacks_fd, &hash, &st))
 		return NULL;
-	v = realloc(rg->stacks, (rg->nstacks + 1) * sizeof(*v));
-	if (!v)
+	if (vec_grow(&rg->stacks, &rg->capstacks, rg->nstacks + 1, sizeof(*rg->stacks), 16))
 		return NULL;
-	rg->stacks = v;
 	if (u64map__put(&rg->stack_index, hash, rg->nstacks))
 		return NULL;
 	rg->stacks[rg->nstacks] = st;
