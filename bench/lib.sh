@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Shared by bench/overhead.sh and bench/unwind.sh (sourced, not run): the attach-then-release
 # measurement of a profiler on bench/cpu_work.c. The caller sets BENCH_NAME, OUT, FIFO, PERCH,
-# STOP_WAIT and defines profiler_cmd MODE PID REC (fills the array `cmd`).
+# STOP_WAIT, ATTACH_WAIT, ROUNDS, WORKLOAD (a binary in $BENCH) and, optionally, EXTRA_COLUMN
+# (a variable read_recording sets, appended to each row), and defines profiler_cmd MODE PID REC
+# (fills the array `cmd`) and read_recording MODE REC COST (sets samples and bpf_ms, and times
+# reading the recording into COST).
 
 die() {
 	echo "$BENCH_NAME: $*" >&2
@@ -71,6 +74,45 @@ stop_profiler() {
 		cat "$OUT/$mode.$run.log" >&2
 		die "$mode record failed (run $run)"
 	fi
+}
+
+# One measurement: MODE is baseline or a profiler mode. Appends a row to $OUT/results.tsv.
+run_one() {
+	local mode=$1 run=$2
+	local work=$OUT/$mode.$run.work rec=$OUT/$mode.$run.data
+	local prof=- rss=- size=- rep=- per1000=- rc extra=
+
+	samples=- bpf_ms=-
+	[ -z "${EXTRA_COLUMN:-}" ] || printf -v "$EXTRA_COLUMN" '%s' -
+	"$BENCH/$WORKLOAD" "$FIFO" "$ROUNDS" >"$work" &
+	work_pid=$!
+	[ "$mode" = baseline ] || start_profiler "$mode" "$work_pid" "$run"
+	sleep "$ATTACH_WAIT"
+	if [ "$mode" != baseline ] && ! kill -0 "$prof_pid" 2>/dev/null; then
+		cat "$OUT/$mode.$run.log" >&2
+		die "$mode record exited before the workload started (run $run)"
+	fi
+	timeout 10 sh -c "echo go > '$FIFO'" || die "workload did not open $FIFO"
+	rc=0
+	wait "$work_pid" || rc=$?
+	work_pid=
+	[ "$rc" -eq 0 ] || die "workload failed (run $run, $mode)"
+
+	if [ "$mode" != baseline ]; then
+		stop_profiler "$mode" "$run"
+		prof=$(awk -v u="$(field user_ms "$OUT/$mode.$run.cost")" \
+			-v s="$(field sys_ms "$OUT/$mode.$run.cost")" 'BEGIN { printf "%.1f", u + s }')
+		rss=$(field maxrss_kb "$OUT/$mode.$run.cost")
+		size=$(stat -c %s "$rec")
+		read_recording "$mode" "$rec" "$OUT/$mode.$run.report"
+		rep=$(field wall_ms "$OUT/$mode.$run.report")
+		per1000=$(awk -v p="$prof" -v b="$bpf_ms" -v n="$samples" \
+			'BEGIN { printf "%.2f", n ? (p + (b == "-" ? 0 : b)) / n * 1000 : 0 }')
+	fi
+	[ -z "${EXTRA_COLUMN:-}" ] || extra=$'\t'${!EXTRA_COLUMN}
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n' "$mode" "$run" \
+		"$(field wall_ms "$work")" "$(field cpu_ms "$work")" "$prof" "$bpf_ms" "$samples" \
+		"$per1000" "$rss" "$size" "$rep" "$extra" >>"$OUT/results.tsv"
 }
 
 # summary MODE COLUMN [SCALE [DIGITS]]: "median (min-max)" of a column of results.tsv over MODE's

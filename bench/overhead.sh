@@ -25,6 +25,7 @@ STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is
 
 cd "$(dirname "$0")/.."
 BENCH_NAME=overhead
+WORKLOAD=cpu_work
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 PERCH=$BUILD/perch
@@ -74,51 +75,15 @@ count_samples() {
 	esac
 }
 
-time_report() {
+# The hook bench/lib.sh's run_one calls: samples and BPF time, then `report` timed into cost.
+read_recording() {
 	local mode=$1 rec=$2 cost=$3
 
+	count_samples "$mode" "$rec"
 	case $mode in
 	perch) "$BENCH/rusage" "$cost" "$PERCH" report "$rec" >/dev/null 2>&1 ;;
 	perf) "$BENCH/rusage" "$cost" perf report -i "$rec" --stdio >/dev/null 2>&1 ;;
 	esac || die "$mode report $rec failed"
-}
-
-# One measurement: MODE is baseline, perch or perf. Appends a row to $OUT/results.tsv.
-run_one() {
-	local mode=$1 run=$2
-	local work=$OUT/$mode.$run.work rec=$OUT/$mode.$run.data
-	local prof=- rss=- size=- rep=- per1000=- rc
-
-	samples=- bpf_ms=-
-	"$BENCH/cpu_work" "$FIFO" "$ROUNDS" >"$work" &
-	work_pid=$!
-	[ "$mode" = baseline ] || start_profiler "$mode" "$work_pid" "$run"
-	sleep "$ATTACH_WAIT"
-	if [ "$mode" != baseline ] && ! kill -0 "$prof_pid" 2>/dev/null; then
-		cat "$OUT/$mode.$run.log" >&2
-		die "$mode record exited before the workload started (run $run)"
-	fi
-	timeout 10 sh -c "echo go > '$FIFO'" || die "workload did not open $FIFO"
-	rc=0
-	wait "$work_pid" || rc=$?
-	work_pid=
-	[ "$rc" -eq 0 ] || die "workload failed (run $run, $mode)"
-
-	if [ "$mode" != baseline ]; then
-		stop_profiler "$mode" "$run"
-		prof=$(awk -v u="$(field user_ms "$OUT/$mode.$run.cost")" \
-			-v s="$(field sys_ms "$OUT/$mode.$run.cost")" 'BEGIN { printf "%.1f", u + s }')
-		rss=$(field maxrss_kb "$OUT/$mode.$run.cost")
-		size=$(stat -c %s "$rec")
-		count_samples "$mode" "$rec"
-		per1000=$(awk -v p="$prof" -v b="$bpf_ms" -v n="$samples" \
-			'BEGIN { printf "%.2f", n ? (p + (b == "-" ? 0 : b)) / n * 1000 : 0 }')
-		time_report "$mode" "$rec" "$OUT/$mode.$run.report"
-		rep=$(field wall_ms "$OUT/$mode.$run.report")
-	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$run" \
-		"$(field wall_ms "$work")" "$(field cpu_ms "$work")" "$prof" "$bpf_ms" "$samples" \
-		"$per1000" "$rss" "$size" "$rep" >>"$OUT/results.tsv"
 }
 
 event='?'

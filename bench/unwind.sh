@@ -31,6 +31,8 @@ MODES="baseline perch perch-fp perf-dwarf perf-fp"
 
 cd "$(dirname "$0")/.."
 BENCH_NAME=unwind
+WORKLOAD=cpu_work_nofp
+EXTRA_COLUMN=complete # the share of complete stacks, after the common columns
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 PERCH=$BUILD/perch
@@ -89,43 +91,6 @@ read_recording() {
 			END { hit += m; printf "%d %.2f\n", n, n ? 100 * hit / n : 0 }' "$rec.script")
 		;;
 	esac
-}
-
-# One measurement; appends a row to $OUT/results.tsv.
-run_one() {
-	local mode=$1 run=$2
-	local work=$OUT/$mode.$run.work rec=$OUT/$mode.$run.data
-	local prof=- rss=- size=- rep=- per1000=- rc
-
-	samples=- bpf_ms=- complete=-
-	"$BENCH/cpu_work_nofp" "$FIFO" "$ROUNDS" >"$work" &
-	work_pid=$!
-	[ "$mode" = baseline ] || start_profiler "$mode" "$work_pid" "$run"
-	sleep "$ATTACH_WAIT"
-	if [ "$mode" != baseline ] && ! kill -0 "$prof_pid" 2>/dev/null; then
-		cat "$OUT/$mode.$run.log" >&2
-		die "$mode record exited before the workload started (run $run)"
-	fi
-	timeout 10 sh -c "echo go > '$FIFO'" || die "workload did not open $FIFO"
-	rc=0
-	wait "$work_pid" || rc=$?
-	work_pid=
-	[ "$rc" -eq 0 ] || die "workload failed (run $run, $mode)"
-
-	if [ "$mode" != baseline ]; then
-		stop_profiler "$mode" "$run"
-		prof=$(awk -v u="$(field user_ms "$OUT/$mode.$run.cost")" \
-			-v s="$(field sys_ms "$OUT/$mode.$run.cost")" 'BEGIN { printf "%.1f", u + s }')
-		rss=$(field maxrss_kb "$OUT/$mode.$run.cost")
-		size=$(stat -c %s "$rec")
-		read_recording "$mode" "$rec" "$OUT/$mode.$run.report"
-		rep=$(field wall_ms "$OUT/$mode.$run.report")
-		per1000=$(awk -v p="$prof" -v b="$bpf_ms" -v n="$samples" \
-			'BEGIN { printf "%.2f", n ? (p + (b == "-" ? 0 : b)) / n * 1000 : 0 }')
-	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$run" \
-		"$(field wall_ms "$work")" "$(field cpu_ms "$work")" "$prof" "$bpf_ms" "$samples" \
-		"$per1000" "$rss" "$size" "$rep" "$complete" >>"$OUT/results.tsv"
 }
 
 for ((run = 1; run <= RUNS; run++)); do
