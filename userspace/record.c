@@ -897,7 +897,9 @@ static void run_loop(struct session *s)
 
 	for (;;) {
 		uint64_t t = now_ns();
-		int wait_ms = t < next_drain ? (int)((next_drain - t) / 1000000) : 0;
+		/* Rounded up: rounded down, the last part of a millisecond before a drain would be
+		 * spent polling with no timeout, over and over. */
+		int wait_ms = t < next_drain ? (int)((next_drain - t + 999999) / 1000000) : 0;
 		int most = 20;
 
 		if (s->uw && t < s->spin_until) {
