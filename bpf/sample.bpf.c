@@ -624,10 +624,13 @@ static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, struct
 	bpf_ringbuf_submit(e, 0);
 }
 
-SEC("tp_btf/sched_process_fork")
+/* Raw tracepoints, not tp_btf: attaching those would make libbpf read the kernel's BTF from
+ * sysfs, which costs more than loading every program here (the CO-RE relocations read perch's
+ * copy of it instead; see userspace/btfcache.h). The task pointers are read with CO-RE. */
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
 	if (ctgid == ptgid)
@@ -659,10 +662,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = BPF_CORE_READ(p, tgid);
 
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
@@ -673,10 +676,10 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = BPF_CORE_READ(p, tgid);
 
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return 0;

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "vec.h"
+#include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
 #include "fnv.h"
@@ -140,6 +141,7 @@ struct symbolizer {
 	size_t nr_modules;
 	bool raw_names;	     /* symbolizer__set_demangle(s, false) */
 	char *debug_root;    /* NULL: DEFAULT_DEBUG_ROOT */
+	char *plain_dir;     /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs; /* symbolizer__prefetch_discriminators(s, true) */
 };
 
@@ -996,6 +998,7 @@ void symbolizer__free(struct symbolizer *s)
 	}
 	free(s->buckets);
 	free(s->debug_root);
+	free(s->plain_dir);
 	free(s);
 }
 
@@ -1089,6 +1092,20 @@ int symbolizer__set_debug_root(struct symbolizer *s, const char *root)
 	return 0;
 }
 
+int symbolizer__set_debug_cache(struct symbolizer *s, const char *dir)
+{
+	char *copy;
+
+	if (!s || !dir || dir[0] != '/')
+		return -EINVAL;
+	copy = strdup(dir);
+	if (!copy)
+		return -ENOMEM;
+	free(s->plain_dir);
+	s->plain_dir = copy;
+	return 0;
+}
+
 int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
 			 const char *open_path, const char **hex)
 {
@@ -1146,6 +1163,21 @@ cleanup:
 	return err;
 }
 
+/* The decompressed copy of the debug file at fd (path *path) in place of it, where there is one
+ * to have; else fd. */
+static int use_plain_copy(const struct symbolizer *s, const struct module *m, int fd, char **path)
+{
+	char *plain_path;
+	int plain = debugcache__open(s->plain_dir, fd, m->build_id, m->build_id_len, &plain_path);
+
+	if (plain < 0)
+		return fd;
+	close(fd);
+	free(*path);
+	*path = plain_path;
+	return plain;
+}
+
 /*
  * Build the module's DWARF index from the module itself when it has .debug_info, else from its
  * separate debug file. Tried once per module: a module without DWARF is not searched again
@@ -1171,6 +1203,8 @@ static void module_load_dwarf(struct symbolizer *s, struct module *m, const char
 		fd = debuginfo__open(&q, &dbg_path);
 		if (!is_transient(fd))
 			m->debug_syms_tried = true;
+		if (fd >= 0)
+			fd = use_plain_copy(s, m, fd, &dbg_path);
 		if (fd >= 0) {
 			err = index_dwarf_file(s, m, fd, dbg_path);
 			close(fd);

@@ -137,4 +137,11 @@ void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on);
  */
 int symbolizer__set_debug_root(struct symbolizer *s, const char *root);
 
+/*
+ * Where to keep decompressed copies of separate debug files whose DWARF is compressed (see
+ * debugcache.h); NULL (the default): none, such files are inflated in memory each time. The
+ * directory must exist. Returns 0, -EINVAL, -ENOMEM.
+ */
+int symbolizer__set_debug_cache(struct symbolizer *s, const char *dir);
+
 #endif /* PERCH_SYMBOLIZER_H */

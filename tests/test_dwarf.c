@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debugcache.h"
 #include "symbolizer.h"
 
 #define MAX_FRAMES 16
@@ -801,6 +802,151 @@ static void dwarf_finds_separate_debug_file_by_build_id(void **state)
 	symbolizer__free(s);
 }
 
+/* bin split into ROOT/.build-id/xx/rest.debug (root: tmpdir/sub-root) with its DWARF sections
+ * compressed (zlib, as Debian ships them); the debug file's path into debug. */
+static void split_compressed(const char *sub, char *bin, char *root, char *debug, size_t len)
+{
+	char hex[128], dir[PATH_MAX], name[PATH_MAX];
+
+	copy_fixture(inl_bin, sub, "inl", bin, len);
+	readelf_build_id(bin, hex, sizeof(hex));
+	assert_true(strlen(hex) > 2);
+	fmt_path(name, sizeof(name), "%s-root", sub);
+	tmp_path(root, len, name);
+	fmt_path(dir, sizeof(dir), "%s/.build-id/%.2s", root, hex);
+	assert_int_equal(run("mkdir -p '%s'", dir), 0);
+	fmt_path(debug, len, "%s/%s.debug", dir, hex + 2);
+	split_debug(bin, debug, false);
+	assert_int_equal(run("objcopy --compress-debug-sections=zlib '%s'", debug), 0);
+}
+
+/* How many .debug_* sections of path are compressed (SHF_COMPRESSED). */
+static int compressed_sections(const char *path)
+{
+	int fd, n = 0;
+	Elf *elf = open_elf(path, &fd);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		assert_non_null(gelf_getshdr(scn, &sh));
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && strncmp(name, ".debug_", 7) == 0 && (sh.sh_flags & SHF_COMPRESSED))
+			n++;
+	}
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+static void dwarf_compressed_debug_file_is_read_through_a_plain_copy(void **state)
+{
+	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
+	struct symbolizer *s;
+	struct stat st;
+	char hex[128];
+
+	(void)state;
+	split_compressed("plain-copy", bin, root, debug, sizeof(bin));
+	assert_true(compressed_sections(debug) >= 3); /* info, abbrev, line at least */
+	tmp_path(cache, sizeof(cache), "plain-copy-cache");
+	assert_int_equal(mkdir(cache, 0700), 0);
+	readelf_build_id(bin, hex, sizeof(hex));
+	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
+
+	/* The same chains as from the compressed file itself, read from the copy. */
+	s = new_symbolizer(root);
+	assert_int_equal(symbolizer__set_debug_cache(s, cache), 0);
+	assert_dwarf_from(s, bin, copy);
+	symbolizer__free(s);
+	assert_int_equal(compressed_sections(copy), 0);
+	assert_int_equal(stat(copy, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	/* Without a cache directory: the compressed file, as before. */
+	s = new_symbolizer(root);
+	assert_dwarf_from(s, bin, debug);
+	symbolizer__free(s);
+}
+
+/* debugcache__open() on debug (build-id of bin): the fd's inode, the copy's path checked. */
+static ino_t plain_copy(const char *cache, const char *debug, const char *bin, const char *want)
+{
+	uint8_t id[64];
+	char hex[128], *path = NULL;
+	size_t len = 0;
+	struct stat st;
+	int fd, out;
+
+	readelf_build_id(bin, hex, sizeof(hex));
+	for (; hex[2 * len] && hex[2 * len + 1] && len < sizeof(id); len++)
+		assert_int_equal(sscanf(hex + 2 * len, "%2hhx", &id[len]), 1);
+	fd = open(debug, O_RDONLY);
+	assert_true(fd >= 0);
+	out = debugcache__open(cache, fd, id, len, &path);
+	close(fd);
+	assert_true(out >= 0);
+	assert_non_null(path);
+	assert_string_equal(path, want);
+	assert_int_equal(fstat(out, &st), 0);
+	close(out);
+	free(path);
+	return st.st_ino;
+}
+
+static void dwarf_plain_copy_is_made_once_and_replaced_when_not_to_be_trusted(void **state)
+{
+	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
+	char plain[PATH_MAX], hex[128], *path = NULL;
+	uint8_t id[20] = {0};
+	struct stat st;
+	ino_t first;
+	int fd;
+
+	(void)state;
+	split_compressed("plain-once", bin, root, debug, sizeof(bin));
+	tmp_path(cache, sizeof(cache), "plain-once-cache");
+	assert_int_equal(mkdir(cache, 0700), 0);
+	readelf_build_id(bin, hex, sizeof(hex));
+	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
+
+	first = plain_copy(cache, debug, bin, copy);
+	assert_int_equal(plain_copy(cache, debug, bin, copy), first); /* kept, not made again */
+
+	/* Writable by others: replaced by a fresh copy. */
+	assert_int_equal(chmod(copy, 0666), 0);
+	first = plain_copy(cache, debug, bin, copy);
+	assert_int_equal(stat(copy, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	/* Another build's debug file under the name: replaced. */
+	assert_int_equal(run("objcopy --only-keep-debug '%s' '%s'", other_bin, copy), 0);
+	assert_true(plain_copy(cache, debug, bin, copy) != 0);
+	assert_int_equal(compressed_sections(copy), 0);
+	assert_int_equal(run("readelf -n '%s' 2>/dev/null | grep -q 'Build ID: %s'", copy, hex), 0);
+
+	/* Nothing compressed: nothing to gain, nothing written. */
+	fmt_path(plain, sizeof(plain), "%s/plain.debug", root);
+	assert_int_equal(run("objcopy --only-keep-debug '%s' '%s'", inl_bin, plain), 0);
+	fd = open(plain, O_RDONLY);
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(id); i++)
+		assert_int_equal(sscanf(hex + 2 * i, "%2hhx", &id[i]), 1);
+	assert_int_equal(debugcache__open(cache, fd, id, sizeof(id), &path), -ENOENT);
+	close(fd);
+	/* A build-id the file does not carry: no copy (it could never be found again). */
+	fd = open(debug, O_RDONLY);
+	assert_true(fd >= 0);
+	id[0] ^= 0xff;
+	assert_int_equal(debugcache__open(cache, fd, id, sizeof(id), &path), -ENOENT);
+	assert_null(path);
+	close(fd);
+	assert_int_equal(run("test $(ls -A '%s' | wc -l) -eq 1", cache), 0);
+}
+
 static void dwarf_rejects_build_id_path_holding_another_build(void **state)
 {
 	char bin[PATH_MAX], debug[PATH_MAX], root[PATH_MAX], hex[128], dir[PATH_MAX];
@@ -1500,6 +1646,54 @@ static void dwarf_lazy_index_answers_as_eager_index_on_libc_debug_file(void **st
 	assert_lazy_answers_as_eager(libc, debug);
 }
 
+static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(void **state)
+{
+	const char *libc = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct symbolizer *s = symbolizer__new();
+	struct sym_module_id id = file_id(libc);
+	struct dwarf_index *plain, *eager;
+	char debug[PATH_MAX], cache[PATH_MAX], *path = NULL;
+	uint8_t raw[64];
+	const char *hex;
+	uint64_t lo, hi;
+	size_t len = 0;
+	int fd, out;
+
+	(void)state;
+	if (access(libc, R_OK) || !libc_debug_file(libc, debug, sizeof(debug))) {
+		print_message("no libc debug file under /usr/lib/debug/.build-id (libc6-dbg); not "
+			      "checked\n");
+		skip();
+	}
+	if (!compressed_sections(debug)) {
+		print_message("%s has no compressed DWARF; not checked\n", debug);
+		skip();
+	}
+	assert_non_null(s);
+	assert_int_equal(symbolizer__build_id(s, &id, libc, &hex), 0);
+	for (; hex[2 * len] && len < sizeof(raw); len++)
+		assert_int_equal(sscanf(hex + 2 * len, "%2hhx", &raw[len]), 1);
+	symbolizer__free(s);
+	tmp_path(cache, sizeof(cache), "libc-plain-cache");
+	assert_int_equal(mkdir(cache, 0700), 0);
+	fd = open(debug, O_RDONLY);
+	assert_true(fd >= 0);
+	out = debugcache__open(cache, fd, raw, len, &path);
+	close(fd);
+	assert_true(out >= 0);
+	close(out);
+	assert_int_equal(compressed_sections(path), 0);
+	/* The copy, read lazily, against the compressed original read eagerly. */
+	text_span(libc, &lo, &hi);
+	plain = index_file(path, path, false, lo, hi);
+	eager = index_file(debug, debug, true, lo, hi);
+	if (count_differences(plain, eager, lo, hi, true))
+		fail_msg("%s answers otherwise than %s", path, debug);
+	dwarf_index__free(plain);
+	dwarf_index__free(eager);
+	free(path);
+}
+
 static void dwarf_lazy_index_reads_units_after_the_file_is_deleted(void **state)
 {
 	struct dwarf_index *lazy, *eager;
@@ -2069,6 +2263,8 @@ int main(void)
 		cmocka_unit_test(dwarf_uses_debug_info_in_the_binary_itself),
 		cmocka_unit_test(dwarf_finds_separate_debug_file_by_build_id),
 		cmocka_unit_test(dwarf_rejects_build_id_path_holding_another_build),
+		cmocka_unit_test(dwarf_compressed_debug_file_is_read_through_a_plain_copy),
+		cmocka_unit_test(dwarf_plain_copy_is_made_once_and_replaced_when_not_to_be_trusted),
 		cmocka_unit_test(dwarf_finds_debuglink_file_next_to_the_binary),
 		cmocka_unit_test(dwarf_finds_debuglink_file_in_dot_debug_directory),
 		cmocka_unit_test(dwarf_finds_debuglink_file_under_debug_root),
@@ -2087,6 +2283,8 @@ int main(void)
 		cmocka_unit_test(dwarf_lazy_index_answers_as_eager_index_at_every_address),
 		cmocka_unit_test(dwarf_lazy_index_answers_as_eager_index_with_dwz_partial_units),
 		cmocka_unit_test(dwarf_lazy_index_answers_as_eager_index_on_libc_debug_file),
+		cmocka_unit_test(
+			dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file),
 		cmocka_unit_test(dwarf_lazy_index_reads_units_after_the_file_is_deleted),
 		cmocka_unit_test(dwarf_lazy_index_does_not_read_another_file_at_the_path),
 		cmocka_unit_test(dwarf_walks_partial_units_a_unit_imports),

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
+#include "cachedir.h"
 #include "collect.h"
 #include "linecache.h"
 #include "ksyms.h"
@@ -350,6 +351,11 @@ static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid
 		return 0;
 	u64map__put(&c->lines_done, frame, 1);
 	if (!c->lc_tried) {
+		char *debug = cachedir__path("debug");
+
+		if (debug)
+			symbolizer__set_debug_cache(c->sym, debug);
+		free(debug);
 		c->lc = linecache__new(NULL);
 		c->lc_tried = true;
 	}
@@ -422,7 +428,7 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 }
 
 /* Kernel symbols are kept here for the rest of the boot (root only; see ksyms_cache.c). */
-#define KSYMS_CACHE "/run/perch/kallsyms"
+#define KSYMS_CACHE CACHEDIR_RUN "/kallsyms"
 
 static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cachedir.h"
 #include "linecache.h"
 #include "vec.h"
 #include "u64map.h"
@@ -48,40 +49,15 @@ struct linecache {
 	size_t nmods, capmods;
 };
 
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			*p = '/';
-			return -1;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) && errno != EEXIST ? -1 : 0;
-}
-
 struct linecache *linecache__new(const char *dir)
 {
 	struct linecache *lc = calloc(1, sizeof(*lc));
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int r;
 
 	if (!lc)
 		return NULL;
-	if (dir)
-		r = asprintf(&lc->dir, "%s", dir);
-	else if (xdg && xdg[0] == '/')
-		r = asprintf(&lc->dir, "%s/perch/lines", xdg);
-	else if (home && home[0] == '/')
-		r = asprintf(&lc->dir, "%s/.cache/perch/lines", home);
-	else
-		r = -1;
-	if (r < 0 || mkdirs(lc->dir)) {
-		if (r >= 0)
-			free(lc->dir);
+	lc->dir = dir ? strdup(dir) : cachedir__path("lines");
+	if (!lc->dir || (dir && cachedir__mkdirs(lc->dir))) {
+		free(lc->dir);
 		free(lc);
 		return NULL;
 	}

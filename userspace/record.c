@@ -27,6 +27,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "sample.skel.h"
+#include "btfcache.h"
+#include "cachedir.h"
 #include "collect.h"
 #include "exitcodes.h"
 #include "log.h"
@@ -134,12 +136,18 @@ static int check_caps(void)
 	return PERCH_EXIT_PERM;
 }
 
-static int check_btf(void)
+/* Where the kernel's BTF is (PERCH_SYSFS_BTF: for tests). */
+static const char *sysfs_btf(void)
 {
 	const char *path = getenv("PERCH_SYSFS_BTF");
 
-	if (!path)
-		path = "/sys/kernel/btf/vmlinux";
+	return path ? path : "/sys/kernel/btf/vmlinux";
+}
+
+static int check_btf(void)
+{
+	const char *path = sysfs_btf();
+
 	if (access(path, R_OK) == 0)
 		return 0;
 	log_err("kernel has no BTF (%s: %s); perch needs a kernel built with CONFIG_DEBUG_INFO_BTF=y",
@@ -421,9 +429,14 @@ static int open_and_load(struct session *s, uint32_t mode)
 	__u32 entries = buffer_entries(s);
 	int err;
 
-	s->skel = sample_bpf__open();
+	char *btf = btfcache__path(sysfs_btf(), CACHEDIR_RUN);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf);
+
+	s->skel = sample_bpf__open_opts(&opts);
+	err = -errno;
+	free(btf); /* libbpf keeps its own copy of the path */
 	if (!s->skel)
-		return -errno;
+		return err;
 	buffers[0] = s->skel->maps.stacks0;
 	buffers[1] = s->skel->maps.stacks1;
 	buffers[2] = s->skel->maps.counts0;
