@@ -48,7 +48,7 @@ bench_start
 # profiler_cmd MODE PID REC: the command line of MODE's profiler (see bench/lib.sh).
 profiler_cmd() {
 	case $1 in
-	perch) cmd=("$PERCH" record -q -F "$FREQ" -p "$2" -o "$3") ;;
+	perch) cmd=(env XDG_CACHE_HOME="$OUT/cache" "$PERCH" record -q -F "$FREQ" -p "$2" -o "$3") ;;
 	perf) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$2" -o "$3") ;;
 	esac
 }
@@ -87,6 +87,8 @@ read_recording() {
 }
 
 event='?'
+warm_caches perch
+
 for ((run = 1; run <= RUNS; run++)); do
 	for mode in baseline perch perf; do
 		echo "overhead: round $run/$RUNS: $mode" >&2
@@ -137,6 +139,9 @@ echo "   to either profiler's process; it shows only in the target's slowdown."
 echo "4. perch resolves symbols when the recording ends (in its profiler CPU), perf when reporting"
 echo "   (in its report time). Report ms: wall time of \`perch report FILE >/dev/null\` and"
 echo "   \`perf report -i FILE --stdio >/dev/null\` on that run's recording."
+echo "5. perch runs with caches one untimed recording filled first (kernel symbols and BTF for the"
+echo "   boot in /run/perch; source lines and decompressed debug files per build-id in"
+echo "   XDG_CACHE_HOME/perch), as any run after the first on these binaries has them."
 echo
 echo "Numbers from bench/overhead.sh: target times from bench/cpu_work.c's own clocks, profiler costs"
 echo "from wait4() in bench/rusage.c, perch samples and BPF time from \`perch report\`'s header, perf"

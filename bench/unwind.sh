@@ -101,11 +101,7 @@ read_recording() {
 	esac
 }
 
-# perch and perch-fp read and fill the caches in $OUT/cache (and the boot's in /run/perch): one
-# recording first, not in the table, leaves them as any earlier run on these binaries would.
-echo "unwind: warming perch's caches" >&2
-run_one perch 0
-sed -i '/^perch\t0\t/d' "$OUT/results.tsv"
+warm_caches perch # for perch and perch-fp; perch-cold empties them
 
 for ((run = 1; run <= RUNS; run++)); do
 	for mode in $MODES; do
