@@ -48,6 +48,29 @@ static uint64_t plain_bytes(Elf *elf)
 	return total;
 }
 
+/* Whether a copy elsewhere still finds everything the file names: a dwz alt file named by a
+ * relative path (.gnu_debugaltlink) is looked for next to the file. */
+static bool movable(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".gnu_debugaltlink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		return d && d->d_size > 0 && ((const char *)d->d_buf)[0] == '/';
+	}
+	return true;
+}
+
 static bool same_build_id(Elf *elf, const uint8_t *id, size_t len)
 {
 	const void *have;
@@ -173,9 +196,11 @@ int debugcache__open(const char *dir, int fd, const uint8_t *build_id, size_t bu
 		return -ENOENT;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > MAX_SOURCE)
 		return -ENOENT;
-	/* A debug file without the build-id (found by .gnu_debuglink) would never match its copy. */
+	/* A debug file without the build-id (found by .gnu_debuglink) would never match its copy;
+	 * one whose dwz alt file is named relative to it would lose it. */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	plain = elf && elf_kind(elf) == ELF_K_ELF && same_build_id(elf, build_id, build_id_len)
+	plain = elf && elf_kind(elf) == ELF_K_ELF && same_build_id(elf, build_id, build_id_len) &&
+				movable(elf)
 			? plain_bytes(elf)
 			: 0;
 	elf_end(elf);

@@ -1091,6 +1091,66 @@ static void dwarf_follows_dwz_alt_file_for_shared_entries(void **state)
 	symbolizer__free(s);
 }
 
+/* bin dwz'd together with a second copy of itself, then split into ROOT/.build-id/xx/rest.debug
+ * with compressed DWARF. The alt file is named alt_name in .gnu_debugaltlink: an absolute path,
+ * where it is moved, or a name relative to the debug file, next to which it is moved. */
+static void dwz_split_compressed(const char *sub, const char *alt_name, char *bin, char *root,
+				 char *debug, size_t len)
+{
+	char other[PATH_MAX], dir[PATH_MAX], hex[128], bdir[PATH_MAX], name[PATH_MAX];
+
+	require_tool("dwz");
+	copy_fixture(inl_bin, sub, "inl", bin, len);
+	copy_fixture(inl_bin, sub, "inl-too", other, sizeof(other));
+	tmp_path(dir, sizeof(dir), sub);
+	assert_int_equal(run("cd '%s' && dwz -m common.debug -M '%s' inl inl-too", dir, alt_name),
+			 0);
+	readelf_build_id(bin, hex, sizeof(hex));
+	fmt_path(name, sizeof(name), "%s-root", sub);
+	tmp_path(root, len, name);
+	fmt_path(bdir, sizeof(bdir), "%s/.build-id/%.2s", root, hex);
+	assert_int_equal(run("mkdir -p '%s'", bdir), 0);
+	fmt_path(debug, len, "%s/%s.debug", bdir, hex + 2);
+	split_debug(bin, debug, false);
+	assert_int_equal(run("objcopy --compress-debug-sections=zlib '%s'", debug), 0);
+	if (alt_name[0] == '/')
+		assert_int_equal(run("mv '%s/common.debug' '%s'", dir, alt_name), 0);
+	else
+		assert_int_equal(run("mv '%s/common.debug' '%s/%s'", dir, bdir, alt_name), 0);
+}
+
+static void dwarf_plain_copy_keeps_the_dwz_alt_file_in_reach(void **state)
+{
+	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
+	char alt[PATH_MAX], hex[128];
+	struct symbolizer *s;
+
+	(void)state;
+	/* Named by an absolute path (as Debian's /usr/lib/debug/.dwz/...): read from the copy. */
+	tmp_path(alt, sizeof(alt), "dwz-abs-common.debug");
+	dwz_split_compressed("dwz-abs", alt, bin, root, debug, sizeof(bin));
+	assert_int_equal(run("readelf -S '%s' 2>/dev/null | grep -q gnu_debugaltlink", debug), 0);
+	tmp_path(cache, sizeof(cache), "dwz-abs-cache");
+	assert_int_equal(mkdir(cache, 0700), 0);
+	readelf_build_id(bin, hex, sizeof(hex));
+	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
+	s = new_symbolizer(root);
+	assert_int_equal(symbolizer__set_debug_cache(s, cache), 0);
+	assert_dwarf_from(s, bin, copy);
+	symbolizer__free(s);
+
+	/* Named relative to the debug file: a copy elsewhere would not find it; the file itself
+	 * is read, and nothing is written. */
+	dwz_split_compressed("dwz-rel", "common.debug", bin, root, debug, sizeof(bin));
+	tmp_path(cache, sizeof(cache), "dwz-rel-cache");
+	assert_int_equal(mkdir(cache, 0700), 0);
+	s = new_symbolizer(root);
+	assert_int_equal(symbolizer__set_debug_cache(s, cache), 0);
+	assert_dwarf_from(s, bin, debug);
+	symbolizer__free(s);
+	assert_int_equal(run("test -z \"$(ls -A '%s')\"", cache), 0);
+}
+
 static void dwarf_without_debug_info_falls_back_to_symbol_table(void **state)
 {
 	struct symbolizer *s = new_symbolizer(NULL);
@@ -2270,6 +2330,7 @@ int main(void)
 		cmocka_unit_test(dwarf_finds_debuglink_file_under_debug_root),
 		cmocka_unit_test(dwarf_rejects_debuglink_file_with_wrong_crc),
 		cmocka_unit_test(dwarf_follows_dwz_alt_file_for_shared_entries),
+		cmocka_unit_test(dwarf_plain_copy_keeps_the_dwz_alt_file_in_reach),
 		cmocka_unit_test(dwarf_without_debug_info_falls_back_to_symbol_table),
 		cmocka_unit_test(dwarf_stripped_binary_takes_local_names_from_debug_file_symtab),
 		cmocka_unit_test(dwarf_fully_stripped_binary_resolves_no_frame),
