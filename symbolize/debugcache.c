@@ -17,10 +17,28 @@
 #include <unistd.h>
 
 #include "debugcache.h"
+#include "debuginfo.h"
 
 /* Larger debug files (compressed, and all they inflate to) are read as they are. */
 #define MAX_SOURCE (1ull << 30)
 #define MAX_PLAIN  (4ull << 30)
+
+/* The section after scn (NULL: the first) that is a compressed .debug_* section; NULL at the
+ * end. */
+static Elf_Scn *next_compressed(Elf *elf, size_t shstrndx, Elf_Scn *scn)
+{
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_flags & SHF_COMPRESSED) &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strncmp(name, ".debug_", 7) == 0)
+			return scn;
+	}
+	return NULL;
+}
 
 /* The bytes the compressed DWARF sections inflate to (0: none is compressed); UINT64_MAX when
  * a compressed header does not read. */
@@ -32,15 +50,9 @@ static uint64_t plain_bytes(Elf *elf)
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
+	while ((scn = next_compressed(elf, shstrndx, scn))) {
 		GElf_Chdr ch;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(sh.sh_flags & SHF_COMPRESSED) ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
-			continue;
 		if (!gelf_getchdr(scn, &ch))
 			return UINT64_MAX;
 		total += ch.ch_size;
@@ -52,23 +64,11 @@ static uint64_t plain_bytes(Elf *elf)
  * relative path (.gnu_debugaltlink) is looked for next to the file. */
 static bool movable(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = debuginfo__section(elf, ".gnu_debugaltlink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *d;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".gnu_debugaltlink"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		return d && d->d_size > 0 && ((const char *)d->d_buf)[0] == '/';
-	}
-	return true;
+	return !scn || (d && d->d_size > 0 && ((const char *)d->d_buf)[0] == '/');
 }
 
 static bool same_build_id(Elf *elf, const uint8_t *id, size_t len)
@@ -136,14 +136,7 @@ static int inflate_sections(int tmp)
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx))
 		goto out;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(sh.sh_flags & SHF_COMPRESSED) ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strncmp(name, ".debug_", 7))
-			continue;
+	while ((scn = next_compressed(elf, shstrndx, scn))) {
 		if (elf_compress(scn, 0, 0) < 0)
 			goto out;
 	}

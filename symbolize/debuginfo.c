@@ -18,24 +18,29 @@
 
 #include "debuginfo.h"
 
-bool debuginfo__has_dwarf(Elf *elf)
+Elf_Scn *debuginfo__section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
+		const char *n;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !sh.sh_size)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0))
-			return true;
+		if (gelf_getshdr(scn, sh) && sh->sh_type != SHT_NOBITS && sh->sh_size &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) && strcmp(n, name) == 0)
+			return scn;
 	}
-	return false;
+	return NULL;
+}
+
+bool debuginfo__has_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return debuginfo__section(elf, ".debug_info", &sh) ||
+	       debuginfo__section(elf, ".zdebug_info", &sh);
 }
 
 /* Open path if it is a regular file other than the module itself. */

@@ -7,6 +7,7 @@
 #ifndef PERCH_DEBUGINFO_H
 #define PERCH_DEBUGINFO_H
 
+#include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,6 +22,9 @@ struct debuginfo_query {
 	const char *const *dirs; /* directories the module was seen in, NULL-terminated */
 	const char *root;	 /* the global debug directory, normally /usr/lib/debug */
 };
+
+/* The section of elf called name that has contents (sh: its header), or NULL. */
+Elf_Scn *debuginfo__section(Elf *elf, const char *name, GElf_Shdr *sh);
 
 /* Whether elf carries DWARF itself: a .debug_info section with contents. */
 bool debuginfo__has_dwarf(Elf *elf);

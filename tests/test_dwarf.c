@@ -802,13 +802,14 @@ static void dwarf_finds_separate_debug_file_by_build_id(void **state)
 	symbolizer__free(s);
 }
 
-/* bin split into ROOT/.build-id/xx/rest.debug (root: tmpdir/sub-root) with its DWARF sections
- * compressed (zlib, as Debian ships them); the debug file's path into debug. */
-static void split_compressed(const char *sub, char *bin, char *root, char *debug, size_t len)
+/* bin (a copy in tmpdir/sub) split into ROOT/.build-id/xx/rest.debug (root: tmpdir/sub-root)
+ * with its DWARF sections compressed (zlib, as Debian ships them); the debug file's path into
+ * debug. */
+static void split_compressed_copy(const char *sub, const char *bin, char *root, char *debug,
+				  size_t len)
 {
 	char hex[128], dir[PATH_MAX], name[PATH_MAX];
 
-	copy_fixture(inl_bin, sub, "inl", bin, len);
 	readelf_build_id(bin, hex, sizeof(hex));
 	assert_true(strlen(hex) > 2);
 	fmt_path(name, sizeof(name), "%s-root", sub);
@@ -818,6 +819,13 @@ static void split_compressed(const char *sub, char *bin, char *root, char *debug
 	fmt_path(debug, len, "%s/%s.debug", dir, hex + 2);
 	split_debug(bin, debug, false);
 	assert_int_equal(run("objcopy --compress-debug-sections=zlib '%s'", debug), 0);
+}
+
+/* The same for a fresh copy of inl (path into bin). */
+static void split_compressed(const char *sub, char *bin, char *root, char *debug, size_t len)
+{
+	copy_fixture(inl_bin, sub, "inl", bin, len);
+	split_compressed_copy(sub, bin, root, debug, len);
 }
 
 /* How many .debug_* sections of path are compressed (SHF_COMPRESSED). */
@@ -843,26 +851,35 @@ static int compressed_sections(const char *path)
 	return n;
 }
 
-static void dwarf_compressed_debug_file_is_read_through_a_plain_copy(void **state)
+/* bin's DWARF, found under root, is read through its copy in a new cache directory
+ * tmpdir/cache_sub (copy: the copy's path). */
+static void assert_dwarf_from_copy(const char *bin, const char *root, const char *cache_sub,
+				   char *copy, size_t len)
 {
-	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
+	char cache[PATH_MAX], hex[128];
 	struct symbolizer *s;
-	struct stat st;
-	char hex[128];
 
-	(void)state;
-	split_compressed("plain-copy", bin, root, debug, sizeof(bin));
-	assert_true(compressed_sections(debug) >= 3); /* info, abbrev, line at least */
-	tmp_path(cache, sizeof(cache), "plain-copy-cache");
+	tmp_path(cache, sizeof(cache), cache_sub);
 	assert_int_equal(mkdir(cache, 0700), 0);
 	readelf_build_id(bin, hex, sizeof(hex));
-	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
-
-	/* The same chains as from the compressed file itself, read from the copy. */
+	fmt_path(copy, len, "%s/%s.debug", cache, hex);
 	s = new_symbolizer(root);
 	assert_int_equal(symbolizer__set_debug_cache(s, cache), 0);
 	assert_dwarf_from(s, bin, copy);
 	symbolizer__free(s);
+}
+
+static void dwarf_compressed_debug_file_is_read_through_a_plain_copy(void **state)
+{
+	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], copy[PATH_MAX];
+	struct symbolizer *s;
+	struct stat st;
+
+	(void)state;
+	split_compressed("plain-copy", bin, root, debug, sizeof(bin));
+	assert_true(compressed_sections(debug) >= 3); /* info, abbrev, line at least */
+	/* The same chains as from the compressed file itself, read from the copy. */
+	assert_dwarf_from_copy(bin, root, "plain-copy-cache", copy, sizeof(copy));
 	assert_int_equal(compressed_sections(copy), 0);
 	assert_int_equal(stat(copy, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -873,22 +890,31 @@ static void dwarf_compressed_debug_file_is_read_through_a_plain_copy(void **stat
 	symbolizer__free(s);
 }
 
-/* debugcache__open() on debug (build-id of bin): the fd's inode, the copy's path checked. */
-static ino_t plain_copy(const char *cache, const char *debug, const char *bin, const char *want)
+/* debugcache__open() in cache on the debug file at debug, said to carry build-id hex. */
+static int open_plain_copy(const char *cache, const char *debug, const char *hex, char **path)
 {
 	uint8_t id[64];
-	char hex[128], *path = NULL;
 	size_t len = 0;
-	struct stat st;
 	int fd, out;
 
-	readelf_build_id(bin, hex, sizeof(hex));
 	for (; hex[2 * len] && hex[2 * len + 1] && len < sizeof(id); len++)
 		assert_int_equal(sscanf(hex + 2 * len, "%2hhx", &id[len]), 1);
 	fd = open(debug, O_RDONLY);
 	assert_true(fd >= 0);
-	out = debugcache__open(cache, fd, id, len, &path);
+	out = debugcache__open(cache, fd, id, len, path);
 	close(fd);
+	return out;
+}
+
+/* The copy of debug (bin's) in cache: its inode; its path checked to be want. */
+static ino_t plain_copy(const char *cache, const char *debug, const char *bin, const char *want)
+{
+	char hex[128], *path = NULL;
+	struct stat st;
+	int out;
+
+	readelf_build_id(bin, hex, sizeof(hex));
+	out = open_plain_copy(cache, debug, hex, &path);
 	assert_true(out >= 0);
 	assert_non_null(path);
 	assert_string_equal(path, want);
@@ -1097,7 +1123,7 @@ static void dwarf_follows_dwz_alt_file_for_shared_entries(void **state)
 static void dwz_split_compressed(const char *sub, const char *alt_name, char *bin, char *root,
 				 char *debug, size_t len)
 {
-	char other[PATH_MAX], dir[PATH_MAX], hex[128], bdir[PATH_MAX], name[PATH_MAX];
+	char other[PATH_MAX], dir[PATH_MAX];
 
 	require_tool("dwz");
 	copy_fixture(inl_bin, sub, "inl", bin, len);
@@ -1105,24 +1131,19 @@ static void dwz_split_compressed(const char *sub, const char *alt_name, char *bi
 	tmp_path(dir, sizeof(dir), sub);
 	assert_int_equal(run("cd '%s' && dwz -m common.debug -M '%s' inl inl-too", dir, alt_name),
 			 0);
-	readelf_build_id(bin, hex, sizeof(hex));
-	fmt_path(name, sizeof(name), "%s-root", sub);
-	tmp_path(root, len, name);
-	fmt_path(bdir, sizeof(bdir), "%s/.build-id/%.2s", root, hex);
-	assert_int_equal(run("mkdir -p '%s'", bdir), 0);
-	fmt_path(debug, len, "%s/%s.debug", bdir, hex + 2);
-	split_debug(bin, debug, false);
-	assert_int_equal(run("objcopy --compress-debug-sections=zlib '%s'", debug), 0);
+	split_compressed_copy(sub, bin, root, debug, len);
 	if (alt_name[0] == '/')
 		assert_int_equal(run("mv '%s/common.debug' '%s'", dir, alt_name), 0);
 	else
-		assert_int_equal(run("mv '%s/common.debug' '%s/%s'", dir, bdir, alt_name), 0);
+		assert_int_equal(
+			run("mv '%s/common.debug' \"$(dirname '%s')/%s\"", dir, debug, alt_name),
+			0);
 }
 
 static void dwarf_plain_copy_keeps_the_dwz_alt_file_in_reach(void **state)
 {
 	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
-	char alt[PATH_MAX], hex[128];
+	char alt[PATH_MAX];
 	struct symbolizer *s;
 
 	(void)state;
@@ -1130,14 +1151,7 @@ static void dwarf_plain_copy_keeps_the_dwz_alt_file_in_reach(void **state)
 	tmp_path(alt, sizeof(alt), "dwz-abs-common.debug");
 	dwz_split_compressed("dwz-abs", alt, bin, root, debug, sizeof(bin));
 	assert_int_equal(run("readelf -S '%s' 2>/dev/null | grep -q gnu_debugaltlink", debug), 0);
-	tmp_path(cache, sizeof(cache), "dwz-abs-cache");
-	assert_int_equal(mkdir(cache, 0700), 0);
-	readelf_build_id(bin, hex, sizeof(hex));
-	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
-	s = new_symbolizer(root);
-	assert_int_equal(symbolizer__set_debug_cache(s, cache), 0);
-	assert_dwarf_from(s, bin, copy);
-	symbolizer__free(s);
+	assert_dwarf_from_copy(bin, root, "dwz-abs-cache", copy, sizeof(copy));
 
 	/* Named relative to the debug file: a copy elsewhere would not find it; the file itself
 	 * is read, and nothing is written. */
@@ -1713,11 +1727,9 @@ static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(v
 	struct sym_module_id id = file_id(libc);
 	struct dwarf_index *plain, *eager;
 	char debug[PATH_MAX], cache[PATH_MAX], *path = NULL;
-	uint8_t raw[64];
 	const char *hex;
 	uint64_t lo, hi;
-	size_t len = 0;
-	int fd, out;
+	int out;
 
 	(void)state;
 	if (access(libc, R_OK) || !libc_debug_file(libc, debug, sizeof(debug))) {
@@ -1731,15 +1743,10 @@ static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(v
 	}
 	assert_non_null(s);
 	assert_int_equal(symbolizer__build_id(s, &id, libc, &hex), 0);
-	for (; hex[2 * len] && len < sizeof(raw); len++)
-		assert_int_equal(sscanf(hex + 2 * len, "%2hhx", &raw[len]), 1);
-	symbolizer__free(s);
 	tmp_path(cache, sizeof(cache), "libc-plain-cache");
 	assert_int_equal(mkdir(cache, 0700), 0);
-	fd = open(debug, O_RDONLY);
-	assert_true(fd >= 0);
-	out = debugcache__open(cache, fd, raw, len, &path);
-	close(fd);
+	out = open_plain_copy(cache, debug, hex, &path);
+	symbolizer__free(s); /* hex is the symbolizer's */
 	assert_true(out >= 0);
 	close(out);
 	assert_int_equal(compressed_sections(path), 0);
