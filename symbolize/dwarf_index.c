@@ -1841,17 +1841,33 @@ static bool same_file(Elf *elf, Elf *own)
 	return true;
 }
 
-/*
- * dwarf_begin_elf() decompresses every DWARF section it knows, most of the time to first answer
- * in a distribution's debug file. Locations, CFI, macros and name tables answer nothing here: in
- * our own Elf (the file is never written) they become SHT_NOBITS, which libdw skips.
- */
-static void hide_unused_sections(Elf *own)
+bool dwarf_index__unused_section(const char *name)
 {
 	static const char *const unused[] = {"loc",	 "loclists", "frame", "pubnames",
 					     "pubtypes", "macinfo",  "macro"};
+
+	if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else
+		return false;
+	for (size_t i = 0; i < sizeof(unused) / sizeof(unused[0]); i++) {
+		if (strcmp(name, unused[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * dwarf_begin_elf() decompresses every DWARF section it knows, most of the time to first answer
+ * in a distribution's debug file. The sections the index never reads become SHT_NOBITS in our
+ * own Elf (the file is never written), which libdw skips.
+ */
+static void hide_unused_sections(Elf *own)
+{
 	Elf_Scn *scn = NULL;
-	size_t shstrndx, i;
+	size_t shstrndx;
 
 	if (elf_getshdrstrndx(own, &shstrndx))
 		return;
@@ -1860,21 +1876,11 @@ static void hide_unused_sections(Elf *own)
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(own, shstrndx, sh.sh_name)))
+		    !(name = elf_strptr(own, shstrndx, sh.sh_name)) ||
+		    !dwarf_index__unused_section(name))
 			continue;
-		if (strncmp(name, ".debug_", 7) == 0)
-			name += 7;
-		else if (strncmp(name, ".zdebug_", 8) == 0)
-			name += 8;
-		else
-			continue;
-		for (i = 0; i < sizeof(unused) / sizeof(unused[0]); i++) {
-			if (strcmp(name, unused[i]) == 0) {
-				sh.sh_type = SHT_NOBITS;
-				gelf_update_shdr(scn, &sh); /* failing that, libdw reads it */
-				break;
-			}
-		}
+		sh.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &sh); /* failing that, libdw reads it */
 	}
 }
 

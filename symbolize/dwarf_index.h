@@ -41,6 +41,10 @@ struct dwarf_index *dwarf_index__build_eager(Elf *elf, const char *path, uint64_
 					     uint64_t text_hi);
 void dwarf_index__free(struct dwarf_index *di);
 
+/* Whether the index never reads the DWARF section called name: locations, call frames (the
+ * unwinder reads .eh_frame), macros and name tables. */
+bool dwarf_index__unused_section(const char *name);
+
 /* The line-table row covering vaddr: *file (NULL when none; owned by di) and *line (0). */
 void dwarf_index__line(const struct dwarf_index *di, uint64_t vaddr, const char **file,
 		       unsigned int *line);

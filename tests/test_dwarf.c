@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "debugcache.h"
+#include "dwarf_index.h"
 #include "symbolizer.h"
 
 #define MAX_FRAMES 16
@@ -828,8 +829,9 @@ static void split_compressed(const char *sub, char *bin, char *root, char *debug
 	split_compressed_copy(sub, bin, root, debug, len);
 }
 
-/* How many .debug_* sections of path are compressed (SHF_COMPRESSED). */
-static int compressed_sections(const char *path)
+/* How many .debug_* sections of path that the DWARF index reads are compressed (SHF_COMPRESSED);
+ * with all, every compressed one. */
+static int compressed_sections(const char *path, bool all)
 {
 	int fd, n = 0;
 	Elf *elf = open_elf(path, &fd);
@@ -843,7 +845,8 @@ static int compressed_sections(const char *path)
 
 		assert_non_null(gelf_getshdr(scn, &sh));
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && strncmp(name, ".debug_", 7) == 0 && (sh.sh_flags & SHF_COMPRESSED))
+		if (name && strncmp(name, ".debug_", 7) == 0 && (sh.sh_flags & SHF_COMPRESSED) &&
+		    (all || !dwarf_index__unused_section(name)))
 			n++;
 	}
 	elf_end(elf);
@@ -877,10 +880,10 @@ static void dwarf_compressed_debug_file_is_read_through_a_plain_copy(void **stat
 
 	(void)state;
 	split_compressed("plain-copy", bin, root, debug, sizeof(bin));
-	assert_true(compressed_sections(debug) >= 3); /* info, abbrev, line at least */
+	assert_true(compressed_sections(debug, false) >= 3); /* info, abbrev, line at least */
 	/* The same chains as from the compressed file itself, read from the copy. */
 	assert_dwarf_from_copy(bin, root, "plain-copy-cache", copy, sizeof(copy));
-	assert_int_equal(compressed_sections(copy), 0);
+	assert_int_equal(compressed_sections(copy, false), 0);
 	assert_int_equal(stat(copy, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 
@@ -951,7 +954,7 @@ static void dwarf_plain_copy_is_made_once_and_replaced_when_not_to_be_trusted(vo
 	/* Another build's debug file under the name: replaced. */
 	assert_int_equal(run("objcopy --only-keep-debug '%s' '%s'", other_bin, copy), 0);
 	assert_true(plain_copy(cache, debug, bin, copy) != 0);
-	assert_int_equal(compressed_sections(copy), 0);
+	assert_int_equal(compressed_sections(copy, false), 0);
 	assert_int_equal(run("readelf -n '%s' 2>/dev/null | grep -q 'Build ID: %s'", copy, hex), 0);
 
 	/* Nothing compressed: nothing to gain, nothing written. */
@@ -1538,7 +1541,6 @@ static void dwarf_resolve_names_stripped_binary_from_debuglink_file_symtab(void 
  * The DWARF index is built lazily, a group of compile units at a time, and must answer exactly as
  * the eager index (every unit at once) does. These tests drive dwarf_index.h directly.
  */
-#include "dwarf_index.h"
 
 /* The span of path's executable PT_LOAD segments, as the symbolizer computes it. */
 static void text_span(const char *path, uint64_t *lo, uint64_t *hi)
@@ -1737,7 +1739,7 @@ static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(v
 			      "checked\n");
 		skip();
 	}
-	if (!compressed_sections(debug)) {
+	if (!compressed_sections(debug, false)) {
 		print_message("%s has no compressed DWARF; not checked\n", debug);
 		skip();
 	}
@@ -1749,7 +1751,10 @@ static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(v
 	symbolizer__free(s); /* hex is the symbolizer's */
 	assert_true(out >= 0);
 	close(out);
-	assert_int_equal(compressed_sections(path), 0);
+	assert_int_equal(compressed_sections(path, false), 0);
+	/* What the index never reads (libc's location lists) is left compressed. */
+	assert_int_equal(compressed_sections(path, true),
+			 compressed_sections(debug, true) - compressed_sections(debug, false));
 	/* The copy, read lazily, against the compressed original read eagerly. */
 	text_span(libc, &lo, &hi);
 	plain = index_file(path, path, false, lo, hi);
