@@ -1,10 +1,25 @@
 #!/usr/bin/env bash
-# Shared by bench/overhead.sh and bench/unwind.sh (sourced, not run): the attach-then-release
-# measurement of a profiler on bench/cpu_work.c. The caller sets BENCH_NAME, OUT, FIFO, PERCH,
-# STOP_WAIT, ATTACH_WAIT, ROUNDS, WORKLOAD (a binary in $BENCH) and, optionally, EXTRA_COLUMN
-# (a variable read_recording sets, appended to each row), and defines profiler_cmd MODE PID REC
-# (fills the array `cmd`) and read_recording MODE REC COST (sets samples and bpf_ms, and times
-# reading the recording into COST).
+# Shared by bench/overhead.sh and bench/unwind.sh (sourced, not run, with the script's arguments):
+# the attach-then-release measurement of a profiler on bench/cpu_work.c. The caller sets
+# BENCH_NAME, OUT_NAME (its folder under BUILD/bench), WORKLOAD (a binary in $BENCH) and,
+# optionally, EXTRA_COLUMN (a variable read_recording sets, appended to each row), and defines
+# profiler_cmd MODE PID REC (fills the array `cmd`) and read_recording MODE REC COST (sets samples
+# and bpf_ms, and times reading the recording into COST).
+#
+#   BUILD: the first argument, the build folder holding perch (default build)
+#   env: RUNS (rounds, default 3), FREQ (Hz, default 999), ROUNDS (work units; 7300 = ~3 s on the
+#   2-CPU VM)
+
+BUILD=${1:-build}
+RUNS=${RUNS:-3}
+FREQ=${FREQ:-999}
+ROUNDS=${ROUNDS:-7300}
+ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is released
+STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
+PERCH=$BUILD/perch
+BENCH=$BUILD/bench
+OUT=$BENCH/$OUT_NAME # the last run's recordings and per-run measurements stay here
+FIFO=$OUT/release.fifo
 
 die() {
 	echo "$BENCH_NAME: $*" >&2

@@ -16,23 +16,12 @@
 # run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/runs/.
 set -euo pipefail
 
-BUILD=${1:-build}
-RUNS=${RUNS:-3}
-FREQ=${FREQ:-999}
-ROUNDS=${ROUNDS:-7300}
-ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is released
-STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
-
 cd "$(dirname "$0")/.."
 BENCH_NAME=overhead
+OUT_NAME=runs
 WORKLOAD=cpu_work
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-PERCH=$BUILD/perch
-BENCH=$BUILD/bench
-OUT=$BENCH/runs # the last run's recordings and per-run measurements stay here
-FIFO=$OUT/release.fifo
-
 
 bench_check
 

@@ -21,25 +21,15 @@
 # last run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/unwind/.
 set -euo pipefail
 
-BUILD=${1:-build}
-RUNS=${RUNS:-3}
-FREQ=${FREQ:-999}
-ROUNDS=${ROUNDS:-7300}
-ATTACH_WAIT=1 # seconds the profiler gets to attach before the workload is released
-STOP_WAIT=20  # seconds a profiler gets to notice its target exited before it is interrupted
 MODES="baseline perch perch-cold perch-fp perf-dwarf perf-fp"
 
 cd "$(dirname "$0")/.."
 BENCH_NAME=unwind
+OUT_NAME=unwind
 WORKLOAD=cpu_work_nofp
 EXTRA_COLUMN=complete # the share of complete stacks, after the common columns
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-PERCH=$BUILD/perch
-BENCH=$BUILD/bench
-OUT=$BENCH/unwind
-FIFO=$OUT/release.fifo
-
 
 bench_check
 

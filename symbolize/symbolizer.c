@@ -1078,32 +1078,29 @@ void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on)
 		s->prefetch_discs = on;
 }
 
-int symbolizer__set_debug_root(struct symbolizer *s, const char *root)
+/* *slot = a copy of path, which must be absolute. 0, -EINVAL, -ENOMEM. */
+static int set_dir(char **slot, const char *path)
 {
 	char *copy;
 
-	if (!s || !root || root[0] != '/')
+	if (!path || path[0] != '/')
 		return -EINVAL;
-	copy = strdup(root);
+	copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	free(s->debug_root);
-	s->debug_root = copy;
+	free(*slot);
+	*slot = copy;
 	return 0;
+}
+
+int symbolizer__set_debug_root(struct symbolizer *s, const char *root)
+{
+	return s ? set_dir(&s->debug_root, root) : -EINVAL;
 }
 
 int symbolizer__set_debug_cache(struct symbolizer *s, const char *dir)
 {
-	char *copy;
-
-	if (!s || !dir || dir[0] != '/')
-		return -EINVAL;
-	copy = strdup(dir);
-	if (!copy)
-		return -ENOMEM;
-	free(s->plain_dir);
-	s->plain_dir = copy;
-	return 0;
+	return s ? set_dir(&s->plain_dir, dir) : -EINVAL;
 }
 
 int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,

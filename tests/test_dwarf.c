@@ -1082,30 +1082,41 @@ static void dwarf_rejects_debuglink_file_with_wrong_crc(void **state)
 	symbolizer__free(s);
 }
 
+/*
+ * Two copies of inl (and of tmpl, with cxx and a C++ compiler) in tmpdir/sub, dwz'd together, as
+ * Debian runs dwz on -dbgsym packages: what the files share moves to sub/common.debug, which
+ * .gnu_debugaltlink names as alt_name (NULL: its absolute path). The first copies' paths go to
+ * c1 and x1 (PATH_MAX bytes each; x1 empty without the C++ pair).
+ */
+static void dwz_fixtures(const char *sub, const char *alt_name, bool cxx, char *c1, char *x1)
+{
+	char dir[PATH_MAX], alt[PATH_MAX], c2[PATH_MAX], x2[PATH_MAX];
+
+	require_tool("dwz");
+	copy_fixture(inl_bin, sub, "inl1", c1, PATH_MAX);
+	copy_fixture(inl_bin, sub, "inl2", c2, sizeof(c2));
+	x1[0] = '\0';
+	if (cxx && have_cxx) {
+		copy_fixture(tmpl_bin, sub, "tmpl1", x1, PATH_MAX);
+		copy_fixture(tmpl_bin, sub, "tmpl2", x2, sizeof(x2));
+	}
+	tmp_path(dir, sizeof(dir), sub);
+	fmt_path(alt, sizeof(alt), "%s/common.debug", dir);
+	assert_int_equal(run("cd '%s' && dwz -m common.debug -M '%s' inl1 inl2 %s", dir,
+			     alt_name ? alt_name : alt, x1[0] ? "tmpl1 tmpl2" : ""),
+			 0);
+	assert_int_equal(run("readelf -S '%s' 2>/dev/null | grep -q gnu_debugaltlink", c1), 0);
+}
+
 static void dwarf_follows_dwz_alt_file_for_shared_entries(void **state)
 {
 	struct symbolizer *s = new_symbolizer(NULL);
-	char dir[PATH_MAX], c1[PATH_MAX], c2[PATH_MAX], x1[PATH_MAX], x2[PATH_MAX];
-	char cxx[2 * PATH_MAX + 8];
+	char c1[PATH_MAX], x1[PATH_MAX];
 	struct sym_frame want[3];
 
 	(void)state;
-	require_tool("dwz");
-	/* Debian runs dwz on -dbgsym packages: what several files share moves to a common file
-	 * that .gnu_debugaltlink names, referenced with DW_FORM_GNU_ref_alt/strp_alt. */
-	copy_fixture(inl_bin, "dwz", "inl1", c1, sizeof(c1));
-	copy_fixture(inl_bin, "dwz", "inl2", c2, sizeof(c2));
-	cxx[0] = '\0';
-	if (have_cxx) {
-		copy_fixture(tmpl_bin, "dwz", "tmpl1", x1, sizeof(x1));
-		copy_fixture(tmpl_bin, "dwz", "tmpl2", x2, sizeof(x2));
-		fmt_path(cxx, sizeof(cxx), "'%s' '%s'", x1, x2);
-	}
-	tmp_path(dir, sizeof(dir), "dwz");
-	assert_int_equal(run("dwz -m '%s/common.debug' -M '%s/common.debug' '%s' '%s' %s", dir, dir,
-			     c1, c2, cxx),
-			 0);
-	assert_int_equal(run("readelf -S '%s' | grep -q gnu_debugaltlink", c1), 0);
+	/* Shared entries are referenced with DW_FORM_GNU_ref_alt/strp_alt. */
+	dwz_fixtures("dwz", NULL, true, c1, x1);
 	inl_chain(want);
 	if (!function_has_chain(s, c1, elf_func(c1, "outer"), want, 3))
 		fail_msg("dwz'd inl: no address of outer() resolves to the inline chain");
@@ -1126,14 +1137,10 @@ static void dwarf_follows_dwz_alt_file_for_shared_entries(void **state)
 static void dwz_split_compressed(const char *sub, const char *alt_name, char *bin, char *root,
 				 char *debug, size_t len)
 {
-	char other[PATH_MAX], dir[PATH_MAX];
+	char dir[PATH_MAX], x1[PATH_MAX];
 
-	require_tool("dwz");
-	copy_fixture(inl_bin, sub, "inl", bin, len);
-	copy_fixture(inl_bin, sub, "inl-too", other, sizeof(other));
+	dwz_fixtures(sub, alt_name, false, bin, x1); /* bin: PATH_MAX bytes, as every caller's */
 	tmp_path(dir, sizeof(dir), sub);
-	assert_int_equal(run("cd '%s' && dwz -m common.debug -M '%s' inl inl-too", dir, alt_name),
-			 0);
 	split_compressed_copy(sub, bin, root, debug, len);
 	if (alt_name[0] == '/')
 		assert_int_equal(run("mv '%s/common.debug' '%s'", dir, alt_name), 0);
@@ -1685,23 +1692,10 @@ static void dwarf_lazy_index_answers_as_eager_index_at_every_address(void **stat
 
 static void dwarf_lazy_index_answers_as_eager_index_with_dwz_partial_units(void **state)
 {
-	char dir[PATH_MAX], c1[PATH_MAX], c2[PATH_MAX], x1[PATH_MAX], x2[PATH_MAX];
-	char cxx[2 * PATH_MAX + 8];
+	char c1[PATH_MAX], x1[PATH_MAX];
 
 	(void)state;
-	require_tool("dwz");
-	copy_fixture(inl_bin, "lazy-dwz", "inl1", c1, sizeof(c1));
-	copy_fixture(inl_bin, "lazy-dwz", "inl2", c2, sizeof(c2));
-	cxx[0] = '\0';
-	if (have_cxx) {
-		copy_fixture(tmpl_bin, "lazy-dwz", "tmpl1", x1, sizeof(x1));
-		copy_fixture(tmpl_bin, "lazy-dwz", "tmpl2", x2, sizeof(x2));
-		fmt_path(cxx, sizeof(cxx), "'%s' '%s'", x1, x2);
-	}
-	tmp_path(dir, sizeof(dir), "lazy-dwz");
-	assert_int_equal(run("dwz -m '%s/common.debug' -M '%s/common.debug' '%s' '%s' %s", dir, dir,
-			     c1, c2, cxx),
-			 0);
+	dwz_fixtures("lazy-dwz", NULL, true, c1, x1);
 	assert_lazy_answers_as_eager(c1, c1);
 	if (have_cxx)
 		assert_lazy_answers_as_eager(x1, x1);
