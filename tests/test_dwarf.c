@@ -2079,6 +2079,24 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* tmpdir/sub/name1.s and name2.s (the assembly texts src1, src2) linked, in that order, into
+ * tmpdir/sub/out (its path into bin). */
+static void build_asm_pair(const char *sub, const char *name1, const char *src1, const char *name2,
+			   const char *src2, const char *out, char *bin)
+{
+	const char *cc = getenv("CC") ? getenv("CC") : "cc";
+	char dir[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
+
+	tmp_path(dir, sizeof(dir), sub);
+	fmt_path(p1, sizeof(p1), "%s/%s.s", dir, name1);
+	fmt_path(p2, sizeof(p2), "%s/%s.s", dir, name2);
+	fmt_path(bin, PATH_MAX, "%s/%s", dir, out);
+	assert_int_equal(run("mkdir -p '%s'", dir), 0);
+	write_file(p1, src1);
+	write_file(p2, src2);
+	assert_int_equal(run("%s -g0 -o '%s' '%s' '%s'", cc, bin, p1, p2), 0);
+}
+
 static void assert_line(const struct dwarf_index *di, uint64_t vaddr, const char *file,
 			unsigned int line)
 {
@@ -2092,8 +2110,7 @@ static void assert_line(const struct dwarf_index *di, uint64_t vaddr, const char
 
 static void dwarf_lazy_index_keeps_a_row_in_force_past_its_units_ranges(void **state)
 {
-	const char *cc = getenv("CC") ? getenv("CC") : "cc";
-	char dir[PATH_MAX], a[PATH_MAX], b[PATH_MAX], bin[PATH_MAX];
+	char bin[PATH_MAX];
 	struct func cold, fn, m, late;
 	struct dwarf_index *di;
 	uint64_t lo, hi;
@@ -2103,14 +2120,7 @@ static void dwarf_lazy_index_keeps_a_row_in_force_past_its_units_ranges(void **s
 	print_message("the fixture is x86-64 assembly; not checked\n");
 	skip();
 #endif
-	tmp_path(dir, sizeof(dir), "trailing-row");
-	fmt_path(a, sizeof(a), "%s/a.s", dir);
-	fmt_path(b, sizeof(b), "%s/b.s", dir);
-	fmt_path(bin, sizeof(bin), "%s/ab", dir);
-	assert_int_equal(run("mkdir -p '%s'", dir), 0);
-	write_file(a, trailing_a_asm);
-	write_file(b, trailing_b_asm);
-	assert_int_equal(run("%s -g0 -o '%s' '%s' '%s'", cc, bin, b, a), 0);
+	build_asm_pair("trailing-row", "b", trailing_b_asm, "a", trailing_a_asm, "ab", bin);
 	cold = elf_func(bin, "b_cold");
 	fn = elf_func(bin, "a_fn");
 	m = elf_func(bin, "main");
@@ -2207,8 +2217,7 @@ static const char meeting_h_asm[] =
 
 static void dwarf_lazy_index_orders_rows_at_one_address_by_unit(void **state)
 {
-	const char *cc = getenv("CC") ? getenv("CC") : "cc";
-	char dir[PATH_MAX], g[PATH_MAX], h[PATH_MAX], bin[PATH_MAX];
+	char bin[PATH_MAX];
 	struct func gf, hf;
 
 	(void)state;
@@ -2216,14 +2225,7 @@ static void dwarf_lazy_index_orders_rows_at_one_address_by_unit(void **state)
 	print_message("the fixture is x86-64 assembly; not checked\n");
 	skip();
 #endif
-	tmp_path(dir, sizeof(dir), "meeting-rows");
-	fmt_path(g, sizeof(g), "%s/g.s", dir);
-	fmt_path(h, sizeof(h), "%s/h.s", dir);
-	fmt_path(bin, sizeof(bin), "%s/gh", dir);
-	assert_int_equal(run("mkdir -p '%s'", dir), 0);
-	write_file(g, meeting_g_asm);
-	write_file(h, meeting_h_asm);
-	assert_int_equal(run("%s -g0 -o '%s' '%s' '%s'", cc, bin, g, h), 0);
+	build_asm_pair("meeting-rows", "g", meeting_g_asm, "h", meeting_h_asm, "gh", bin);
 	gf = elf_func(bin, "g_fn");
 	hf = elf_func(bin, "h_fn");
 	if (hf.start + hf.size != gf.start) {
