@@ -177,6 +177,27 @@ static void read_maps(struct proc *p)
 	p->maps_failed = false;
 }
 
+/* Read /proc/PID/maps again for an address the known mappings lack (a dlopen since the last
+ * look), adding only ranges nothing known covers: a process that has exited but whose exit event
+ * is not drained yet reads as empty (a zombie), and one that exec'd since reads as its next
+ * image; neither may replace what the samples still waiting in the buffers were taken in. */
+static void reread_maps(struct proc *p)
+{
+	struct proc_maps *m = proc_maps__read(p->pid);
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < proc_maps__count(m); i++) {
+		const struct proc_map *add = proc_maps__get(m, i);
+
+		if (!proc_maps__find(p->maps, add->start) &&
+		    !proc_maps__find(p->maps, add->end - 1) && proc_maps__add(p->maps, add))
+			break;
+	}
+	proc_maps__free(m);
+}
+
 void collector__snapshot(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
@@ -285,7 +306,7 @@ static const struct proc_map *find_map(struct collector *c, struct proc *p, uint
 			read_maps(p);
 		m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
 		if (!m && p->maps && !p->exited) {
-			read_maps(p); /* mapped since we looked (dlopen) */
+			reread_maps(p); /* mapped since we looked (dlopen) */
 			m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
 		}
 		if (!m && p->pre_exec)
