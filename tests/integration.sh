@@ -25,16 +25,34 @@ share() {
 # within ACTUAL EXPECTED TOLERANCE
 within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
 
-check_shares() { # NAME FOLDED
-	local name=$1 folded=$2 a b c m
+# Ground truth a workload measured and printed ("truth NAME VALUE" lines, tests/workloads/burn.h).
+# truth FILE NAME: the sum of NAME's values (many processes may print one each)
+truth() { awk -v k="$2" '$1 == "truth" && $2 == k { s += $3; n++ } END { if (n) printf "%.9f", s; else print "?" }' "$1"; }
+# pct PART WHOLE: PART as a percentage of WHOLE
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "?") printf "%.2f", 100 * a / b; else print "?" }'; }
+# truth_pct FILE NAME [TOTAL_NAME]: NAME's CPU time as a percentage of the run's (default "cpu")
+truth_pct() { pct "$(truth "$1" "$2")" "$(truth "$1" "${3:-cpu}")"; }
+# at_least ACTUAL MIN: ACTUAL >= MIN (decimals allowed)
+at_least() { awk -v a="$1" -v m="$2" 'BEGIN { exit !(a + 0 >= m + 0) }'; }
+# freq REC: the sampling frequency perch recorded at (Hz)
+freq() { "$PERCH" report "$1" | sed -n 's/^sampling .* at \([0-9]*\) Hz.*/\1/p'; }
+# min_samples CPU_S HZ: the fewest samples a thread busy for CPU_S seconds may give at HZ: a tick
+# each 1/HZ of CPU time, less a fifth for start-up and the ticks that straddle the run's ends
+min_samples() { awk -v c="$1" -v f="$2" 'BEGIN { printf "%d", c * f * 0.8 }'; }
+
+check_shares() { # NAME FOLDED TRUTH
+	local name=$1 folded=$2 tf=$3 a b c m ea eb ec
 	a=$(share "$folded" work_a)
 	b=$(share "$folded" work_b)
 	c=$(share "$folded" work_c)
 	m=$(share "$folded" main)
-	if within "$a" 60 3 && within "$b" 30 3 && within "$c" 10 3; then
-		ok "$name: work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3)"
+	ea=$(truth_pct "$tf" work_a)
+	eb=$(truth_pct "$tf" work_b)
+	ec=$(truth_pct "$tf" work_c)
+	if within "$a" "$ea" 3 && within "$b" "$eb" 3 && within "$c" "$ec" 3; then
+		ok "$name: work_a/b/c = $a/$b/$c % (workload's CPU clocks: $ea/$eb/$ec, +-3)"
 	else
-		bad "$name" "work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3)"
+		bad "$name" "work_a/b/c = $a/$b/$c % (workload's CPU clocks: $ea/$eb/$ec, +-3)"
 	fi
 	if within "$m" 100 2; then
 		ok "$name: main on $m % of stacks"
@@ -49,28 +67,28 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # ---- the launched path ----------------------------------------------------------------------
-"$PERCH" record -q -o "$T/shares.data" -- "$WL/shares" 3 2>"$T/err"
+"$PERCH" record -q -o "$T/shares.data" -- "$WL/shares" 3 >"$T/shares.truth" 2>"$T/err"
 rc=$?
 if [ $rc -ne 0 ]; then
 	bad "launch shares" "perch exited $rc: $(cat "$T/err")"
 else
 	"$PERCH" report --format=folded "$T/shares.data" >"$T/shares.folded"
-	check_shares "launch shares" "$T/shares.folded"
+	check_shares "launch shares" "$T/shares.folded" "$T/shares.truth"
 fi
 
 # ---- the attached path ----------------------------------------------------------------------
-"$WL/shares" 5 &
+# the workload runs on after perch stops, to print its measures
+"$WL/shares" 3.8 >"$T/attach.truth" &
 wpid=$!
 sleep 0.3
 "$PERCH" record -q -o "$T/attach.data" -p "$wpid" -d 3 2>"$T/err"
 rc=$?
-kill "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
 if [ $rc -ne 0 ]; then
 	bad "attach shares" "perch exited $rc: $(cat "$T/err")"
 else
 	"$PERCH" report --format=folded "$T/attach.data" >"$T/attach.folded"
-	check_shares "attach shares" "$T/attach.folded"
+	check_shares "attach shares" "$T/attach.folded" "$T/attach.truth"
 	"$PERCH" report "$T/attach.data" >"$T/attach.txt"
 	if grep -q "mode.*attach\|(attach)" "$T/attach.txt" && grep -q "duration   [0-9]" "$T/attach.txt"; then
 		ok "attach: report header says attach and has a duration"
@@ -80,9 +98,9 @@ else
 fi
 
 # ---- attach to two processes at once ----------------------------------------------------------
-"$WL/shares" 3 &
+"$WL/shares" 3 >"$T/twoa.truth" &
 apid=$!
-"$WL/recursion" 3 &
+"$WL/recursion" 3 >"$T/twob.truth" &
 bpid=$!
 sleep 0.2
 "$PERCH" record -q -o "$T/two.data" -p "$apid,$bpid" 2>"$T/err"
@@ -91,41 +109,53 @@ wait "$apid" "$bpid" 2>/dev/null
 "$PERCH" report --format=folded "$T/two.data" >"$T/two.folded"
 sa=$(share "$T/two.folded" work_a)
 sp=$(share "$T/two.folded" ping)
-# each process has one CPU of two: work_a ~30 % (60 % of half), ping ~50 %
-if [ $rc -eq 0 ] && within "$sa" 30 5 && within "$sp" 50 5; then
-	ok "attach -p A,B: work_a $sa %, ping $sp %; stopped when both exited"
+# both ran the same span; each one's share of the samples is its share of the two's CPU time
+both=$(awk -v a="$(truth "$T/twoa.truth" cpu)" -v b="$(truth "$T/twob.truth" cpu)" 'BEGIN { print a + b }')
+ea=$(pct "$(truth "$T/twoa.truth" work_a)" "$both")
+ep=$(pct "$(truth "$T/twob.truth" cpu)" "$both")
+if [ $rc -eq 0 ] && within "$sa" "$ea" 5 && within "$sp" "$ep" 5; then
+	ok "attach -p A,B: work_a $sa % (workloads' clocks $ea), ping $sp % ($ep); stopped when both exited"
 else
-	bad "attach two" "exit $rc, work_a $sa %, ping $sp %: $(cat "$T/err")"
+	bad "attach two" "exit $rc, work_a $sa % (workloads' clocks $ea), ping $sp % ($ep): $(cat "$T/err")"
 fi
 
 # ---- threads --------------------------------------------------------------------------------
-"$PERCH" record -q -o "$T/threads.data" -- "$WL/threads" 3 2>"$T/err" || bad threads "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/threads.data" -- "$WL/threads" 3 >"$T/threads.truth" 2>"$T/err" || bad threads "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/threads.data" >"$T/threads.folded"
 tok=1
 shares=""
+want=""
 for i in 0 1 2 3; do
 	s=$(share "$T/threads.folded" "thread_fn_$i")
+	e=$(truth_pct "$T/threads.truth" "thread_fn_$i")
 	shares="$shares $s"
-	within "$s" 25 6 || tok=0
+	want="$want $e"
+	within "$s" "$e" 4 || tok=0
 done
-if [ $tok -eq 1 ]; then ok "threads: thread_fn_0..3 =$shares % (truth 25 each, +-6)"; else bad threads "thread_fn_0..3 =$shares %"; fi
+if [ $tok -eq 1 ]; then
+	ok "threads: thread_fn_0..3 =$shares % (threads' CPU clocks:$want, +-4)"
+else
+	bad threads "thread_fn_0..3 =$shares % (threads' CPU clocks:$want, +-4)"
+fi
 
 # ---- forks ----------------------------------------------------------------------------------
-"$PERCH" record -q -o "$T/forks.data" -- "$WL/forks" 2 2>"$T/err" || bad forks "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/forks.data" -- "$WL/forks" 2 >"$T/forks.truth" 2>"$T/err" || bad forks "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/forks.data" >"$T/forks.folded"
 cw=$(share "$T/forks.folded" child_work)
 gw=$(share "$T/forks.folded" grandchild_work)
 nproc=$("$PERCH" report "$T/forks.data" | sed -n 's/.*; \([0-9]*\) processes.*/\1/p')
-# three children and a grandchild share two CPUs; the grandchild was forked inside child_work, so
-# child_work is on every stack of the children (~100%) and grandchild_work on a quarter
-if within "$cw" 100 3 && within "$gw" 25 10 && [ "${nproc:-0}" -ge 4 ]; then
-	ok "forks: child_work $cw %, grandchild_work $gw %, $nproc processes"
+# the grandchild was forked inside child_work, so child_work is on the stacks of the children and
+# the grandchild: the children's CPU time with their waited-for grandchild's, from rusage
+ecw=$(truth_pct "$T/forks.truth" child_tree)
+egw=$(truth_pct "$T/forks.truth" grandchild_work)
+if within "$cw" "$ecw" 3 && within "$gw" "$egw" 4 && [ "${nproc:-0}" -ge 4 ]; then
+	ok "forks: child_work $cw % (rusage $ecw), grandchild_work $gw % ($egw), $nproc processes"
 else
-	bad forks "child_work $cw %, grandchild_work $gw %, processes ${nproc:-?}"
+	bad forks "child_work $cw % (rusage $ecw), grandchild_work $gw % ($egw), processes ${nproc:-?}"
 fi
 
 # ---- short-lived processes: 200 exec'd children of ~10 ms, all gone before the report --------
-"$PERCH" record -q -o "$T/short.data" -- "$WL/shortlived" 2>"$T/err" || bad shortlived "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/short.data" -- "$WL/shortlived" >"$T/short.truth" 2>"$T/err" || bad shortlived "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/short.data" >"$T/short.folded"
 # share of samples whose innermost user frame has a function name
 named=$(awk '{ n += $NF; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, f, ";"); leaf = "";
@@ -136,25 +166,34 @@ burn=$(share "$T/short.folded" child_burn)
 nomaps=$("$PERCH" report "$T/short.data" | sed -n 's/.*limit; \([0-9]*\) without process mappings.*/\1/p')
 # ld.so and libc internals are named through their separate debug info (libc6-dbg).
 total=$(awk '{ n += $NF } END { print n + 0 }' "$T/short.folded")
-if within "$named" 100 5 && within "$burn" 90 8 && [ "${nomaps:-999999}" -le $((total / 100)) ]; then
-	ok "short-lived: $named % of samples named at the leaf, child_burn $burn %, $nomaps of $total without mappings"
+# child_burn's share of the tree's CPU time (rusage: forks, execs, start-up and exits included).
+# perf record -g on this workload puts child_burn on ~99.7 %: its inherited cpu-clock events, in
+# frequency mode, miss most ticks of each child's exec, start-up and exit (2001 samples where
+# 997 Hz over the tree's 2.16 CPU s gives 2153; perch took 2141), so perf is no reference here.
+ebrn=$(truth_pct "$T/short.truth" child_burn)
+mins=$(min_samples "$(truth "$T/short.truth" cpu)" "$(freq "$T/short.data")")
+if within "$named" 100 5 && within "$burn" "$ebrn" 3 && [ "${nomaps:-1}" -eq 0 ] && [ "$total" -ge "${mins:-1}" ]; then
+	ok "short-lived: $named % of samples named at the leaf, child_burn $burn % (rusage $ebrn, +-3), $nomaps of $total without mappings (>= $mins samples)"
 else
-	bad shortlived "named $named %, child_burn $burn %, ${nomaps:-?} samples without mappings"
+	bad shortlived "named $named %, child_burn $burn % (rusage $ebrn, +-3), ${nomaps:-?} of $total samples without mappings (want 0, and >= $mins samples)"
 fi
 
 # ---- JIT code named through /tmp/perf-PID.map ---------------------------------------------------
-"$PERCH" record -q -o "$T/jit.data" -- "$WL/jit" 2 2>"$T/err" || bad jit "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/jit.data" -- "$WL/jit" 2 >"$T/jit.truth" 2>"$T/err" || bad jit "$(cat "$T/err")"
 jpid=$("$PERCH" report "$T/jit.data" | sed -n 's/^pids *\([0-9]*\).*/\1/p')
 rm -f "/tmp/perf-$jpid.map"
 "$PERCH" report --format=folded "$T/jit.data" >"$T/jit.folded"
 jh=$(share "$T/jit.folded" jit_hot)
 jc=$(share "$T/jit.folded" jit_cold)
 jm=$(awk '{ n += $NF } / [0-9]+$/ && $0 ~ /;main;jit_(hot|cold) [0-9]+$/ { m += $NF } END { printf "%.2f", n ? 100 * m / n : 0 }' "$T/jit.folded")
-# jit_hot runs three times as long as jit_cold; both are frameless leaves called from main
-if within "$jh" 75 5 && within "$jc" 25 5 && within "$jm" 100 3; then
-	ok "jit: jit_hot $jh %, jit_cold $jc % (truth 75/25), main;jit_* on $jm %"
+# jit_hot runs three times as long as jit_cold (the workload times each call); both are frameless
+# leaves called from main
+ejh=$(truth_pct "$T/jit.truth" jit_hot)
+ejc=$(truth_pct "$T/jit.truth" jit_cold)
+if within "$jh" "$ejh" 3 && within "$jc" "$ejc" 3 && within "$jm" 100 3; then
+	ok "jit: jit_hot $jh %, jit_cold $jc % (workload's CPU clocks $ejh/$ejc, +-3), main;jit_* on $jm %"
 else
-	bad jit "jit_hot $jh %, jit_cold $jc %, main;jit_* on $jm %"
+	bad jit "jit_hot $jh %, jit_cold $jc % (workload's CPU clocks $ejh/$ejc, +-3), main;jit_* on $jm %"
 fi
 
 # ---- inline frames and source lines ------------------------------------------------------------
@@ -188,21 +227,26 @@ fi
 # ---- another mount namespace: the path the process mapped names a different file on the host -----
 cp "$WL/shares" "$T/shares-copy"
 "$PERCH" record -q -o "$T/ns.data" -- unshare -m sh -c \
-	"mount --bind $T/shares-copy /usr/bin/true && exec /usr/bin/true 2" 2>"$T/err" || bad "mount ns" "$(cat "$T/err")"
+	"mount --bind $T/shares-copy /usr/bin/true && exec /usr/bin/true 2" >"$T/ns.truth" 2>"$T/err" || bad "mount ns" "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/ns.data" >"$T/ns.folded"
-check_shares "mount namespace (/usr/bin/true bind-mounted over by the workload)" "$T/ns.folded"
+check_shares "mount namespace (/usr/bin/true bind-mounted over by the workload)" "$T/ns.folded" "$T/ns.truth"
 
 # ---- kernel frames under the user frames that entered the kernel -----------------------------
 "$PERCH" record -q -o "$T/sys.data" -- "$WL/syscalls" 2 2>"$T/err" || bad syscalls "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/sys.data" >"$T/sys.folded"
 under=$(awk '{ n = $NF; all += n } $0 ~ /;do_syscalls;.*_\[k\]/ { hit += n }
 	END { printf "%.2f", all ? 100 * hit / all : 0 }' "$T/sys.folded")
-# The rest are ticks that land just after the syscall returns (interrupts are off on the way
-# out, so the tick is taken in user mode): `perf record -e cpu-clock -g` shows the same ~35%.
-if within "$under" 75 25 && grep -q ';do_syscalls;.*\(ksys_write\|__x64_sys_write\|x64_sys_call\)_\[k\]' "$T/sys.folded"; then
-	ok "syscalls: $under % of samples have kernel frames beneath do_syscalls (write path named)"
+# How much of the time is in the kernel is the machine's (the rest are ticks that land just after
+# a syscall returns, taken in user mode): perf record -g on the same binary is the reference. Its
+# frame-pointer walk loses do_syscalls (libc's syscall wrappers are frameless leaves), so it is
+# compared on "has kernel frames", and perch must also have do_syscalls above them.
+perf record -q -e cpu-clock -F 997 -g -o "$T/sys.perf" -- "$WL/syscalls" 2 2>/dev/null
+pk=$(perf script -i "$T/sys.perf" -F comm,ip,sym,dso 2>/dev/null | awk '/^[^ \t]/ { if (n) { all++; hit += k }
+	n = 1; k = 0; next } /\[kernel/ { k = 1 } END { if (n) { all++; hit += k } printf "%.2f", all ? 100 * hit / all : 0 }')
+if within "$under" "$pk" 5 && grep -q ';do_syscalls;.*\(ksys_write\|__x64_sys_write\|x64_sys_call\)_\[k\]' "$T/sys.folded"; then
+	ok "syscalls: $under % of samples have kernel frames beneath do_syscalls (perf on the same binary: $pk % with kernel frames, +-5; write path named)"
 else
-	bad syscalls "only $under % of samples have kernel frames beneath do_syscalls"
+	bad syscalls "$under % of samples have kernel frames beneath do_syscalls (perf on the same binary: $pk % with kernel frames, +-5)"
 fi
 if grep -qv ';' "$T/sys.folded" || ! awk '$NF !~ /^[0-9]+$/ { exit 1 }' "$T/sys.folded"; then
 	bad "folded format" "lines must be 'frame;frame;... count'"
@@ -211,8 +255,8 @@ else
 fi
 
 # ---- bounded tree: size set by the call graph, not the run time ------------------------------
-"$PERCH" record -q -o "$T/rec1.data" -- "$WL/recursion" 1 2>"$T/err" || bad recursion "$(cat "$T/err")"
-"$PERCH" record -q -o "$T/rec5.data" -- "$WL/recursion" 5 2>"$T/err" || bad recursion "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/rec1.data" -- "$WL/recursion" 1 >/dev/null 2>"$T/err" || bad recursion "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/rec5.data" -- "$WL/recursion" 5 >/dev/null 2>"$T/err" || bad recursion "$(cat "$T/err")"
 # Nodes labelled ping or pong that hold at least 0.5 % of the samples. Were the tree to grow with
 # the recursion, nodes at depths 3..60 would each hold more than that. The cut-off hides the odd
 # startup sample (a tick in the first milliseconds after exec, before the kernel has the unwind
@@ -253,8 +297,8 @@ else
 	bad "regions report" "no mismatch / left-open note in the report"
 fi
 
-# regions share: "solve" burns 70 % and "io" 30 % of each step; samples must say so
-"$PERCH" record -q -o "$T/rshare.data" -- "$WL/regions" share 3 2>"$T/err" || bad "regions share" "perch failed: $(cat "$T/err")"
+# regions share: "solve" burns 7 ms and "io" 3 ms of CPU in each step; samples must say so
+"$PERCH" record -q -o "$T/rshare.data" -- "$WL/regions" share 3 >"$T/rshare.truth" 2>"$T/err" || bad "regions share" "perch failed: $(cat "$T/err")"
 "$PERCH" report --format=folded "$T/rshare.data" >"$T/rshare.folded"
 "$PERCH" report --format=csv "$T/rshare.data" >"$T/rshare.csv"
 sv=$(share "$T/rshare.folded" region:solve)
@@ -262,10 +306,12 @@ io=$(share "$T/rshare.folded" region:io)
 st=$(share "$T/rshare.folded" region:step)
 # the exact share of wall time, from the region table (TSC timings, not samples)
 tsv=$(awk -F, '$1 == "solve" && $2 == "" { s = $4 } $1 == "step" && $2 == "" { t = $4 } END { printf "%.2f", t ? 100 * s / t : 0 }' "$T/rshare.csv")
-if within "$sv" 70 3 && within "$io" 30 3 && within "$st" 100 1 && within "$sv" "$tsv" 3; then
-	ok "regions: samples in solve/io = $sv/$io % (truth 70/30, +-3; timed share of solve $tsv %), step on $st %"
+esv=$(truth_pct "$T/rshare.truth" solve)
+eio=$(truth_pct "$T/rshare.truth" io)
+if within "$sv" "$esv" 3 && within "$io" "$eio" 3 && within "$st" 100 1 && within "$sv" "$tsv" 3; then
+	ok "regions: samples in solve/io = $sv/$io % (workload's CPU clocks $esv/$eio, +-3; timed share of solve $tsv %), step on $st %"
 else
-	bad "regions share" "solve/io = $sv/$io % (truth 70/30, timed $tsv %), step $st %"
+	bad "regions share" "solve/io = $sv/$io % (workload's CPU clocks $esv/$eio, +-3; timed share of solve $tsv %), step $st %"
 fi
 "$PERCH" report --region=io --format=folded "$T/rshare.data" >"$T/rio.folded"
 if [ -s "$T/rio.folded" ] && ! grep -qv 'region:io' "$T/rio.folded" &&
@@ -276,7 +322,7 @@ else
 fi
 
 # attach: a program linked with libperch.so, in a 200 ms "batch" when perch arrives
-"$WL/regions-so" loop 4 &
+"$WL/regions-so" loop 4 >"$T/rattach.truth" &
 rpid=$!
 sleep 0.5
 "$PERCH" record -q -p "$rpid" -d 1.5 -o "$T/rattach.data" 2>"$T/err" || bad "regions attach" "perch failed: $(cat "$T/err")"
@@ -286,10 +332,15 @@ wait "$rpid"
 bc_=$(awk -F, '$1 == "batch" && $2 == "" { print $3 }' "$T/rattach.csv")
 bmean=$(awk -F, '$1 == "batch" && $2 == "" { print $6 }' "$T/rattach.csv")
 tc_=$(awk -F, '$1 == "tick" && $2 == "" { print $3 }' "$T/rattach.csv")
-if [ "${bc_:-0}" -ge 5 ] && within "${bmean:-0}" 0.2 0.01 && [ "${tc_:-0}" -gt 100 ] && grep -qi "already open when perch attached" "$T/rattach.txt"; then
-	ok "regions attach (libperch.so): $bc_ batches, mean ${bmean} s (truth 0.2), $tc_ ticks; the batch open at attach is reported untimed"
+# ticks while perch was attached: at least half of what the workload's own tick rate gives over
+# the recording's duration
+rdur=$(sed -n 's/^duration *\([0-9.]*\) s.*/\1/p' "$T/rattach.txt")
+mint=$(awk -v r="$(truth "$T/rattach.truth" ticks_per_s)" -v d="${rdur:-0}" 'BEGIN { printf "%d", r * d / 2 }')
+if [ "${bc_:-0}" -ge 5 ] && within "${bmean:-0}" 0.2 0.01 && [ "${tc_:-0}" -ge "${mint:-1}" ] && [ "${mint:-0}" -gt 0 ] &&
+	grep -qi "already open when perch attached" "$T/rattach.txt"; then
+	ok "regions attach (libperch.so): $bc_ batches, mean ${bmean} s (workload's batches 0.2), $tc_ ticks (>= $mint from its tick rate); the batch open at attach is reported untimed"
 else
-	bad "regions attach" "batches ${bc_:-?} mean ${bmean:-?} s, ticks ${tc_:-?}; untimed note: $(grep -ci 'already open' "$T/rattach.txt")"
+	bad "regions attach" "batches ${bc_:-?} mean ${bmean:-?} s, ticks ${tc_:-?} (want >= ${mint:-?}); untimed note: $(grep -ci 'already open' "$T/rattach.txt")"
 fi
 
 # ---- exit status of the launched command ------------------------------------------------------
@@ -355,22 +406,25 @@ grep -q "Top functions by self" "$T/out" && ok "damaged recording: good blocks s
 	bad "damaged report" "no report printed"
 
 # ---- nothing collected is lost when perch itself is stopped -----------------------------------
-"$PERCH" record -q -o "$T/killed.data" -- "$WL/shares" 3 2>/dev/null &
+"$PERCH" record -q -o "$T/killed.data" -- "$WL/shares" 3.5 2>/dev/null >/dev/null &
 ppid=$!
-sleep 1.5
+sleep 2.5
 kill -9 "$ppid"
 wait "$ppid" 2>/dev/null
-sleep 1.7 # the workload runs on to its end
+sleep 1.2 # the workload runs on to its end
 "$PERCH" report "$T/killed.data" >"$T/killed.txt" 2>"$T/err"
 rc=$?
 samples=$(sed -n 's/.*; \([0-9]*\) samples in.*/\1/p' "$T/killed.txt")
-if [ $rc -eq 0 ] && grep -q "did not finish" "$T/killed.txt" && [ "${samples:-0}" -gt 500 ]; then
-	ok "perch killed with SIGKILL: $samples samples readable, report says it did not finish"
+# perch loses at most the last second it held (README): the workload ran its one CPU for at
+# least 2.5 s less perch's start-up, so at least a second of ticks must be on disk
+mink=$(min_samples 1 "$(freq "$T/killed.data")")
+if [ $rc -eq 0 ] && grep -q "did not finish" "$T/killed.txt" && [ "${samples:-0}" -ge "${mink:-1}" ]; then
+	ok "perch killed with SIGKILL: $samples samples readable (>= $mink), report says it did not finish"
 else
-	bad "killed perch" "report exit $rc, samples ${samples:-?}: $(cat "$T/err")"
+	bad "killed perch" "report exit $rc, samples ${samples:-?} (want >= ${mink:-?}): $(cat "$T/err")"
 fi
 
-"$WL/shares" 4 &
+"$WL/shares" 4 >/dev/null &
 wpid=$!
 sleep 0.2
 "$PERCH" record -q -o "$T/int.data" -p "$wpid" 2>"$T/err" &
@@ -389,20 +443,12 @@ fi
 
 # ---- code built without frame pointers: user stacks unwound in the kernel from .eh_frame --------
 
-"$PERCH" record -q -o "$T/nofp.data" -- "$WL/shares-nofp" 3 2>"$T/err" || bad "no frame pointers" "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/nofp.data" -- "$WL/shares-nofp" 3 >"$T/nofp.truth" 2>"$T/err" || bad "no frame pointers" "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/nofp.data" >"$T/nofp.folded"
-a=$(share "$T/nofp.folded" work_a)
-b=$(share "$T/nofp.folded" work_b)
-c=$(share "$T/nofp.folded" work_c)
-m=$(share "$T/nofp.folded" main)
-if within "$a" 60 3 && within "$b" 30 3 && within "$c" 10 3 && within "$m" 100 1; then
-	ok "no frame pointers (-O2 -fomit-frame-pointer): work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3), main on $m % of stacks"
-else
-	bad "no frame pointers" "work_a/b/c = $a/$b/$c % (truth 60/30/10, +-3), main on $m % (want >= 99)"
-fi
-"$PERCH" record -q --unwind=dwarf -o "$T/nofp-dwarf.data" -- "$WL/shares-nofp" 1 2>"$T/err"
+check_shares "no frame pointers (-O2 -fomit-frame-pointer)" "$T/nofp.folded" "$T/nofp.truth"
+"$PERCH" record -q --unwind=dwarf -o "$T/nofp-dwarf.data" -- "$WL/shares-nofp" 1 >/dev/null 2>"$T/err"
 "$PERCH" report --format=folded "$T/nofp-dwarf.data" >"$T/nofp-dwarf.folded"
-"$PERCH" record -q --unwind=fp -o "$T/nofp-fp.data" -- "$WL/shares-nofp" 1 2>"$T/err"
+"$PERCH" record -q --unwind=fp -o "$T/nofp-fp.data" -- "$WL/shares-nofp" 1 >/dev/null 2>"$T/err"
 "$PERCH" report --format=folded "$T/nofp-fp.data" >"$T/nofp-fp.folded"
 md=$(share "$T/nofp-dwarf.folded" main)
 mf=$(share "$T/nofp-fp.folded" main)
@@ -415,40 +461,50 @@ else
 fi
 
 # ---- a 120-deep call chain without frame pointers: every frame, in order -----------------------
-"$PERCH" record -q -o "$T/deep.data" -- "$WL/deep" 2 2>"$T/err" || bad deep "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/deep.data" -- "$WL/deep" 2 >"$T/deep.truth" 2>"$T/err" || bad deep "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/deep.data" >"$T/deep.folded"
 chain="main"
 for i in $(seq 1 120); do chain="$chain;$(printf 'f%03d' "$i")"; done
 dc=$(awk -v want=";$chain " '{ st = $0; sub(/ [0-9]+$/, "", st) } st ~ /;f120$/ { n += $NF; if (index($0, want)) ok += $NF }
 	END { printf "%.2f %d", n ? 100 * ok / n : 0, n }' "$T/deep.folded")
-if within "${dc% *}" 100 1 && [ "${dc#* }" -gt 1000 ]; then
-	ok "deep: main;f001;...;f120 complete on ${dc% *} % of the ${dc#* } samples in f120 (no frame pointers)"
+# f120 burns nearly all of the run's CPU time
+mind=$(min_samples "$(truth "$T/deep.truth" cpu)" "$(freq "$T/deep.data")")
+if within "${dc% *}" 100 1 && [ "${dc#* }" -ge "${mind:-1}" ]; then
+	ok "deep: main;f001;...;f120 complete on ${dc% *} % of the ${dc#* } samples in f120 (>= $mind from the CPU time; no frame pointers)"
 else
-	bad deep "main;f001;...;f120 complete on only ${dc% *} % of ${dc#* } samples in f120"
+	bad deep "main;f001;...;f120 complete on only ${dc% *} % of ${dc#* } samples in f120 (want >= $mind)"
 fi
-"$PERCH" record -q -o "$T/deeprec.data" -- "$WL/deep" 1 recurse 2>"$T/err" || bad "deep recursion" "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/deeprec.data" -- "$WL/deep" 1 recurse >/dev/null 2>"$T/err" || bad "deep recursion" "$(cat "$T/err")"
 "$PERCH" report "$T/deeprec.data" >"$T/deeprec.txt"
 tr_=$(sed -n 's/^truncated  \([0-9]*\) samples hit the.*/\1/p' "$T/deeprec.txt")
 tot=$(sed -n 's/.*; \([0-9]*\) samples in.*/\1/p' "$T/deeprec.txt")
-rn=$("$PERCH" report --min-percent=0 "$T/deeprec.data" | sed -n '/^Call tree/,$p' | grep -cE '%  recurse$')
-# recurse under main (complete stacks on the way down) and at the root of the truncated ones: each
-# a node and its self-recursive child, however deep the recursion
-if [ "${tr_:-0}" -ge $((${tot:-1} * 9 / 10)) ] && [ "${rn:-0}" -ge 1 ] && [ "${rn:-0}" -le 4 ]; then
-	ok "deep recursion (300 > 127 frames): $tr_ of $tot samples counted truncated; recurse folds into $rn tree node(s)"
+# Nodes labelled recurse under each root of the call tree (roots are the outermost frames: their
+# total's "%" is the 9th character, a child's is two further right). Complete stacks root at _start, truncated ones (127 frames from the leaf) at
+# recurse, or, for the few ticks at depths 124..126 on the way down or up, at main or one of the
+# libc frames above it: how many such roots a run gets is chance, so the bound is per root. Under
+# each, the recursion must fold into one node and its self-recursive child, however deep it went.
+rn=$("$PERCH" report --min-percent=0 "$T/deeprec.data" | sed -n '/^Call tree/,$p' |
+	awk 'substr($0, 9, 1) == "%" { root++ } /%  recurse$/ { n[root]++ } END { for (r in n) { if (n[r] > max) max = n[r]; roots++ }
+		printf "%d %d", max, roots }')
+if [ "${tr_:-0}" -ge $((${tot:-1} * 9 / 10)) ] && [ "${rn% *}" -ge 1 ] && [ "${rn% *}" -le 2 ]; then
+	ok "deep recursion (300 > 127 frames): $tr_ of $tot samples counted truncated; recurse folds into at most ${rn% *} node(s) under each of the ${rn#* } roots it is under"
 else
-	bad "deep recursion" "truncated ${tr_:-?} of ${tot:-?}, recurse tree nodes ${rn:-?}"
+	bad "deep recursion" "truncated ${tr_:-?} of ${tot:-?}; recurse nodes under one root: ${rn% *} (want 1..2), roots ${rn#* }"
 fi
 
 # ---- through a signal frame (no frame pointers): handler, __restore_rt, the interrupted code --
-"$PERCH" record -q -o "$T/sig.data" -- "$WL/signals" 1 2>"$T/err" || bad signals "$(cat "$T/err")"
+"$PERCH" record -q -o "$T/sig.data" -- "$WL/signals" 1 >"$T/sig.truth" 2>"$T/err" || bad signals "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/sig.data" >"$T/sig.folded"
-sg=$(awk '{ st = $0; sub(/ [0-9]+$/, "", st) } st ~ /;in_handler$/ { n += $NF
-	if (st ~ /;main;interrupted;(.*;)?__restore_rt;handler;in_handler$/) ok += $NF }
+# every sample inside in_handler (the clock reads it makes in libc, the vDSO and the kernel
+# included): as many as the CPU time it measured gives, at least
+sg=$(awk '{ st = $0; sub(/ [0-9]+$/, "", st) } st ~ /;in_handler(;|$)/ { n += $NF
+	if (st ~ /;main;interrupted;(.*;)?__restore_rt;handler;in_handler(;|$)/) ok += $NF }
 	END { printf "%.2f %d", n ? 100 * ok / n : 0, n }' "$T/sig.folded")
-if within "${sg% *}" 100 1 && [ "${sg#* }" -gt 200 ]; then
-	ok "signal frames: main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of the ${sg#* } samples in the handler"
+mins=$(min_samples "$(truth "$T/sig.truth" in_handler)" "$(freq "$T/sig.data")")
+if within "${sg% *}" 100 1 && [ "${sg#* }" -ge "${mins:-1}" ]; then
+	ok "signal frames: main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of the ${sg#* } samples in the handler (>= $mins from its CPU time)"
 else
-	bad signals "main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of ${sg#* } samples in the handler"
+	bad signals "main;interrupted;...;__restore_rt;handler;in_handler on ${sg% *} % of ${sg#* } samples in the handler (want >= $mins from its CPU time)"
 fi
 
 # ---- a Debian binary without frame pointers (xz, stripped, through liblzma) against perf --------
@@ -491,15 +547,22 @@ else
 	fo=$(outermost "$T/xz.perf.folded")
 	totals "$T/xz.folded" >"$T/xz.tot"
 	totals "$T/xz.perf.folded" >"$T/xz.perf.tot"
-	# every frame on at least 10 % of perf's samples: perch's share within 4 points
-	diffs=$(awk 'NR == FNR { p[$1] = $2; next } $2 >= 10 { d = $2 - p[$1]; if (d < 0) d = -d; n++;
-		if (d > 4) bad = bad " " $1 " perf " $2 " perch " ($1 in p ? p[$1] : 0); if (d > worst) worst = d }
+	# every frame on at least 10 % of perf's samples: perch's share within what sampling allows.
+	# Two runs of the same work sample it independently, so a share p measured from n1 and n2
+	# samples differs by chance with a standard deviation of sqrt(p(1-p)(1/n1+1/n2)): 1.7 points
+	# at p = 0.3 and 1500 samples each. Allowed: 4.5 of those (one false alarm in 10^5 frames),
+	# and never under 2 points.
+	n1=$(awk '{ n += $NF } END { print n + 0 }' "$T/xz.folded")
+	n2=$(awk '{ n += $NF } END { print n + 0 }' "$T/xz.perf.folded")
+	diffs=$(awk -v n1="$n1" -v n2="$n2" 'NR == FNR { p[$1] = $2; next } $2 >= 10 { d = $2 - p[$1]; if (d < 0) d = -d; n++;
+		q = $2 / 100; tol = 450 * sqrt(q * (1 - q) * (1 / n1 + 1 / n2)); if (tol < 2) tol = 2
+		if (d > tol) bad = bad " " $1 " perf " $2 " perch " ($1 in p ? p[$1] : 0) " (allowed " sprintf("%.1f", tol) ")"; if (d > worst) worst = d }
 		END { printf "%d %.2f%s", n, worst, bad }' "$T/xz.tot" "$T/xz.perf.tot")
 	ps_=$(share "$T/xz.folded" __libc_start_call_main)
 	cut_=$(awk '$0 ~ /;lzma_code;/ && $0 !~ /__libc_start_call_main;xz\+0x[0-9a-f]+;xz\+0x[0-9a-f]+;lzma_code;/ { n += $NF } END { print n + 0 }' "$T/xz.folded")
 	if [ "${po% *}" = "${fo% *}" ] && within "${po#* }" 100 1 && within "$ps_" 100 1 && [ "$cut_" -eq 0 ] &&
 		[ "${diffs%% *}" -ge 5 ] && [ "$(echo "$diffs" | wc -w)" -eq 2 ]; then
-		ok "xz (stripped, no frame pointers): outermost named frame $po % (perf: $fo %); __libc_start_call_main;xz+0x..;xz+0x..;lzma_code on every lzma_code stack; ${diffs%% *} frames on >= 10 % of perf's samples within 4 points of perf --call-graph dwarf (worst $(echo "$diffs" | cut -d' ' -f2))"
+		ok "xz (stripped, no frame pointers): outermost named frame $po % (perf: $fo %); __libc_start_call_main;xz+0x..;xz+0x..;lzma_code on every lzma_code stack; ${diffs%% *} frames on >= 10 % of perf's samples within sampling error (4.5 sd) of perf --call-graph dwarf ($n1 vs $n2 samples; worst $(echo "$diffs" | cut -d' ' -f2))"
 	else
 		bad "xz vs perf" "outermost perch '$po' perf '$fo'; __libc_start_call_main on $ps_ %; $cut_ lzma_code samples cut; frames compared / worst / off: $diffs"
 	fi

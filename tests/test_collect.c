@@ -46,12 +46,45 @@ static void make_zombie(pid_t pid)
 	assert_int_equal(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
 }
 
-static int add_leaf(struct collector *c, pid_t pid, uint64_t leaf)
+static int add_stack(struct collector *c, pid_t pid, const uint64_t *ustack)
 {
 	struct perch_key key = {.tgid = (__u32)pid, .tid = (__u32)pid, .kstack_id = -1};
-	uint64_t ustack[2] = {leaf, 0};
 
 	return collector__add(c, &key, 1, NULL, 0, ustack, NULL);
+}
+
+static int add_leaf(struct collector *c, pid_t pid, uint64_t leaf)
+{
+	uint64_t ustack[2] = {leaf, 0};
+
+	return add_stack(c, pid, ustack);
+}
+
+struct fixture {
+	char path[64];
+	struct rec_writer *w;
+	struct collector *c;
+};
+
+static void fixture_open(struct fixture *f)
+{
+	int fd;
+
+	strcpy(f->path, "/tmp/perch-test-collect.XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	close(fd);
+	f->w = rec_writer__open(f->path);
+	assert_non_null(f->w);
+	f->c = collector__new(f->w, 127);
+	assert_non_null(f->c);
+}
+
+static void fixture_close(struct fixture *f)
+{
+	collector__free(f->c);
+	assert_int_equal(rec_writer__close(f->w), 0);
+	unlink(f->path);
 }
 
 /* Samples drained after their process exited, before its exit event: an address outside the
@@ -59,19 +92,13 @@ static int add_leaf(struct collector *c, pid_t pid, uint64_t leaf)
  * replace what it knew (python runs lost up to 267 of ~300 samples to this). */
 static void collect_keeps_mappings_of_exited_process(void **state)
 {
-	char path[] = "/tmp/perch-test-collect.XXXXXX";
-	int fd = mkstemp(path);
-	struct rec_writer *w;
+	struct fixture f;
 	struct collector *c;
 	pid_t pid;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	w = rec_writer__open(path);
-	assert_non_null(w);
-	c = collector__new(w, 127);
-	assert_non_null(c);
+	fixture_open(&f);
+	c = f.c;
 	pid = start_child();
 	collector__snapshot(c, (uint32_t)pid);
 	make_zombie(pid);
@@ -85,15 +112,42 @@ static void collect_keeps_mappings_of_exited_process(void **state)
 	assert_int_equal(collector__stat(c, COLLECT_NO_MAPS), 1);
 
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
-	collector__free(c);
-	assert_int_equal(rec_writer__close(w), 0);
-	unlink(path);
+	fixture_close(&f);
+}
+
+/* A walk that went on from garbage (here ASCII text, as seen in real recordings, and a small
+ * integer) is cut at the first caller no executable mapping holds and counted; a stack of mapped
+ * addresses is kept whole. */
+static void collect_cuts_stack_at_impossible_caller(void **state)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)collect_target + 4,
+		 outer = (uint64_t)(uintptr_t)start_child + 4;
+	uint64_t good[4] = {fn, outer, outer, 0}, text[4] = {fn, 0x2f656c61636f6c2full, outer, 0};
+	uint64_t small[3] = {fn, 0x100000001ull, 0};
+	struct fixture f;
+	pid_t pid;
+
+	(void)state;
+	fixture_open(&f);
+	pid = start_child();
+	collector__snapshot(f.c, (uint32_t)pid);
+	assert_int_equal(add_stack(f.c, pid, good), 0);
+	assert_int_equal(collector__stat(f.c, COLLECT_DAMAGED), 0);
+	assert_int_equal(collector__stat(f.c, COLLECT_TRUNCATED), 0);
+	assert_int_equal(add_stack(f.c, pid, text), 0);
+	assert_int_equal(add_stack(f.c, pid, small), 0);
+	assert_int_equal(collector__stat(f.c, COLLECT_DAMAGED), 2);
+	assert_int_equal(collector__stat(f.c, COLLECT_NO_MAPS), 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	fixture_close(&f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(collect_keeps_mappings_of_exited_process),
+		cmocka_unit_test(collect_cuts_stack_at_impossible_caller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

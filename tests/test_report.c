@@ -281,8 +281,8 @@ static void report_text_shows_header_tables_and_folded_tree(void **state)
 		"sampling   cpu-clock at 997 Hz per CPU; 101 samples in 100 ticks on target threads\n"
 		"lost       2 samples (count map full); stacks missing: user 0 (stack map full or hash "
 		"collision 0, unreadable 0), kernel 0 (full or collision 0, unreadable 0)\n"
-		"truncated  1 samples hit the 127-frame stack limit; 0 without process mappings; 0 lost "
-		"process events\n"
+		"truncated  1 samples hit the 127-frame stack limit; 0 without process mappings; "
+		"0 cut at an address no mapping holds; 0 lost process events\n"
 		"profiler   perch used 0.002 s user + 0.001 s system; BPF run time not measured "
 		"(sysctl kernel.bpf_stats_enabled=0)\n"
 		"\n"
@@ -388,8 +388,8 @@ static void report_text_shows_region_table_tree_and_notes(void **state)
 		"sampling   cpu-clock at 997 Hz per CPU; 120 samples in 124 ticks on target threads\n"
 		"lost       0 samples (count map full); stacks missing: user 0 (stack map full or hash "
 		"collision 0, unreadable 0), kernel 0 (full or collision 0, unreadable 0)\n"
-		"truncated  0 samples hit the 127-frame stack limit; 0 without process mappings; 0 lost "
-		"process events\n"
+		"truncated  0 samples hit the 127-frame stack limit; 0 without process mappings; "
+		"0 cut at an address no mapping holds; 0 lost process events\n"
 		"profiler   perch used 0.000 s user + 0.000 s system; BPF run time not measured "
 		"(sysctl kernel.bpf_stats_enabled=0)\n";
 	/* No region among the functions; region-only samples (user stack lost) weigh on no node. */

@@ -619,6 +619,20 @@ static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 	u64map__put(&c->threads, key, 1);
 }
 
+/* How many user frames, leaf first, to believe: a walk that reads a stale slot or a damaged frame
+ * goes on from garbage (ASCII text, small integers, data pointers), and none of that can be a
+ * return address, which always lies in executable memory the process mapped. The first caller
+ * outside all of it ends the stack. Only for a process whose leaf is mapped, so one whose mappings
+ * are unknown keeps its raw addresses. */
+static size_t believable_frames(struct collector *c, struct proc *p, const uint64_t *ustack,
+				size_t nu)
+{
+	for (size_t i = 1; i < nu; i++)
+		if (!find_map(c, p, ustack[i]))
+			return i;
+	return nu;
+}
+
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
 		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
 		   const uint64_t *kstack)
@@ -645,8 +659,17 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_TRUNCATED;
 		c->stats[COLLECT_UNWIND_STOPPED] += count;
 	}
-	if (nu && !find_map(c, p, ustack[0]))
+	if (nu && !find_map(c, p, ustack[0])) {
 		c->stats[COLLECT_NO_MAPS] += count;
+	} else if (nu > 1) {
+		size_t keep = believable_frames(c, p, ustack, nu);
+
+		if (keep < nu) {
+			nu = keep;
+			flags |= REC_SAMPLE_TRUNCATED;
+			c->stats[COLLECT_DAMAGED] += count;
+		}
+	}
 	hidden = dwarf ? 0 : hidden_caller(c, p, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;

@@ -23,6 +23,8 @@ enum collect_stat {
 	COLLECT_UNNAMED,	/* distinct user frames that no symbol covers */
 	COLLECT_UNWIND_STOPPED, /* samples whose in-kernel unwinding stopped before the outermost
 				 * frame (flagged truncated too) */
+	COLLECT_DAMAGED,	/* samples whose user stack went on past an address no executable
+				 * mapping holds: cut there (flagged truncated too) */
 	COLLECT_STAT_MAX,
 };
 

@@ -742,6 +742,8 @@ static void write_stats(struct session *s)
 				  .value = collector__stat(s->col, COLLECT_UNNAMED)};
 	kv[n++] = (struct rec_kv){.key = "unwind_stopped_early",
 				  .value = collector__stat(s->col, COLLECT_UNWIND_STOPPED)};
+	kv[n++] = (struct rec_kv){.key = "damaged_user_stacks",
+				  .value = collector__stat(s->col, COLLECT_DAMAGED)};
 	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
 		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
 					  .value = unwinder__stat(s->uw, i)};

@@ -71,9 +71,10 @@ static void print_losses(const struct recording *r, FILE *out)
 		stat_or_zero(r, "kernel_stack_unreadable"));
 	fprintf(out,
 		"truncated  %" PRIu64 " samples hit the %s-frame stack limit; %" PRIu64
-		" without process mappings; %" PRIu64 " lost process events\n",
+		" without process mappings; %" PRIu64
+		" cut at an address no mapping holds; %" PRIu64 " lost process events\n",
 		stat_or_zero(r, "truncated_stacks"), recording__meta(r, "max_stack") ?: "?",
-		stat_or_zero(r, "samples_without_mappings"),
+		stat_or_zero(r, "samples_without_mappings"), stat_or_zero(r, "damaged_user_stacks"),
 		stat_or_zero(r, "lost_process_events"));
 	print_unwinding(r, out);
 }

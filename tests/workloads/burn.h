@@ -6,7 +6,9 @@
 #ifndef PERCH_BURN_H
 #define PERCH_BURN_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static volatile unsigned long burn_sink;
@@ -18,17 +20,71 @@ static volatile unsigned long burn_sink;
 			burn_sink += burn_i ^ (burn_i >> 3);                          \
 	} while (0)
 
-static inline double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static inline double arg_seconds(int argc, char **argv, double dflt)
 {
 	return argc > 1 ? atof(argv[1]) : dflt;
+}
+
+static inline double clock_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU seconds the calling thread has run. */
+static inline double thread_cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* CPU seconds of the whole process, its children not included. */
+static inline double process_cpu_s(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+/* Spin in the caller until its thread has run for another `seconds` of CPU time, so the share of
+ * time it burns does not depend on how fast the loop runs or on what else the machine does.
+ * Returns the CPU time actually spent (the clock reads land inside the caller too). */
+#define BURN_CPU(seconds)                                                    \
+	({                                                                   \
+		double burn_start = thread_cpu_s(), burn_now;                \
+		while ((burn_now = thread_cpu_s()) < burn_start + (seconds)) \
+			BURN(20000);                                         \
+		burn_now - burn_start;                                       \
+	})
+
+/*
+ * Ground truth for the tests: one line "truth NAME VALUE" on stdout, written at once (one write,
+ * so lines of many processes sharing stdout do not interleave). The integration tests read these
+ * lines (tests/lib.sh truth) and compare perch's samples with them; a test never assumes what
+ * one machine happened to measure.
+ */
+static inline void truth(const char *name, double value)
+{
+	printf("truth %s %.9f\n", name, value);
+	fflush(stdout);
+}
+
+/* CPU seconds of the process and every child it has waited for (children's rusage). */
+static inline double tree_cpu_s(void)
+{
+	struct rusage self, kids;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	return self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+	       kids.ru_stime.tv_sec +
+	       (self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+		kids.ru_stime.tv_usec) /
+		       1e6;
 }
 
 #endif /* PERCH_BURN_H */

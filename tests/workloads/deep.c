@@ -168,5 +168,6 @@ int main(int argc, char **argv)
 		else
 			f001();
 	}
+	truth("cpu", process_cpu_s());
 	return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Ground truth: the parent forks three children that spin in child_work (two of them also exec
- * nothing, one forks a grandchild spinning in grandchild_work); the parent waits. */
+ * nothing, one forks a grandchild spinning in grandchild_work); the parent waits. Each
+ * prints the CPU time it measured: grandchild_work its own, each child its own and its waited-for
+ * children's (child_tree), the parent the whole tree's (cpu). */
 #include <sys/wait.h>
 #include <unistd.h>
 #include "burn.h"
@@ -11,6 +13,7 @@ __attribute__((noinline)) void grandchild_work(void)
 {
 	while (now_s() < end_time)
 		BURN(100000);
+	truth("grandchild_work", thread_cpu_s());
 }
 
 __attribute__((noinline)) void child_work(int n)
@@ -23,6 +26,7 @@ __attribute__((noinline)) void child_work(int n)
 		BURN(100000);
 	while (wait(NULL) > 0)
 		;
+	truth("child_tree", tree_cpu_s());
 }
 
 int main(int argc, char **argv)
@@ -40,5 +44,6 @@ int main(int argc, char **argv)
 	}
 	while (wait(NULL) > 0)
 		;
+	truth("cpu", tree_cpu_s());
 	return 0;
 }

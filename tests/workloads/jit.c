@@ -3,7 +3,8 @@
  * Ground truth for JIT symbolization: two functions that exist only as machine code copied into
  * an anonymous executable mapping, named by /tmp/perf-PID.map the way JITs name theirs. jit_hot
  * and jit_cold run the same counted loop, 3x as many rounds in jit_hot, and are called
- * alternately, so they burn 75% and 25% of the CPU time. Both are frameless leaves. The map file
+ * alternately, so they burn about 75% and 25% of the CPU time; the CPU time each took is measured around its
+ * calls and printed at exit. Both are frameless leaves. The map file
  * is left behind for the profiler to read; the test that runs this deletes it.
  */
 #include <stdint.h>
@@ -56,7 +57,7 @@ int main(int argc, char **argv)
 	size_t len = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *code;
 	jit_fn hot, cold;
-	double end;
+	double end, spent_hot = 0, spent_cold = 0;
 
 	/* written while writable, then made executable: some kernels refuse W+X at once */
 	code = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -77,8 +78,17 @@ int main(int argc, char **argv)
 	cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
 	end = now_s() + arg_seconds(argc, argv, 2.0);
 	while (now_s() < end) {
+		double t0 = thread_cpu_s(), t1, t2;
+
 		hot();
+		t1 = thread_cpu_s();
 		cold();
+		t2 = thread_cpu_s();
+		spent_hot += t1 - t0;
+		spent_cold += t2 - t1;
 	}
+	truth("jit_hot", spent_hot);
+	truth("jit_cold", spent_cold);
+	truth("cpu", process_cpu_s());
 	return 0;
 }

@@ -28,5 +28,6 @@ int main(int argc, char **argv)
 	while (now_s() < end)
 		for (int d = 1; d <= 60; d++)
 			ping(d);
+	truth("cpu", process_cpu_s());
 	return 0;
 }

@@ -4,7 +4,7 @@
  *
  *   regions shape        known calls: nesting, recursion, one name in two places, two threads,
  *                        a mismatched end, marks, a region left open at exit (see below)
- *   regions share SEC    "solve" burns 70 % and "io" 30 % of each "step"
+ *   regions share SEC    "solve" burns 7 ms and "io" 3 ms of CPU in each "step"
  *   regions loop SEC     "batch" regions of 200 ms, each of 100 "tick"s (for attaching)
  */
 #include <pthread.h>
@@ -78,24 +78,28 @@ static int shape(void)
 
 static void share(double seconds)
 {
-	double end = now_s() + seconds;
+	double end = now_s() + seconds, solve = 0, io = 0;
 
 	while (now_s() < end) {
 		PERCH_SCOPE("step");
 		perch_region_begin("solve");
-		BURN(700000);
+		solve += BURN_CPU(0.007);
 		perch_region_end("solve");
 		perch_region_begin("io");
-		BURN(300000);
+		io += BURN_CPU(0.003);
 		perch_region_end("io");
 	}
+	truth("solve", solve);
+	truth("io", io);
+	truth("cpu", process_cpu_s());
 }
 
 /* ---- loop */
 
 static void loop(double seconds)
 {
-	double end = now_s() + seconds;
+	double start = now_s(), end = start + seconds;
+	unsigned long ticks = 0;
 
 	while (now_s() < end) {
 		double batch_end = now_s() + 0.2;
@@ -104,9 +108,11 @@ static void loop(double seconds)
 		while (now_s() < batch_end) {
 			PERCH_SCOPE("tick");
 			BURN(50000);
+			ticks++;
 		}
 		perch_region_end("batch");
 	}
+	truth("ticks_per_s", ticks / (now_s() - start));
 }
 
 int main(int argc, char **argv)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Ground truth for short-lived processes: the parent forks 200 children one after another; each
- * execs this program again ("child"), burns about 10 ms of CPU in child_burn and exits, so every
- * child is gone long before perch drains its samples.
+ * execs this program again ("child"), burns 10 ms of CPU in child_burn and exits, so every child
+ * is gone long before perch drains its samples. Each child prints the CPU time child_burn took,
+ * the parent the CPU time of the whole tree (its own and its children's rusage), exec and
+ * start-up included.
  */
 #include <string.h>
 #include <sys/wait.h>
@@ -11,10 +13,7 @@
 
 __attribute__((noinline)) void child_burn(void)
 {
-	double end = now_s() + 0.010;
-
-	while (now_s() < end)
-		BURN(20000);
+	truth("child_burn", BURN_CPU(0.010));
 }
 
 int main(int argc, char **argv)
@@ -37,5 +36,6 @@ int main(int argc, char **argv)
 		if (waitpid(pid, NULL, 0) != pid)
 			return 1;
 	}
+	truth("cpu", tree_cpu_s());
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Ground truth: four threads, each spinning in its own function; each gets a quarter of the
- * process's samples (the scheduler shares the CPUs fairly). */
+/* Ground truth: four threads, each spinning in its own function; each gets the share of the
+ * process's samples that its CPU time is of the process's, which each prints at its end (about a
+ * quarter: the scheduler shares the CPUs fairly). */
 #include <pthread.h>
 #include "burn.h"
 
@@ -12,6 +13,7 @@ static double end_time;
 		(void)arg;                              \
 		while (now_s() < end_time)              \
 			BURN(100000);                   \
+		truth(#name, thread_cpu_s());           \
 		return NULL;                            \
 	}
 
@@ -31,5 +33,6 @@ int main(int argc, char **argv)
 			return 1;
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
+	truth("cpu", process_cpu_s());
 	return 0;
 }
