@@ -146,7 +146,28 @@ static void proc_maps_keep_only_executable_mappings(void **state)
 	proc_maps__free(m);
 }
 
-static void proc_maps_special_mappings_have_no_open_path(void **state)
+/* The vDSO's open path holds the very bytes mapped at [vdso] (so its functions can be named). */
+static void expect_vdso_image(const struct proc_map *map)
+{
+	size_t size = 0;
+	const void *img = proc_vdso_image(&size);
+	unsigned char *buf;
+	int fd;
+
+	assert_non_null(img);
+	assert_ptr_equal(img, (const void *)(uintptr_t)map->start);
+	assert_non_null(map->open_path);
+	fd = open(map->open_path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	buf = malloc(size + 1);
+	assert_non_null(buf);
+	assert_int_equal(read(fd, buf, size + 1), (ssize_t)size);
+	assert_memory_equal(buf, img, size);
+	free(buf);
+	close(fd);
+}
+
+static void proc_maps_anonymous_has_no_open_path_vdso_opens_its_image(void **state)
 {
 	unsigned long vdso = getauxval(AT_SYSINFO_EHDR);
 	struct proc_maps *m;
@@ -168,7 +189,7 @@ static void proc_maps_special_mappings_have_no_open_path(void **state)
 	if (vdso) {
 		map = find_checked(m, (void *)vdso);
 		assert_string_equal(map->path, "[vdso]");
-		assert_null(map->open_path);
+		expect_vdso_image(map);
 	}
 	proc_maps__free(m);
 	munmap(anon, 4096);
@@ -350,7 +371,7 @@ int main(void)
 		cmocka_unit_test(proc_maps_of_self_include_test_binary_with_openable_path),
 		cmocka_unit_test(proc_maps_find_function_address_hits_executable),
 		cmocka_unit_test(proc_maps_keep_only_executable_mappings),
-		cmocka_unit_test(proc_maps_special_mappings_have_no_open_path),
+		cmocka_unit_test(proc_maps_anonymous_has_no_open_path_vdso_opens_its_image),
 		cmocka_unit_test(proc_maps_keep_paths_with_spaces_and_deleted_suffix),
 		cmocka_unit_test(proc_maps_missing_pid_gives_esrch),
 		cmocka_unit_test(proc_comm_of_self_matches_prctl),

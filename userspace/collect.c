@@ -281,7 +281,10 @@ void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *m
 	/* The kernel names anonymous executable memory (JIT code) "//anon". */
 	if (!strncmp(m.path, "//anon", 6))
 		m.path = "";
-	m.open_path = m.path[0] == '/' ? pin_path(pid, &m) : NULL;
+	if (m.path[0] == '/')
+		m.open_path = pin_path(pid, &m);
+	else
+		m.open_path = proc_vdso_path(m.path) ? strdup(proc_vdso_path(m.path)) : NULL;
 	if (proc_maps__add(p->maps, &m) == 0 && m.open_path) {
 		struct sym_module_id mid = {makedev(m.dev_major, m.dev_minor), m.inode, m.path};
 

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -75,6 +78,12 @@ static int parse_line(struct proc_maps *m, pid_t pid, char *line)
 	if (path[0] == '/') {
 		if (asprintf(&map.open_path, MAP_FILES, (int)pid, map.start, map.end) < 0) {
 			map.open_path = NULL;
+			err = -ENOMEM;
+			goto err_out;
+		}
+	} else if (proc_vdso_path(path)) {
+		map.open_path = strdup(proc_vdso_path(path));
+		if (!map.open_path) {
 			err = -ENOMEM;
 			goto err_out;
 		}
@@ -272,4 +281,50 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 cleanup:
 	close(fd);
 	return err;
+}
+
+const void *proc_vdso_image(size_t *size)
+{
+	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)img;
+
+	if (!img || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	/* The section headers come last in the image. */
+	*size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	return *size <= (1u << 20) ? img : NULL;
+}
+
+/* A memfd holding perch's own vDSO, made once: the file the symbolizer opens for any process's
+ * [vdso] mapping (the kernel maps the same image into every 64-bit process). */
+static int vdso_fd(void)
+{
+	static int fd = -2;
+	const void *img;
+	size_t size;
+
+	if (fd != -2)
+		return fd;
+	fd = -1;
+	img = proc_vdso_image(&size);
+	if (!img)
+		return fd;
+	fd = memfd_create("perch-vdso", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, img, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+const char *proc_vdso_path(const char *map_path)
+{
+	static char path[32];
+	int fd;
+
+	if (strcmp(map_path, "[vdso]"))
+		return NULL;
+	if (!path[0] && (fd = vdso_fd()) >= 0)
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	return path[0] ? path : NULL;
 }

@@ -35,6 +35,13 @@ const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr)
 size_t proc_maps__count(const struct proc_maps *m);
 const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i);
 
+/* perch's own vDSO image, the one the kernel maps into every 64-bit process: its address and size
+ * (ELF headers through the section headers), or NULL. */
+const void *proc_vdso_image(size_t *size);
+/* For a mapping named "[vdso]": a path the symbolizer can open holding that image (a memfd of
+ * perch's, valid for perch's lifetime), else NULL. */
+const char *proc_vdso_path(const char *map_path);
+
 /* Thread/process name (comm) into buf; returns 0 or -errno. */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 

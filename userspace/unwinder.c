@@ -107,19 +107,13 @@ uint64_t unwinder__stat(const struct unwinder *u, enum unwinder_stat which)
 /* The vDSO the kernel maps into every process is the one it maps into perch: read our own. */
 static struct unwind_table *build_vdso(void)
 {
-	const unsigned char *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 	struct unwind_table *t = NULL;
-	const GElf_Ehdr *eh = (const void *)img;
 	size_t size;
+	const void *img = proc_vdso_image(&size);
 	void *copy;
 	Elf *elf;
 
-	if (!img || memcmp(img, ELFMAG, SELFMAG) || img[EI_CLASS] != ELFCLASS64 ||
-	    elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	/* The section headers come last in the image. */
-	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (size > (1u << 20))
+	if (!img || elf_version(EV_CURRENT) == EV_NONE)
 		return NULL;
 	copy = malloc(size);
 	if (!copy)
