@@ -39,7 +39,7 @@ struct perch_key {
 	__u64 ustack_hash; /* PERCH_KEY_DWARF: key in the dwarf stack map */
 	__u64 region_hash; /* the thread's open regions: key in region_stacks; 0 = none open */
 	__u32 flags;	   /* PERCH_KEY_* */
-	__u32 pad;
+	__u32 gen;	   /* the process's exec generation (its value in `targets`) */
 };
 
 enum perch_key_flags {
@@ -149,11 +149,17 @@ enum perch_event_type {
 	PERCH_EV_EXIT = 3, /* a tracked process's last thread exited */
 };
 
+/*
+ * Exec generations: `targets` maps each target tgid to the number of execs the sampler has seen it
+ * make (0 when it became a target: attached, launched or forked), and every sample carries the
+ * generation it was taken in, so the loader resolves it in the image that was running then, how
+ * ever many execs a drain period holds.
+ */
 struct perch_event {
 	__u32 type;
-	__u32 pid;  /* tgid the event is about */
-	__u32 ppid; /* parent tgid for FORK */
-	__u32 pad;
+	__u32 pid;     /* tgid the event is about */
+	__u32 ppid;    /* parent tgid for FORK */
+	__u32 gen;     /* EXEC: the generation the exec starts; FORK: the parent's at the fork */
 	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	char comm[16];
 };

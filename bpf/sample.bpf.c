@@ -39,7 +39,7 @@ struct {
 	__uint(max_entries, PERCH_MAX_TARGETS);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* entries as needed: creating it costs nothing */
 	__type(key, __u32);
-	__type(value, __u8);
+	__type(value, __u32); /* exec generation (see perch_bpf.h) */
 } targets SEC(".maps");
 
 #define STACK_MAP                                                    \
@@ -566,9 +566,10 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	__u64 one = 1, *count;
 	__u32 buf = active;
 	void *stackmap, *countmap;
+	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
 	long err;
 
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (!gen)
 		return 0;
 	stat_inc(PERCH_STAT_SAMPLES);
 
@@ -577,6 +578,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 
 	key.tgid = tgid;
 	key.tid = (__u32)id;
+	key.gen = *gen;
 	region_stack(tgid, &key);
 	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
@@ -607,7 +609,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, struct task_struct *t)
+static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, __u32 gen,
+				       struct task_struct *t)
 {
 	struct perch_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -618,7 +621,7 @@ static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, struct
 	e->type = type;
 	e->pid = pid;
 	e->ppid = ppid;
-	e->pad = 0;
+	e->gen = gen;
 	e->time_ns = bpf_ktime_get_ns();
 	BPF_CORE_READ_STR_INTO(&e->comm, t, comm);
 	bpf_ringbuf_submit(e, 0);
@@ -631,18 +634,19 @@ SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u32 zero = 0, *pgen;
 
 	if (ctgid == ptgid)
 		return 0; /* a new thread: threads are sampled through their tgid */
-	if (!bpf_map_lookup_elem(&targets, &ptgid)) {
+	pgen = bpf_map_lookup_elem(&targets, &ptgid);
+	if (!pgen) {
 		/* Not ours; but the pid may be reused from a target that exited moments ago and
 		 * that the loader has not forgotten yet. */
 		if (bpf_map_lookup_elem(&targets, &ctgid))
 			bpf_map_delete_elem(&targets, &ctgid);
 		return 0;
 	}
-	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY))
+	if (bpf_map_update_elem(&targets, &ctgid, &zero, BPF_ANY))
 		stat_inc(PERCH_STAT_TARGET_FULL);
 	/* The child runs its parent's image until it execs: the same tables, from its first tick. */
 	if (unwind_mode != PERCH_UNWIND_FP) {
@@ -658,21 +662,23 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		if (rp)
 			bpf_map_update_elem(&region_procs, &ctgid, rp, BPF_ANY);
 	}
-	send_event(PERCH_EV_FORK, ctgid, ptgid, child);
+	send_event(PERCH_EV_FORK, ctgid, ptgid, *pgen, child);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = BPF_CORE_READ(p, tgid), *gen = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (!gen)
 		return 0;
 	/* The old image's tables no longer apply; the loader lists the new image's. */
 	bpf_map_delete_elem(&proc_unwind, &tgid);
 	bpf_map_delete_elem(&region_procs, &tgid);
-	send_event(PERCH_EV_EXEC, tgid, 0, p);
+	/* A process execs on one thread at a time (exec ends the others): no race on gen. */
+	*gen += 1;
+	send_event(PERCH_EV_EXEC, tgid, 0, *gen, p);
 	return 0;
 }
 
@@ -687,6 +693,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0; /* other threads of the process live on */
 	/* The loader removes it from `targets` once it has read the process's last mmap
 	 * records, which it filters by this map. */
-	send_event(PERCH_EV_EXIT, tgid, 0, p);
+	send_event(PERCH_EV_EXIT, tgid, 0, 0, p);
 	return 0;
 }

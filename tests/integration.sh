@@ -178,6 +178,22 @@ else
 	bad shortlived "named $named %, child_burn $burn % (rusage $ebrn, +-3), ${nomaps:-?} of $total samples without mappings (want 0, and >= $mins samples)"
 fi
 
+# ---- a process that re-execs itself: 300 images in 1.5 s, many in each drain period -----------
+"$PERCH" record -q -o "$T/reexec.data" -- "$WL/reexec" 300 5 >"$T/reexec.truth" 2>"$T/err" || bad reexec "$(cat "$T/err")"
+"$PERCH" report --format=folded "$T/reexec.data" >"$T/reexec.folded"
+rw=$(share "$T/reexec.folded" image_work)
+erw=$(truth_pct "$T/reexec.truth" image_work)
+rnomaps=$("$PERCH" report "$T/reexec.data" | sed -n 's/.*limit; \([0-9]*\) without process mappings.*/\1/p')
+rtotal=$(awk '{ n += $NF } END { print n + 0 }' "$T/reexec.folded")
+# every sample resolved in the image it was taken in (its exec generation): none without
+# mappings but the odd tick inside exec itself, when the old image is gone and the new one not
+# yet mapped
+if within "$rw" "$erw" 3 && [ "${rnomaps:-999999}" -le $((rtotal / 200)) ]; then
+	ok "re-exec: image_work $rw % (workload's CPU clocks $erw, +-3) over 300 images; $rnomaps of $rtotal samples without mappings"
+else
+	bad "re-exec" "image_work $rw % (workload's CPU clocks $erw, +-3); ${rnomaps:-?} of $rtotal samples without mappings (want <= 0.5 %)"
+fi
+
 # ---- JIT code named through /tmp/perf-PID.map ---------------------------------------------------
 "$PERCH" record -q -o "$T/jit.data" -- "$WL/jit" 2 >"$T/jit.truth" 2>"$T/err" || bad jit "$(cat "$T/err")"
 jpid=$("$PERCH" report "$T/jit.data" | sed -n 's/^pids *\([0-9]*\).*/\1/p')

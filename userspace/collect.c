@@ -22,23 +22,35 @@
 #include "proc.h"
 #include "symbolizer.h"
 #include "u64map.h"
+#include "vec.h"
 
-struct proc {
-	uint32_t pid, ppid;
+struct proc;
+
+/* One exec generation of a process (see perch_bpf.h): what it had mapped, and what its addresses
+ * meant. Samples carry their generation, so each is resolved in the image it was taken in. */
+struct image {
+	struct proc *p;
+	uint32_t gen;
 	struct proc_maps *maps;
-	struct proc_maps *pre_exec; /* the image before the last exec: samples of one drain period
-				     * can straddle the exec */
-	bool maps_failed;	    /* tried and the process was gone */
-	bool exec_seen;		    /* exec'd: the parent's mappings no longer apply... */
-	bool forked_image; /* ...except to samples from before the exec of a child that was still
-			    * running its parent's image (it never had mappings of its own) */
-	bool exited;
-	uint32_t comm;	      /* string id from the last event */
-	struct perfmap *jit;  /* /tmp/perf-PID.map of a JIT, when the process writes one */
-	long long jit_size;   /* its size when loaded: reload when it grew */
+	bool maps_failed;     /* tried and the process was gone (or had exec'd past it) */
 	struct u64map frames; /* address -> frame id */
 	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
+};
+
+struct proc {
+	uint32_t pid, ppid;
+	uint32_t gen;	     /* the newest generation the events told of */
+	uint32_t parent_gen; /* the parent's generation at the fork (forked: generation 0 runs
+			      * the parent's image until it maps something of its own) */
+	uint32_t keep_from;  /* images older than this are drained and freed */
+	struct image **imgs; /* by generation, oldest first */
+	size_t nimgs, capimgs;
+	bool forked; /* forked from a target while perch watched */
+	bool exited;
+	uint32_t comm;	     /* string id from the last event */
+	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
+	long long jit_size;  /* its size when loaded: reload when it grew */
 };
 
 struct collector {
@@ -84,16 +96,25 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
 	return c;
 }
 
+static void image_free(struct image *img)
+{
+	if (!img)
+		return;
+	proc_maps__free(img->maps);
+	u64map__clear(&img->frames);
+	u64map__clear(&img->leaf);
+	u64map__clear(&img->ret_ok);
+	free(img);
+}
+
 static void proc_free(struct proc *p)
 {
 	if (!p)
 		return;
-	proc_maps__free(p->maps);
-	proc_maps__free(p->pre_exec);
+	for (size_t i = 0; i < p->nimgs; i++)
+		image_free(p->imgs[i]);
+	free(p->imgs);
 	perfmap__free(p->jit);
-	u64map__clear(&p->frames);
-	u64map__clear(&p->leaf);
-	u64map__clear(&p->ret_ok);
 	free(p);
 }
 
@@ -152,38 +173,55 @@ static struct proc *get_proc(struct collector *c, uint32_t pid)
 	return p;
 }
 
-static void reset_maps(struct proc *p)
+/* The image of generation gen, or NULL. */
+static struct image *image_find(const struct proc *p, uint32_t gen)
 {
-	p->forked_image = !p->maps && !p->pre_exec && p->ppid;
-	proc_maps__free(p->pre_exec);
-	p->pre_exec = p->maps;
-	p->maps = NULL;
-	p->maps_failed = false;
-	u64map__clear(&p->frames);
-	u64map__clear(&p->leaf);
-	u64map__clear(&p->ret_ok);
+	for (size_t i = p->nimgs; i-- > 0;)
+		if (p->imgs[i]->gen == gen)
+			return p->imgs[i];
+	return NULL;
 }
 
-static void read_maps(struct proc *p)
+/* A new image of generation gen (none may exist yet), kept in generation order. */
+static struct image *image_add(struct proc *p, uint32_t gen)
 {
-	struct proc_maps *m = proc_maps__read(p->pid);
+	struct image *img;
+	size_t i;
+
+	if (vec_grow(&p->imgs, &p->capimgs, p->nimgs + 1, sizeof(*p->imgs), 4))
+		return NULL;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	img->p = p;
+	img->gen = gen;
+	for (i = p->nimgs; i > 0 && p->imgs[i - 1]->gen > gen; i--)
+		p->imgs[i] = p->imgs[i - 1];
+	p->imgs[i] = img;
+	p->nimgs++;
+	return img;
+}
+
+static void read_maps(struct image *img)
+{
+	struct proc_maps *m = proc_maps__read(img->p->pid);
 
 	if (!m) {
-		p->maps_failed = true;
+		img->maps_failed = true;
 		return;
 	}
-	proc_maps__free(p->maps);
-	p->maps = m;
-	p->maps_failed = false;
+	proc_maps__free(img->maps);
+	img->maps = m;
+	img->maps_failed = false;
 }
 
 /* Read /proc/PID/maps again for an address the known mappings lack (a dlopen since the last
  * look), adding only ranges nothing known covers: a process that has exited but whose exit event
  * is not drained yet reads as empty (a zombie), and one that exec'd since reads as its next
  * image; neither may replace what the samples still waiting in the buffers were taken in. */
-static void reread_maps(struct proc *p)
+static void reread_maps(struct image *img)
 {
-	struct proc_maps *m = proc_maps__read(p->pid);
+	struct proc_maps *m = proc_maps__read(img->p->pid);
 	size_t i;
 
 	if (!m)
@@ -191,19 +229,38 @@ static void reread_maps(struct proc *p)
 	for (i = 0; i < proc_maps__count(m); i++) {
 		const struct proc_map *add = proc_maps__get(m, i);
 
-		if (!proc_maps__find(p->maps, add->start) &&
-		    !proc_maps__find(p->maps, add->end - 1) && proc_maps__add(p->maps, add))
+		if (!proc_maps__find(img->maps, add->start) &&
+		    !proc_maps__find(img->maps, add->end - 1) && proc_maps__add(img->maps, add))
 			break;
 	}
 	proc_maps__free(m);
 }
 
+/*
+ * The image samples of generation gen were taken in. The newest one (or a newer one the events
+ * have not told of yet) is what /proc shows; an older one that is gone (freed after its drain,
+ * or from before perch watched) is an empty image whose addresses stay unresolved. NULL only
+ * when out of memory.
+ */
+static struct image *image_for(struct proc *p, uint32_t gen)
+{
+	struct image *img = image_find(p, gen);
+
+	if (img)
+		return img;
+	img = image_add(p, gen);
+	if (img && gen < p->gen)
+		img->maps_failed = true;
+	return img;
+}
+
 void collector__snapshot(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
+	struct image *img = p ? image_for(p, p->gen) : NULL;
 
-	if (p)
-		read_maps(p);
+	if (img)
+		read_maps(img);
 }
 
 void collector__event(struct collector *c, const struct perch_event *e)
@@ -219,11 +276,13 @@ void collector__event(struct collector *c, const struct perch_event *e)
 	switch (e->type) {
 	case PERCH_EV_FORK:
 		p->ppid = e->ppid;
+		p->parent_gen = e->gen;
+		p->forked = true;
 		break;
 	case PERCH_EV_EXEC:
-		p->exec_seen = true;
-		if (!c->mmap_events)
-			reset_maps(p);
+		/* With mmap events the exec comes again, in order with them (collector__exec). */
+		if (!c->mmap_events && e->gen > p->gen)
+			p->gen = e->gen;
 		break;
 	case PERCH_EV_EXIT:
 		p->exited = true;
@@ -244,12 +303,29 @@ void collector__set_lines(struct collector *c, bool on)
 void collector__exec(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
+	struct image *img;
 
 	if (!p)
 		return;
-	p->exec_seen = true;
-	reset_maps(p);
-	p->maps = proc_maps__new();
+	/* Counted as the sampler counts them: one generation per exec it saw. */
+	p->gen++;
+	img = image_find(p, p->gen) ?: image_add(p, p->gen);
+	if (img && !img->maps)
+		img->maps = proc_maps__new();
+}
+
+void collector__drained(struct collector *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *p = c->procs[i];
+		size_t n = 0;
+
+		while (n < p->nimgs && p->imgs[n]->gen < p->keep_from)
+			image_free(p->imgs[n++]);
+		memmove(p->imgs, p->imgs + n, (p->nimgs - n) * sizeof(*p->imgs));
+		p->nimgs -= n;
+		p->keep_from = p->gen;
+	}
 }
 
 /* What perch can open for a mapping now: the path itself when it still names the mapped file
@@ -273,10 +349,11 @@ static char *pin_path(uint32_t pid, const struct proc_map *m)
 void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *map)
 {
 	struct proc *p = get_proc(c, pid);
+	struct image *img = p ? image_for(p, p->gen) : NULL;
 	struct proc_map m = *map;
 	struct sym_result res;
 
-	if (!p || (!p->maps && !(p->maps = proc_maps__new())))
+	if (!img || (!img->maps && !(img->maps = proc_maps__new())))
 		return;
 	/* The kernel names anonymous executable memory (JIT code) "//anon". */
 	if (!strncmp(m.path, "//anon", 6))
@@ -285,40 +362,46 @@ void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *m
 		m.open_path = pin_path(pid, &m);
 	else
 		m.open_path = proc_vdso_path(m.path) ? strdup(proc_vdso_path(m.path)) : NULL;
-	if (proc_maps__add(p->maps, &m) == 0 && m.open_path) {
+	if (proc_maps__add(img->maps, &m) == 0 && m.open_path) {
 		struct sym_module_id mid = {makedev(m.dev_major, m.dev_minor), m.inode, m.path};
 
 		symbolizer__resolve(c->sym, &mid, m.open_path, m.pgoff, &res);
 	}
 	free(m.open_path);
-	p->maps_failed = false;
+	img->maps_failed = false;
 	/* Addresses in the new range may mean something else now. */
-	u64map__clear(&p->frames);
-	u64map__clear(&p->leaf);
-	u64map__clear(&p->ret_ok);
+	u64map__clear(&img->frames);
+	u64map__clear(&img->leaf);
+	u64map__clear(&img->ret_ok);
 }
 
-/* The mapping that holds addr in pid, reading /proc/PID/maps as needed; a forked child that has
- * not exec'd shares its parent's mappings. */
-static const struct proc_map *find_map(struct collector *c, struct proc *p, uint64_t addr)
+/* The mapping that holds addr in the image, reading /proc/PID/maps as needed; a forked child's
+ * first image is its parent's until it maps something of its own. */
+static const struct proc_map *find_map(struct collector *c, struct image *img, uint64_t addr)
 {
 	const struct proc_map *m;
 
-	for (int depth = 0; p && depth < 64; depth++) {
-		if (!p->maps && !p->maps_failed)
-			read_maps(p);
-		m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
-		if (!m && p->maps && !p->exited) {
-			reread_maps(p); /* mapped since we looked (dlopen) */
-			m = p->maps ? proc_maps__find(p->maps, addr) : NULL;
+	for (int depth = 0; img && depth < 64; depth++) {
+		struct proc *p = img->p, *parent;
+		struct image *next;
+		bool newest = img->gen >= p->gen;
+
+		if (!img->maps && !img->maps_failed && newest)
+			read_maps(img);
+		m = img->maps ? proc_maps__find(img->maps, addr) : NULL;
+		if (!m && img->maps && newest && !p->exited) {
+			reread_maps(img); /* mapped since we looked (dlopen) */
+			m = proc_maps__find(img->maps, addr);
 		}
-		if (!m && p->pre_exec)
-			m = proc_maps__find(p->pre_exec, addr);
+		/* A tick inside exec, after the new image is mapped and before the sampler hears
+		 * of the exec, has the old generation and the new image's entry point. */
+		if (!m && (next = image_find(p, img->gen + 1)) && next->maps)
+			m = proc_maps__find(next->maps, addr);
 		if (m)
 			return m;
-		if ((p->exec_seen && !p->forked_image) || !p->ppid)
+		if (img->gen || !p->forked || !(parent = find_proc(c, p->ppid)))
 			return NULL;
-		p = find_proc(c, p->ppid);
+		img = image_for(parent, p->parent_gen);
 	}
 	return NULL;
 }
@@ -410,7 +493,7 @@ static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid
 	return lines[n - 1].function;
 }
 
-static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, bool is_return)
+static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr, bool is_return)
 {
 	const struct proc_map *m;
 	struct sym_result res = {0};
@@ -418,9 +501,9 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 	uint32_t name = 0;
 	bool named = false;
 
-	if (u64map__get(&p->frames, addr, &id))
+	if (u64map__get(&img->frames, addr, &id))
 		return id;
-	m = find_map(c, p, addr);
+	m = find_map(c, img, addr);
 	/* Anonymous memory (JIT code) has no file offset: keep the address. */
 	off = m && m->path[0] ? addr - m->start + m->pgoff : addr;
 	/* A return address points after the call; the call itself is one byte before it. */
@@ -436,10 +519,10 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 			named = true;
 		if (!named && !name)
 			c->stats[COLLECT_UNNAMED]++;
-		u64map__put(&p->frames, addr, id);
+		u64map__put(&img->frames, addr, id);
 		return id;
 	} else {
-		const char *jit = jit_name(p, is_return ? addr - 1 : addr, &lookup);
+		const char *jit = jit_name(img->p, is_return ? addr - 1 : addr, &lookup);
 
 		if (jit)
 			name = rec_writer__string(c->w, jit);
@@ -447,7 +530,7 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 	if (!name)
 		c->stats[COLLECT_UNNAMED]++;
 	id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
-	u64map__put(&p->frames, addr, id);
+	u64map__put(&img->frames, addr, id);
 	return id;
 }
 
@@ -502,9 +585,10 @@ static size_t stack_len(const uint64_t *s)
 }
 
 /* Code bytes at addr: from the mapped file, or from the live process for anonymous (JIT) code. */
-static int read_code(struct collector *c, struct proc *p, uint64_t addr, void *buf, size_t len)
+static int read_code(struct collector *c, struct image *img, uint64_t addr, void *buf, size_t len)
 {
-	const struct proc_map *m = find_map(c, p, addr);
+	const struct proc_map *m = find_map(c, img, addr);
+	const struct proc *p = img->p;
 	struct sym_module_id mid;
 
 	if (!m || !m->open_path) {
@@ -519,11 +603,11 @@ static int read_code(struct collector *c, struct proc *p, uint64_t addr, void *b
 }
 
 /* Is ret preceded by a call instruction? (x86-64: call rel32, call *r/m with 2..7 bytes.) */
-static bool after_call_uncached(struct collector *c, struct proc *p, uint64_t ret)
+static bool after_call_uncached(struct collector *c, struct image *img, uint64_t ret)
 {
 	uint8_t b[8];
 
-	if (read_code(c, p, ret - 8, b, 8))
+	if (read_code(c, img, ret - 8, b, 8))
 		return false;
 	if (b[3] == 0xe8)
 		return true;
@@ -536,13 +620,13 @@ static bool after_call_uncached(struct collector *c, struct proc *p, uint64_t re
 	return false;
 }
 
-static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
+static bool after_call(struct collector *c, struct image *img, uint64_t ret)
 {
 	uint64_t v;
 
-	if (!u64map__get(&p->ret_ok, ret, &v)) {
-		v = 1 + after_call_uncached(c, p, ret);
-		u64map__put(&p->ret_ok, ret, v);
+	if (!u64map__get(&img->ret_ok, ret, &v)) {
+		v = 1 + after_call_uncached(c, img, ret);
+		u64map__put(&img->ret_ok, ret, v);
 	}
 	return v == 2;
 }
@@ -555,15 +639,15 @@ static bool after_call(struct collector *c, struct proc *p, uint64_t ret)
  * Returns that address when this sample needs it, else 0.
  */
 /* Where the function holding pc starts, as an address in the process; 0 when unknown. */
-static uint64_t function_start(struct collector *c, struct proc *p, uint64_t pc)
+static uint64_t function_start(struct collector *c, struct image *img, uint64_t pc)
 {
-	const struct proc_map *m = find_map(c, p, pc);
+	const struct proc_map *m = find_map(c, img, pc);
 	struct sym_result res;
 	struct sym_module_id mid;
 	uint64_t start = 0;
 
 	if (!m || !m->open_path)
-		return jit_name(p, pc, &start) ? start : 0;
+		return jit_name(img->p, pc, &start) ? start : 0;
 	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
 	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
 	    !res.name)
@@ -571,13 +655,13 @@ static uint64_t function_start(struct collector *c, struct proc *p, uint64_t pc)
 	return pc - (res.vaddr - res.sym_start);
 }
 
-static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
+static bool ret_on_top(struct collector *c, struct image *img, uint64_t pc)
 {
-	uint64_t start = function_start(c, p, pc);
+	uint64_t start = function_start(c, img, pc);
 	uint8_t code[8], at_pc = 0;
 	size_t skip = 0;
 
-	if (!start || read_code(c, p, start, code, sizeof(code)))
+	if (!start || read_code(c, img, start, code, sizeof(code)))
 		return false;
 	if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
 		skip = 4; /* endbr64 */
@@ -585,27 +669,27 @@ static bool ret_on_top(struct collector *c, struct proc *p, uint64_t pc)
 	    code[skip + 3] == 0xe5) {
 		/* push %rbp; mov %rsp,%rbp: only at its first instruction or at the final ret is
 		 * the return address on top of the stack with rbp still the caller's. */
-		read_code(c, p, pc, &at_pc, 1);
+		read_code(c, img, pc, &at_pc, 1);
 		if (pc != start + skip && at_pc != 0xc3)
 			return false;
 	}
 	return true;
 }
 
-static uint64_t hidden_caller(struct collector *c, struct proc *p, const struct perch_key *key,
+static uint64_t hidden_caller(struct collector *c, struct image *img, const struct perch_key *key,
 			      const uint64_t *u, size_t nu)
 {
 	uint64_t v;
 
 	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
 		return 0;
-	if (!u64map__get(&p->leaf, u[0], &v)) {
-		v = 1 + ret_on_top(c, p, u[0]);
-		u64map__put(&p->leaf, u[0], v);
+	if (!u64map__get(&img->leaf, u[0], &v)) {
+		v = 1 + ret_on_top(c, img, u[0]);
+		u64map__put(&img->leaf, u[0], v);
 	}
 	if (v != 2)
 		return 0;
-	return after_call(c, p, key->user_ret) ? key->user_ret : 0;
+	return after_call(c, img, key->user_ret) ? key->user_ret : 0;
 }
 
 static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
@@ -627,11 +711,11 @@ static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
  * return address, which always lies in executable memory the process mapped. The first caller
  * outside all of it ends the stack. Only for a process whose leaf is mapped, so one whose mappings
  * are unknown keeps its raw addresses. */
-static size_t believable_frames(struct collector *c, struct proc *p, const uint64_t *ustack,
+static size_t believable_frames(struct collector *c, struct image *img, const uint64_t *ustack,
 				size_t nu)
 {
 	for (size_t i = 1; i < nu; i++)
-		if (!find_map(c, p, ustack[i]))
+		if (!find_map(c, img, ustack[i]))
 			return i;
 	return nu;
 }
@@ -641,12 +725,13 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		   const uint64_t *kstack)
 {
 	struct proc *p = get_proc(c, key->tgid);
+	struct image *img = p ? image_for(p, key->gen) : NULL;
 	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
 	bool dwarf = key->flags & PERCH_KEY_DWARF;
 	uint32_t flags = 0;
 	uint64_t hidden;
 
-	if (!p)
+	if (!img)
 		return -ENOMEM;
 	note_thread(c, p, key->tid);
 	if (key->ustack_id < 0)
@@ -662,10 +747,10 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_TRUNCATED;
 		c->stats[COLLECT_UNWIND_STOPPED] += count;
 	}
-	if (nu && !find_map(c, p, ustack[0])) {
+	if (nu && !find_map(c, img, ustack[0])) {
 		c->stats[COLLECT_NO_MAPS] += count;
 	} else if (nu > 1) {
-		size_t keep = believable_frames(c, p, ustack, nu);
+		size_t keep = believable_frames(c, img, ustack, nu);
 
 		if (keep < nu) {
 			nu = keep;
@@ -673,20 +758,20 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 			c->stats[COLLECT_DAMAGED] += count;
 		}
 	}
-	hidden = dwarf ? 0 : hidden_caller(c, p, key, ustack, nu);
+	hidden = dwarf ? 0 : hidden_caller(c, img, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
 	/* Root first: the open regions, user frames outermost to leaf, then the kernel frames. */
 	for (uint32_t i = 0; i < nregions && i < PERCH_REGION_DEPTH; i++)
 		c->frames[n++] = regions[i];
 	for (size_t i = nu; i-- > 0;) {
-		c->frames[n++] = user_frame(c, p, ustack[i], i > 0);
+		c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
 		if (i == 1 && hidden)
-			c->frames[n++] = user_frame(c, p, hidden, true);
+			c->frames[n++] = user_frame(c, img, hidden, true);
 		if (i == 0 && hidden && nu == 1) {
 			/* The leaf's caller goes before the leaf. */
-			c->frames[n - 1] = user_frame(c, p, hidden, true);
-			c->frames[n++] = user_frame(c, p, ustack[0], false);
+			c->frames[n - 1] = user_frame(c, img, hidden, true);
+			c->frames[n++] = user_frame(c, img, ustack[0], false);
 		}
 	}
 	for (size_t i = nk; i-- > 0;)

@@ -43,8 +43,13 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
 		   const uint64_t *kstack);
 
-/* The process exec'd: its mappings start over (in order with collector__mmap()). */
+/* The process exec'd: its mappings start over (in order with collector__mmap()), in a new exec
+ * generation, counted as the sampler counts them (see perch_bpf.h). */
 void collector__exec(struct collector *c, uint32_t pid);
+
+/* A drain is done: images of generations no sample still waiting can be from are freed (the
+ * newest of each process at the drain before this one, and newer, are kept). */
+void collector__drained(struct collector *c);
 
 /* The process mapped a file executable. Pins the file (opens and indexes it) at once, so it
  * resolves after the process is gone. map->open_path is ignored; strings are copied. */

@@ -341,8 +341,7 @@ static int handle_event(void *ctx, void *data, size_t len)
 static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 {
 	struct session *s = ctx;
-	__u32 pid = e->pid;
-	__u8 v;
+	__u32 pid = e->pid, v;
 	struct proc_map m;
 
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &pid, &v))
@@ -517,10 +516,9 @@ static int load_bpf(struct session *s)
 
 static int add_target(struct session *s, pid_t pid)
 {
-	__u32 key = pid;
-	__u8 one = 1;
+	__u32 key = pid, gen = 0;
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY)) {
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &gen, BPF_ANY)) {
 		log_err("add target %d: %s", (int)pid, strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
@@ -770,6 +768,7 @@ static void flip_and_drain(struct session *s)
 	s->skel->bss->active = !old;
 	nanosleep(&grace, NULL);
 	drain_buffer(s, old);
+	collector__drained(s->col);
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
 	write_stats(s);
