@@ -406,6 +406,41 @@ static void writer_size_counts_every_byte_written(void **state)
 	assert_int_equal(rec_writer__close(w), 0);
 }
 
+/* An idle recording must not grow: a STATS block holds only what changed since the last one, and
+ * none is written when nothing did; the loader keeps each counter's last value. */
+static void stats_blocks_hold_only_changed_counters(void **state)
+{
+	const char *path = tmp_path("stats.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_kv a[] = {{.key = "samples", .value = 5},
+			     {.key = "lost", .value = 0},
+			     {.key = "perch_user_us", .value = 100}};
+	struct rec_kv b[] = {{.key = "samples", .value = 7}, {.key = "lost", .value = 0}};
+	struct recording *r = NULL;
+	uint64_t size, v = 0;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__stats(w, a, 3), 0);
+	size = rec_writer__size(w);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(rec_writer__stats(w, a, 3), 0);
+	assert_int_equal(rec_writer__size(w), size);
+	assert_int_equal(rec_writer__stats(w, b, 2), 0);
+	/* one block: header, count, and the one counter that changed */
+	assert_int_equal(rec_writer__size(w), size + 16 + 4 + 4 + strlen("samples") + 8);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nstats, 3);
+	assert_true(recording__stat(r, "samples", &v));
+	assert_int_equal(v, 7);
+	assert_true(recording__stat(r, "perch_user_us", &v));
+	assert_int_equal(v, 100);
+	assert_true(recording__stat(r, "lost", &v));
+	assert_int_equal(v, 0);
+	recording__free(r);
+}
+
 static void writer_dedups_strings_and_frames(void **state)
 {
 	const char *path = tmp_path("dedup.data");
@@ -957,7 +992,7 @@ static const char *const tmp_files[] = {
 	"known.data",	"size.data",	"dedup.data",	    "many.data",    "undef.data",
 	"threads.data", "order.data",	"large.data",	    "full.data",    "cut.data",
 	"flipped.data", "raw.data",	"full-disk.data",   "no-end.data",  "empty-end.data",
-	"lines.data",	"regions.data", "regions-bad.data", "rframes.data",
+	"lines.data",	"regions.data", "regions-bad.data", "rframes.data", "stats.data",
 };
 
 static int make_tmpdir(void **state)
@@ -1287,6 +1322,7 @@ int main(void)
 		cmocka_unit_test(load_lines_for_undefined_frame_is_ebadmsg),
 		cmocka_unit_test(writer_size_counts_every_byte_written),
 		cmocka_unit_test(writer_dedups_strings_and_frames),
+		cmocka_unit_test(stats_blocks_hold_only_changed_counters),
 		cmocka_unit_test(writer_dedups_many_strings_through_table_growth),
 		cmocka_unit_test(writer_rejects_undefined_ids),
 		cmocka_unit_test(load_keeps_last_thread_definition),

@@ -31,6 +31,10 @@ static char path[] = "/tmp/perch-test-report.XXXXXX";
  * Process "app" (pid 10): main -> solve -> refine -> solve (recursion), main -> parse, and one
  * stack that enters the kernel from write; plus one frame no symbol covers.
  */
+static bool g_loss_stats; /* write_fixture adds loss counters the header's fixed lines omit */
+static const struct rec_kv loss_stats[] = {{.key = "unwind_mappings_over_limit", .value = 1072},
+					   {.key = "region_stack_unreadable", .value = 3}};
+
 static void write_fixture(void)
 {
 	struct rec_writer *w;
@@ -84,6 +88,8 @@ static void write_fixture(void)
 		assert_int_equal(rec_writer__sample(w, 10, 10, 1, 0, s3, 2), 0);
 	}
 	assert_int_equal(rec_writer__stats(w, stats, 5), 0);
+	if (g_loss_stats)
+		assert_int_equal(rec_writer__stats(w, loss_stats, 2), 0);
 	assert_int_equal(rec_writer__end(w, end, 2), 0);
 	assert_int_equal(rec_writer__close(w), 0);
 }
@@ -374,6 +380,25 @@ static const char region_tree_and_notes[] =
 /* Region totals: solve = 1.5 s + 0.4 s over two threads; io used from two places sums both
  * nodes, one end untimed (mean over the 6 timed calls); walk's inner node (under walk) is inside
  * the outer one: total 2 ms, not 3.5 ms, while self and calls add up; the mark has calls only. */
+/* Every counter that means a loss is in the header: those without a line of their own are named
+ * on one "also lost" line, and only when not zero. */
+static void report_header_names_every_nonzero_loss_counter(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
+	char *out = render(&o);
+
+	(void)state;
+	assert_null(strstr(out, "also lost"));
+	free(out);
+	g_loss_stats = true;
+	out = render(&o);
+	g_loss_stats = false;
+	assert_non_null(strstr(out,
+			       "\nalso lost 3 region stacks unreadable; 1072 mappings over the "
+			       "unwinder's limit\nprofiler "));
+	free(out);
+}
+
 static void report_text_shows_region_table_tree_and_notes(void **state)
 {
 	struct report_opts o = {
@@ -702,6 +727,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(report_folded_merges_stacks_and_marks_kernel_frames),
 		cmocka_unit_test(report_text_shows_header_tables_and_folded_tree),
+		cmocka_unit_test(report_header_names_every_nonzero_loss_counter),
 		cmocka_unit_test(report_text_shows_region_table_tree_and_notes),
 		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),

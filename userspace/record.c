@@ -678,7 +678,11 @@ static void bpf_cost(struct session *s, uint64_t *run_ns, uint64_t *runs)
 	}
 }
 
-static void write_stats(struct session *s)
+/* perch's own costs run on while the targets idle: written once a second and at the end, so an
+ * idle recording grows by one small STATS block a second (the writer drops unchanged counters). */
+#define COST_EVERY_DRAINS (1000 / DRAIN_MS)
+
+static void write_stats(struct session *s, bool final)
 {
 	uint64_t totals[PERCH_STAT_MAX] = {};
 	uint64_t *percpu = calloc(s->ncpus, sizeof(uint64_t));
@@ -748,6 +752,10 @@ static void write_stats(struct session *s)
 	for (int i = 0; i < REGIONS_STAT_MAX; i++)
 		kv[n++] =
 			(struct rec_kv){.key = (char *)rnames[i], .value = regions__stat(s->rg, i)};
+	if (!final && s->drains % COST_EVERY_DRAINS) {
+		rec_writer__stats(s->w, kv, n);
+		return;
+	}
 	bpf_cost(s, &run_ns, &runs);
 	kv[n++] = (struct rec_kv){.key = "bpf_run_time_ns", .value = run_ns};
 	kv[n++] = (struct rec_kv){.key = "bpf_run_count", .value = runs};
@@ -771,7 +779,7 @@ static void flip_and_drain(struct session *s)
 	collector__drained(s->col);
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
-	write_stats(s);
+	write_stats(s, false);
 	s->drains++;
 }
 
@@ -1035,7 +1043,7 @@ static int finish(struct session *s, int status)
 	flip_and_drain(s);
 	flip_and_drain(s);
 	regions__finish(s->rg);
-	write_stats(s);
+	write_stats(s, true);
 	kv[0] = (struct rec_kv){.key = "duration_ns", .value = now_ns() - s->start_ns};
 	kv[1] = (struct rec_kv){.key = "exit_status", .value = (uint64_t)status};
 	kv[2] = (struct rec_kv){.key = "drains", .value = s->drains};

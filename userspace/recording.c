@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "recording.h"
+#include "vec.h"
 
 /*
  * The loader refuses blocks over MAX_BLOCK, so a damaged length can't make it allocate gigabytes;
@@ -274,6 +275,8 @@ struct rec_writer {
 	uint32_t nlines;
 	struct buf block; /* the block being built; reused */
 	struct idx_table str_tab, frame_tab;
+	struct rec_kv *stats; /* every counter as the last STATS blocks wrote it (keys copied) */
+	size_t nstats, cap_stats;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -476,6 +479,9 @@ static void writer_free(struct rec_writer *w)
 	free(w->block.data);
 	tab_free(&w->str_tab);
 	tab_free(&w->frame_tab);
+	for (size_t i = 0; i < w->nstats; i++)
+		free(w->stats[i].key);
+	free(w->stats);
 	free(w);
 }
 
@@ -710,9 +716,58 @@ int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 	return write_kv(w, REC_META, kv, n, true);
 }
 
+/* The counter named key as the last STATS block wrote it, or NULL. */
+static struct rec_kv *written_stat(struct rec_writer *w, const char *key)
+{
+	for (size_t i = 0; i < w->nstats; i++)
+		if (!strcmp(w->stats[i].key, key))
+			return &w->stats[i];
+	return NULL;
+}
+
+static int remember_stat(struct rec_writer *w, const struct rec_kv *kv)
+{
+	struct rec_kv *old = written_stat(w, kv->key);
+	char *key;
+
+	if (old) {
+		old->value = kv->value;
+		return 0;
+	}
+	key = strdup(kv->key);
+	if (!key || vec_grow(&w->stats, &w->cap_stats, w->nstats + 1, sizeof(*w->stats), 32)) {
+		free(key);
+		return -ENOMEM;
+	}
+	w->stats[w->nstats++] = (struct rec_kv){.key = key, .value = kv->value};
+	return 0;
+}
+
+/* Only the counters that changed since the last STATS block, and no block when none did, so an
+ * idle recording stays small; the loader keeps each counter's last value. */
 int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 {
-	return write_kv(w, REC_STATS, kv, n, false);
+	struct rec_kv *changed;
+	size_t nchanged = 0;
+	int err = 0;
+
+	if (!w || (n && !kv))
+		return -EINVAL;
+	changed = calloc(n ? n : 1, sizeof(*changed));
+	if (!changed)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_kv *old = written_stat(w, kv[i].key);
+
+		if (!old || old->value != kv[i].value)
+			changed[nchanged++] = kv[i];
+	}
+	if (nchanged)
+		err = write_kv(w, REC_STATS, changed, nchanged, false);
+	for (size_t i = 0; !err && i < nchanged; i++)
+		err = remember_stat(w, &changed[i]);
+	free(changed);
+	return err;
 }
 
 int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n)
@@ -1145,9 +1200,32 @@ static int parse_meta(struct loaded *L, struct cur *c)
 	return parse_kv(L, c, &L->r.meta, &L->r.nmeta, true);
 }
 
+/* A STATS block holds the counters that changed since the one before it (every counter, in files
+ * of perch before that): each counter keeps its last value. */
 static int parse_stats(struct loaded *L, struct cur *c)
 {
-	return parse_kv(L, c, &L->r.stats, &L->r.nstats, false);
+	struct recording *r = &L->r;
+	struct rec_kv *add = NULL, *t;
+	size_t nadd = 0, k;
+	int err = parse_kv(L, c, &add, &nadd, false);
+
+	if (err)
+		return err;
+	t = realloc(r->stats, (r->nstats + nadd + 1) * sizeof(*t));
+	if (!t) {
+		free(add);
+		return -ENOMEM;
+	}
+	r->stats = t;
+	for (size_t i = 0; i < nadd; i++) {
+		for (k = 0; k < r->nstats && strcmp(t[k].key, add[i].key); k++)
+			;
+		t[k] = add[i];
+		if (k == r->nstats)
+			r->nstats++;
+	}
+	free(add);
+	return 0;
 }
 
 static int parse_end(struct loaded *L, struct cur *c)

@@ -79,6 +79,40 @@ static void print_losses(const struct recording *r, FILE *out)
 	print_unwinding(r, out);
 }
 
+/* Counters that mean something was lost and that the lines above do not show: named on one line
+ * when any is not zero, so no loss the recording counted goes unsaid. */
+static const struct {
+	const char *key, *what;
+} other_losses[] = {
+	{"lost_children_target_map_full", "children not followed (target map full)"},
+	{"lost_user_stack_hash_collision", "user stacks lost to a hash collision"},
+	{"region_stack_unreadable", "region stacks unreadable"},
+	{"region_processes_unreadable", "processes whose region runtime could not be read"},
+	{"region_processes_no_handshake", "region runtimes that never answered"},
+	{"unwind_modules_without_table", "modules without unwind tables"},
+	{"unwind_modules_rows_full", "modules whose unwind rows did not fit"},
+	{"unwind_mappings_over_limit", "mappings over the unwinder's limit"},
+	{"unwind_processes_not_listed", "processes the unwinder could not list"},
+	{"dwarf_frame_pointer_fallback",
+	 "user stacks walked by frame pointers (leaf in code without unwind tables: JIT)"},
+};
+
+static void print_other_losses(const struct recording *r, FILE *out)
+{
+	const char *sep = "also lost ";
+
+	for (size_t i = 0; i < sizeof(other_losses) / sizeof(other_losses[0]); i++) {
+		uint64_t v = stat_or_zero(r, other_losses[i].key);
+
+		if (!v)
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", sep, v, other_losses[i].what);
+		sep = "; ";
+	}
+	if (strcmp(sep, "also lost "))
+		fputc('\n', out);
+}
+
 static void print_cost(const struct recording *r, FILE *out)
 {
 	uint64_t run_ns = stat_or_zero(r, "bpf_run_time_ns");
@@ -152,6 +186,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 			o->region, kept, sample_total(r), pct(kept, sample_total(r)));
 	}
 	print_losses(r, out);
+	print_other_losses(r, out);
 	print_cost(r, out);
 }
 
