@@ -476,6 +476,21 @@ else
 	bad "--unwind=dwarf/fp" "main on $md % with dwarf (want >= 99), $mf % with fp (want < 50)"
 fi
 
+# ---- damaged CFI: the unwinder cannot use it, and the report says so ---------------------------
+cp "$WL/shares-nofp" "$T/nofp-badcfi"
+# every byte of .eh_frame past its first CIE overwritten: no FDE survives
+read -r eoff esize < <(readelf -SW "$T/nofp-badcfi" | awk '$2 == ".eh_frame" { print $5, $6 }')
+eoff=$((16#$eoff))
+esize=$((16#$esize))
+head -c $((esize - 24)) /dev/zero | tr '\0' '\132' | dd of="$T/nofp-badcfi" bs=1 seek=$((eoff + 24)) conv=notrunc status=none
+"$PERCH" record -o "$T/badcfi.data" -- "$T/nofp-badcfi" 0.5 >/dev/null 2>"$T/err"
+dmg=$("$PERCH" report "$T/badcfi.data" | sed -n 's/^also lost.* \([0-9]*\) modules whose CFI (.eh_frame) is damaged.*/\1/p')
+if [ "${dmg:-0}" -ge 1 ] && grep -q "nofp-badcfi: its CFI (.eh_frame) is damaged" "$T/err"; then
+	ok "damaged .eh_frame: counted in the report ($dmg module) and warned about while recording"
+else
+	bad "damaged .eh_frame" "report: '$("$PERCH" report "$T/badcfi.data" | grep '^also lost')'; stderr: $(head -2 "$T/err")"
+fi
+
 # ---- a 120-deep call chain without frame pointers: every frame, in order -----------------------
 "$PERCH" record -q -o "$T/deep.data" -- "$WL/deep" 2 >"$T/deep.truth" 2>"$T/err" || bad deep "$(cat "$T/err")"
 "$PERCH" report --format=folded "$T/deep.data" >"$T/deep.folded"

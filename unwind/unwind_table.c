@@ -436,6 +436,9 @@ struct unwind_table *unwind_table__build_elf(Elf *elf, Elf *debug)
 		err = unwind_cfi__decode(&m.debug, &dbg, &t->stats);
 	if (!err)
 		err = assemble(t, &m, &eh, &dbg);
+	/* CFI sections that yield no row at all are damaged, not absent: say so. */
+	if (err == -ENODATA && (m.eh.data || m.debug.data))
+		err = -EBADMSG;
 	unwind_cfi__release(&eh);
 	unwind_cfi__release(&dbg);
 	free(m.exec);

@@ -56,7 +56,8 @@ struct unwind_stats {
  * NULL and sets errno on failure: ENOENT and the like from open(), ENOEXEC when the file is not
  * ELF, EOPNOTSUPP when it is not x86-64, ENODATA when no FDE covers its executable segments,
  * EOVERFLOW when its code spans 4 GiB or more, EINVAL when a CFI section cannot be read,
- * ENOMEM. Corrupt CFI does not fail the build: see struct unwind_stats.
+ * EBADMSG when it has CFI sections but not one usable FDE in them (damaged), ENOMEM. Corrupt
+ * FDEs among good ones do not fail the build: see struct unwind_stats.
  */
 struct unwind_table *unwind_table__build(const char *path);
 

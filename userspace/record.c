@@ -714,6 +714,7 @@ static void write_stats(struct session *s, bool final)
 		[UNWINDER_TABLES] = "unwind_tables",
 		[UNWINDER_ROWS] = "unwind_rows",
 		[UNWINDER_NO_TABLE] = "unwind_modules_without_table",
+		[UNWINDER_CFI_DAMAGED] = "unwind_modules_cfi_damaged",
 		[UNWINDER_ROWS_FULL] = "unwind_modules_rows_full",
 		[UNWINDER_MAPS_FULL] = "unwind_mappings_over_limit",
 		[UNWINDER_PROCS_FULL] = "unwind_processes_not_listed",

@@ -90,6 +90,7 @@ static const struct {
 	{"region_processes_unreadable", "processes whose region runtime could not be read"},
 	{"region_processes_no_handshake", "region runtimes that never answered"},
 	{"unwind_modules_without_table", "modules without unwind tables"},
+	{"unwind_modules_cfi_damaged", "modules whose CFI (.eh_frame) is damaged"},
 	{"unwind_modules_rows_full", "modules whose unwind rows did not fit"},
 	{"unwind_mappings_over_limit", "mappings over the unwinder's limit"},
 	{"unwind_processes_not_listed", "processes the unwinder could not list"},

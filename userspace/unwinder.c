@@ -243,6 +243,14 @@ static const struct module *get_module(struct unwinder *u, uint32_t pid, const s
 		unwind_table__free(mod->t);
 		mod->t = NULL;
 	}
+	if (!mod->t && errno == EBADMSG) {
+		u->stats[UNWINDER_CFI_DAMAGED]++;
+		log_warn(
+			"unwinder: %s: its CFI (.eh_frame) is damaged: stacks through it are walked "
+			"by frame pointers and may stop early or go astray",
+			m->path);
+		return NULL;
+	}
 	if (!mod->t) {
 		u->stats[UNWINDER_NO_TABLE]++;
 		log_debug("unwinder: %s: no unwind table: %s", m->path, strerror(errno));

@@ -14,12 +14,14 @@
 struct unwinder;
 
 enum unwinder_stat {
-	UNWINDER_TABLES = 0, /* modules whose table is loaded */
-	UNWINDER_ROWS,	     /* rows of those tables */
-	UNWINDER_NO_TABLE,   /* modules without usable CFI (or not readable): frame pointers */
-	UNWINDER_ROWS_FULL,  /* modules left out because the rows array was full */
-	UNWINDER_MAPS_FULL,  /* mappings left out: a process had PERCH_UNWIND_MAPS already */
-	UNWINDER_PROCS_FULL, /* processes whose list the kernel map could not take */
+	UNWINDER_TABLES = 0,  /* modules whose table is loaded */
+	UNWINDER_ROWS,	      /* rows of those tables */
+	UNWINDER_NO_TABLE,    /* modules without usable CFI (or not readable): frame pointers */
+	UNWINDER_ROWS_FULL,   /* modules left out because the rows array was full */
+	UNWINDER_MAPS_FULL,   /* mappings left out: a process had PERCH_UNWIND_MAPS already */
+	UNWINDER_PROCS_FULL,  /* processes whose list the kernel map could not take */
+	UNWINDER_CFI_DAMAGED, /* modules whose CFI sections hold no usable FDE: walked by frame
+			       * pointers, which -fomit-frame-pointer code cannot follow */
 	UNWINDER_STAT_MAX,
 };
 
