@@ -6,6 +6,7 @@
  * forked child that never called exec borrows its parent's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
+#include <unistd.h>
 #include "cachedir.h"
 #include "collect.h"
 #include "linecache.h"
@@ -36,6 +38,10 @@ struct proc {
 	uint32_t comm;	      /* string id from the last event */
 	struct perfmap *jit;  /* /tmp/perf-PID.map of a JIT, when the process writes one */
 	long long jit_size;   /* its size when loaded: reload when it grew */
+	int root_fd;	      /* the process's root directory, held open to find the map in */
+	uint32_t nspid;	      /* its pid in its own pid namespace: the map's name */
+	uid_t uid;	      /* its effective uid: who must own the map */
+	bool jit_capped;      /* its map was over PERFMAP_MAX_BYTES (counted once) */
 	struct u64map frames; /* address -> frame id */
 	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
@@ -91,6 +97,8 @@ static void proc_free(struct proc *p)
 	proc_maps__free(p->maps);
 	proc_maps__free(p->pre_exec);
 	perfmap__free(p->jit);
+	if (p->root_fd >= 0)
+		close(p->root_fd);
 	u64map__clear(&p->frames);
 	u64map__clear(&p->leaf);
 	u64map__clear(&p->ret_ok);
@@ -148,6 +156,7 @@ static struct proc *get_proc(struct collector *c, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
+	p->root_fd = -1;
 	c->procs[c->nprocs++] = p;
 	return p;
 }
@@ -198,12 +207,80 @@ static void reread_maps(struct proc *p)
 	proc_maps__free(m);
 }
 
+/* What naming JIT code needs, taken while the process lives: its root, held open so the map is
+ * found after it exits (a JIT may write it at exit), its pid as the JIT sees it, its uid. */
+static void jit_context(struct proc *p)
+{
+	char path[64];
+	int fd;
+
+	if (p->root_fd >= 0 || p->exited)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/root", p->pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (proc_ns_ids((pid_t)p->pid, &p->nspid, &p->uid)) {
+		close(fd);
+		return;
+	}
+	p->root_fd = fd;
+}
+
+static void note_capped(struct collector *c, struct proc *p)
+{
+	if (!p->jit || !perfmap__unread(p->jit) || p->jit_capped)
+		return;
+	p->jit_capped = true;
+	c->stats[COLLECT_JIT_CAPPED]++;
+	log_warn("pid %u: JIT map /tmp/perf-%u.map is over %u MiB: its first %u MiB read, %llu "
+		 "bytes left out",
+		 p->pid, p->nspid, PERFMAP_MAX_BYTES >> 20, PERFMAP_MAX_BYTES >> 20,
+		 (unsigned long long)perfmap__unread(p->jit));
+}
+
+/* (Re)read the process's perf map, inside its own root (a JIT in a container writes to its own
+ * /tmp), when it changed size since the last read. Never a symlink, never a file another user
+ * owns: the map's contents go into the recording. */
+static void jit_load(struct collector *c, struct proc *p)
+{
+	char path[64];
+	struct stat st;
+
+	jit_context(p);
+	if (p->root_fd < 0)
+		return;
+	snprintf(path, sizeof(path), "tmp/perf-%u.map", p->nspid);
+	if (fstatat(p->root_fd, path, &st, AT_SYMLINK_NOFOLLOW) || st.st_size == p->jit_size)
+		return;
+	perfmap__free(p->jit);
+	p->jit = perfmap__load_at(p->root_fd, path, p->uid);
+	p->jit_size = p->jit ? st.st_size : -1;
+	if (!p->jit && errno != ENOENT)
+		log_debug("pid %u: JIT map /tmp/perf-%u.map not read: %s", p->pid, p->nspid,
+			  strerror(errno));
+	note_capped(c, p);
+}
+
+/* Code a JIT generated: named by the perf map the process writes (perf's convention). */
+static const char *jit_name(struct collector *c, struct proc *p, uint64_t addr, uint64_t *start)
+{
+	const char *name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+
+	if (name)
+		return name;
+	jit_load(c, p);
+	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+}
+
 void collector__snapshot(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
 
-	if (p)
-		read_maps(p);
+	if (!p)
+		return;
+	read_maps(p);
+	jit_context(p);
 }
 
 void collector__event(struct collector *c, const struct perch_event *e)
@@ -222,10 +299,16 @@ void collector__event(struct collector *c, const struct perch_event *e)
 		break;
 	case PERCH_EV_EXEC:
 		p->exec_seen = true;
+		jit_context(p);
 		if (!c->mmap_events)
 			reset_maps(p);
 		break;
 	case PERCH_EV_EXIT:
+		if (p->root_fd >= 0) {
+			jit_load(c, p); /* the last word: a JIT may write its map as it exits */
+			close(p->root_fd);
+			p->root_fd = -1;
+		}
 		p->exited = true;
 		break;
 	}
@@ -334,27 +417,6 @@ static uint32_t module_string(struct collector *c, const struct proc_map *m)
 	return rec_writer__string(c->w, slash);
 }
 
-/* Code a JIT generated: named by the perf map the process writes (perf's convention), read
- * through the process's root so a JIT in a container is found too. */
-static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *start)
-{
-	char path[96];
-	const char *name;
-	struct stat st;
-
-	if (p->exited)
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
-	else
-		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", p->pid, p->pid);
-	name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
-	if (name || stat(path, &st) || st.st_size == p->jit_size)
-		return name;
-	perfmap__free(p->jit);
-	p->jit = perfmap__load(path);
-	p->jit_size = p->jit ? st.st_size : -1;
-	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
-}
-
 #define MAX_INLINE 32
 
 /* Source lines and the inline chain of a new frame, from the module's DWARF (found in the
@@ -439,7 +501,7 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 		u64map__put(&p->frames, addr, id);
 		return id;
 	} else {
-		const char *jit = jit_name(p, is_return ? addr - 1 : addr, &lookup);
+		const char *jit = jit_name(c, p, is_return ? addr - 1 : addr, &lookup);
 
 		if (jit)
 			name = rec_writer__string(c->w, jit);
@@ -563,7 +625,7 @@ static uint64_t function_start(struct collector *c, struct proc *p, uint64_t pc)
 	uint64_t start = 0;
 
 	if (!m || !m->open_path)
-		return jit_name(p, pc, &start) ? start : 0;
+		return jit_name(c, p, pc, &start) ? start : 0;
 	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
 	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
 	    !res.name)

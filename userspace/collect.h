@@ -25,6 +25,7 @@ enum collect_stat {
 				 * frame (flagged truncated too) */
 	COLLECT_DAMAGED,	/* samples whose user stack went on past an address no executable
 				 * mapping holds: cut there (flagged truncated too) */
+	COLLECT_JIT_CAPPED,	/* JIT maps over PERFMAP_MAX_BYTES, read only that far */
 	COLLECT_STAT_MAX,
 };
 

@@ -744,6 +744,8 @@ static void write_stats(struct session *s)
 				  .value = collector__stat(s->col, COLLECT_UNWIND_STOPPED)};
 	kv[n++] = (struct rec_kv){.key = "damaged_user_stacks",
 				  .value = collector__stat(s->col, COLLECT_DAMAGED)};
+	kv[n++] = (struct rec_kv){.key = "jit_maps_capped",
+				  .value = collector__stat(s->col, COLLECT_JIT_CAPPED)};
 	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
 		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
 					  .value = unwinder__stat(s->uw, i)};
