@@ -24,6 +24,13 @@
 #include "proc.h"
 #include "symbolizer.h"
 #include "u64map.h"
+#include "vec.h"
+
+/* A JIT frame written without a name: named later if the map comes to cover it. */
+struct jit_unnamed {
+	uint32_t frame;
+	uint64_t lookup; /* the address looked up (a return address less one) */
+};
 
 struct proc {
 	uint32_t pid, ppid;
@@ -35,13 +42,15 @@ struct proc {
 	bool forked_image; /* ...except to samples from before the exec of a child that was still
 			    * running its parent's image (it never had mappings of its own) */
 	bool exited;
-	uint32_t comm;	      /* string id from the last event */
-	struct perfmap *jit;  /* /tmp/perf-PID.map of a JIT, when the process writes one */
-	long long jit_size;   /* its size when loaded: reload when it grew */
-	int root_fd;	      /* the process's root directory, held open to find the map in */
-	uint32_t nspid;	      /* its pid in its own pid namespace: the map's name */
-	uid_t uid;	      /* its effective uid: who must own the map */
-	bool jit_capped;      /* its map was over PERFMAP_MAX_BYTES (counted once) */
+	uint32_t comm;	     /* string id from the last event */
+	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
+	long long jit_size;  /* its size when loaded: reload when it grew */
+	int root_fd;	     /* the process's root directory, held open to find the map in */
+	uint32_t nspid;	     /* its pid in its own pid namespace: the map's name */
+	uid_t uid;	     /* its effective uid: who must own the map */
+	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES (counted once) */
+	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
+	size_t nunnamed, capunnamed;
 	struct u64map frames; /* address -> frame id */
 	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
@@ -59,10 +68,11 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct proc **procs;
 	size_t nprocs, cap;
-	struct u64map pid_index;  /* pid -> index in procs */
-	struct u64map kframes;	  /* kernel address -> frame id */
-	struct u64map threads;	  /* pid << 32 | tid -> 1 */
-	struct u64map lines_done; /* frame id -> 1 once its LINES are written */
+	struct u64map pid_index;   /* pid -> index in procs */
+	struct u64map kframes;	   /* kernel address -> frame id */
+	struct u64map threads;	   /* pid << 32 | tid -> 1 */
+	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
+	struct u64map jit_waiting; /* frame id -> 1 while a JIT frame waits for its name */
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
@@ -97,6 +107,7 @@ static void proc_free(struct proc *p)
 	proc_maps__free(p->maps);
 	proc_maps__free(p->pre_exec);
 	perfmap__free(p->jit);
+	free(p->unnamed);
 	if (p->root_fd >= 0)
 		close(p->root_fd);
 	u64map__clear(&p->frames);
@@ -116,6 +127,7 @@ void collector__free(struct collector *c)
 	u64map__clear(&c->kframes);
 	u64map__clear(&c->threads);
 	u64map__clear(&c->lines_done);
+	u64map__clear(&c->jit_waiting);
 	linecache__free(c->lc); /* writes what this run resolved */
 	symbolizer__free(c->sym);
 	ksyms__free(c->ksyms);
@@ -273,6 +285,51 @@ static const char *jit_name(struct collector *c, struct proc *p, uint64_t addr, 
 	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
 }
 
+static void note_unnamed_jit(struct collector *c, struct proc *p, uint32_t frame, uint64_t lookup)
+{
+	uint64_t one;
+
+	if (frame == UINT32_MAX || u64map__get(&c->jit_waiting, frame, &one) ||
+	    vec_grow(&p->unnamed, &p->capunnamed, p->nunnamed + 1, sizeof(*p->unnamed), 16) ||
+	    u64map__put(&c->jit_waiting, frame, 1))
+		return;
+	p->unnamed[p->nunnamed++] = (struct jit_unnamed){frame, lookup};
+}
+
+/*
+ * Name the JIT frames written without a name, from the map as it is now: a JIT may write its
+ * map late, or only as it exits (java -XX:+DumpPerfMapAtExit). Frames are immutable once written;
+ * a LINES definition of the frame (the function alone, no file) names it in every report, as
+ * a stripped binary's frame is named from its debug file.
+ */
+static void rename_jit_frames(struct collector *c, struct proc *p)
+{
+	size_t keep = 0;
+
+	if (!p->nunnamed)
+		return;
+	jit_load(c, p);
+	for (size_t i = 0; i < p->nunnamed; i++) {
+		const struct jit_unnamed *u = &p->unnamed[i];
+		const char *name = p->jit ? perfmap__find(p->jit, u->lookup, NULL) : NULL;
+		struct rec_line l = {.function = name ? rec_writer__string(c->w, name) : 0};
+
+		if (!l.function || rec_writer__lines(c->w, u->frame, &l, 1)) {
+			p->unnamed[keep++] = *u;
+			continue;
+		}
+		c->stats[COLLECT_UNNAMED]--;
+		c->stats[COLLECT_JIT_LATE]++;
+	}
+	p->nunnamed = keep;
+}
+
+void collector__finish(struct collector *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		rename_jit_frames(c, c->procs[i]);
+}
+
 void collector__snapshot(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
@@ -305,7 +362,9 @@ void collector__event(struct collector *c, const struct perch_event *e)
 		break;
 	case PERCH_EV_EXIT:
 		if (p->root_fd >= 0) {
-			jit_load(c, p); /* the last word: a JIT may write its map as it exits */
+			/* The last word: a JIT may write its map as it exits. */
+			jit_load(c, p);
+			rename_jit_frames(c, p);
 			close(p->root_fd);
 			p->root_fd = -1;
 		}
@@ -506,9 +565,12 @@ static uint32_t user_frame(struct collector *c, struct proc *p, uint64_t addr, b
 		if (jit)
 			name = rec_writer__string(c->w, jit);
 	}
-	if (!name)
-		c->stats[COLLECT_UNNAMED]++;
 	id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+	if (!name) {
+		c->stats[COLLECT_UNNAMED]++;
+		if (m) /* anonymous executable memory: JIT code, perhaps named later */
+			note_unnamed_jit(c, p, id, is_return ? addr - 1 : addr);
+	}
 	u64map__put(&p->frames, addr, id);
 	return id;
 }
