@@ -19,6 +19,8 @@
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "dwarf_index.h"
+#include "log.h"
+#include "safefile.h"
 
 /* Larger debug files (compressed, and all they inflate to) are read as they are. */
 #define MAX_SOURCE (1ull << 30)
@@ -85,11 +87,11 @@ static int open_copy(const char *path, const uint8_t *id, size_t len)
 {
 	struct stat sb;
 	Elf *elf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), err = -EINVAL;
+	int fd = safefile__open(AT_FDCWD, path, O_RDONLY, 0), err = -EINVAL;
 
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 022))
+		return fd;
+	if (fstat(fd, &sb) || sb.st_uid != geteuid() || (sb.st_mode & 022))
 		goto out;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && same_build_id(elf, id, len) && !plain_bytes(elf))
@@ -190,6 +192,10 @@ int debugcache__open(const char *dir, int fd, const uint8_t *build_id, size_t bu
 		return -ENOENT;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size > MAX_SOURCE)
 		return -ENOENT;
+	if (!safefile__owned_dir(dir)) {
+		log_debug("debug cache: %s is not this user's directory: not used", dir);
+		return -EPERM;
+	}
 	/* A debug file without the build-id (found by .gnu_debuglink) would never match its copy;
 	 * one whose dwz alt file is named relative to it would lose it. */
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -16,7 +16,8 @@
  * The plain copy of the debug file open at fd (whose build-id is build_id), made in dir when
  * there is none yet. Returns an open fd of the copy and sets *path (malloc'd) to it; the caller
  * keeps fd either way. -ENOENT when fd has no compressed DWARF (nothing to gain), does not carry
- * build_id, or names its dwz alt file by a path relative to itself (a copy would lose it); another
+ * build_id, or names its dwz alt file by a path relative to itself (a copy would lose it); -EPERM
+ * when dir is not a directory this user owns (nothing is read from it or written to it); another
  * -errno when no copy can be had. The caller then reads the file at fd as it is.
  *
  * A copy is used only when it is a regular file this user owns that no one else can write, and

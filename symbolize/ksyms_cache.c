@@ -23,6 +23,8 @@
 #include "fnv.h"
 #include "ksyms.h"
 #include "ksyms_impl.h"
+#include "log.h"
+#include "safefile.h"
 #include "vec.h"
 
 #define CACHE_MAGIC   "PERCHKS2"
@@ -200,7 +202,7 @@ static struct ksyms *read_cache(const struct stamp *st, const char *path)
 	struct cache_sym *syms = NULL;
 	char *blob = NULL;
 	size_t want;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = safefile__open(AT_FDCWD, path, O_RDONLY, 0);
 
 	if (fd < 0)
 		return NULL;
@@ -249,12 +251,31 @@ out:
 	return k;
 }
 
+/* Write the cache at path, creating its directory, if that directory is this user's: a cache
+ * never goes where another user could have put a FIFO or a symlink, or would find root's file. */
+static void write_in_own_dir(const struct ksyms *k, const struct stamp *st, const char *path)
+{
+	char dir[4096], *slash;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	mkdir(dir, 0700); /* exists already, or cannot be: the check says which */
+	if (!safefile__owned_dir(dir)) {
+		log_debug("kallsyms cache: %s is not this user's directory: not written", dir);
+		return;
+	}
+	write_cache(k, st, path);
+}
+
 struct ksyms *ksyms__load_cached(const char *kallsyms_path, const char *cache_path,
 				 const char *modules_path, const char *boot_id_path)
 {
 	struct stamp *st = malloc(sizeof(*st));
 	struct ksyms *k = NULL;
-	char dir[4096], *slash;
 
 	bool stamped = st && cache_path &&
 		       !read_stamp(st, modules_path ? modules_path : "/proc/modules",
@@ -267,14 +288,8 @@ struct ksyms *ksyms__load_cached(const char *kallsyms_path, const char *cache_pa
 		return k;
 	}
 	k = ksyms__load(kallsyms_path);
-	if (k && stamped && snprintf(dir, sizeof(dir), "%s", cache_path) < (int)sizeof(dir)) {
-		slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			mkdir(dir, 0700); /* exists already, or cannot be: writing then fails */
-		}
-		write_cache(k, st, cache_path);
-	}
+	if (k && stamped)
+		write_in_own_dir(k, st, cache_path);
 	free(st);
 	return k;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "perfmap.h"
+#include "safefile.h"
 
 #define READ_MIN (64 * 1024)
 
@@ -42,40 +43,46 @@ struct perfmap {
 	char *names;
 	size_t count;
 	size_t skipped;
+	uint64_t unread; /* bytes past PERFMAP_MAX_BYTES */
 };
 
-/* The whole file, NUL-terminated, in *bufp (the caller frees it). */
-static int read_all(const char *path, char **bufp, size_t *lenp)
+/* Grow buf to hold at least cap bytes. */
+static int grow_buf(char **buf, size_t cap)
 {
-	size_t len = 0, cap = READ_MIN;
-	struct stat st;
-	char *buf = NULL;
-	int fd, err = 0;
+	char *p = realloc(*buf, cap);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && (size_t)st.st_size >= cap)
-		cap = (size_t)st.st_size + 1; /* one read for a map that is not growing */
-	for (;;) {
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	return 0;
+}
+
+/* Up to max bytes of fd, NUL-terminated, in *bufp (the caller frees it). Past max, the partial
+ * last line is dropped and *more says whether anything was left unread. */
+static int read_capped(int fd, size_t size_hint, size_t max, char **bufp, size_t *lenp, bool *more)
+{
+	size_t len = 0, cap = size_hint >= READ_MIN ? size_hint + 1 : READ_MIN;
+	char *buf = NULL, c;
+	int err = 0;
+
+	if (cap > max + 1)
+		cap = max + 1;
+	err = grow_buf(&buf, cap);
+	if (err)
+		goto cleanup;
+	while (len < max) {
 		ssize_t n;
 
-		if (!buf || cap - len < 2) {
-			char *p;
-
-			if (buf)
-				cap *= 2;
-			p = realloc(buf, cap);
-			if (!p) {
-				err = -ENOMEM;
+		if (cap - len < 2) {
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			err = grow_buf(&buf, cap);
+			if (err)
 				goto cleanup;
-			}
-			buf = p;
 		}
 		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
 			err = -errno;
 			goto cleanup;
 		}
@@ -83,14 +90,36 @@ static int read_all(const char *path, char **bufp, size_t *lenp)
 			break;
 		len += (size_t)n;
 	}
+	*more = len >= max && read(fd, &c, 1) > 0;
+	while (*more && len && buf[len - 1] != '\n')
+		len--; /* a line cut at the cap would name a symbol wrongly */
 	buf[len] = '\0';
 	*bufp = buf;
 	*lenp = len;
 	buf = NULL;
 cleanup:
 	free(buf);
-	close(fd);
 	return err;
+}
+
+/* Open the map and check who wrote it: an fd, or -errno. */
+static int open_map(int root_fd, const char *path, uid_t owner, struct stat *st)
+{
+	int fd = root_fd == AT_FDCWD ? safefile__open(AT_FDCWD, path, O_RDONLY, 0)
+				     : safefile__open_in_root(root_fd, path);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st)) {
+		close(fd);
+		return -errno;
+	}
+	/* Written by the process itself (or by root): not a file it had no right to read. */
+	if (owner != PERFMAP_ANY_OWNER && st->st_uid != owner && st->st_uid != 0) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 static int hex_digit(char c)
@@ -352,43 +381,61 @@ cleanup:
 	return err;
 }
 
-struct perfmap *perfmap__load(const char *path)
+/* Read the map from fd into m. */
+static int load_fd(struct perfmap *m, int fd, const struct stat *st)
 {
 	struct pm_entry *entries = NULL;
 	size_t len = 0, names_len = 0;
-	struct perfmap *m;
 	char *buf = NULL;
+	bool more = false;
 	int err;
+
+	err = read_capped(fd, st->st_size > 0 ? (size_t)st->st_size : 0, PERFMAP_MAX_BYTES, &buf,
+			  &len, &more);
+	if (more)
+		m->unread = (uint64_t)st->st_size > PERFMAP_MAX_BYTES
+				    ? (uint64_t)st->st_size - PERFMAP_MAX_BYTES
+				    : 1;
+	if (!err)
+		err = parse_all(m, buf, len, &entries, &names_len);
+	if (!err)
+		err = copy_names(m, buf, entries, names_len);
+	free(buf);
+	if (!err)
+		err = build_ranges(m, entries);
+	free(entries);
+	return err;
+}
+
+struct perfmap *perfmap__load_at(int root_fd, const char *path, uid_t owner)
+{
+	struct perfmap *m;
+	struct stat st;
+	int fd, err;
 
 	if (!path) {
 		errno = EINVAL;
 		return NULL;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m)
+	fd = open_map(root_fd, path, owner, &st);
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
-	err = read_all(path, &buf, &len);
-	if (err)
-		goto err_out;
-	err = parse_all(m, buf, len, &entries, &names_len);
-	if (err)
-		goto err_out;
-	err = copy_names(m, buf, entries, names_len);
-	if (err)
-		goto err_out;
-	free(buf);
-	buf = NULL;
-	err = build_ranges(m, entries);
-	if (err)
-		goto err_out;
-	free(entries);
+	}
+	m = calloc(1, sizeof(*m));
+	err = m ? load_fd(m, fd, &st) : -ENOMEM;
+	close(fd);
+	if (err) {
+		perfmap__free(m);
+		errno = -err;
+		return NULL;
+	}
 	return m;
-err_out:
-	free(entries);
-	free(buf);
-	perfmap__free(m);
-	errno = -err;
-	return NULL;
+}
+
+struct perfmap *perfmap__load(const char *path)
+{
+	return perfmap__load_at(AT_FDCWD, path, PERFMAP_ANY_OWNER);
 }
 
 void perfmap__free(struct perfmap *m)
@@ -434,4 +481,9 @@ size_t perfmap__count(const struct perfmap *m)
 size_t perfmap__skipped(const struct perfmap *m)
 {
 	return m ? m->skipped : 0;
+}
+
+uint64_t perfmap__unread(const struct perfmap *m)
+{
+	return m ? m->unread : 0;
 }

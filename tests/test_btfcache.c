@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "btfcache.h"
 #include "cachedir.h"
+#include "guards.h"
 
 static char tmp[PATH_MAX - 64], src[PATH_MAX], dir[PATH_MAX];
 
@@ -139,6 +141,51 @@ static void cache_dir_follows_xdg_then_home(void **state)
 	assert_null(cachedir__path("lines"));
 }
 
+/* A directory of another user's: no copy of root's goes into it. */
+static void no_copy_in_dir_of_another_user(void **state)
+{
+	char other[PATH_MAX + 16];
+	char *p;
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s/other-run", tmp);
+	if (make_foreign_dir(other))
+		skip(); /* chown needs root */
+	p = btfcache__path(src, other);
+	free(p);
+	assert_null(p);
+	assert_true(dir_is_empty(other));
+}
+
+/* `sudo -E perch` keeps the user's HOME: their cache is not perch's (as root) to write in, and
+ * no directory of root's is made inside it. */
+static void cache_dir_of_another_user_is_not_used(void **state)
+{
+	char other[PATH_MAX + 16];
+
+	(void)state;
+	snprintf(other, sizeof(other), "%s/other-home", tmp);
+	if (make_foreign_dir(other))
+		skip(); /* chown needs root */
+	assert_int_equal(setenv("HOME", other, 1), 0);
+	assert_null(cachedir__path("lines"));
+	assert_int_equal(setenv("XDG_CACHE_HOME", other, 1), 0);
+	errno = 0;
+	assert_null(cachedir__path("debug"));
+	assert_int_equal(errno, EPERM);
+	assert_true(dir_is_empty(other));
+	/* The base is ours but perch/ inside it is not. */
+	snprintf(other, sizeof(other), "%s/own-xdg", tmp);
+	assert_int_equal(mkdir(other, 0700), 0);
+	assert_int_equal(setenv("XDG_CACHE_HOME", other, 1), 0);
+	snprintf(other, sizeof(other), "%s/own-xdg/perch", tmp);
+	assert_int_equal(make_foreign_dir(other), 0);
+	assert_null(cachedir__path("lines"));
+	assert_true(dir_is_empty(other));
+	assert_int_equal(unsetenv("XDG_CACHE_HOME"), 0);
+	assert_int_equal(unsetenv("HOME"), 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -168,6 +215,8 @@ int main(void)
 		cmocka_unit_test(copies_of_other_boots_are_removed),
 		cmocka_unit_test(no_source_no_copy),
 		cmocka_unit_test(cache_dir_follows_xdg_then_home),
+		cmocka_unit_test(no_copy_in_dir_of_another_user),
+		cmocka_unit_test(cache_dir_of_another_user_is_not_used),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "debugcache.h"
+#include "guards.h"
 #include "dwarf_index.h"
 #include "symbolizer.h"
 
@@ -974,6 +975,34 @@ static void dwarf_plain_copy_is_made_once_and_replaced_when_not_to_be_trusted(vo
 	assert_null(path);
 	close(fd);
 	assert_int_equal(run("test $(ls -A '%s' | wc -l) -eq 1", cache), 0);
+}
+
+/* A cache directory of another user's: no copy of root's goes into it (the file is read as it
+ * is); a FIFO under a copy's name in one's own: passed over at once and replaced by a copy. */
+static void dwarf_plain_copy_not_in_dir_of_another_user_nor_from_fifo(void **state)
+{
+	char bin[PATH_MAX], root[PATH_MAX], debug[PATH_MAX], cache[PATH_MAX], copy[PATH_MAX];
+	char hex[128], *path = NULL;
+	struct stat st;
+
+	(void)state;
+	split_compressed("plain-guard", bin, root, debug, sizeof(bin));
+	tmp_path(cache, sizeof(cache), "plain-guard-cache");
+	if (make_foreign_dir(cache))
+		skip(); /* chown needs root */
+	readelf_build_id(bin, hex, sizeof(hex));
+	assert_int_equal(open_plain_copy(cache, debug, hex, &path), -EPERM);
+	assert_null(path);
+	assert_true(dir_is_empty(cache));
+
+	assert_int_equal(chown(cache, geteuid(), getegid()), 0);
+	fmt_path(copy, sizeof(copy), "%s/%s.debug", cache, hex);
+	assert_int_equal(mkfifo(copy, 0600), 0);
+	deadline_start(10);
+	plain_copy(cache, debug, bin, copy);
+	deadline_stop();
+	assert_int_equal(lstat(copy, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
 }
 
 static void dwarf_rejects_build_id_path_holding_another_build(void **state)
@@ -2333,6 +2362,7 @@ int main(void)
 		cmocka_unit_test(dwarf_rejects_build_id_path_holding_another_build),
 		cmocka_unit_test(dwarf_compressed_debug_file_is_read_through_a_plain_copy),
 		cmocka_unit_test(dwarf_plain_copy_is_made_once_and_replaced_when_not_to_be_trusted),
+		cmocka_unit_test(dwarf_plain_copy_not_in_dir_of_another_user_nor_from_fifo),
 		cmocka_unit_test(dwarf_finds_debuglink_file_next_to_the_binary),
 		cmocka_unit_test(dwarf_finds_debuglink_file_in_dot_debug_directory),
 		cmocka_unit_test(dwarf_finds_debuglink_file_under_debug_root),

@@ -11,12 +11,18 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "guards.h"
 #include "perfmap.h"
 
 /* Load a map from the first len bytes of text, through a file that is gone on return. */
@@ -339,6 +345,181 @@ static void perfmap_loads_and_finds_100k_entries(void **state)
 	free(text);
 }
 
+/* ---- reading a process's map inside its root ---- */
+
+/* A fake process root: ROOT/tmp, and a map outside it that only a symlink could lead to. */
+struct fake_root {
+	char root[64];
+	char outside[64];
+	int fd;
+};
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void make_root(struct fake_root *r, bool tmp_is_symlink)
+{
+	char path[128];
+
+	strcpy(r->root, "/tmp/perch-test-root-XXXXXX");
+	strcpy(r->outside, "/tmp/perch-test-outside-XXXXXX");
+	assert_non_null(mkdtemp(r->root));
+	assert_non_null(mkdtemp(r->outside));
+	snprintf(path, sizeof(path), "%s/perf-42.map", r->outside);
+	write_file(path, "1000 10 secret_of_the_host\n");
+	snprintf(path, sizeof(path), "%s/tmp", r->root);
+	if (tmp_is_symlink)
+		assert_int_equal(symlink(r->outside, path), 0);
+	else
+		assert_int_equal(mkdir(path, 0755), 0);
+	r->fd = open(r->root, O_PATH | O_DIRECTORY);
+	assert_true(r->fd >= 0);
+}
+
+static void remove_root(struct fake_root *r)
+{
+	char cmd[256];
+
+	close(r->fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", r->root, r->outside);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void expect_refused(int root_fd, const char *path, uid_t owner, int err)
+{
+	struct perfmap *m;
+
+	errno = 0;
+	m = perfmap__load_at(root_fd, path, owner);
+	if (m)
+		fail_msg("%s: loaded (%s at 0x1000), expected errno %d", path,
+			 perfmap__find(m, 0x1000, NULL) ?: "nothing", err);
+	assert_int_equal(errno, err);
+}
+
+/* A process that symlinks its map (or its /tmp) to a file of the host's must not get perch to
+ * copy that file into the recording. */
+static void perfmap_refuses_symlinked_map_and_symlinked_tmp(void **state)
+{
+	struct fake_root r, s;
+	char path[128], target[128];
+	struct perfmap *m;
+
+	(void)state;
+	make_root(&r, false);
+	snprintf(path, sizeof(path), "%s/perf-42.map", r.outside);
+	snprintf(target, sizeof(target), "%s/tmp/perf-42.map", r.root);
+	assert_int_equal(symlink(path, target), 0);
+	strcpy(path, target);
+	expect_refused(r.fd, "tmp/perf-42.map", getuid(), ELOOP);
+	expect_refused(r.fd, "/tmp/perf-42.map", getuid(), ELOOP);
+	expect_refused(AT_FDCWD, path, PERFMAP_ANY_OWNER, ELOOP);
+	/* The same file, not a symlink: read, and "/" means the process's root. */
+	snprintf(path, sizeof(path), "%s/tmp/perf-43.map", r.root);
+	write_file(path, "1000 10 jitted\n");
+	m = perfmap__load_at(r.fd, "/tmp/perf-43.map", getuid());
+	assert_non_null(m);
+	expect_sym(m, 0x1000, "jitted", 0x1000);
+	perfmap__free(m);
+	make_root(&s, true);
+	errno = 0;
+	assert_null(perfmap__load_at(s.fd, "tmp/perf-42.map", getuid()));
+	assert_true(errno == ELOOP || errno == ENOTDIR);
+	remove_root(&s);
+	remove_root(&r);
+}
+
+/* The map must be the process's own (or root's): a JIT writes it as the user it runs as. */
+static void perfmap_refuses_map_owned_by_another_uid(void **state)
+{
+	struct fake_root r;
+	char path[128];
+	struct perfmap *m;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* chown needs root */
+	make_root(&r, false);
+	snprintf(path, sizeof(path), "%s/tmp/perf-42.map", r.root);
+	write_file(path, "1000 10 someone_elses\n");
+	assert_int_equal(chown(path, FOREIGN_UID, FOREIGN_UID), 0);
+	expect_refused(r.fd, "tmp/perf-42.map", 1000, EPERM);
+	m = perfmap__load_at(r.fd, "tmp/perf-42.map", FOREIGN_UID);
+	assert_non_null(m);
+	expect_sym(m, 0x1000, "someone_elses", 0x1000);
+	perfmap__free(m);
+	/* root's files are every process's to name */
+	assert_int_equal(chown(path, 0, 0), 0);
+	m = perfmap__load_at(r.fd, "tmp/perf-42.map", 1000);
+	assert_non_null(m);
+	perfmap__free(m);
+	remove_root(&r);
+}
+
+/* A FIFO would block open() until someone writes to it: refused at once. */
+static void perfmap_refuses_fifo_without_blocking(void **state)
+{
+	struct fake_root r;
+	char path[128];
+
+	(void)state;
+	make_root(&r, false);
+	snprintf(path, sizeof(path), "%s/tmp/perf-42.map", r.root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	deadline_start(5);
+	expect_refused(r.fd, "tmp/perf-42.map", getuid(), EINVAL);
+	expect_refused(AT_FDCWD, path, PERFMAP_ANY_OWNER, EINVAL);
+	deadline_stop();
+	remove_root(&r);
+}
+
+static long max_rss_kib(void)
+{
+	struct rusage ru;
+
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/* A sparse 384 MiB map: the first PERFMAP_MAX_BYTES are read, the rest counted, the memory
+ * perch takes stays near the cap (the whole file would have cost 384 MiB). */
+static void perfmap_caps_oversized_sparse_map(void **state)
+{
+	const off_t size = 384ll << 20;
+	static const char tail[] = "\n2000 10 past_the_cap\n";
+	char path[] = "/tmp/perch-test-perfmap-XXXXXX";
+	struct perfmap *m;
+	long before, grown;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1000 10 first\n", 14), 14);
+	assert_int_equal(ftruncate(fd, size), 0);
+	assert_int_equal(pwrite(fd, tail, sizeof(tail) - 1, size - (off_t)sizeof(tail) + 1),
+			 (ssize_t)sizeof(tail) - 1);
+	close(fd);
+	before = max_rss_kib();
+	m = perfmap__load(path);
+	unlink(path);
+	assert_non_null(m);
+	grown = max_rss_kib() - before;
+	if (grown >= 128 * 1024)
+		fail_msg("peak memory grew by %ld KiB reading a %lld KiB map", grown,
+			 (long long)size >> 10);
+	expect_sym(m, 0x1000, "first", 0x1000);
+	expect_none(m, 0x2000);
+	assert_int_equal(perfmap__unread(m), (uint64_t)size - PERFMAP_MAX_BYTES);
+	perfmap__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +535,10 @@ int main(void)
 		cmocka_unit_test(perfmap_empty_file_is_an_empty_map),
 		cmocka_unit_test(perfmap_missing_file_fails_with_enoent),
 		cmocka_unit_test(perfmap_loads_and_finds_100k_entries),
+		cmocka_unit_test(perfmap_refuses_symlinked_map_and_symlinked_tmp),
+		cmocka_unit_test(perfmap_refuses_map_owned_by_another_uid),
+		cmocka_unit_test(perfmap_refuses_fifo_without_blocking),
+		cmocka_unit_test(perfmap_caps_oversized_sparse_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,9 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -309,6 +311,60 @@ static void proc_comm_missing_pid_gives_esrch(void **state)
 	assert_int_equal(proc_comm(getpid(), 0, got, 0), -EINVAL);
 }
 
+/* In a new pid namespace (made by a child, so this process's later forks stay in its own): the
+ * caller's first child there, pid 1 in it, wants the hold pipe closed; its pid here goes up pids. */
+static void namespaced_child(int hold[2], int pids[2])
+{
+	pid_t gc;
+	char c;
+
+	close(hold[1]);
+	close(pids[0]);
+	if (unshare(CLONE_NEWPID))
+		_exit(2);
+	gc = fork();
+	if (gc == 0)
+		_exit(read(hold[0], &c, 1) < 0);
+	if (gc < 0 || write(pids[1], &gc, sizeof(gc)) != sizeof(gc))
+		_exit(1);
+	waitpid(gc, NULL, 0);
+	_exit(0);
+}
+
+/* A child in a new pid namespace is pid 1 there: the name its JIT gives its perf map. */
+static void proc_ns_ids_give_pid_inside_its_namespace_and_euid(void **state)
+{
+	uint32_t nspid = 0;
+	uid_t uid = 12345;
+	int hold[2], pids[2], status;
+	pid_t mid, gc = 0;
+
+	(void)state;
+	assert_int_equal(proc_ns_ids(getpid(), &nspid, &uid), 0);
+	assert_int_equal(nspid, (uint32_t)getpid());
+	assert_int_equal(uid, geteuid());
+	assert_int_equal(pipe(hold), 0);
+	assert_int_equal(pipe(pids), 0);
+	mid = fork();
+	assert_true(mid >= 0);
+	if (mid == 0)
+		namespaced_child(hold, pids);
+	close(hold[0]);
+	close(pids[1]);
+	if (read(pids[0], &gc, sizeof(gc)) != sizeof(gc))
+		gc = 0;
+	if (gc)
+		assert_int_equal(proc_ns_ids(gc, &nspid, &uid), 0);
+	close(hold[1]);
+	close(pids[0]);
+	waitpid(mid, &status, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		skip(); /* no pid namespace to make (not root) */
+	assert_int_not_equal(gc, 0);
+	assert_int_equal(nspid, 1);
+	assert_int_equal(uid, geteuid());
+}
+
 static void add_map(struct proc_maps *m, uint64_t start, uint64_t end, uint64_t pgoff,
 		    const char *path)
 {
@@ -377,6 +433,7 @@ int main(void)
 		cmocka_unit_test(proc_comm_of_self_matches_prctl),
 		cmocka_unit_test(proc_comm_of_thread_is_its_own_name),
 		cmocka_unit_test(proc_comm_missing_pid_gives_esrch),
+		cmocka_unit_test(proc_ns_ids_give_pid_inside_its_namespace_and_euid),
 		cmocka_unit_test(proc_maps_add_keeps_address_order),
 		cmocka_unit_test(proc_maps_add_replaces_overlapped_ranges),
 	};

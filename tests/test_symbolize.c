@@ -25,6 +25,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "guards.h"
 #include "ksyms.h"
 #include "symbolizer.h"
 
@@ -641,6 +642,57 @@ static void ksyms_cache_for_the_boot(void **state)
 	assert_null(ksyms__load_cached(ks, cache, mods, boot));
 }
 
+/* Inputs of a boot-cache test: a kallsyms file, modules, boot id. */
+static void ksyms_cache_inputs(char *ks, char *mods, char *boot, size_t len)
+{
+	const char *text = "ffffffff81000000 T core_a\nffffffff81000200 T _etext\n";
+
+	tmp_path(ks, len, "kallsyms.guard");
+	tmp_path(mods, len, "modules.guard");
+	tmp_path(boot, len, "boot_id.guard");
+	write_file(ks, text, strlen(text));
+	write_file(mods, "", 0);
+	write_file(boot, "boot-1\n", 7);
+}
+
+/* A FIFO where the boot's cache would be: read past at once, the live table used. */
+static void ksyms_cache_fifo_is_skipped_without_blocking(void **state)
+{
+	char ks[PATH_MAX], mods[PATH_MAX], boot[PATH_MAX], cache[PATH_MAX];
+	struct ksyms *k;
+
+	(void)state;
+	ksyms_cache_inputs(ks, mods, boot, PATH_MAX);
+	tmp_path(cache, sizeof(cache), "kscache.fifo");
+	unlink(cache);
+	assert_int_equal(mkfifo(cache, 0600), 0);
+	deadline_start(5);
+	k = ksyms__load_cached(ks, cache, mods, boot);
+	deadline_stop();
+	assert_non_null(k);
+	assert_ksym(k, 0xffffffff81000080, "core_a", NULL);
+	ksyms__free(k);
+	unlink(cache);
+}
+
+/* A cache directory of another user's: nothing written into it. */
+static void ksyms_cache_not_written_into_dir_of_another_user(void **state)
+{
+	char ks[PATH_MAX], mods[PATH_MAX], boot[PATH_MAX], dir[PATH_MAX], cache[PATH_MAX + 16];
+	struct ksyms *k;
+
+	(void)state;
+	ksyms_cache_inputs(ks, mods, boot, PATH_MAX);
+	tmp_path(dir, sizeof(dir), "kscache-other");
+	if (make_foreign_dir(dir))
+		skip(); /* chown needs root */
+	snprintf(cache, sizeof(cache), "%s/kallsyms", dir);
+	k = ksyms__load_cached(ks, cache, mods, boot);
+	assert_non_null(k);
+	ksyms__free(k);
+	assert_true(dir_is_empty(dir));
+}
+
 static void ksyms_stops_at_text_end_and_data_symbols(void **state)
 {
 	struct ksyms *k = load_fixture(kallsyms_fixture);
@@ -804,6 +856,8 @@ int main(void)
 		cmocka_unit_test(ksyms_names_module_without_brackets),
 		cmocka_unit_test(ksyms_stops_at_text_end_and_data_symbols),
 		cmocka_unit_test(ksyms_cache_for_the_boot),
+		cmocka_unit_test(ksyms_cache_fifo_is_skipped_without_blocking),
+		cmocka_unit_test(ksyms_cache_not_written_into_dir_of_another_user),
 		cmocka_unit_test(ksyms_module_text_ends_before_next_module),
 		cmocka_unit_test(ksyms_returns_null_below_first_and_past_last),
 		cmocka_unit_test(ksyms_hidden_addresses_give_eacces),

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "btfcache.h"
+#include "log.h"
+#include "safefile.h"
 
 #define MAX_BTF (256u << 20)
 
@@ -127,10 +129,15 @@ char *btfcache__path(const char *sysfs_btf, const char *dir)
 		return NULL;
 	if (asprintf(&path, "%s/vmlinux.%s.btf", dir, boot_id) < 0)
 		return NULL;
+	/* Another user's directory is not ours to write in, nor to take files from. */
+	if ((mkdir(dir, 0700) && errno != EEXIST) || !safefile__owned_dir(dir)) {
+		log_debug("btf cache: %s is not a directory of this user's: not used", dir);
+		free(path);
+		return NULL;
+	}
 	if (usable(path, st.st_size))
 		return path;
-	if ((mkdir(dir, 0700) && errno != EEXIST) || make_copy(sysfs_btf, st.st_size, dir, path) ||
-	    !usable(path, st.st_size)) {
+	if (make_copy(sysfs_btf, st.st_size, dir, path) || !usable(path, st.st_size)) {
 		free(path);
 		return NULL;
 	}

@@ -12,7 +12,8 @@
 #define CACHEDIR_RUN "/run/perch"
 
 /* The sub-directory leaf of the cache directory, created (mode 0700, and its parents) if it is
- * not there: a malloc'd path, or NULL + errno when there is none to use. */
+ * not there: a malloc'd path, or NULL + errno when there is none to use (EPERM: the base or a
+ * directory on the way belongs to another user, as $HOME under `sudo -E`). */
 char *cachedir__path(const char *leaf);
 
 /* Create path and its missing parents, mode 0700: 0, or -1 + errno. */

@@ -6,6 +6,7 @@
  * forked child that never called exec borrows its parent's.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <signal.h>
+#include <unistd.h>
 #include "cachedir.h"
 #include "collect.h"
 #include "linecache.h"
@@ -23,6 +25,12 @@
 #include "symbolizer.h"
 #include "u64map.h"
 #include "vec.h"
+
+/* A JIT frame written without a name: named later if the map comes to cover it. */
+struct jit_unnamed {
+	uint32_t frame;
+	uint64_t lookup; /* the address looked up (a return address less one) */
+};
 
 struct proc;
 
@@ -51,6 +59,12 @@ struct proc {
 	uint32_t comm;	     /* string id from the last event */
 	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
 	long long jit_size;  /* its size when loaded: reload when it grew */
+	int root_fd;	     /* the process's root directory, held open to find the map in */
+	uint32_t nspid;	     /* its pid in its own pid namespace: the map's name */
+	uid_t uid;	     /* its effective uid: who must own the map */
+	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES (counted once) */
+	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
+	size_t nunnamed, capunnamed;
 };
 
 struct collector {
@@ -65,10 +79,11 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct proc **procs;
 	size_t nprocs, cap;
-	struct u64map pid_index;  /* pid -> index in procs */
-	struct u64map kframes;	  /* kernel address -> frame id */
-	struct u64map threads;	  /* pid << 32 | tid -> 1 */
-	struct u64map lines_done; /* frame id -> 1 once its LINES are written */
+	struct u64map pid_index;   /* pid -> index in procs */
+	struct u64map kframes;	   /* kernel address -> frame id */
+	struct u64map threads;	   /* pid << 32 | tid -> 1 */
+	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
+	struct u64map jit_waiting; /* frame id -> 1 while a JIT frame waits for its name */
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
@@ -115,6 +130,9 @@ static void proc_free(struct proc *p)
 		image_free(p->imgs[i]);
 	free(p->imgs);
 	perfmap__free(p->jit);
+	free(p->unnamed);
+	if (p->root_fd >= 0)
+		close(p->root_fd);
 	free(p);
 }
 
@@ -129,6 +147,7 @@ void collector__free(struct collector *c)
 	u64map__clear(&c->kframes);
 	u64map__clear(&c->threads);
 	u64map__clear(&c->lines_done);
+	u64map__clear(&c->jit_waiting);
 	linecache__free(c->lc); /* writes what this run resolved */
 	symbolizer__free(c->sym);
 	ksyms__free(c->ksyms);
@@ -169,6 +188,7 @@ static struct proc *get_proc(struct collector *c, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
+	p->root_fd = -1;
 	c->procs[c->nprocs++] = p;
 	return p;
 }
@@ -254,6 +274,117 @@ static struct image *image_for(struct proc *p, uint32_t gen)
 	return img;
 }
 
+/* What naming JIT code needs, taken while the process lives: its root, held open so the map is
+ * found after it exits (a JIT may write it at exit), its pid as the JIT sees it, its uid. */
+static void jit_context(struct proc *p)
+{
+	char path[64];
+	int fd;
+
+	if (p->root_fd >= 0 || p->exited)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/root", p->pid);
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (proc_ns_ids((pid_t)p->pid, &p->nspid, &p->uid)) {
+		close(fd);
+		return;
+	}
+	p->root_fd = fd;
+}
+
+static void note_capped(struct collector *c, struct proc *p)
+{
+	if (!p->jit || !perfmap__unread(p->jit) || p->jit_capped)
+		return;
+	p->jit_capped = true;
+	c->stats[COLLECT_JIT_CAPPED]++;
+	log_warn("pid %u: JIT map /tmp/perf-%u.map is over %u MiB: its first %u MiB read, %llu "
+		 "bytes left out",
+		 p->pid, p->nspid, PERFMAP_MAX_BYTES >> 20, PERFMAP_MAX_BYTES >> 20,
+		 (unsigned long long)perfmap__unread(p->jit));
+}
+
+/* (Re)read the process's perf map, inside its own root (a JIT in a container writes to its own
+ * /tmp), when it changed size since the last read. Never a symlink, never a file another user
+ * owns: the map's contents go into the recording. */
+static void jit_load(struct collector *c, struct proc *p)
+{
+	char path[64];
+	struct stat st;
+
+	jit_context(p);
+	if (p->root_fd < 0)
+		return;
+	snprintf(path, sizeof(path), "tmp/perf-%u.map", p->nspid);
+	if (fstatat(p->root_fd, path, &st, AT_SYMLINK_NOFOLLOW) || st.st_size == p->jit_size)
+		return;
+	perfmap__free(p->jit);
+	p->jit = perfmap__load_at(p->root_fd, path, p->uid);
+	p->jit_size = p->jit ? st.st_size : -1;
+	if (!p->jit && errno != ENOENT)
+		log_debug("pid %u: JIT map /tmp/perf-%u.map not read: %s", p->pid, p->nspid,
+			  strerror(errno));
+	note_capped(c, p);
+}
+
+/* Code a JIT generated: named by the perf map the process writes (perf's convention). */
+static const char *jit_name(struct collector *c, struct proc *p, uint64_t addr, uint64_t *start)
+{
+	const char *name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+
+	if (name)
+		return name;
+	jit_load(c, p);
+	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
+}
+
+static void note_unnamed_jit(struct collector *c, struct proc *p, uint32_t frame, uint64_t lookup)
+{
+	uint64_t one;
+
+	if (frame == UINT32_MAX || u64map__get(&c->jit_waiting, frame, &one) ||
+	    vec_grow(&p->unnamed, &p->capunnamed, p->nunnamed + 1, sizeof(*p->unnamed), 16) ||
+	    u64map__put(&c->jit_waiting, frame, 1))
+		return;
+	p->unnamed[p->nunnamed++] = (struct jit_unnamed){frame, lookup};
+}
+
+/*
+ * Name the JIT frames written without a name, from the map as it is now: a JIT may write its
+ * map late, or only as it exits (java -XX:+DumpPerfMapAtExit). Frames are immutable once written;
+ * a LINES definition of the frame (the function alone, no file) names it in every report, as
+ * a stripped binary's frame is named from its debug file.
+ */
+static void rename_jit_frames(struct collector *c, struct proc *p)
+{
+	size_t keep = 0;
+
+	if (!p->nunnamed)
+		return;
+	jit_load(c, p);
+	for (size_t i = 0; i < p->nunnamed; i++) {
+		const struct jit_unnamed *u = &p->unnamed[i];
+		const char *name = p->jit ? perfmap__find(p->jit, u->lookup, NULL) : NULL;
+		struct rec_line l = {.function = name ? rec_writer__string(c->w, name) : 0};
+
+		if (!l.function || rec_writer__lines(c->w, u->frame, &l, 1)) {
+			p->unnamed[keep++] = *u;
+			continue;
+		}
+		c->stats[COLLECT_UNNAMED]--;
+		c->stats[COLLECT_JIT_LATE]++;
+	}
+	p->nunnamed = keep;
+}
+
+void collector__finish(struct collector *c)
+{
+	for (size_t i = 0; i < c->nprocs; i++)
+		rename_jit_frames(c, c->procs[i]);
+}
+
 void collector__snapshot(struct collector *c, uint32_t pid)
 {
 	struct proc *p = get_proc(c, pid);
@@ -261,6 +392,8 @@ void collector__snapshot(struct collector *c, uint32_t pid)
 
 	if (img)
 		read_maps(img);
+	if (p)
+		jit_context(p);
 }
 
 void collector__event(struct collector *c, const struct perch_event *e)
@@ -283,8 +416,16 @@ void collector__event(struct collector *c, const struct perch_event *e)
 		/* With mmap events the exec comes again, in order with them (collector__exec). */
 		if (!c->mmap_events && e->gen > p->gen)
 			p->gen = e->gen;
+		jit_context(p);
 		break;
 	case PERCH_EV_EXIT:
+		if (p->root_fd >= 0) {
+			/* The last word: a JIT may write its map as it exits. */
+			jit_load(c, p);
+			rename_jit_frames(c, p);
+			close(p->root_fd);
+			p->root_fd = -1;
+		}
 		p->exited = true;
 		break;
 	}
@@ -417,27 +558,6 @@ static uint32_t module_string(struct collector *c, const struct proc_map *m)
 	return rec_writer__string(c->w, slash);
 }
 
-/* Code a JIT generated: named by the perf map the process writes (perf's convention), read
- * through the process's root so a JIT in a container is found too. */
-static const char *jit_name(struct proc *p, uint64_t addr, uint64_t *start)
-{
-	char path[96];
-	const char *name;
-	struct stat st;
-
-	if (p->exited)
-		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
-	else
-		snprintf(path, sizeof(path), "/proc/%u/root/tmp/perf-%u.map", p->pid, p->pid);
-	name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
-	if (name || stat(path, &st) || st.st_size == p->jit_size)
-		return name;
-	perfmap__free(p->jit);
-	p->jit = perfmap__load(path);
-	p->jit_size = p->jit ? st.st_size : -1;
-	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
-}
-
 #define MAX_INLINE 32
 
 /* Source lines and the inline chain of a new frame, from the module's DWARF (found in the
@@ -522,14 +642,17 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 		u64map__put(&img->frames, addr, id);
 		return id;
 	} else {
-		const char *jit = jit_name(img->p, is_return ? addr - 1 : addr, &lookup);
+		const char *jit = jit_name(c, img->p, is_return ? addr - 1 : addr, &lookup);
 
 		if (jit)
 			name = rec_writer__string(c->w, jit);
 	}
-	if (!name)
-		c->stats[COLLECT_UNNAMED]++;
 	id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+	if (!name) {
+		c->stats[COLLECT_UNNAMED]++;
+		if (m) /* anonymous executable memory: JIT code, perhaps named later */
+			note_unnamed_jit(c, img->p, id, is_return ? addr - 1 : addr);
+	}
 	u64map__put(&img->frames, addr, id);
 	return id;
 }
@@ -647,7 +770,7 @@ static uint64_t function_start(struct collector *c, struct image *img, uint64_t 
 	uint64_t start = 0;
 
 	if (!m || !m->open_path)
-		return jit_name(img->p, pc, &start) ? start : 0;
+		return jit_name(c, img->p, pc, &start) ? start : 0;
 	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
 	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
 	    !res.name)

@@ -25,6 +25,8 @@ enum collect_stat {
 				 * frame (flagged truncated too) */
 	COLLECT_DAMAGED,	/* samples whose user stack went on past an address no executable
 				 * mapping holds: cut there (flagged truncated too) */
+	COLLECT_JIT_CAPPED,	/* JIT maps over PERFMAP_MAX_BYTES, read only that far */
+	COLLECT_JIT_LATE,	/* JIT frames named after they were written (a map written late) */
 	COLLECT_STAT_MAX,
 };
 
@@ -64,6 +66,9 @@ void collector__set_lines(struct collector *c, bool on);
 /* Read /proc/PID/maps now (e.g. right after attaching), so a process that dies before the first
  * drain still resolves. */
 void collector__snapshot(struct collector *c, uint32_t pid);
+
+/* Before the recording ends: name the JIT frames whose processes' maps now cover them. */
+void collector__finish(struct collector *c);
 
 uint64_t collector__stat(const struct collector *c, enum collect_stat which);
 

@@ -16,6 +16,8 @@
 
 #include "cachedir.h"
 #include "linecache.h"
+#include "log.h"
+#include "safefile.h"
 #include "vec.h"
 #include "u64map.h"
 
@@ -56,7 +58,9 @@ struct linecache *linecache__new(const char *dir)
 	if (!lc)
 		return NULL;
 	lc->dir = dir ? strdup(dir) : cachedir__path("lines");
-	if (!lc->dir || (dir && cachedir__mkdirs(lc->dir))) {
+	if (!lc->dir || (dir && cachedir__mkdirs(lc->dir)) || !safefile__owned_dir(lc->dir)) {
+		if (lc->dir)
+			log_debug("line cache: %s is not this user's directory: no cache", lc->dir);
 		free(lc->dir);
 		free(lc);
 		return NULL;
@@ -151,7 +155,7 @@ static void parse(struct lc_module *m, size_t len)
 static void load(struct lc_module *m, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = safefile__open(AT_FDCWD, path, O_RDONLY, 0);
 	size_t have = 0;
 
 	if (fd < 0)
@@ -283,7 +287,7 @@ static void flush(const struct linecache *lc, struct lc_module *m)
 
 	if (!m->npending || asprintf(&path, "%s/%s", lc->dir, m->build_id) < 0)
 		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = safefile__open(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CREAT, 0600);
 	free(path);
 	if (fd < 0)
 		return;

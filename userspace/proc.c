@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,4 +328,48 @@ const char *proc_vdso_path(const char *map_path)
 	if (!path[0] && (fd = vdso_fd()) >= 0)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	return path[0] ? path : NULL;
+}
+
+/* The last number of a "Key:\tN\tN..." line of /proc/PID/status (field < 0), or field n. */
+static bool status_field(const char *line, const char *key, int field, unsigned long *out)
+{
+	size_t klen = strlen(key);
+	const char *p = line + klen;
+	char *end;
+	bool got = false;
+
+	if (strncmp(line, key, klen))
+		return false;
+	for (int i = 0; field < 0 || i <= field; i++) {
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		*out = v;
+		got = true;
+		p = end;
+	}
+	return got;
+}
+
+int proc_ns_ids(pid_t pid, uint32_t *nspid, uid_t *euid)
+{
+	char path[64], line[256];
+	unsigned long v;
+	bool have_uid = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -proc_errno(errno);
+	*nspid = (uint32_t)pid; /* kernels before 4.1 print no NSpid: no pid namespaces to see */
+	while (fgets(line, sizeof(line), f)) {
+		if (status_field(line, "NSpid:", -1, &v))
+			*nspid = (uint32_t)v;
+		else if (status_field(line, "Uid:", 1, &v))
+			have_uid = true, *euid = (uid_t)v;
+	}
+	fclose(f);
+	return have_uid ? 0 : -ESRCH;
 }

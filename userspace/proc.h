@@ -45,4 +45,8 @@ const char *proc_vdso_path(const char *map_path);
 /* Thread/process name (comm) into buf; returns 0 or -errno. */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
 
+/* The pid of pid inside its own (innermost) pid namespace, which a JIT names its perf map after,
+ * and its effective uid, from /proc/PID/status. 0 or -errno (-ESRCH: gone). */
+int proc_ns_ids(pid_t pid, uint32_t *nspid, uid_t *euid);
+
 #endif /* PERCH_PROC_H */

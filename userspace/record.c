@@ -747,6 +747,10 @@ static void write_stats(struct session *s, bool final)
 				  .value = collector__stat(s->col, COLLECT_UNWIND_STOPPED)};
 	kv[n++] = (struct rec_kv){.key = "damaged_user_stacks",
 				  .value = collector__stat(s->col, COLLECT_DAMAGED)};
+	kv[n++] = (struct rec_kv){.key = "jit_maps_capped",
+				  .value = collector__stat(s->col, COLLECT_JIT_CAPPED)};
+	kv[n++] = (struct rec_kv){.key = "jit_frames_named_late",
+				  .value = collector__stat(s->col, COLLECT_JIT_LATE)};
 	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
 		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
 					  .value = unwinder__stat(s->uw, i)};
@@ -1043,6 +1047,7 @@ static int finish(struct session *s, int status)
 	/* Both buffers: the active one holds the last period, the idle one is empty. */
 	flip_and_drain(s);
 	flip_and_drain(s);
+	collector__finish(s->col);
 	regions__finish(s->rg);
 	write_stats(s, true);
 	kv[0] = (struct rec_kv){.key = "duration_ns", .value = now_ns() - s->start_ns};

@@ -76,6 +76,9 @@ static void print_losses(const struct recording *r, FILE *out)
 		stat_or_zero(r, "truncated_stacks"), recording__meta(r, "max_stack") ?: "?",
 		stat_or_zero(r, "samples_without_mappings"), stat_or_zero(r, "damaged_user_stacks"),
 		stat_or_zero(r, "lost_process_events"));
+	if (stat_or_zero(r, "jit_maps_capped"))
+		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
+			stat_or_zero(r, "jit_maps_capped"));
 	print_unwinding(r, out);
 }
 

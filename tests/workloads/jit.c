@@ -6,7 +6,12 @@
  * alternately, so they burn about 75% and 25% of the CPU time; the CPU time each took is measured around its
  * calls and printed at exit. Both are frameless leaves. The map file
  * is left behind for the profiler to read; the test that runs this deletes it.
+ *
+ *   jit [SECONDS [MODE]]   MODE: "at-exit": the map is written only as the program ends, as
+ *                          java -XX:+DumpPerfMapAtExit writes it; "symlink=PATH": the map is a
+ *                          symlink to PATH (a file the profiler must not copy into its recording)
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,12 +37,19 @@ static void emit(unsigned char *slot, uint32_t rounds)
 	memcpy(slot + ROUNDS_AT, &rounds, sizeof(rounds)); /* x86 is little-endian, like imm32 */
 }
 
-static int write_perf_map(const unsigned char *hot, const unsigned char *cold)
+static int write_perf_map(const unsigned char *hot, const unsigned char *cold, const char *mode)
 {
 	char path[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (!strncmp(mode, "symlink=", 8)) {
+		if (symlink(mode + 8, path)) {
+			perror(path);
+			return -1;
+		}
+		return 0;
+	}
 	f = fopen(path, "w");
 	if (!f) {
 		perror(path);
@@ -58,6 +70,8 @@ int main(int argc, char **argv)
 	unsigned char *code;
 	jit_fn hot, cold;
 	double end, spent_hot = 0, spent_cold = 0;
+	const char *mode = argc > 2 ? argv[2] : "";
+	bool at_exit = !strcmp(mode, "at-exit");
 
 	/* written while writable, then made executable: some kernels refuse W+X at once */
 	code = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -72,7 +86,7 @@ int main(int argc, char **argv)
 		perror("mprotect");
 		return 1;
 	}
-	if (write_perf_map(code, code + FN_SLOT))
+	if (!at_exit && write_perf_map(code, code + FN_SLOT, mode))
 		return 1;
 	hot = (jit_fn)(uintptr_t)code;
 	cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
@@ -90,5 +104,7 @@ int main(int argc, char **argv)
 	truth("jit_hot", spent_hot);
 	truth("jit_cold", spent_cold);
 	truth("cpu", process_cpu_s());
+	if (at_exit && write_perf_map(code, code + FN_SLOT, mode))
+		return 1;
 	return 0;
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Integration tests of JIT code naming (issue 10): the real BPF sampler on tests/workloads/jit,
+# whose two functions exist only as machine code in anonymous memory, named by the perf map the
+# workload writes. A map written only as the process exits (java -XX:+DumpPerfMapAtExit) still
+# names the frames; a map that is a symlink to another file is not read. Needs root and BPF.
+#
+#   tests/integration-jit.sh [BUILD_DIR]
+set -u
+BUILD=${1:-build}
+PERCH=$(realpath "$BUILD/perch")
+WL=$(realpath "$BUILD/workloads")
+T=$(mktemp -d /tmp/perch-itjit.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# share FOLDED FUNC: percent of samples whose stack contains FUNC (total view, from folded stacks)
+share() {
+	awk -v f="$2" '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";");
+		for (i = 1; i <= k; i++) if (fr[i] == f) { hit += n; break } }
+		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
+}
+# within ACTUAL EXPECTED TOLERANCE
+within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
+# truth FILE NAME: the sum of the "truth NAME VALUE" lines the workload printed
+truth() { awk -v k="$2" '$1 == "truth" && $2 == k { s += $3; n++ } END { if (n) printf "%.9f", s; else print "?" }' "$1"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "?") printf "%.2f", 100 * a / b; else print "?" }'; }
+truth_pct() { pct "$(truth "$1" "$2")" "$(truth "$1" "${3:-cpu}")"; }
+# anon FOLDED: percent of samples with an unnamed frame in anonymous memory ([anon]+0x...)
+anon() { awk '{ n += $NF } /\[anon\]\+0x/ { a += $NF } END { printf "%.2f", n ? 100 * a / n : 0 }' "$1"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "integration-jit: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
+	exit 1
+fi
+
+# record NAME MODE: run the workload for 2 s under perch; its map is removed afterwards
+record() {
+	local pid
+	"$PERCH" record -q -o "$T/$1.data" -- "$WL/jit" 2 "$2" >"$T/$1.truth" 2>"$T/$1.err" ||
+		bad "$1" "perch record failed: $(cat "$T/$1.err")"
+	pid=$("$PERCH" report "$T/$1.data" | sed -n 's/^pids *\([0-9]*\).*/\1/p')
+	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
+	"$PERCH" report --format=folded "$T/$1.data" >"$T/$1.folded"
+}
+
+# ---- a map written only at exit names the frames sampled before it ---------------------------
+record atexit at-exit
+jh=$(share "$T/atexit.folded" jit_hot)
+jc=$(share "$T/atexit.folded" jit_cold)
+ejh=$(truth_pct "$T/atexit.truth" jit_hot)
+ejc=$(truth_pct "$T/atexit.truth" jit_cold)
+an=$(anon "$T/atexit.folded")
+if within "$jh" "$ejh" 3 && within "$jc" "$ejc" 3 && within "$an" 0 1; then
+	ok "map written at exit: jit_hot $jh %, jit_cold $jc % (workload's CPU clocks $ejh/$ejc, +-3), [anon] frames on $an %"
+else
+	bad "map written at exit" "jit_hot $jh %, jit_cold $jc % (workload's CPU clocks $ejh/$ejc, +-3), [anon] frames on $an % (want < 1)"
+fi
+
+# ---- a map that is a symlink to another file is not read ---------------------------------------
+# The file names every user address: read, it would name every JIT frame, and its text would be
+# in the recording.
+printf '0 7fffffffffff secret_of_the_host\n' >"$T/secret.map"
+chmod 600 "$T/secret.map"
+record symlink "symlink=$T/secret.map"
+copied=$(grep -c secret_of_the_host "$T/symlink.data" "$T/symlink.folded" | awk -F: '{ s += $2 } END { print s + 0 }')
+an=$(anon "$T/symlink.folded")
+if [ "$copied" -eq 0 ] && awk -v a="$an" 'BEGIN { exit !(a >= 50) }'; then
+	ok "symlinked map: not read (its text in the recording $copied times; [anon] frames on $an %)"
+else
+	bad "symlinked map" "its text in the recording or report $copied times (want 0); [anon] frames on $an % (want >= 50)"
+fi
+
+echo "integration-jit: $pass passed, $fail failed"
+[ $fail -eq 0 ]
