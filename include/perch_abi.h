@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #define PERCH_ABI_MAGIC	  0x3147524843524550ull /* "PERCHRG1" little endian */
-#define PERCH_ABI_VERSION 2
+#define PERCH_ABI_VERSION 3
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
 #define PERCH_MAX_NAMES	 4096 /* distinct region names per process */
@@ -82,8 +82,12 @@ struct perch_abi_registry {
 	 * the final statistics and set PERCH_COLLECTED. */
 	volatile uint32_t collector;
 	volatile uint32_t exiting;
-	uint32_t profiler_pid; /* the destructor stops waiting once this process is gone */
+	/* The owner: the one profiler timing this process (0: none). The destructor stops waiting
+	 * once it is gone; another profiler leaves the runtime alone while it lives. */
+	uint32_t profiler_pid;
 	uint32_t pad;
+	uint64_t profiler_start; /* the owner's start time (/proc/PID/stat field 22; 0: unknown):
+				  * a reused pid is not the owner */
 };
 
 #define PERCH_TICKS_TSC	      0 /* x86 time-stamp counter (invariant TSC); the profiler calibrates */
