@@ -147,7 +147,7 @@ uint32_t perch__register(struct perch_site *site)
 		id = i + 1;
 	}
 	if (!id)
-		id = PERCH_MAX_NAMES; /* table full: the last name stands for the rest */
+		id = PERCH_NAME_TOO_MANY; /* table full: counted apart, never as another name */
 	pthread_mutex_unlock(&names_lock);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
 	return id;
@@ -166,7 +166,7 @@ static struct perch_abi_thread *thread_block(void)
 	th->tid = (uint32_t)syscall(SYS_gettid);
 	th->epoch = perch_registry.epoch;
 	th->nnodes = 1; /* the root */
-	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	th->nodes[PERCH_NODE_OTHER].name = PERCH_NAME_OTHER;
 	head = __atomic_load_n(&perch_registry.threads, __ATOMIC_ACQUIRE);
 	do {
 		th->next = head;
@@ -182,10 +182,11 @@ static struct perch_abi_thread *thread_block(void)
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
 {
 	memset(th->nodes, 0, sizeof(th->nodes));
-	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	th->nodes[PERCH_NODE_OTHER].name = PERCH_NAME_OTHER;
 	th->nnodes = 1;
 	th->valid_depth = 0;
 	th->mismatches = 0;
+	th->too_deep = 0;
 	__atomic_store_n(&th->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -255,8 +256,12 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	struct perch_abi_thread *th = current_block();
 	uint32_t node, parent;
 
-	if (!th || depth >= PERCH_MAX_DEPTH)
+	if (!th)
 		return;
+	if (depth >= PERCH_MAX_DEPTH) {
+		th->too_deep++;
+		return;
+	}
 	catch_up(th, depth);
 	parent = depth ? th->node_at[depth - 1] : 0;
 	/* The node last used at this depth is usually the one again (loops): skip the search. */
@@ -309,8 +314,12 @@ void perch__mark_slow(uint32_t id)
 	struct perch_abi_thread *th = current_block();
 	uint32_t depth = perch__tls.depth;
 
-	if (!th || depth > PERCH_MAX_DEPTH)
+	if (!th)
 		return;
+	if (depth > PERCH_MAX_DEPTH) {
+		th->too_deep++;
+		return;
+	}
 	catch_up(th, depth);
 	th->nodes[child_of(th, depth ? th->node_at[depth - 1] : 0, id)].calls++;
 }

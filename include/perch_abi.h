@@ -19,6 +19,10 @@
 #define PERCH_NAME_LEN	 64   /* bytes per name, NUL included (longer names are cut) */
 #define PERCH_MAX_NODES	 1024 /* bounded-path-tree nodes per thread; node 0 is the root */
 #define PERCH_NODE_OTHER (PERCH_MAX_NODES - 1) /* where regions go when a thread's tree is full */
+/* Name ids no name in the table has: every region whose name did not fit the table, and the
+ * label of the node PERCH_NODE_OTHER (so neither is ever taken for a real name). */
+#define PERCH_NAME_TOO_MANY (PERCH_MAX_NAMES + 1)
+#define PERCH_NAME_OTHER    (PERCH_MAX_NAMES + 2)
 
 /* Per thread, in initial-exec TLS: what the sampler reads at each tick (fsbase + tls_offset). */
 struct perch_abi_tls {
@@ -53,6 +57,7 @@ struct perch_abi_thread {
 	uint32_t epoch;	      /* the registry's epoch these statistics belong to */
 	uint32_t exited;      /* the thread has exited: the block is final (and may be reused) */
 	uint64_t mismatches;  /* ends that did not match the innermost begin */
+	uint64_t too_deep;    /* begins and marks deeper than PERCH_MAX_DEPTH: counted only */
 	uint32_t valid_depth; /* node_at[0 .. valid_depth) describe the open regions */
 	uint32_t pad;
 	/* Open activations, by depth: node, start TSC (0: not timed), time in child regions. */

@@ -2,7 +2,8 @@
 # Integration tests of region markers with more than one perch: a second perch attaching to a
 # process whose region runtime another perch owns is refused (one line on stderr, exit status
 # 75) and leaves the first one's figures whole; a perch killed with SIGKILL does not lock the
-# process out; a clean detach hands the runtime back. Needs root and BPF.
+# process out; a clean detach hands the runtime back. And past the runtime's limits (names,
+# depth): counted apart and said, never credited to another name. Needs root and BPF.
 #
 #   tests/integration-regions.sh [BUILD_DIR]
 set -u
@@ -87,6 +88,21 @@ else
 	bad "perch after a clean detach" "exit $rc: $(cat "$T/after-detach.err")"
 fi
 wait "$wpid"
+
+# ---- past the runtime's limits: 4106 names (10 beyond the table), nesting 70 deep --------------
+# (the table's 4096th name is name_4094: "nest" came first)
+"$PERCH" record -q -o "$T/limits.data" -- "$WL/regions" limits 2>"$T/err" || bad "limits" "perch failed: $(cat "$T/err")"
+last=$(csv_all "$T/limits.data" name_4094 3)
+beyond=$(csv_all "$T/limits.data" "[region names beyond the runtime's table]" 3)
+nest=$(csv_all "$T/limits.data" nest 3)
+"$PERCH" report "$T/limits.data" >"$T/limits.txt"
+if [ "${last:-}" = 1 ] && [ "${beyond:-}" = 10 ] && [ "${nest:-}" = 64 ] &&
+	grep -q "^  10 region calls had names beyond the 4096" "$T/limits.txt" &&
+	grep -q "^  6 region begins and marks were nested deeper than the 64" "$T/limits.txt"; then
+	ok "limits: the 4096th name 1 call, the 10 names beyond it counted apart, 64 of 70 nested levels timed, 6 counted; both said in the notes"
+else
+	bad "limits" "name_4094 ${last:-?} calls (want 1), beyond ${beyond:-?} (want 10), nest ${nest:-?} (want 64); notes: $(grep -c 'beyond the 4096\|deeper than the 64' "$T/limits.txt")"
+fi
 
 echo "integration-regions: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -373,6 +373,79 @@ static void fork_child_starts_empty(void **state)
 	assert_ptr_equal(result, NULL);
 }
 
+/* Nesting deeper than the kept stack: the begins and marks there are counted, the stack still
+ * unwinds, and the kept levels are timed as usual. */
+static void too_deep(void)
+{
+	perch_registry.active = 1;
+	for (int i = 0; i < PERCH_MAX_DEPTH + 6; i++)
+		perch_region_begin("deep");
+	perch_mark("deep_mark");
+	for (int i = 0; i < PERCH_MAX_DEPTH + 6; i++)
+		perch_region_end("deep");
+	assert_int_equal(perch__tls.depth, 0);
+	result = me();
+}
+
+static void regions_deeper_than_the_stack_are_counted(void **state)
+{
+	uint32_t a, b;
+
+	(void)state;
+	run_in_thread(too_deep);
+	assert_int_equal(result->too_deep, 7); /* 6 begins and the mark */
+	a = node_at_path(result, 1, "deep");
+	b = node_at_path(result, 2, "deep", "deep");
+	assert_true(a && b);
+	assert_int_equal(result->nodes[a].calls + result->nodes[b].calls, PERCH_MAX_DEPTH);
+	assert_int_equal(node_at_path(result, 1, "deep_mark"), 0);
+}
+
+static char last_name[PERCH_NAME_LEN];
+
+/* Fill the name table unprofiled (no tree), then use its last name and ten names beyond it. */
+static void beyond_the_table(void)
+{
+	char name[32];
+	int i;
+
+	perch_registry.active = 0;
+	for (i = 0; perch_registry.nnames < PERCH_MAX_NAMES; i++) {
+		snprintf(name, sizeof(name), "name_%06d", i);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	snprintf(last_name, sizeof(last_name), "name_%06d", i - 1);
+	perch_registry.active = 1;
+	perch_region_begin_str(last_name);
+	perch_region_end_str(last_name);
+	for (int k = 0; k < 10; k++) {
+		snprintf(name, sizeof(name), "beyond_%d", k);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	result = me();
+}
+
+/* Runs last: it fills the process's name table. */
+static void names_beyond_the_table_are_counted_apart_not_as_the_last_name(void **state)
+{
+	uint32_t last, n;
+
+	(void)state;
+	run_in_thread(beyond_the_table);
+	last = node_at_path(result, 1, last_name);
+	assert_int_equal(name_id(last_name), PERCH_MAX_NAMES);
+	assert_true(last);
+	assert_int_equal(result->nodes[last].calls, 1);
+	for (n = result->nodes[0].first_child; n; n = result->nodes[n].next_sibling) {
+		if (result->nodes[n].name == PERCH_NAME_TOO_MANY)
+			break;
+	}
+	assert_true(n);
+	assert_int_equal(result->nodes[n].calls, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +460,8 @@ int main(void)
 		cmocka_unit_test(disabled_markers_leave_no_trace),
 		cmocka_unit_test(new_epoch_starts_figures_over),
 		cmocka_unit_test(fork_child_starts_empty),
+		cmocka_unit_test(regions_deeper_than_the_stack_are_counted),
+		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

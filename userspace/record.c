@@ -708,6 +708,9 @@ static void write_stats(struct session *s)
 		[REGIONS_NO_HANDSHAKE] = "region_processes_no_handshake",
 		[REGIONS_STACKS_LOST] = "region_stacks_lost",
 		[REGIONS_BUSY] = "region_processes_busy",
+		[REGIONS_NAMES_OVER] = "region_calls_names_over_limit",
+		[REGIONS_TREE_FULL] = "region_calls_tree_full",
+		[REGIONS_TOO_DEEP] = "region_calls_too_deep",
 	};
 	static const char *const unames[UNWINDER_STAT_MAX] = {
 		[UNWINDER_TABLES] = "unwind_tables",

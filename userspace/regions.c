@@ -53,6 +53,13 @@ struct module {
 	} load[MAX_LOADS];
 };
 
+/* Region calls the runtime could not keep under their own name and place (its limits). */
+struct limits {
+	uint64_t names_over; /* under PERCH_NAME_TOO_MANY: the name table was full */
+	uint64_t tree_full;  /* under PERCH_NODE_OTHER: the thread's tree was full */
+	uint64_t too_deep;   /* deeper than PERCH_MAX_DEPTH: counted only */
+};
+
 /* The header part of struct perch_abi_thread (everything before the nodes). */
 #define THREAD_HEAD offsetof(struct perch_abi_thread, nodes)
 
@@ -73,6 +80,7 @@ struct rproc {
 	uint32_t nnames;
 	struct rec_region_thread *threads; /* the last read */
 	size_t nthreads;
+	struct limits lim;     /* of the last read */
 	uint32_t *name_frames; /* per name id: frame id + 1, 0 = not made yet */
 };
 
@@ -592,7 +600,9 @@ static int read_names(struct rproc *p)
 
 static const char *name_of(const struct rproc *p, uint32_t id)
 {
-	if (id == PERCH_MAX_NAMES && p->nnames < PERCH_MAX_NAMES)
+	if (id == PERCH_NAME_TOO_MANY)
+		return "[region names beyond the runtime's table]";
+	if (id == PERCH_NAME_OTHER)
 		return "[more regions than the runtime keeps]";
 	return id && id <= p->nnames ? p->names[id - 1] : "[unknown region]";
 }
@@ -615,11 +625,23 @@ static void convert_node(struct rec_region_node *out, const struct perch_abi_nod
 	out->sum_ns = to_ns(in->sum_ticks, scale);
 }
 
-/* The thread block at addr (its head already read) into t; false when it is of another epoch,
- * unreadable or malformed. */
+static void count_limits(struct limits *lim, const struct perch_abi_thread *head,
+			 const struct perch_abi_node *nodes, uint32_t n,
+			 const struct perch_abi_node *other)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		if (nodes[i].name == PERCH_NAME_TOO_MANY)
+			lim->names_over += nodes[i].calls;
+	}
+	lim->tree_full += other->calls;
+	lim->too_deep += head->too_deep;
+}
+
+/* The thread block at addr (its head already read) into t, its limits added to lim; false when
+ * it is of another epoch, unreadable or malformed. */
 static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 			const struct perch_abi_thread *head, struct rec_region_thread *t,
-			double scale)
+			double scale, struct limits *lim)
 {
 	struct perch_abi_node *nodes = NULL, other;
 	uint32_t n = head->nnodes;
@@ -645,11 +667,12 @@ static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 		convert_node(&t->nodes[i], &nodes[i], scale);
 	}
 	if (other.calls || other.open) {
-		t->nodes[n].name = rec_writer__string(rg->w, name_of(p, PERCH_MAX_NAMES));
+		t->nodes[n].name = rec_writer__string(rg->w, name_of(p, PERCH_NAME_OTHER));
 		t->nodes[n].parent = 0;
 		convert_node(&t->nodes[n], &other, scale);
 		t->nnodes++;
 	}
+	count_limits(lim, head, nodes, n, &other);
 	ok = true;
 out:
 	free(nodes);
@@ -667,6 +690,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 	struct perch_abi_thread *head = rg->head;
 	struct rec_region_thread *v = NULL;
 	double scale = ns_per_tick(rg, p);
+	struct limits lim = {0};
 	uint64_t addr;
 	size_t n = 0, cap = 0;
 
@@ -678,7 +702,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 
 		if (peek(p->pid, addr, head, THREAD_HEAD))
 			break;
-		if (read_thread(rg, p, addr, head, &t, scale)) {
+		if (read_thread(rg, p, addr, head, &t, scale, &lim)) {
 			if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
 				free(t.nodes);
 				break;
@@ -690,6 +714,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 	free_threads(p->threads, p->nthreads);
 	p->threads = v;
 	p->nthreads = n;
+	p->lim = lim;
 	return true;
 }
 
@@ -698,6 +723,9 @@ static void write_proc(struct regions *rg, struct rproc *p)
 {
 	int err;
 
+	rg->stats[REGIONS_NAMES_OVER] += p->lim.names_over;
+	rg->stats[REGIONS_TREE_FULL] += p->lim.tree_full;
+	rg->stats[REGIONS_TOO_DEEP] += p->lim.too_deep;
 	if (!p->nthreads)
 		return;
 	err = rec_writer__regions(rg->w, p->threads, p->nthreads);
@@ -800,20 +828,29 @@ static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
 	return &rg->stacks[rg->nstacks++];
 }
 
+/* Where name id's frame is cached: by id, and the names beyond the table at 0. */
+static uint32_t *frame_slot(struct rproc *p, uint32_t id)
+{
+	if (!p->name_frames || (id > p->nnames && id != PERCH_NAME_TOO_MANY))
+		return NULL;
+	return &p->name_frames[id == PERCH_NAME_TOO_MANY ? 0 : id];
+}
+
 static uint32_t name_frame(struct regions *rg, struct rproc *p, uint32_t id)
 {
-	uint32_t f;
+	uint32_t f, *slot;
 
-	if (id > p->nnames && id != PERCH_MAX_NAMES) {
+	if (id > p->nnames && id <= PERCH_MAX_NAMES) {
 		read_registry(p);
 		read_names(p);
 	}
-	if (id <= p->nnames && p->name_frames && p->name_frames[id])
-		return p->name_frames[id] - 1;
+	slot = frame_slot(p, id);
+	if (slot && *slot)
+		return *slot - 1;
 	f = rec_writer__frame(rg->w, REC_FRAME_REGION, 0, rec_writer__string(rg->w, name_of(p, id)),
 			      0);
-	if (f != UINT32_MAX && id <= p->nnames && p->name_frames)
-		p->name_frames[id] = f + 1;
+	if (f != UINT32_MAX && slot)
+		*slot = f + 1;
 	return f;
 }
 

@@ -23,6 +23,9 @@ enum regions_stat {
 				* signal): their figures are from the last periodic read */
 	REGIONS_STACKS_LOST,  /* samples whose region stack is unknown */
 	REGIONS_BUSY,	      /* processes left alone: another perch owns their region runtime */
+	REGIONS_NAMES_OVER,   /* region calls whose name did not fit the runtime's name table */
+	REGIONS_TREE_FULL,    /* region calls that did not fit their thread's tree */
+	REGIONS_TOO_DEEP,     /* region begins and marks nested deeper than the runtime keeps */
 	REGIONS_STAT_MAX,
 };
 

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perch_abi.h"
 #include "profile.h"
 #include "regiontab.h"
 #include "report.h"
@@ -410,14 +411,27 @@ static const char *snapshot_time(const char *mode)
 	return strcmp(mode, "launch") ? "recording stopped" : "the process exited";
 }
 
+_Static_assert(PERCH_MAX_NAMES == 4096 && PERCH_MAX_NODES == 1024 && PERCH_MAX_DEPTH == 64,
+	       "the region notes name the runtime's limits");
+
 /* Notes that are a STATS count and a sentence. */
 static const struct {
 	const char *key, *text;
 } region_stat_notes[] = {
 	{"region_stacks_lost",
 	 "samples have no region stack (it could not be read): they count as outside every region"},
-	{"region_processes_busy", "processes were left alone: another perch was recording their "
-				  "region markers (one perch at a time)"},
+	{"region_processes_busy",
+	 "processes were left alone: another perch was recording their region markers (one perch "
+	 "at a time)"},
+	{"region_calls_names_over_limit",
+	 "region calls had names beyond the 4096 the runtime keeps: counted under [region names "
+	 "beyond the runtime's table], under no other name"},
+	{"region_calls_tree_full",
+	 "region calls did not fit their thread's tree of 1024 nodes: counted under [more regions "
+	 "than the runtime keeps]"},
+	{"region_calls_too_deep",
+	 "region begins and marks were nested deeper than the 64 levels the runtime keeps: counted "
+	 "here only, in no region's calls or times"},
 };
 
 static bool any_stat_note(const struct recording *r)
