@@ -52,12 +52,14 @@ struct perch_abi_node {
 
 struct perch_abi_thread {
 	uint64_t next; /* address of the next thread's block, 0 at the end */
-	uint32_t tid;
+	uint32_t tid;  /* 0: the block of threads that exited, their trees merged into it */
 	uint32_t nnodes;
 	uint32_t epoch;	      /* the registry's epoch these statistics belong to */
-	uint32_t exited;      /* the thread has exited: the block is final (and may be reused) */
+	uint32_t exited;      /* the thread has exited: the block is free (its figures were merged
+			       * into the tid 0 block) until a new thread takes it */
 	uint64_t mismatches;  /* ends that did not match the innermost begin */
 	uint64_t too_deep;    /* begins and marks deeper than PERCH_MAX_DEPTH: counted only */
+	uint64_t next_free;   /* the runtime's own: the next free block */
 	uint32_t valid_depth; /* node_at[0 .. valid_depth) describe the open regions */
 	uint32_t pad;
 	/* Open activations, by depth: node, start TSC (0: not timed), time in child regions. */

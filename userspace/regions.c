@@ -638,7 +638,7 @@ static void count_limits(struct limits *lim, const struct perch_abi_thread *head
 }
 
 /* The thread block at addr (its head already read) into t, its limits added to lim; false when
- * it is of another epoch, unreadable or malformed. */
+ * it is free, of another epoch, unreadable or malformed. */
 static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 			const struct perch_abi_thread *head, struct rec_region_thread *t,
 			double scale, struct limits *lim)
@@ -647,8 +647,8 @@ static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 	uint32_t n = head->nnodes;
 	bool ok = false;
 
-	if (head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
-		return false;
+	if (head->exited || head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
+		return false; /* free (its figures are in the tid 0 block), stale, or not a tree */
 	nodes = malloc(n * sizeof(*nodes));
 	t->nodes = calloc(n + 1, sizeof(*t->nodes));
 	if (!nodes || !t->nodes || peek(p->pid, addr + THREAD_HEAD, nodes, n * sizeof(*nodes)) ||
