@@ -7,11 +7,15 @@
  * of regions (recursion folded as in DESIGN.md) with calls and TSC-tick wall times.
  *
  * Never exits, aborts or writes to stdout; one diagnostic line on stderr for the first
- * mismatched end. Allocates once per thread (its statistics block) and only while profiled.
+ * mismatched end. Statistics blocks are taken only while profiled, by a thread's first marker,
+ * and given back when the thread exits: its tree is merged into the block of exited threads
+ * (tid 0) and the block is reused by the next thread, so memory follows the most threads alive
+ * at once, not every thread ever created. A block is mapped only when no freed one is left.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,12 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static int warned;
 
+/* Under blocks_lock: the blocks exited threads gave back, and the block holding their merged
+ * trees. Every block stays on the registry's list (the profiler reads it), free ones marked. */
+static pthread_mutex_t blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct perch_abi_thread *free_blocks;
+static struct perch_abi_thread *exited_block;
+
 static uint64_t now_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -49,13 +59,108 @@ static uint64_t now_ticks(void)
 #endif
 }
 
-/* A thread's block stays readable after the thread exits (the profiler may read it later); it
- * is marked final. */
+static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
+static uint32_t find_child(const struct perch_abi_thread *th, uint32_t parent, uint32_t name);
+static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name);
+
+static void add_node(struct perch_abi_node *to, const struct perch_abi_node *from)
+{
+	to->open += from->open;
+	to->calls += from->calls;
+	to->total_ticks += from->total_ticks;
+	to->self_ticks += from->self_ticks;
+	to->sum_ticks += from->sum_ticks;
+	to->size_sum += from->size_sum;
+	to->unmatched += from->unmatched;
+	if (from->min_ticks && (!to->min_ticks || from->min_ticks < to->min_ticks))
+		to->min_ticks = from->min_ticks;
+	if (from->max_ticks > to->max_ticks)
+		to->max_ticks = from->max_ticks;
+}
+
+/* Whether from's tree merges into to's without overflowing it: the nodes it lacks fit. */
+static bool merge_fits(const struct perch_abi_thread *to, const struct perch_abi_thread *from)
+{
+	uint32_t map[PERCH_MAX_NODES], lacking = 0; /* map: to's node, 0 where to lacks it */
+
+	map[0] = 0;
+	for (uint32_t i = 1; i < from->nnodes && i < PERCH_NODE_OTHER; i++) {
+		uint32_t parent = from->nodes[i].parent;
+
+		map[i] = parent && !map[parent] ? 0
+						: find_child(to, map[parent], from->nodes[i].name);
+		lacking += !map[i];
+	}
+	return to->nnodes + lacking <= PERCH_NODE_OTHER;
+}
+
+/* from's tree into to's, by path from the root (the bounded-path rule keeps them alike). */
+static void merge_tree(struct perch_abi_thread *to, const struct perch_abi_thread *from)
+{
+	uint32_t map[PERCH_MAX_NODES];
+
+	map[0] = 0;
+	for (uint32_t i = 1; i < from->nnodes && i < PERCH_NODE_OTHER; i++) {
+		const struct perch_abi_node *n = &from->nodes[i];
+
+		map[i] = child_of(to, map[n->parent], n->name);
+		add_node(&to->nodes[map[i]], n);
+	}
+	add_node(&to->nodes[PERCH_NODE_OTHER], &from->nodes[PERCH_NODE_OTHER]);
+	to->mismatches += from->mismatches;
+	to->too_deep += from->too_deep;
+}
+
+/* Under blocks_lock: keep th's figures of the current epoch in the block of exited threads (th
+ * itself becomes that block when there is none yet); false when th is free to reuse. A tree
+ * that would overflow that block stays in th, as the thread left it (th is kept, not reused). */
+static bool retire(struct perch_abi_thread *th)
+{
+	uint32_t epoch = perch_registry.epoch;
+
+	if (th->epoch != epoch)
+		return false;
+	if (exited_block && exited_block->epoch != epoch)
+		start_epoch(exited_block, epoch);
+	if (exited_block && merge_fits(exited_block, th)) {
+		merge_tree(exited_block, th);
+		return false;
+	}
+	if (!exited_block) {
+		th->tid = 0;
+		exited_block = th;
+	}
+	__atomic_store_n(&th->exited, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* The thread exits (pthread key destructor): its figures go to the block of exited threads and
+ * its block to the free list; the profiler skips it from now on. */
 static void thread_exited(void *block)
 {
 	struct perch_abi_thread *th = block;
 
+	perch__tls.thread = 0; /* a marker later in the thread's exit takes a block again */
+	pthread_mutex_lock(&blocks_lock);
 	__atomic_store_n(&th->exited, 1, __ATOMIC_RELEASE);
+	if (!retire(th)) {
+		th->next_free = (uintptr_t)free_blocks;
+		free_blocks = th;
+	}
+	pthread_mutex_unlock(&blocks_lock);
+}
+
+/* No thread may hold a lock across fork: the child has only the forking thread. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&names_lock);
+	pthread_mutex_lock(&blocks_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&blocks_lock);
+	pthread_mutex_unlock(&names_lock);
 }
 
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
@@ -67,6 +172,10 @@ static void forked_child(void)
 {
 	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
 
+	fork_parent();
+	/* The parent's other blocks are not on the child's list: none is reused. */
+	free_blocks = NULL;
+	exited_block = NULL;
 	perch_registry.exiting = 0;
 	perch_registry.threads = (uintptr_t)th;
 	if (!th)
@@ -93,7 +202,7 @@ __attribute__((constructor)) static void perch_runtime_init(void)
 	perch_registry.tick_unit = PERCH_TICKS_NS;
 #endif
 	pthread_key_create(&exit_key, thread_exited);
-	pthread_atfork(NULL, NULL, forked_child);
+	pthread_atfork(fork_prepare, fork_parent, forked_child);
 	if (env && atoi(env) > 0) {
 		perch_registry.profiler_pid = (uint32_t)atoi(env);
 		perch_registry.collector = PERCH_COLLECT_AT_EXIT;
@@ -147,31 +256,50 @@ uint32_t perch__register(struct perch_site *site)
 		id = i + 1;
 	}
 	if (!id)
-		id = PERCH_MAX_NAMES; /* table full: the last name stands for the rest */
+		id = PERCH_NAME_TOO_MANY; /* table full: counted apart, never as another name */
 	pthread_mutex_unlock(&names_lock);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
 	return id;
 }
 
-static struct perch_abi_thread *thread_block(void)
+/* A freed block, else a new one on the registry's list. */
+static struct perch_abi_thread *take_block(void)
 {
-	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+	struct perch_abi_thread *th;
 	uint64_t head;
 
+	pthread_mutex_lock(&blocks_lock);
+	th = free_blocks;
+	if (th)
+		free_blocks = (struct perch_abi_thread *)(uintptr_t)th->next_free;
+	pthread_mutex_unlock(&blocks_lock);
 	if (th)
 		return th;
 	th = mmap(NULL, sizeof(*th), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (th == MAP_FAILED)
 		return NULL;
-	th->tid = (uint32_t)syscall(SYS_gettid);
-	th->epoch = perch_registry.epoch;
-	th->nnodes = 1; /* the root */
-	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	th->nnodes = 1;
 	head = __atomic_load_n(&perch_registry.threads, __ATOMIC_ACQUIRE);
 	do {
 		th->next = head;
 	} while (!__atomic_compare_exchange_n(&perch_registry.threads, &head, (uintptr_t)th, 1,
 					      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+	return th;
+}
+
+/* The calling thread's block; its first profiled marker takes one. */
+static struct perch_abi_thread *thread_block(void)
+{
+	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+
+	if (th)
+		return th;
+	th = take_block();
+	if (!th)
+		return NULL;
+	th->tid = (uint32_t)syscall(SYS_gettid);
+	start_epoch(th, perch_registry.epoch);
+	__atomic_store_n(&th->exited, 0, __ATOMIC_RELEASE);
 	perch__tls.thread = (uintptr_t)th;
 	pthread_setspecific(exit_key, th);
 	return th;
@@ -181,11 +309,14 @@ static struct perch_abi_thread *thread_block(void)
  * regions open now become untimed, as at any attach. */
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
 {
-	memset(th->nodes, 0, sizeof(th->nodes));
-	th->nodes[PERCH_NODE_OTHER].name = PERCH_MAX_NAMES;
+	/* Nodes past nnodes are untouched (zero), but for the overflow node. */
+	memset(th->nodes, 0, th->nnodes * sizeof(th->nodes[0]));
+	memset(&th->nodes[PERCH_NODE_OTHER], 0, sizeof(th->nodes[0]));
+	th->nodes[PERCH_NODE_OTHER].name = PERCH_NAME_OTHER;
 	th->nnodes = 1;
 	th->valid_depth = 0;
 	th->mismatches = 0;
+	th->too_deep = 0;
 	__atomic_store_n(&th->epoch, epoch, __ATOMIC_RELEASE);
 }
 
@@ -200,12 +331,12 @@ static struct perch_abi_thread *current_block(void)
 	return th;
 }
 
-/* The child of parent named name, by the bounded-path rule: an existing child; else the node of
- * an earlier parent->name edge on the path from the root (recursion folds back onto it); else a
- * new node (the shared overflow node when the thread's tree is full). */
-static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name)
+/* The child of parent named name, by the bounded-path rule, if it exists: an existing child;
+ * else the node of an earlier parent->name edge on the path from the root (recursion folds back
+ * onto it); else 0. */
+static uint32_t find_child(const struct perch_abi_thread *th, uint32_t parent, uint32_t name)
 {
-	struct perch_abi_node *nodes = th->nodes;
+	const struct perch_abi_node *nodes = th->nodes;
 	uint32_t n;
 
 	for (n = nodes[parent].first_child; n; n = nodes[n].next_sibling) {
@@ -218,6 +349,18 @@ static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t 
 		if (nodes[n].name == name && nodes[nodes[n].parent].name == nodes[parent].name)
 			return n;
 	}
+	return 0;
+}
+
+/* The child of parent named name: found, else a new node (the shared overflow node when the
+ * thread's tree is full). */
+static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name)
+{
+	struct perch_abi_node *nodes = th->nodes;
+	uint32_t n = parent == PERCH_NODE_OTHER ? 0 : find_child(th, parent, name);
+
+	if (n)
+		return n;
 	if (parent == PERCH_NODE_OTHER || th->nnodes >= PERCH_NODE_OTHER)
 		return PERCH_NODE_OTHER;
 	n = th->nnodes++;
@@ -255,8 +398,12 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	struct perch_abi_thread *th = current_block();
 	uint32_t node, parent;
 
-	if (!th || depth >= PERCH_MAX_DEPTH)
+	if (!th)
 		return;
+	if (depth >= PERCH_MAX_DEPTH) {
+		th->too_deep++;
+		return;
+	}
 	catch_up(th, depth);
 	parent = depth ? th->node_at[depth - 1] : 0;
 	/* The node last used at this depth is usually the one again (loops): skip the search. */
@@ -309,8 +456,12 @@ void perch__mark_slow(uint32_t id)
 	struct perch_abi_thread *th = current_block();
 	uint32_t depth = perch__tls.depth;
 
-	if (!th || depth > PERCH_MAX_DEPTH)
+	if (!th)
 		return;
+	if (depth > PERCH_MAX_DEPTH) {
+		th->too_deep++;
+		return;
+	}
 	catch_up(th, depth);
 	th->nodes[child_of(th, depth ? th->node_at[depth - 1] : 0, id)].calls++;
 }

@@ -13,7 +13,8 @@
  * Names must be string literals (each call site caches its name id; the same name anywhere
  * aggregates); perch_region_begin_str()/end_str() take any string at the cost of a lookup.
  * With no profiler attached a begin/end pair is a few instructions on thread-local memory: no
- * allocation (after a thread's first region), no system call, no lock. Compile with
+ * allocation, no system call, no lock. While profiled, a thread's first marker takes a
+ * statistics block (one that an exited thread freed, or a new one), outside its region. Compile with
  * -DPERCH_DISABLE and every marker is gone. Regions are per thread; an end that does not match
  * the innermost begin is counted, reported once on stderr and in the report, and never crashes.
  */
@@ -69,11 +70,13 @@ static inline void perch__begin(struct perch_site *site, uint64_t size)
 	uint32_t id = perch__id(site);
 	uint32_t d = perch__tls.depth;
 
+	/* First: a thread's first profiled region takes its statistics block there, outside the
+	 * region (its samples and its time). */
+	if (__builtin_expect(perch_registry.active, 0))
+		perch__begin_slow(d, id, size);
 	if (__builtin_expect(d < PERCH_MAX_DEPTH, 1))
 		perch__tls.ids[d] = id;
 	perch__tls.depth = d + 1;
-	if (__builtin_expect(perch_registry.active, 0))
-		perch__begin_slow(d, id, size);
 }
 
 static inline void perch__end(struct perch_site *site)

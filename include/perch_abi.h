@@ -12,13 +12,17 @@
 #include <stdint.h>
 
 #define PERCH_ABI_MAGIC	  0x3147524843524550ull /* "PERCHRG1" little endian */
-#define PERCH_ABI_VERSION 2
+#define PERCH_ABI_VERSION 3
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
 #define PERCH_MAX_NAMES	 4096 /* distinct region names per process */
 #define PERCH_NAME_LEN	 64   /* bytes per name, NUL included (longer names are cut) */
 #define PERCH_MAX_NODES	 1024 /* bounded-path-tree nodes per thread; node 0 is the root */
 #define PERCH_NODE_OTHER (PERCH_MAX_NODES - 1) /* where regions go when a thread's tree is full */
+/* Name ids no name in the table has: every region whose name did not fit the table, and the
+ * label of the node PERCH_NODE_OTHER (so neither is ever taken for a real name). */
+#define PERCH_NAME_TOO_MANY (PERCH_MAX_NAMES + 1)
+#define PERCH_NAME_OTHER    (PERCH_MAX_NAMES + 2)
 
 /* Per thread, in initial-exec TLS: what the sampler reads at each tick (fsbase + tls_offset). */
 struct perch_abi_tls {
@@ -48,11 +52,14 @@ struct perch_abi_node {
 
 struct perch_abi_thread {
 	uint64_t next; /* address of the next thread's block, 0 at the end */
-	uint32_t tid;
+	uint32_t tid;  /* 0: the block of threads that exited, their trees merged into it */
 	uint32_t nnodes;
 	uint32_t epoch;	      /* the registry's epoch these statistics belong to */
-	uint32_t exited;      /* the thread has exited: the block is final (and may be reused) */
+	uint32_t exited;      /* the thread has exited: the block is free (its figures were merged
+			       * into the tid 0 block) until a new thread takes it */
 	uint64_t mismatches;  /* ends that did not match the innermost begin */
+	uint64_t too_deep;    /* begins and marks deeper than PERCH_MAX_DEPTH: counted only */
+	uint64_t next_free;   /* the runtime's own: the next free block */
 	uint32_t valid_depth; /* node_at[0 .. valid_depth) describe the open regions */
 	uint32_t pad;
 	/* Open activations, by depth: node, start TSC (0: not timed), time in child regions. */
@@ -82,8 +89,12 @@ struct perch_abi_registry {
 	 * the final statistics and set PERCH_COLLECTED. */
 	volatile uint32_t collector;
 	volatile uint32_t exiting;
-	uint32_t profiler_pid; /* the destructor stops waiting once this process is gone */
+	/* The owner: the one profiler timing this process (0: none). The destructor stops waiting
+	 * once it is gone; another profiler leaves the runtime alone while it lives. */
+	uint32_t profiler_pid;
 	uint32_t pad;
+	uint64_t profiler_start; /* the owner's start time (/proc/PID/stat field 22; 0: unknown):
+				  * a reused pid is not the owner */
 };
 
 #define PERCH_TICKS_TSC	      0 /* x86 time-stamp counter (invariant TSC); the profiler calibrates */

@@ -3,7 +3,7 @@
  * Tests of the /proc readers (proc.c) against this test process: its own mappings (the binary,
  * the vDSO, an anonymous executable mapping, a deleted file whose name has spaces) and thread
  * names. Expected answers come from the process itself (readlink, fstat, prctl), or from a plain
- * re-reading of /proc/self/maps.
+ * re-reading of /proc/self/maps; a process's start time from CLOCK_BOOTTIME around its fork.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -421,6 +422,45 @@ static void proc_maps_add_replaces_overlapped_ranges(void **state)
 	proc_maps__free(m);
 }
 
+static double boottime_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (ts.tv_sec + ts.tv_nsec / 1e9) * (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The start time is the boot clock at fork, in clock ticks, whatever the name holds. */
+static void proc_start_time_is_boot_clock_at_fork_despite_odd_name(void **state)
+{
+	uint64_t start = 0;
+	double before, after;
+	int fds[2], status;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	before = boottime_ticks();
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "x) 1 2 (y");
+		close(fds[1]);
+		_exit(read(fds[0], &c, 1) < 0);
+	}
+	after = boottime_ticks();
+	assert_true(pid > 0);
+	/* Renamed by now: the child ran until it blocks on the pipe. */
+	for (char got[32] = ""; strcmp(got, "x) 1 2 (y"); usleep(1000))
+		assert_int_equal(proc_comm(pid, 0, got, sizeof(got)), 0);
+	assert_int_equal(proc_start_time(pid, &start), 0);
+	assert_true((double)start >= before - 1 && (double)start <= after + 1);
+	close(fds[1]);
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(proc_start_time(pid, &start), -ESRCH);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +474,7 @@ int main(void)
 		cmocka_unit_test(proc_comm_of_thread_is_its_own_name),
 		cmocka_unit_test(proc_comm_missing_pid_gives_esrch),
 		cmocka_unit_test(proc_ns_ids_give_pid_inside_its_namespace_and_euid),
+		cmocka_unit_test(proc_start_time_is_boot_clock_at_fork_despite_odd_name),
 		cmocka_unit_test(proc_maps_add_keeps_address_order),
 		cmocka_unit_test(proc_maps_add_replaces_overlapped_ranges),
 	};

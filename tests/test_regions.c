@@ -249,7 +249,7 @@ static uint32_t depth_seen;
 static void unprofiled(void)
 {
 	perch_registry.active = 0;
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 1021; i++) {
 		perch_region_begin("quiet");
 		perch_mark("tick");
 		perch_region_end("quiet");
@@ -373,6 +373,221 @@ static void fork_child_starts_empty(void **state)
 	assert_ptr_equal(result, NULL);
 }
 
+/* Nesting deeper than the kept stack: the begins and marks there are counted, the stack still
+ * unwinds, and the kept levels are timed as usual. */
+static void too_deep(void)
+{
+	perch_registry.active = 1;
+	for (int i = 0; i < PERCH_MAX_DEPTH + 6; i++)
+		perch_region_begin("deep");
+	perch_mark("deep_mark");
+	for (int i = 0; i < PERCH_MAX_DEPTH + 6; i++)
+		perch_region_end("deep");
+	assert_int_equal(perch__tls.depth, 0);
+	result = me();
+}
+
+static void regions_deeper_than_the_stack_are_counted(void **state)
+{
+	uint32_t a, b;
+
+	(void)state;
+	run_in_thread(too_deep);
+	assert_int_equal(result->too_deep, 7); /* 6 begins and the mark */
+	a = node_at_path(result, 1, "deep");
+	b = node_at_path(result, 2, "deep", "deep");
+	assert_true(a && b);
+	assert_int_equal(result->nodes[a].calls + result->nodes[b].calls, PERCH_MAX_DEPTH);
+	assert_int_equal(node_at_path(result, 1, "deep_mark"), 0);
+}
+
+/* The block where exited threads' figures are merged (tid 0), or NULL. */
+static const struct perch_abi_thread *exited_threads(void)
+{
+	const struct perch_abi_thread *t = (const void *)(uintptr_t)perch_registry.threads;
+
+	for (; t; t = (const void *)(uintptr_t)t->next) {
+		if (!t->tid && !t->exited)
+			return t;
+	}
+	return NULL;
+}
+
+static uint64_t exited_calls(const char *name)
+{
+	const struct perch_abi_thread *t = exited_threads();
+	uint32_t n = t ? node_at_path(t, 1, name) : 0;
+
+	return n ? t->nodes[n].calls : 0;
+}
+
+static void merged_thrice(void)
+{
+	perch_registry.active = 1;
+	for (int i = 0; i < 3; i++) {
+		perch_region_begin("merged");
+		perch_region_end("merged");
+	}
+	result = me();
+}
+
+static void merged_twice(void)
+{
+	perch_registry.active = 1;
+	for (int i = 0; i < 2; i++) {
+		perch_region_begin("merged");
+		perch_region_end("merged");
+	}
+	result = me();
+}
+
+static void exited_thread_block_is_reused_and_its_figures_kept(void **state)
+{
+	struct perch_abi_thread *first;
+
+	(void)state;
+	run_in_thread(nested); /* so the block of exited threads exists */
+	assert_non_null(exited_threads());
+	run_in_thread(merged_thrice);
+	first = result;
+	assert_int_equal(first->exited, 1);
+	run_in_thread(merged_twice);
+	assert_ptr_equal(result, first);
+	assert_int_equal(exited_calls("merged"), 5);
+}
+
+static void wide_tree(void)
+{
+	char name[32];
+
+	perch_registry.active = 1;
+	for (int i = 0; i < 1021; i++) {
+		snprintf(name, sizeof(name), "wide_%04d", i);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	result = me();
+}
+
+/* A tree the exited threads' block could not take whole stays in its own block, untouched. */
+static void exited_tree_too_big_to_merge_stays_whole(void **state)
+{
+	uint32_t merged_nodes;
+
+	(void)state;
+	run_in_thread(
+		nested); /* the exited threads' block has 3 nodes or more: 1021 more will not fit */
+	assert_non_null(exited_threads());
+	merged_nodes = exited_threads()->nnodes;
+	run_in_thread(wide_tree);
+	assert_int_equal(result->exited, 0);
+	assert_int_not_equal(result->tid, 0);
+	assert_int_equal(result->nnodes, 1022);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "wide_1020")].calls, 1);
+	assert_int_equal(exited_threads()->nnodes, merged_nodes);
+}
+
+static void short_region(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("short");
+	perch_region_end("short");
+}
+
+static void statm_bytes(long *size, long *resident)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", size, resident), 2);
+	fclose(f);
+	*size *= sysconf(_SC_PAGESIZE);
+	*resident *= sysconf(_SC_PAGESIZE);
+}
+
+static void no_region(void)
+{
+}
+
+/* How much 2000 short threads running fn grow the process (thread stacks are cached and reused;
+ * a sanitizer's own per-thread records are not: they grow the unprofiled run as much). */
+static void growth(void (*fn)(void), long *size, long *resident)
+{
+	long size0, res0;
+
+	statm_bytes(&size0, &res0);
+	for (int i = 0; i < 2000; i++)
+		run_in_thread(fn);
+	statm_bytes(size, resident);
+	*size -= size0;
+	*resident -= res0;
+}
+
+/* Memory follows the threads alive at once, not every thread ever profiled; no call is lost. */
+static void short_threads_leave_memory_bounded(void **state)
+{
+	long size, res, base_size, base_res;
+	uint64_t calls0;
+
+	(void)state;
+	for (int i = 0; i < 20; i++)
+		run_in_thread(short_region); /* the thread stack cache, the exited block */
+	calls0 = exited_calls("short");
+	growth(no_region, &base_size, &base_res);
+	growth(short_region, &size, &res);
+	printf("2000 short threads: virtual %+ld KiB, resident %+ld KiB; profiled, each in a "
+	       "region: virtual %+ld KiB, resident %+ld KiB\n",
+	       base_size / 1024, base_res / 1024, size / 1024, res / 1024);
+	assert_true(size - base_size < 8l << 20);
+	assert_true(res - base_res < 8l << 20);
+	assert_int_equal(exited_calls("short") - calls0, 2000);
+}
+
+static char last_name[PERCH_NAME_LEN];
+
+/* Fill the name table unprofiled (no tree), then use its last name and ten names beyond it. */
+static void beyond_the_table(void)
+{
+	char name[32];
+	int i;
+
+	perch_registry.active = 0;
+	for (i = 0; perch_registry.nnames < PERCH_MAX_NAMES; i++) {
+		snprintf(name, sizeof(name), "name_%06d", i);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	snprintf(last_name, sizeof(last_name), "name_%06d", i - 1);
+	perch_registry.active = 1;
+	perch_region_begin_str(last_name);
+	perch_region_end_str(last_name);
+	for (int k = 0; k < 10; k++) {
+		snprintf(name, sizeof(name), "beyond_%d", k);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	result = me();
+}
+
+/* Runs last: it fills the process's name table. */
+static void names_beyond_the_table_are_counted_apart_not_as_the_last_name(void **state)
+{
+	uint32_t last, n;
+
+	(void)state;
+	run_in_thread(beyond_the_table);
+	last = node_at_path(result, 1, last_name);
+	assert_int_equal(name_id(last_name), PERCH_MAX_NAMES);
+	assert_true(last);
+	assert_int_equal(result->nodes[last].calls, 1);
+	for (n = result->nodes[0].first_child; n; n = result->nodes[n].next_sibling) {
+		if (result->nodes[n].name == PERCH_NAME_TOO_MANY)
+			break;
+	}
+	assert_true(n);
+	assert_int_equal(result->nodes[n].calls, 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +602,11 @@ int main(void)
 		cmocka_unit_test(disabled_markers_leave_no_trace),
 		cmocka_unit_test(new_epoch_starts_figures_over),
 		cmocka_unit_test(fork_child_starts_empty),
+		cmocka_unit_test(regions_deeper_than_the_stack_are_counted),
+		cmocka_unit_test(exited_thread_block_is_reused_and_its_figures_kept),
+		cmocka_unit_test(short_threads_leave_memory_bounded),
+		cmocka_unit_test(exited_tree_too_big_to_merge_stays_whole),
+		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -124,6 +124,10 @@ static void write_region_fixture(void)
 	struct rec_kv stats[] = {
 		{.key = "samples", .value = 124},
 		{.key = "region_stacks_lost", .value = 4},
+		{.key = "region_processes_busy", .value = 1},
+		{.key = "region_calls_names_over_limit", .value = 10},
+		{.key = "region_calls_tree_full", .value = 3},
+		{.key = "region_calls_too_deep", .value = 6},
 	};
 	struct rec_kv end[] = {{.key = "duration_ns", .value = 2500000000},
 			       {.key = "exit_status", .value = 0}};
@@ -207,7 +211,7 @@ static void write_region_fixture(void)
 		if (g_region_trees)
 			assert_int_equal(rec_writer__regions(w, threads, 2), 0);
 	}
-	assert_int_equal(rec_writer__stats(w, stats, 2), 0);
+	assert_int_equal(rec_writer__stats(w, stats, sizeof(stats) / sizeof(stats[0])), 0);
 	assert_int_equal(rec_writer__end(w, end, 2), 0);
 	assert_int_equal(rec_writer__close(w), 0);
 }
@@ -375,6 +379,14 @@ static const char region_tree_and_notes[] =
 	"(solve 1)\n"
 	"  4 samples have no region stack (it could not be read): they count as outside every "
 	"region\n"
+	"  1 processes were left alone: another perch was recording their region markers (one "
+	"perch at a time)\n"
+	"  10 region calls had names beyond the 4096 the runtime keeps: counted under [region "
+	"names beyond the runtime's table], under no other name\n"
+	"  3 region calls did not fit their thread's tree of 1024 nodes: counted under [more "
+	"regions than the runtime keeps]\n"
+	"  6 region begins and marks were nested deeper than the 64 levels the runtime keeps: "
+	"counted here only, in no region's calls or times\n"
 	"  note: trees read when each thread exited\n";
 
 /* Region totals: solve = 1.5 s + 0.4 s over two threads; io used from two places sums both
@@ -687,6 +699,14 @@ static void report_regions_without_trees_count_samples_only(void **state)
 		"and times are unknown, samples are exact\n"
 		"  4 samples have no region stack (it could not be read): they count as outside every "
 		"region\n"
+		"  1 processes were left alone: another perch was recording their region markers (one "
+		"perch at a time)\n"
+		"  10 region calls had names beyond the 4096 the runtime keeps: counted under [region "
+		"names beyond the runtime's table], under no other name\n"
+		"  3 region calls did not fit their thread's tree of 1024 nodes: counted under [more "
+		"regions than the runtime keeps]\n"
+		"  6 region begins and marks were nested deeper than the 64 levels the runtime keeps: "
+		"counted here only, in no region's calls or times\n"
 		"  note: trees read when each thread exited\n");
 	free(part);
 	free(out);

@@ -253,11 +253,29 @@ const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i)
 	return &m->maps[i];
 }
 
+/* A small /proc file's text into buf (NUL-terminated, cut at len - 1): 0 or -errno. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -proc_errno(errno);
+	do {
+		n = read(fd, buf, len - 1);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -proc_errno(errno);
+	else
+		buf[n] = '\0';
+	close(fd);
+	return err;
+}
+
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 {
 	char path[64], comm[64];
-	ssize_t n;
-	int fd, err = 0;
+	int err;
 
 	if (!buf || !len)
 		return -EINVAL;
@@ -266,22 +284,30 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -proc_errno(errno);
-	do {
-		n = read(fd, comm, sizeof(comm) - 1);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		err = -proc_errno(errno);
-		goto cleanup;
-	}
-	comm[n] = '\0';
+	err = read_small(path, comm, sizeof(comm));
+	if (err)
+		return err;
 	comm[strcspn(comm, "\n")] = '\0';
 	snprintf(buf, len, "%s", comm);
-cleanup:
-	close(fd);
-	return err;
+	return 0;
+}
+
+int proc_start_time(pid_t pid, uint64_t *start)
+{
+	char path[64], stat[1024], *p;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	err = read_small(path, stat, sizeof(stat));
+	if (err)
+		return err;
+	/* Field 22; the name (field 2) may hold spaces and parentheses, so count from its end. */
+	p = strrchr(stat, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%" SCNu64, start) != 1)
+		return -EPROTO;
+	return 0;
 }
 
 const void *proc_vdso_image(size_t *size)

@@ -44,6 +44,9 @@ const char *proc_vdso_path(const char *map_path);
 
 /* Thread/process name (comm) into buf; returns 0 or -errno. */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
+/* When the process started (/proc/PID/stat field 22, clock ticks since boot): with the pid, it
+ * names one process for good, even after the pid is reused. 0 or -errno (-ESRCH: gone). */
+int proc_start_time(pid_t pid, uint64_t *start);
 
 /* The pid of pid inside its own (innermost) pid namespace, which a JIT names its perf map after,
  * and its effective uid, from /proc/PID/status. 0 or -errno (-ESRCH: gone). */

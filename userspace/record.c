@@ -709,6 +709,10 @@ static void write_stats(struct session *s, bool final)
 		[REGIONS_UNREADABLE] = "region_processes_unreadable",
 		[REGIONS_NO_HANDSHAKE] = "region_processes_no_handshake",
 		[REGIONS_STACKS_LOST] = "region_stacks_lost",
+		[REGIONS_BUSY] = "region_processes_busy",
+		[REGIONS_NAMES_OVER] = "region_calls_names_over_limit",
+		[REGIONS_TREE_FULL] = "region_calls_tree_full",
+		[REGIONS_TOO_DEEP] = "region_calls_too_deep",
 	};
 	static const char *const unames[UNWINDER_STAT_MAX] = {
 		[UNWINDER_TABLES] = "unwind_tables",
@@ -873,7 +877,12 @@ static int start_attached(struct session *s)
 		if (add_target(s, s->o->pids[i]))
 			return PERCH_EXIT_BPF;
 		collector__snapshot(s->col, s->o->pids[i]);
-		regions__snapshot(s->rg, s->o->pids[i]);
+		if (regions__snapshot(s->rg, s->o->pids[i]) == -EBUSY) {
+			log_err("process %d: its region markers are being recorded by another perch "
+				"(pid %u); one perch at a time",
+				(int)s->o->pids[i], regions__owner(s->rg, s->o->pids[i]));
+			return PERCH_EXIT_BUSY;
+		}
 	}
 	/* For tests: widen the window in which a target can exit while perch attaches. */
 	if (delay)
@@ -1177,7 +1186,7 @@ int record__run(const struct record_opts *o)
 	ret = o->argv ? start_launched(&s) : start_attached(&s);
 	/* From here on, whatever happens, what was collected is written. */
 	write_meta(&s);
-	if (ret && (o->argv || s.live_targets == 0)) {
+	if (ret && (o->argv || s.live_targets == 0 || ret == PERCH_EXIT_BUSY)) {
 		if (o->argv && s.child > 0)
 			waitpid(s.child, NULL, 0);
 		status = ret;
@@ -1187,7 +1196,7 @@ int record__run(const struct record_opts *o)
 	status = o->argv ? s.child_status : ret;
 end:
 	end = finish(&s, status);
-	if (!o->quiet && !end)
+	if (!o->quiet && !end && status != PERCH_EXIT_BUSY)
 		print_summary(o);
 	ret = end ? end : status;
 out:

@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -33,6 +35,8 @@
 #define MAX_THREADS	 65536 /* thread blocks walked per process */
 #define MAX_LOADS	 8
 #define CALIBRATE_NS	 50000000ull /* the least TSC-vs-clock interval perch converts with */
+#define CLAIM_LOCK	 "perch-regions-claim" /* abstract socket name: perches claim one at a time */
+#define CLAIM_WAIT_MS	 2000
 
 _Static_assert(PERCH_REGION_DEPTH == PERCH_MAX_DEPTH, "sampler and runtime disagree on depth");
 _Static_assert(PERCH_REGISTRY_TLS_OFFSET == offsetof(struct perch_abi_registry, tls_offset),
@@ -49,6 +53,13 @@ struct module {
 	} load[MAX_LOADS];
 };
 
+/* Region calls the runtime could not keep under their own name and place (its limits). */
+struct limits {
+	uint64_t names_over; /* under PERCH_NAME_TOO_MANY: the name table was full */
+	uint64_t tree_full;  /* under PERCH_NODE_OTHER: the thread's tree was full */
+	uint64_t too_deep;   /* deeper than PERCH_MAX_DEPTH: counted only */
+};
+
 /* The header part of struct perch_abi_thread (everything before the nodes). */
 #define THREAD_HEAD offsetof(struct perch_abi_thread, nodes)
 
@@ -61,13 +72,15 @@ enum proc_state {
 struct rproc {
 	uint32_t pid;
 	enum proc_state state;
-	bool attached; /* perch switched the runtime on (not the environment of a launch) */
-	uint64_t addr; /* the registry in the process */
+	bool attached;	/* perch switched the runtime on (not the environment of a launch) */
+	uint32_t owner; /* another live perch that owns the runtime (the process is left alone) */
+	uint64_t addr;	/* the registry in the process */
 	struct perch_abi_registry reg;
 	char (*names)[PERCH_NAME_LEN]; /* names[0 .. nnames) read so far */
 	uint32_t nnames;
 	struct rec_region_thread *threads; /* the last read */
 	size_t nthreads;
+	struct limits lim;     /* of the last read */
 	uint32_t *name_frames; /* per name id: frame id + 1, 0 = not made yet */
 };
 
@@ -84,6 +97,8 @@ struct regions {
 	size_t nstacks, capstacks;
 	uint64_t tsc0, ns0; /* calibration start */
 	uint64_t stats[REGIONS_STAT_MAX];
+	uint32_t me; /* this perch's pid and start time: the owner it writes */
+	uint64_t me_start;
 	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
 	bool warned;
 };
@@ -119,6 +134,8 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd)
 		free(rg);
 		return NULL;
 	}
+	rg->me = (uint32_t)getpid();
+	proc_start_time((pid_t)rg->me, &rg->me_start);
 	rg->tsc0 = tsc();
 	rg->ns0 = mono_ns();
 	return rg;
@@ -310,7 +327,7 @@ static bool place(const struct module *mod, const struct proc_map *m, uint64_t *
 	return false;
 }
 
-static struct rproc *find_proc(struct regions *rg, uint32_t pid)
+static struct rproc *find_proc(const struct regions *rg, uint32_t pid)
 {
 	uint64_t idx;
 
@@ -322,8 +339,9 @@ static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
 	struct rproc *p = find_proc(rg, pid);
 
 	if (p) {
-		if (p->state != P_DONE)
-			return NULL; /* known already */
+		/* Known already; or left to the perch that owns it, until it is gone or exec'd. */
+		if (p->state != P_DONE || p->owner)
+			return NULL;
 		/* A new image (after exec, even of the same program): start over. */
 		free_threads(p->threads, p->nthreads);
 		free(p->names);
@@ -369,13 +387,21 @@ void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
 	switch_on(rg, p);
 }
 
-void regions__snapshot(struct regions *rg, uint32_t pid)
+int regions__snapshot(struct regions *rg, uint32_t pid)
 {
 	struct proc_maps *maps = rg ? proc_maps__read((pid_t)pid) : NULL;
 
 	for (size_t i = 0; maps && i < proc_maps__count(maps); i++)
 		regions__mmap(rg, pid, proc_maps__get(maps, i));
 	proc_maps__free(maps);
+	return regions__owner(rg, pid) ? -EBUSY : 0;
+}
+
+uint32_t regions__owner(const struct regions *rg, uint32_t pid)
+{
+	const struct rproc *p = rg ? find_proc(rg, pid) : NULL;
+
+	return p ? p->owner : 0;
 }
 
 /* ---- switching on ------------------------------------------------------------------------------ */
@@ -402,9 +428,79 @@ static bool constructed(const struct perch_abi_registry *r)
 #endif
 }
 
+/* Perches take runtimes one at a time: a machine-wide lock (an abstract socket, which the
+ * kernel frees when its perch dies however it dies) around reading the owner and writing ours.
+ * Returns the socket to close, or -1 (no lock: go on unlocked rather than not at all). */
+static int claim_lock(void)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	socklen_t len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(CLAIM_LOCK);
+	struct timespec ms = {0, 1000000};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memcpy(a.sun_path + 1, CLAIM_LOCK, strlen(CLAIM_LOCK));
+	for (int i = 0; fd >= 0 && i < CLAIM_WAIT_MS; i++) {
+		if (!bind(fd, (struct sockaddr *)&a, len))
+			return fd;
+		if (errno != EADDRINUSE)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* The registry names a live profiler other than this perch: a pid that is gone, or that now
+ * belongs to a process started at another time, owns nothing. */
+static bool owned_by_other(const struct regions *rg, const struct perch_abi_registry *r)
+{
+	uint64_t start;
+
+	if (!r->profiler_pid || r->profiler_pid == rg->me)
+		return false;
+	if (proc_start_time((pid_t)r->profiler_pid, &start))
+		return false;
+	return !r->profiler_start || r->profiler_start == start;
+}
+
+static int poke_u64(struct rproc *p, size_t off, uint64_t v)
+{
+	return poke(p->pid, p->addr + off, &v, sizeof(v));
+}
+
+/* Make this perch the owner of an attached process's runtime and switch it on, in a new epoch
+ * (figures start now); -EBUSY, with p->owner set, when another perch owns it. */
+static int claim(struct regions *rg, struct rproc *p)
+{
+	int lock = claim_lock(), err = 0;
+
+	if (read_registry(p)) {
+		err = -errno;
+	} else if (owned_by_other(rg, &p->reg)) {
+		p->owner = p->reg.profiler_pid;
+		err = -EBUSY;
+	} else if (poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
+		   poke_u32(p, REG_FIELD(profiler_pid), rg->me) ||
+		   poke_u64(p, REG_FIELD(profiler_start), rg->me_start) ||
+		   poke_u32(p, REG_FIELD(collector), PERCH_COLLECT_AT_EXIT) ||
+		   poke_u32(p, REG_FIELD(active), 1) || read_registry(p)) {
+		err = -errno;
+	}
+	if (lock >= 0)
+		close(lock);
+	return err;
+}
+
+/* Launched by this perch (PERCH_REGIONS_ACTIVE), or a fork of a process it times. */
+static bool launched_here(const struct regions *rg, const struct perch_abi_registry *r)
+{
+	return r->active && r->collector == PERCH_COLLECT_AT_EXIT && r->profiler_pid == rg->me;
+}
+
 static void switch_on(struct regions *rg, struct rproc *p)
 {
-	uint32_t me = (uint32_t)getpid();
+	int err;
 
 	if (read_registry(p)) {
 		if (errno == EPROTO) {
@@ -419,14 +515,18 @@ static void switch_on(struct regions *rg, struct rproc *p)
 	}
 	if (!constructed(&p->reg))
 		return; /* mapped, not yet initialized: regions__poll() comes back */
-	if (!(p->reg.active && p->reg.collector == PERCH_COLLECT_AT_EXIT &&
-	      p->reg.profiler_pid == me)) {
-		/* Not launched by this perch: a new epoch, so figures start now. */
+	if (launched_here(rg, &p->reg)) {
+		/* The environment named this perch's pid only; the start time makes it certain. */
+		poke_u64(p, REG_FIELD(profiler_start), rg->me_start);
+	} else {
 		p->attached = true;
-		if (poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
-		    poke_u32(p, REG_FIELD(profiler_pid), me) ||
-		    poke_u32(p, REG_FIELD(collector), PERCH_COLLECT_AT_EXIT) ||
-		    poke_u32(p, REG_FIELD(active), 1) || read_registry(p)) {
+		err = claim(rg, p);
+		if (err == -EBUSY) {
+			rg->stats[REGIONS_BUSY]++;
+			p->state = P_DONE;
+			return;
+		}
+		if (err) {
 			unreadable(rg, p);
 			return;
 		}
@@ -500,7 +600,9 @@ static int read_names(struct rproc *p)
 
 static const char *name_of(const struct rproc *p, uint32_t id)
 {
-	if (id == PERCH_MAX_NAMES && p->nnames < PERCH_MAX_NAMES)
+	if (id == PERCH_NAME_TOO_MANY)
+		return "[region names beyond the runtime's table]";
+	if (id == PERCH_NAME_OTHER)
 		return "[more regions than the runtime keeps]";
 	return id && id <= p->nnames ? p->names[id - 1] : "[unknown region]";
 }
@@ -523,18 +625,30 @@ static void convert_node(struct rec_region_node *out, const struct perch_abi_nod
 	out->sum_ns = to_ns(in->sum_ticks, scale);
 }
 
-/* The thread block at addr (its head already read) into t; false when it is of another epoch,
- * unreadable or malformed. */
+static void count_limits(struct limits *lim, const struct perch_abi_thread *head,
+			 const struct perch_abi_node *nodes, uint32_t n,
+			 const struct perch_abi_node *other)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		if (nodes[i].name == PERCH_NAME_TOO_MANY)
+			lim->names_over += nodes[i].calls;
+	}
+	lim->tree_full += other->calls;
+	lim->too_deep += head->too_deep;
+}
+
+/* The thread block at addr (its head already read) into t, its limits added to lim; false when
+ * it is free, of another epoch, unreadable or malformed. */
 static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 			const struct perch_abi_thread *head, struct rec_region_thread *t,
-			double scale)
+			double scale, struct limits *lim)
 {
 	struct perch_abi_node *nodes = NULL, other;
 	uint32_t n = head->nnodes;
 	bool ok = false;
 
-	if (head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
-		return false;
+	if (head->exited || head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
+		return false; /* free (its figures are in the tid 0 block), stale, or not a tree */
 	nodes = malloc(n * sizeof(*nodes));
 	t->nodes = calloc(n + 1, sizeof(*t->nodes));
 	if (!nodes || !t->nodes || peek(p->pid, addr + THREAD_HEAD, nodes, n * sizeof(*nodes)) ||
@@ -553,11 +667,12 @@ static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 		convert_node(&t->nodes[i], &nodes[i], scale);
 	}
 	if (other.calls || other.open) {
-		t->nodes[n].name = rec_writer__string(rg->w, name_of(p, PERCH_MAX_NAMES));
+		t->nodes[n].name = rec_writer__string(rg->w, name_of(p, PERCH_NAME_OTHER));
 		t->nodes[n].parent = 0;
 		convert_node(&t->nodes[n], &other, scale);
 		t->nnodes++;
 	}
+	count_limits(lim, head, nodes, n, &other);
 	ok = true;
 out:
 	free(nodes);
@@ -575,6 +690,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 	struct perch_abi_thread *head = rg->head;
 	struct rec_region_thread *v = NULL;
 	double scale = ns_per_tick(rg, p);
+	struct limits lim = {0};
 	uint64_t addr;
 	size_t n = 0, cap = 0;
 
@@ -586,7 +702,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 
 		if (peek(p->pid, addr, head, THREAD_HEAD))
 			break;
-		if (read_thread(rg, p, addr, head, &t, scale)) {
+		if (read_thread(rg, p, addr, head, &t, scale, &lim)) {
 			if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
 				free(t.nodes);
 				break;
@@ -598,6 +714,7 @@ static bool collect_proc(struct regions *rg, struct rproc *p)
 	free_threads(p->threads, p->nthreads);
 	p->threads = v;
 	p->nthreads = n;
+	p->lim = lim;
 	return true;
 }
 
@@ -606,6 +723,9 @@ static void write_proc(struct regions *rg, struct rproc *p)
 {
 	int err;
 
+	rg->stats[REGIONS_NAMES_OVER] += p->lim.names_over;
+	rg->stats[REGIONS_TREE_FULL] += p->lim.tree_full;
+	rg->stats[REGIONS_TOO_DEEP] += p->lim.too_deep;
 	if (!p->nthreads)
 		return;
 	err = rec_writer__regions(rg->w, p->threads, p->nthreads);
@@ -614,15 +734,18 @@ static void write_proc(struct regions *rg, struct rproc *p)
 }
 
 /* Switch an attached runtime back off (markers cost a nanosecond again), or release a
- * launched one waiting at exit. */
-static void release(struct rproc *p)
+ * launched one waiting at exit; either way give up ownership, so another perch may come. */
+static void release(struct regions *rg, struct rproc *p)
 {
+	if (read_registry(p) || p->reg.profiler_pid != rg->me)
+		return;
 	if (p->attached) {
 		poke_u32(p, REG_FIELD(active), 0);
 		poke_u32(p, REG_FIELD(collector), 0);
 	} else {
 		poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
 	}
+	poke_u32(p, REG_FIELD(profiler_pid), 0);
 }
 
 void regions__poll(struct regions *rg)
@@ -660,6 +783,8 @@ void regions__gone(struct regions *rg, uint32_t pid)
 {
 	struct rproc *p = rg ? find_proc(rg, pid) : NULL;
 
+	if (p)
+		p->owner = 0; /* a new image is another perch's no longer */
 	if (!p || p->state == P_DONE)
 		return;
 	if (p->state == P_ON) {
@@ -679,7 +804,7 @@ void regions__finish(struct regions *rg)
 			continue;
 		collect_proc(rg, p);
 		write_proc(rg, p);
-		release(p);
+		release(rg, p);
 		p->state = P_DONE;
 	}
 }
@@ -703,20 +828,29 @@ static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
 	return &rg->stacks[rg->nstacks++];
 }
 
+/* Where name id's frame is cached: by id, and the names beyond the table at 0. */
+static uint32_t *frame_slot(struct rproc *p, uint32_t id)
+{
+	if (!p->name_frames || (id > p->nnames && id != PERCH_NAME_TOO_MANY))
+		return NULL;
+	return &p->name_frames[id == PERCH_NAME_TOO_MANY ? 0 : id];
+}
+
 static uint32_t name_frame(struct regions *rg, struct rproc *p, uint32_t id)
 {
-	uint32_t f;
+	uint32_t f, *slot;
 
-	if (id > p->nnames && id != PERCH_MAX_NAMES) {
+	if (id > p->nnames && id <= PERCH_MAX_NAMES) {
 		read_registry(p);
 		read_names(p);
 	}
-	if (id <= p->nnames && p->name_frames && p->name_frames[id])
-		return p->name_frames[id] - 1;
+	slot = frame_slot(p, id);
+	if (slot && *slot)
+		return *slot - 1;
 	f = rec_writer__frame(rg->w, REC_FRAME_REGION, 0, rec_writer__string(rg->w, name_of(p, id)),
 			      0);
-	if (f != UINT32_MAX && id <= p->nnames && p->name_frames)
-		p->name_frames[id] = f + 1;
+	if (f != UINT32_MAX && slot)
+		*slot = f + 1;
 	return f;
 }
 

@@ -22,6 +22,10 @@ enum regions_stat {
 	REGIONS_NO_HANDSHAKE, /* processes that ended without the exit handshake (exec, _exit,
 				* signal): their figures are from the last periodic read */
 	REGIONS_STACKS_LOST,  /* samples whose region stack is unknown */
+	REGIONS_BUSY,	      /* processes left alone: another perch owns their region runtime */
+	REGIONS_NAMES_OVER,   /* region calls whose name did not fit the runtime's name table */
+	REGIONS_TREE_FULL,    /* region calls that did not fit their thread's tree */
+	REGIONS_TOO_DEEP,     /* region begins and marks nested deeper than the runtime keeps */
 	REGIONS_STAT_MAX,
 };
 
@@ -31,8 +35,12 @@ void regions__free(struct regions *rg);
 
 /* A target mapped an executable file: look for the runtime in it. */
 void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m);
-/* Look through the process's current mappings (attach). */
-void regions__snapshot(struct regions *rg, uint32_t pid);
+/* Look through the process's current mappings (attach). -EBUSY when another live perch owns the
+ * process's region runtime (one perch at a time: its figures and its switching off are its
+ * own); regions__owner() names it. */
+int regions__snapshot(struct regions *rg, uint32_t pid);
+/* The pid of the other perch that owns pid's region runtime, 0 if none. */
+uint32_t regions__owner(const struct regions *rg, uint32_t pid);
 void regions__fork(struct regions *rg, uint32_t parent, uint32_t child);
 /* The process exec'd or exited: write what was last read of it and forget it. */
 void regions__gone(struct regions *rg, uint32_t pid);

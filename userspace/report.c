@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perch_abi.h"
 #include "profile.h"
 #include "regiontab.h"
 #include "report.h"
@@ -449,15 +450,57 @@ static const char *snapshot_time(const char *mode)
 	return strcmp(mode, "launch") ? "recording stopped" : "the process exited";
 }
 
+_Static_assert(PERCH_MAX_NAMES == 4096 && PERCH_MAX_NODES == 1024 && PERCH_MAX_DEPTH == 64,
+	       "the region notes name the runtime's limits");
+
+/* Notes that are a STATS count and a sentence. */
+static const struct {
+	const char *key, *text;
+} region_stat_notes[] = {
+	{"region_stacks_lost",
+	 "samples have no region stack (it could not be read): they count as outside every region"},
+	{"region_processes_busy",
+	 "processes were left alone: another perch was recording their region markers (one perch "
+	 "at a time)"},
+	{"region_calls_names_over_limit",
+	 "region calls had names beyond the 4096 the runtime keeps: counted under [region names "
+	 "beyond the runtime's table], under no other name"},
+	{"region_calls_tree_full",
+	 "region calls did not fit their thread's tree of 1024 nodes: counted under [more regions "
+	 "than the runtime keeps]"},
+	{"region_calls_too_deep",
+	 "region begins and marks were nested deeper than the 64 levels the runtime keeps: counted "
+	 "here only, in no region's calls or times"},
+};
+
+static bool any_stat_note(const struct recording *r)
+{
+	for (size_t i = 0; i < sizeof(region_stat_notes) / sizeof(region_stat_notes[0]); i++) {
+		if (stat_or_zero(r, region_stat_notes[i].key))
+			return true;
+	}
+	return false;
+}
+
+static void print_stat_notes(const struct recording *r, FILE *out)
+{
+	for (size_t i = 0; i < sizeof(region_stat_notes) / sizeof(region_stat_notes[0]); i++) {
+		uint64_t v = stat_or_zero(r, region_stat_notes[i].key);
+
+		if (v)
+			fprintf(out, "  %" PRIu64 " %s\n", v, region_stat_notes[i].text);
+	}
+}
+
 /* What the region numbers leave out, one line each; nothing when all is exact. */
 static void print_region_notes(const struct recording *r, const struct regiontab *t, FILE *out)
 {
 	const char *note = recording__meta(r, "regions_note");
 	uint64_t mismatches = regiontab__mismatches(t), untimed = sum_of(t, untimed_of);
-	uint64_t open = sum_of(t, open_of), lost = stat_or_zero(r, "region_stacks_lost");
+	uint64_t open = sum_of(t, open_of);
 	bool no_block = !r->nrthreads && regiontab__count(t);
 
-	if (!mismatches && !untimed && !open && !lost && !note && !no_block)
+	if (!mismatches && !untimed && !open && !any_stat_note(r) && !note && !no_block)
 		return;
 	fprintf(out, "\nRegion notes\n");
 	if (no_block)
@@ -488,12 +531,7 @@ static void print_region_notes(const struct recording *r, const struct regiontab
 		print_which(t, open_of, out);
 		fputc('\n', out);
 	}
-	if (lost)
-		fprintf(out,
-			"  %" PRIu64
-			" samples have no region stack (it could not be read): they count "
-			"as outside every region\n",
-			lost);
+	print_stat_notes(r, out);
 	if (note)
 		fprintf(out, "  note: %s\n", note);
 }

@@ -6,8 +6,13 @@
  *                        a mismatched end, marks, a region left open at exit (see below)
  *   regions share SEC    "solve" burns 7 ms and "io" 3 ms of CPU in each "step"
  *   regions loop SEC     "batch" regions of 200 ms, each of 100 "tick"s (for attaching)
+ *   regions limits       past the runtime's limits: "nest" 70 deep, once, then 4105 names each
+ *                        once over 5 threads ("name_0000" .. "name_4104"): the table keeps
+ *                        "nest" and up to "name_4094"; the last 10 do not fit
  */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "burn.h"
 #include "perch.h"
@@ -115,6 +120,42 @@ static void loop(double seconds)
 	truth("ticks_per_s", ticks / (now_s() - start));
 }
 
+/* ---- limits */
+
+static void nest(int depth)
+{
+	PERCH_SCOPE("nest");
+	if (depth > 1)
+		nest(depth - 1);
+}
+
+/* Names [first, first + 822): one thread's share, well within its tree's 1024 nodes. */
+static void *some_names(void *arg)
+{
+	int first = (int)(intptr_t)arg;
+	char name[32];
+
+	for (int i = first; i < first + 822 && i < PERCH_MAX_NAMES + 9; i++) {
+		snprintf(name, sizeof(name), "name_%04d", i);
+		perch_region_begin_str(name);
+		perch_region_end_str(name);
+	}
+	return NULL;
+}
+
+static int limits(void)
+{
+	nest(PERCH_MAX_DEPTH + 6); /* first: its name must fit */
+	for (int first = 0; first < PERCH_MAX_NAMES + 9; first += 822) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, some_names, (void *)(intptr_t)first))
+			return 1;
+		pthread_join(t, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "shape";
@@ -124,6 +165,8 @@ int main(int argc, char **argv)
 		share(seconds);
 	else if (!strcmp(mode, "loop"))
 		loop(seconds);
+	else if (!strcmp(mode, "limits"))
+		return limits();
 	else
 		return shape();
 	return 0;
