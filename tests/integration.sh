@@ -401,6 +401,13 @@ expect "no CAP_PERFMON" 77 "missing CAP_PERFMON (" -- \
 	setpriv --bounding-set=-perfmon,-sys_admin --inh-caps=-perfmon,-sys_admin "$PERCH" record -o "$T/n.data" -- true
 expect "kernel without BTF" 70 "kernel has no BTF" -- \
 	env PERCH_SYSFS_BTF=/nonexistent/vmlinux "$PERCH" record -o "$T/n.data" -- true
+# a frequency over the kernel's limit is refused before anything starts (the limit lowered for
+# the check, and put back)
+maxrate=$(sysctl -n kernel.perf_event_max_sample_rate)
+sysctl -qw kernel.perf_event_max_sample_rate=5000
+expect "frequency over the kernel's limit" 64 "over kernel.perf_event_max_sample_rate (5000 Hz)" -- \
+	"$PERCH" record -F 6000 -o "$T/n.data" -- true
+sysctl -qw kernel.perf_event_max_sample_rate="$maxrate"
 expect "unknown record option" 64 "unknown option '--bogus'" -- "$PERCH" record --bogus -- true
 expect "unknown report option" 64 "unknown option '--bogus'" -- "$PERCH" report --bogus
 expect "unwritable output" 73 "cannot write /nonexistent/dir/x.data" -- \

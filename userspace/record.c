@@ -1115,10 +1115,27 @@ static void session_free(struct session *s)
 	u64map__clear(&s->dindex);
 }
 
+/* perf's rule: a frequency over kernel.perf_event_max_sample_rate is refused before anything
+ * starts (the kernel would refuse the events, after the command was launched). Every tick of
+ * every CPU runs the sampler, targets or not, so the limit is the machine's, not the target's. */
+static int check_freq(const struct record_opts *o)
+{
+	unsigned int max = 0;
+
+	if (read_sysctl_uint("/proc/sys/kernel/perf_event_max_sample_rate", &max) || !max ||
+	    o->freq <= max)
+		return 0;
+	log_err("-F %u: over kernel.perf_event_max_sample_rate (%u Hz): use -F %u or less", o->freq,
+		max, max);
+	return PERCH_EXIT_USAGE;
+}
+
 static int preflight(const struct record_opts *o)
 {
-	int ret = 0;
+	int ret = check_freq(o);
 
+	if (ret)
+		return ret;
 	if (o->argv)
 		ret = check_command(o->argv[0]);
 	else
