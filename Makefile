@@ -81,8 +81,8 @@ $(BUILD)/libperch.a: $(BUILD)/runtime/perch.o
 $(BUILD)/libperch.so: $(BUILD)/runtime/perch.o
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libperch.so -o $@ $^ -pthread
 
-$(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -pthread
+$(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka -pthread
 
 $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include\"
 
