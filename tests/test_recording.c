@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -899,6 +901,69 @@ static void writer_reports_enospc_when_disk_is_full(void **state)
 	assert_int_equal(rec_writer__close(w), -ENOSPC);
 }
 
+static void write_header_only(const char *path)
+{
+	struct rec_writer *w = rec_writer__open(path);
+
+	assert_non_null(w);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void assert_new_recording(const char *path)
+{
+	struct recording *r = NULL;
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(recording__load(path, &r), 0);
+	recording__free(r);
+}
+
+/* A link planted at the output path (a perch.data in a sticky /tmp) must not send the recording
+ * onto its target: the link is kept as .old, untouched, and the recording is a new file. */
+static void writer_never_writes_through_a_symlink(void **state)
+{
+	const char *path = tmp_path("link.data"), *victim = tmp_path("victim");
+	char target[PATH_MAX];
+	size_t len;
+	uint8_t *data;
+	ssize_t n;
+
+	(void)state;
+	write_bytes(victim, "keep me", 7);
+	assert_int_equal(symlink(victim, path), 0);
+	write_header_only(path);
+	data = read_bytes(victim, &len);
+	assert_int_equal(len, 7);
+	assert_memory_equal(data, "keep me", 7);
+	free(data);
+	n = readlink(tmp_path("link.data.old"), target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, victim);
+	assert_new_recording(path);
+}
+
+/* As perf does: recording again keeps the previous recording as FILE.old. */
+static void writer_keeps_an_existing_recording_as_old(void **state)
+{
+	const char *path = tmp_path("again.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__meta(w, &(struct rec_kv){.key = "run", .str = "1"}, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	write_header_only(path);
+	assert_new_recording(path);
+	assert_int_equal(recording__load(tmp_path("again.data.old"), &r), 0);
+	assert_string_equal(recording__meta(r, "run"), "1");
+	recording__free(r);
+}
+
 static void load_without_end_has_null_end(void **state)
 {
 	const char *path = tmp_path("no-end.data");
@@ -953,13 +1018,6 @@ static void lookups_answer_absent_keys_and_ids(void **state)
 	assert_int_equal(rec_writer__close(NULL), 0);
 }
 
-static const char *const tmp_files[] = {
-	"known.data",	"size.data",	"dedup.data",	    "many.data",    "undef.data",
-	"threads.data", "order.data",	"large.data",	    "full.data",    "cut.data",
-	"flipped.data", "raw.data",	"full-disk.data",   "no-end.data",  "empty-end.data",
-	"lines.data",	"regions.data", "regions-bad.data", "rframes.data",
-};
-
 static int make_tmpdir(void **state)
 {
 	const char *base = getenv("TMPDIR");
@@ -971,11 +1029,19 @@ static int make_tmpdir(void **state)
 	return mkdtemp(made) && realpath(made, tmpdir) ? 0 : -1;
 }
 
+/* Everything the tests left in tmpdir (recordings, their .old copies, links). */
 static int remove_tmpdir(void **state)
 {
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+
 	(void)state;
-	for (size_t i = 0; i < sizeof(tmp_files) / sizeof(tmp_files[0]); i++)
-		unlink(tmp_path(tmp_files[i]));
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(tmp_path(e->d_name));
+	}
+	if (d)
+		closedir(d);
 	return rmdir(tmpdir);
 }
 
@@ -1306,6 +1372,8 @@ int main(void)
 		cmocka_unit_test(load_trailing_bytes_after_entries_drop_the_block),
 		cmocka_unit_test(load_skips_unknown_block_type),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
+		cmocka_unit_test(writer_never_writes_through_a_symlink),
+		cmocka_unit_test(writer_keeps_an_existing_recording_as_old),
 		cmocka_unit_test(load_without_end_has_null_end),
 		cmocka_unit_test(load_empty_end_block_still_marks_finished),
 		cmocka_unit_test(lookups_answer_absent_keys_and_ids),

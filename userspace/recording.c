@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -440,6 +441,59 @@ int rec_writer__flush(struct rec_writer *w)
 	return err;
 }
 
+/* Move path to path.old. 0 or -errno. */
+static int keep_old(const char *path)
+{
+	size_t len = strlen(path);
+	char *old = malloc(len + sizeof(".old"));
+	int err = 0;
+
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, path, len);
+	memcpy(old + len, ".old", sizeof(".old"));
+	if (rename(path, old))
+		err = -errno;
+	free(old);
+	return err;
+}
+
+/* A device or FIFO that is already there (/dev/full, a pipe to a reader) is written as it is,
+ * but never a file reached by a race after the lstat(). */
+static int open_existing(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return fd;
+	close(fd);
+	return -EEXIST;
+}
+
+/*
+ * Never write through what is at path: a symlink planted there (a perch.data in a sticky /tmp,
+ * say) would send the recording onto its target. A file or link already there is kept as
+ * path.old (perf's way) and the recording is a new file, 0600. Returns the descriptor or -errno.
+ */
+static int open_new(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return open_existing(path);
+		fd = keep_old(path);
+		if (fd)
+			return fd;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
 static int writer_init(struct rec_writer *w, const char *path)
 {
 	uint8_t hdr[FILE_HDR_SIZE];
@@ -450,9 +504,9 @@ static int writer_init(struct rec_writer *w, const char *path)
 		return err;
 	w->strs[0] = (struct str_ref){0, 0};
 	w->nstrs = w->strs_done = 1;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = open_new(path);
 	if (w->fd < 0)
-		return -errno;
+		return w->fd;
 	memcpy(hdr, PERCH_FILE_MAGIC, 8);
 	le32_put(hdr + 8, PERCH_FILE_VERSION);
 	le32_put(hdr + 12, FILE_HDR_SIZE);

@@ -173,7 +173,9 @@ const char *recording__string(const struct recording *r, uint32_t id);
  */
 struct rec_writer;
 
-/* Create/truncate path and write the file header. NULL + errno. */
+/* Create path as a new file (0600) and write the file header. A regular file or a symlink
+ * already at path is renamed to path.old first, never written through; a character device or
+ * FIFO there is written to; anything else fails. NULL + errno. */
 struct rec_writer *rec_writer__open(const char *path);
 /* Flush what is pending (not END), close, free. Returns 0 or the first write error (-errno). */
 int rec_writer__close(struct rec_writer *w);
