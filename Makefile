@@ -162,10 +162,12 @@ san-unit: $(TESTS)
 check-integration: all
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
+	@bash tests/integration-safety.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
+	@bash tests/integration-safety.sh build-san
 
 check-format:
 	@bash scripts/check-format.sh

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Integration tests of what perch must never do to the user's system or command: hand CMD its own
+# raised limits, hang or eat memory on a file that is not a recording. Needs root (perch record).
+#
+#   tests/integration-safety.sh [BUILD_DIR]
+set -u
+BUILD=${1:-build}
+PERCH=$(realpath "$BUILD/perch")
+T=$(mktemp -d /tmp/perch-safety.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "integration-safety: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
+	exit 1
+fi
+
+# ---- CMD runs with the user's limits, not the descriptor limit perch raises for itself -------
+hard=$(ulimit -Hn)
+[ "$hard" = unlimited ] && hard=1048576
+soft=$((hard > 1024 ? 1024 : hard / 2))
+want=$(ulimit -Sn "$soft" && sh -c 'ulimit -Sn; ulimit -Hn')
+got=$(ulimit -Sn "$soft" && "$PERCH" record -q -o "$T/limit.data" -- sh -c 'ulimit -Sn; ulimit -Hn' 2>"$T/err")
+if [ "$got" = "$want" ]; then
+	ok "record -- CMD: CMD's open-file limits are the user's ($(echo $want))"
+else
+	bad "record -- CMD limits" "CMD saw '$(echo $got)', the user has '$(echo $want)' $(cat "$T/err")"
+fi
+
+echo "integration-safety: $pass passed, $fail failed"
+[ $fail -eq 0 ]
