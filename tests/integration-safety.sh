@@ -31,5 +31,15 @@ else
 	bad "record -- CMD limits" "CMD saw '$(echo $got)', the user has '$(echo $want)' $(cat "$T/err")"
 fi
 
+# ---- report refuses what is not a recording file, at once ------------------------------------
+start=$(date +%s)
+timeout 10 "$PERCH" report /dev/zero >/dev/null 2>"$T/err"
+rc=$?
+if [ $rc -eq 66 ] && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+	ok "report /dev/zero: exit 66 in $(($(date +%s) - start)) s, one line: $(cat "$T/err")"
+else
+	bad "report /dev/zero" "exit $rc (66 wanted; 124: still reading after 10 s): $(head -c 300 "$T/err")"
+fi
+
 echo "integration-safety: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -630,6 +630,46 @@ static void load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks(void **s
 	free(data);
 }
 
+/* A file extended and never written (or a disk that lost its last writes) ends in zeros: damage
+ * after the good blocks, not a stream of empty blocks. */
+static void load_zero_filled_tail_is_ebadmsg_keeping_the_blocks_before(void **state)
+{
+	const char *path = tmp_path("full.data"), *bad = tmp_path("zero-tail.data");
+	struct recording *r;
+	struct layout l;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	write_known(path, true);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	data = realloc(data, len + 4096);
+	assert_non_null(data);
+	memset(data + len, 0, 4096);
+	write_bytes(bad, data, len + 4096);
+	free(data);
+	assert_int_equal(recording__load(bad, &r), -EBADMSG);
+	assert_prefix(r, &l, l.nblocks);
+	assert_int_equal(r->good_size, len);
+	recording__free(r);
+}
+
+/* A FIFO (even with no writer) or a device has no end: refused at once, never read. */
+static void load_refuses_fifos_and_devices(void **state)
+{
+	const char *fifo = tmp_path("fifo.data");
+	struct recording *r = (struct recording *)1;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(recording__load(fifo, &r), -EINVAL);
+	assert_null(r);
+	assert_int_equal(recording__load("/dev/zero", &r), -EINVAL);
+	assert_null(r);
+	assert_int_equal(recording__load(tmpdir, &r), -EISDIR);
+}
+
 static void load_nonzero_reserved_field_is_ebadmsg(void **state)
 {
 	struct recording *r;
@@ -1361,6 +1401,8 @@ int main(void)
 		cmocka_unit_test(load_cut_at_every_length_keeps_complete_blocks),
 		cmocka_unit_test(load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks),
 		cmocka_unit_test(load_nonzero_reserved_field_is_ebadmsg),
+		cmocka_unit_test(load_zero_filled_tail_is_ebadmsg_keeping_the_blocks_before),
+		cmocka_unit_test(load_refuses_fifos_and_devices),
 		cmocka_unit_test(load_wrong_magic_is_eproto),
 		cmocka_unit_test(load_later_version_is_eprotonosupport),
 		cmocka_unit_test(load_missing_file_is_enoent),

@@ -151,10 +151,12 @@ struct recording {
 
 /*
  * Load a recording. Returns 0 with *out set, or -errno with *out NULL for a file that can't be
- * used at all (-ENOENT/-EACCES opening it, -EPROTO bad magic, -EPROTONOSUPPORT other version).
- * A file damaged or cut after a valid start returns -EBADMSG (CRC mismatch or malformed payload)
- * or -ENODATA (the last block is incomplete), and *out holds every block before the damage, so
- * nothing already collected is lost.
+ * used at all (-ENOENT/-EACCES opening it, -EINVAL not a regular file: a FIFO or device is never
+ * read, -EPROTO bad magic, -EPROTONOSUPPORT other version). A file damaged or cut after a valid
+ * start returns -EBADMSG (CRC mismatch, malformed payload, a block of type 0 or length 0 such as
+ * a zero-filled tail) or -ENODATA (the last block is incomplete), and *out holds every block
+ * before the damage, so nothing already collected is lost. Read a block at a time: memory
+ * follows what the blocks hold, not the file's size.
  */
 int recording__load(const char *path, struct recording **out);
 void recording__free(struct recording *r);
