@@ -5,6 +5,7 @@
 #   make test       install missing packages, build, run unit tests (plain and ASan/UBSan),
 #                   BPF integration tests and the format check
 #   make san        the sanitizer configuration in build-san/
+#   make fuzz       the libFuzzer harnesses (tests/fuzz_*.c) in build-fuzz/
 #   make bench      bench/overhead.sh, symbolize.sh, regions.sh (tables for the README)
 #   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local)
 
@@ -35,7 +36,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/regions-so
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
-	install
+	install fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -81,10 +82,39 @@ $(BUILD)/libperch.a: $(BUILD)/runtime/perch.o
 $(BUILD)/libperch.so: $(BUILD)/runtime/perch.o
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libperch.so -o $@ $^ -pthread
 
-$(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcmocka -pthread
+$(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka -pthread
 
 $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include\"
+
+# Fuzzing. make fuzz: the harnesses tests/fuzz_*.c with libFuzzer and the sanitizers, in
+# build-fuzz/ (run one: build-fuzz/fuzz_report -max_total_time=60 DIR tests/corpus). make
+# check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
+# (tests/fuzz_replay.c), plain and under the sanitizers.
+FUZZ_HARNESSES := recording report
+FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibpf -Iuserspace -Isymbolize \
+		  -Iunwind -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out userspace/record.c,$(CORE_SRCS)) \
+		  tests/fuzz_common.c)
+REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
+
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_HARNESSES:%=build-fuzz/fuzz_%)
+
+build-fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build-fuzz/libperchfuzz.a: $(FUZZ_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+build-fuzz/fuzz_%: build-fuzz/tests/fuzz_%.o build-fuzz/libperchfuzz.a
+	$(CLANG) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/replay_%: $(BUILD)/tests/fuzz_%.o $(BUILD)/tests/fuzz_common.o \
+			 $(BUILD)/tests/fuzz_replay.o $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 PREFIX ?= /usr/local
 install: all
@@ -152,24 +182,28 @@ test: deps
 
 check: check-format check-unit check-integration
 
-check-unit: $(TESTS)
+check-unit: $(TESTS) $(REPLAYS)
 	@bash tests/run-unit.sh $(TESTS)
+	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 san-unit
 
-san-unit: $(TESTS)
+san-unit: $(TESTS) $(REPLAYS)
 	@bash tests/run-unit.sh $(TESTS)
+	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
 
 check-integration: all
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@bash tests/integration-jit.sh $(BUILD)
 	@bash tests/integration-regions.sh $(BUILD)
+	@bash tests/integration-safety.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 	@bash tests/integration-jit.sh build-san
 	@bash tests/integration-regions.sh build-san
+	@bash tests/integration-safety.sh build-san
 
 check-format:
 	@bash scripts/check-format.sh
@@ -187,6 +221,6 @@ bench: all
 	@bash bench/regions.sh $(BUILD)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) build-fuzz -name '*.d' 2>/dev/null)

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Install the Debian packages perch needs to build and test, only those missing.
+# Install the Debian packages perch needs to build and test, only those missing; with the
+# argument fuzz, also what make fuzz needs.
 set -euo pipefail
 pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
       pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils)
+# make fuzz: libFuzzer's runtime for the installed clang (only a Recommends of clang's packages).
+if [ "${1:-}" = fuzz ]; then
+	clang_major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+	pkgs+=("libclang-rt-${clang_major:-14}-dev")
+fi
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1175,7 +1175,8 @@ static uint64_t read_u(struct reader *r, size_t n)
 	uint64_t v = 0;
 	size_t i;
 
-	if (r->bad || (size_t)(r->end - r->p) < n) {
+	/* n > 8: an address size no unit of ours has (a damaged header); 8 * n would pass 64. */
+	if (r->bad || n > 8 || (size_t)(r->end - r->p) < n) {
 		r->bad = true;
 		return 0;
 	}
@@ -1626,7 +1627,8 @@ static int make_groups(struct dwarf_index *di, struct claims *c)
 	size_t i, cur = 0;
 	int err = -ENOMEM;
 
-	qsort(c->v, c->nr, sizeof(*c->v), claim_cmp);
+	if (c->nr) /* c->v is NULL when no unit claims code, and qsort's array must not be */
+		qsort(c->v, c->nr, sizeof(*c->v), claim_cmp);
 	parent = calloc(di->nr_units ? di->nr_units : 1, sizeof(*parent));
 	gid = calloc(di->nr_units ? di->nr_units : 1, sizeof(*gid));
 	if (!parent || !gid)

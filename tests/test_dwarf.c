@@ -2265,6 +2265,75 @@ static void dwarf_lazy_index_orders_rows_at_one_address_by_unit(void **state)
 }
 
 /* tests/fixtures, absolute, into dir (PATH_MAX bytes). */
+/* A compile unit (DWARF 4, address size addr_size) whose DIE has a name and, with low_pc, a
+ * DW_AT_low_pc of DW_FORM_addr; its address bytes are zeros. */
+#define ODD_UNIT_ASM(addr_size, low_pc_abbrev, low_pc_value)                            \
+	"\t.section .debug_abbrev,\"\",@progbits\n"                                     \
+	".Labbrev:\n"                                                                   \
+	"\t.uleb128 1, 0x11\n\t.byte 0\n"                                               \
+	"\t.uleb128 0x03, 0x08" low_pc_abbrev "\n"                                      \
+	"\t.byte 0, 0, 0\n"                                                             \
+	"\t.section .debug_info,\"\",@progbits\n"                                       \
+	".Lcu:\n"                                                                       \
+	"\t.long .Lcu_end - .Lcu - 4\n\t.value 4\n\t.long .Labbrev\n\t.byte " addr_size \
+	"\n\t.uleb128 1\n\t.string \"odd.c\"\n" low_pc_value ".Lcu_end:\n"              \
+	"\t.section .note.GNU-stack,\"\",@progbits\n"
+
+static const char main_asm[] = "\t.text\n\t.globl main\n\t.type main, @function\n"
+			       "main:\n\txorl %eax, %eax\n\tret\n\t.size main, .-main\n"
+			       "\t.section .note.GNU-stack,\"\",@progbits\n";
+
+/* The lazy index of a program built from main_asm and the DWARF text dwarf: none (ENODATA: no
+ * unit holds code), or one with no line anywhere. */
+static void assert_indexes_without_lines(const char *sub, const char *dwarf)
+{
+	char bin[PATH_MAX];
+	struct dwarf_index *di;
+	uint64_t lo, hi;
+	struct func m;
+	Elf *elf;
+	int fd;
+
+	build_asm_pair(sub, "odd", dwarf, "main", main_asm, "prog", bin);
+	m = elf_func(bin, "main");
+	text_span(bin, &lo, &hi);
+	elf = open_elf(bin, &fd);
+	errno = 0;
+	di = dwarf_index__build(elf, bin, lo, hi);
+	elf_end(elf);
+	close(fd);
+	if (!di) {
+		assert_int_equal(errno, ENODATA);
+		return;
+	}
+	assert_line(di, m.start, NULL, 0);
+	dwarf_index__free(di);
+}
+
+/* Found by the sanitizer build: a file whose units claim no code at all gave qsort() a NULL
+ * array (UB, even for 0 elements). */
+static void dwarf_lazy_index_of_units_claiming_no_code(void **state)
+{
+	(void)state;
+#ifndef __x86_64__
+	print_message("the fixture is x86-64 assembly; not checked\n");
+	skip();
+#endif
+	assert_indexes_without_lines("no-claims", ODD_UNIT_ASM("8", "", ""));
+}
+
+/* A unit header with an address size of 16: reading a DW_FORM_addr of 16 bytes shifted a byte by
+ * 64 bits (UB); the unit is damaged, the rest of the file still indexed. */
+static void dwarf_lazy_index_survives_an_address_size_of_16(void **state)
+{
+	(void)state;
+#ifndef __x86_64__
+	print_message("the fixture is x86-64 assembly; not checked\n");
+	skip();
+#endif
+	assert_indexes_without_lines("addr16", ODD_UNIT_ASM("16", ", 0x11, 0x01", "\t.zero 16\n"));
+}
+
 static bool find_fixtures(char *dir)
 {
 	const char *env = getenv("PERCH_FIXTURES");
@@ -2389,6 +2458,8 @@ int main(void)
 		cmocka_unit_test(dwarf_walks_partial_units_a_unit_imports),
 		cmocka_unit_test(dwarf_lazy_index_keeps_a_row_in_force_past_its_units_ranges),
 		cmocka_unit_test(dwarf_lazy_index_orders_rows_at_one_address_by_unit),
+		cmocka_unit_test(dwarf_lazy_index_of_units_claiming_no_code),
+		cmocka_unit_test(dwarf_lazy_index_survives_an_address_size_of_16),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -10,12 +10,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -663,6 +665,46 @@ static void load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks(void **s
 	free(data);
 }
 
+/* A file extended and never written (or a disk that lost its last writes) ends in zeros: damage
+ * after the good blocks, not a stream of empty blocks. */
+static void load_zero_filled_tail_is_ebadmsg_keeping_the_blocks_before(void **state)
+{
+	const char *path = tmp_path("full.data"), *bad = tmp_path("zero-tail.data");
+	struct recording *r;
+	struct layout l;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	write_known(path, true);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	data = realloc(data, len + 4096);
+	assert_non_null(data);
+	memset(data + len, 0, 4096);
+	write_bytes(bad, data, len + 4096);
+	free(data);
+	assert_int_equal(recording__load(bad, &r), -EBADMSG);
+	assert_prefix(r, &l, l.nblocks);
+	assert_int_equal(r->good_size, len);
+	recording__free(r);
+}
+
+/* A FIFO (even with no writer) or a device has no end: refused at once, never read. */
+static void load_refuses_fifos_and_devices(void **state)
+{
+	const char *fifo = tmp_path("fifo.data");
+	struct recording *r = (struct recording *)1;
+
+	(void)state;
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(recording__load(fifo, &r), -EINVAL);
+	assert_null(r);
+	assert_int_equal(recording__load("/dev/zero", &r), -EINVAL);
+	assert_null(r);
+	assert_int_equal(recording__load(tmpdir, &r), -EISDIR);
+}
+
 static void load_nonzero_reserved_field_is_ebadmsg(void **state)
 {
 	struct recording *r;
@@ -934,6 +976,69 @@ static void writer_reports_enospc_when_disk_is_full(void **state)
 	assert_int_equal(rec_writer__close(w), -ENOSPC);
 }
 
+static void write_header_only(const char *path)
+{
+	struct rec_writer *w = rec_writer__open(path);
+
+	assert_non_null(w);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void assert_new_recording(const char *path)
+{
+	struct recording *r = NULL;
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(recording__load(path, &r), 0);
+	recording__free(r);
+}
+
+/* A link planted at the output path (a perch.data in a sticky /tmp) must not send the recording
+ * onto its target: the link is kept as .old, untouched, and the recording is a new file. */
+static void writer_never_writes_through_a_symlink(void **state)
+{
+	const char *path = tmp_path("link.data"), *victim = tmp_path("victim");
+	char target[PATH_MAX];
+	size_t len;
+	uint8_t *data;
+	ssize_t n;
+
+	(void)state;
+	write_bytes(victim, "keep me", 7);
+	assert_int_equal(symlink(victim, path), 0);
+	write_header_only(path);
+	data = read_bytes(victim, &len);
+	assert_int_equal(len, 7);
+	assert_memory_equal(data, "keep me", 7);
+	free(data);
+	n = readlink(tmp_path("link.data.old"), target, sizeof(target) - 1);
+	assert_true(n > 0);
+	target[n] = '\0';
+	assert_string_equal(target, victim);
+	assert_new_recording(path);
+}
+
+/* As perf does: recording again keeps the previous recording as FILE.old. */
+static void writer_keeps_an_existing_recording_as_old(void **state)
+{
+	const char *path = tmp_path("again.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__meta(w, &(struct rec_kv){.key = "run", .str = "1"}, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	write_header_only(path);
+	assert_new_recording(path);
+	assert_int_equal(recording__load(tmp_path("again.data.old"), &r), 0);
+	assert_string_equal(recording__meta(r, "run"), "1");
+	recording__free(r);
+}
+
 static void load_without_end_has_null_end(void **state)
 {
 	const char *path = tmp_path("no-end.data");
@@ -988,13 +1093,6 @@ static void lookups_answer_absent_keys_and_ids(void **state)
 	assert_int_equal(rec_writer__close(NULL), 0);
 }
 
-static const char *const tmp_files[] = {
-	"known.data",	"size.data",	"dedup.data",	    "many.data",    "undef.data",
-	"threads.data", "order.data",	"large.data",	    "full.data",    "cut.data",
-	"flipped.data", "raw.data",	"full-disk.data",   "no-end.data",  "empty-end.data",
-	"lines.data",	"regions.data", "regions-bad.data", "rframes.data", "stats.data",
-};
-
 static int make_tmpdir(void **state)
 {
 	const char *base = getenv("TMPDIR");
@@ -1006,11 +1104,19 @@ static int make_tmpdir(void **state)
 	return mkdtemp(made) && realpath(made, tmpdir) ? 0 : -1;
 }
 
+/* Everything the tests left in tmpdir (recordings, their .old copies, links). */
 static int remove_tmpdir(void **state)
 {
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+
 	(void)state;
-	for (size_t i = 0; i < sizeof(tmp_files) / sizeof(tmp_files[0]); i++)
-		unlink(tmp_path(tmp_files[i]));
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlink(tmp_path(e->d_name));
+	}
+	if (d)
+		closedir(d);
 	return rmdir(tmpdir);
 }
 
@@ -1331,6 +1437,8 @@ int main(void)
 		cmocka_unit_test(load_cut_at_every_length_keeps_complete_blocks),
 		cmocka_unit_test(load_flipped_payload_byte_is_ebadmsg_keeping_earlier_blocks),
 		cmocka_unit_test(load_nonzero_reserved_field_is_ebadmsg),
+		cmocka_unit_test(load_zero_filled_tail_is_ebadmsg_keeping_the_blocks_before),
+		cmocka_unit_test(load_refuses_fifos_and_devices),
 		cmocka_unit_test(load_wrong_magic_is_eproto),
 		cmocka_unit_test(load_later_version_is_eprotonosupport),
 		cmocka_unit_test(load_missing_file_is_enoent),
@@ -1342,6 +1450,8 @@ int main(void)
 		cmocka_unit_test(load_trailing_bytes_after_entries_drop_the_block),
 		cmocka_unit_test(load_skips_unknown_block_type),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
+		cmocka_unit_test(writer_never_writes_through_a_symlink),
+		cmocka_unit_test(writer_keeps_an_existing_recording_as_old),
 		cmocka_unit_test(load_without_end_has_null_end),
 		cmocka_unit_test(load_empty_end_block_still_marks_finished),
 		cmocka_unit_test(lookups_answer_absent_keys_and_ids),

@@ -3,7 +3,8 @@
  * Tests of the region runtime (include/perch.c) in-process: the region stack the sampler reads,
  * the bounded path tree of regions with exact calls and times while a profiler has set
  * perch_registry.active, recursion folding, mismatched ends, threads, regions opened before a
- * profiler attached, and that nothing is allocated while nobody profiles.
+ * profiler attached, that nothing is allocated while nobody profiles, and (with the profiler's
+ * side, userspace/regions.c) that what a child process ran is read back into a recording.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,8 @@
 #include <unistd.h>
 
 #include "perch.h"
+#include "recording.h"
+#include "regions.h"
 
 static struct perch_abi_thread *me(void)
 {
@@ -588,6 +592,86 @@ static void names_beyond_the_table_are_counted_apart_not_as_the_last_name(void *
 	assert_int_equal(result->nodes[n].calls, 10);
 }
 
+/* A child that waits for go, runs regions named "" and "named" (one inside the other), tells the
+ * parent, and waits for it to have read them. */
+static void empty_named_child(int go, int done)
+{
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	perch_region_begin("named");
+	PERCH_SCOPE("");
+	burn();
+	perch_region_end("named");
+	if (write(done, "d", 1) != 1 || read(go, &c, 1) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* Collect the child's regions the way perch record does and load what was written. */
+static struct recording *collect_child(pid_t pid, int go, int done, const char *path)
+{
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+	struct regions *rg;
+	char c;
+
+	assert_non_null(w);
+	rg = regions__new(w, -1, -1);
+	assert_non_null(rg);
+	regions__snapshot(rg, (uint32_t)pid);
+	assert_int_equal(regions__stat(rg, REGIONS_PROCS), 1);
+	assert_int_equal(write(go, "g", 1), 1);
+	assert_int_equal(read(done, &c, 1), 1);
+	regions__finish(rg);
+	regions__free(rg);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	return r;
+}
+
+static bool has_region(const struct recording *r, const char *name)
+{
+	for (size_t i = 0; i < r->nrthreads; i++) {
+		for (uint32_t j = 1; j < r->rthreads[i].nnodes; j++) {
+			if (!strcmp(recording__string(r, r->rthreads[i].nodes[j].name), name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* A region named "" used to make the writer refuse the whole REGIONS block (string id 0 is the
+ * root's), so every region of the process was lost. */
+static void empty_region_name_is_kept_with_the_others(void **state)
+{
+	char path[] = "/tmp/perch-test-regions-XXXXXX";
+	int go[2], done[2], fd = mkstemp(path), status;
+	struct recording *r;
+	pid_t pid;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(go[1]); /* so that the parent closing it is an end of file here */
+		empty_named_child(go[0], done[1]);
+	}
+	r = collect_child(pid, go[1], done[0], path);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	unlink(path);
+	assert_true(r->nrthreads >= 1);
+	assert_true(has_region(r, "named"));
+	assert_true(has_region(r, REGIONS_EMPTY_NAME));
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +691,7 @@ int main(void)
 		cmocka_unit_test(short_threads_leave_memory_bounded),
 		cmocka_unit_test(exited_tree_too_big_to_merge_stays_whole),
 		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),
+		cmocka_unit_test(empty_region_name_is_kept_with_the_others),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

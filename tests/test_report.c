@@ -492,6 +492,43 @@ static void report_folded_puts_region_frames_at_the_root(void **state)
 	free(out);
 }
 
+/* Process "a;pp" with a region "x;y\nz" and function names with ';' and line breaks in them. */
+static void write_separator_fixture(void)
+{
+	struct rec_writer *w;
+	uint32_t mod, fmain, fodd, freg;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	mod = rec_writer__string(w, "/usr/bin/app");
+	fmain = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x100);
+	fodd = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "op;er\nat\r\nor"),
+				 0x200);
+	freg = rec_writer__frame(w, REC_FRAME_REGION, 0, rec_writer__string(w, "x;y\nz"), 0);
+	assert_int_equal(rec_writer__thread(w, 10, 10, 1, rec_writer__string(w, "a;pp")), 0);
+	{
+		uint32_t s1[] = {freg, fmain, fodd};
+
+		assert_int_equal(rec_writer__sample(w, 10, 10, 7, 0, s1, 3), 0);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+/* A ';' inside a name would split a frame in two and a line break would split the line: they
+ * become ':' and ' ' (README: folded output). */
+static void report_folded_escapes_separators_in_names(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	char *out = render_with(write_separator_fixture, &o);
+
+	(void)state;
+	assert_lines_equal(out, "a:pp;region:x:y z;main;op:er at  or 7\n");
+	free(out);
+}
+
 /* At any depth of the region stack, and a sample in a recursion of the region counted once. */
 static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 {
@@ -750,6 +787,7 @@ int main(void)
 		cmocka_unit_test(report_header_names_every_nonzero_loss_counter),
 		cmocka_unit_test(report_text_shows_region_table_tree_and_notes),
 		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
+		cmocka_unit_test(report_folded_escapes_separators_in_names),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),

@@ -17,7 +17,8 @@ int log_verbose(void)
 	return verbose;
 }
 
-static void vlog(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vlog(const char *prefix, const char *fmt,
+						       va_list ap)
 {
 	char line[1024];
 

@@ -171,6 +171,9 @@ static int load_error(const char *path, int err)
 	case -EISDIR:
 		log_err("cannot open recording %s: %s", path, strerror(-err));
 		return PERCH_EXIT_NOFILE;
+	case -EINVAL:
+		log_err("cannot open recording %s: not a regular file", path);
+		return PERCH_EXIT_NOFILE;
 	case -EPROTO:
 		log_err("%s is not a perch recording (bad magic or short header)", path);
 		return PERCH_EXIT_BADFILE;

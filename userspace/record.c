@@ -87,6 +87,8 @@ struct session {
 	uint64_t start_ns;
 	uint64_t drains;
 	unsigned int max_stack;
+	struct rlimit user_nofile; /* the limit perch was started with, which CMD gets back */
+	bool nofile_raised;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -821,6 +823,9 @@ static int launch(struct session *s, int *go_fd, int *err_fd)
 		/* A program with region markers times them from its first instruction. */
 		snprintf(pid, sizeof(pid), "%d", (int)getppid());
 		setenv(PERCH_ENV_ACTIVE, pid, 1);
+		/* CMD runs with the user's limits, not perch's (a program may size tables by it). */
+		if (s->nofile_raised)
+			setrlimit(RLIMIT_NOFILE, &s->user_nofile);
 		execvp(s->o->argv[0], s->o->argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
@@ -1149,19 +1154,20 @@ static int preflight(const struct record_opts *o)
 
 /* The symbolizer keeps one open file per module it indexed, and perch opens one perf event
  * per CPU: raise the soft descriptor limit to the hard one. */
-static void raise_fd_limit(void)
+static void raise_fd_limit(struct session *s)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		s->user_nofile = rl;
 		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		s->nofile_raised = !setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
 static int setup(struct session *s)
 {
-	raise_fd_limit();
+	raise_fd_limit(s);
 	s->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
 	s->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->keys));
 	s->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*s->vals));

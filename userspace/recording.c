@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -443,6 +444,59 @@ int rec_writer__flush(struct rec_writer *w)
 	return err;
 }
 
+/* Move path to path.old. 0 or -errno. */
+static int keep_old(const char *path)
+{
+	size_t len = strlen(path);
+	char *old = malloc(len + sizeof(".old"));
+	int err = 0;
+
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, path, len);
+	memcpy(old + len, ".old", sizeof(".old"));
+	if (rename(path, old))
+		err = -errno;
+	free(old);
+	return err;
+}
+
+/* A device or FIFO that is already there (/dev/full, a pipe to a reader) is written as it is,
+ * but never a file reached by a race after the lstat(). */
+static int open_existing(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return fd;
+	close(fd);
+	return -EEXIST;
+}
+
+/*
+ * Never write through what is at path: a symlink planted there (a perch.data in a sticky /tmp,
+ * say) would send the recording onto its target. A file or link already there is kept as
+ * path.old (perf's way) and the recording is a new file, 0600. Returns the descriptor or -errno.
+ */
+static int open_new(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return open_existing(path);
+		fd = keep_old(path);
+		if (fd)
+			return fd;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
 static int writer_init(struct rec_writer *w, const char *path)
 {
 	uint8_t hdr[FILE_HDR_SIZE];
@@ -453,9 +507,9 @@ static int writer_init(struct rec_writer *w, const char *path)
 		return err;
 	w->strs[0] = (struct str_ref){0, 0};
 	w->nstrs = w->strs_done = 1;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = open_new(path);
 	if (w->fd < 0)
-		return -errno;
+		return w->fd;
 	memcpy(hdr, PERCH_FILE_MAGIC, 8);
 	le32_put(hdr + 8, PERCH_FILE_VERSION);
 	le32_put(hdr + 12, FILE_HDR_SIZE);
@@ -1330,28 +1384,76 @@ static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_
 	return err;
 }
 
-static int load_blocks(struct loaded *L, const uint8_t *buf, size_t len, size_t pos)
-{
-	while (pos < len) {
-		const uint8_t *h = buf + pos;
-		uint32_t plen;
-		int err;
+/* The file being loaded, read a block at a time: memory follows what the blocks define, not the
+ * file's size (a sparse file, a zero-filled tail). */
+struct src {
+	int fd;
+	uint64_t size, pos; /* size when opened: a file still being written ends there */
+	struct buf payload; /* the current block's, reused */
+};
 
-		if (len - pos < BLOCK_HDR_SIZE)
+/* len bytes at the current position; -ENODATA when the file ends first. */
+static int read_exact(struct src *s, void *p, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = read(s->fd, (uint8_t *)p + done, len - done);
+
+		if (n == 0)
 			return -ENODATA;
-		plen = le32_get(h + 4);
-		if (plen > MAX_BLOCK || le32_get(h + 12))
-			return -EBADMSG;
-		if (len - pos - BLOCK_HDR_SIZE < plen)
-			return -ENODATA;
-		if (crc_of(h + BLOCK_HDR_SIZE, plen) != le32_get(h + 8))
-			return -EBADMSG;
-		err = load_payload(L, le32_get(h), h + BLOCK_HDR_SIZE, plen);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		done += n > 0 ? (size_t)n : 0;
+	}
+	s->pos += len;
+	return 0;
+}
+
+/*
+ * The next block's header and payload (in s->payload). -ENODATA: the file ends inside it;
+ * -EBADMSG: it can't be a block. Type 0 is none: a zero-filled tail (a file extended and never
+ * written, or a disk that lost the last writes) is damage, not millions of empty blocks.
+ */
+static int read_block(struct src *s, uint32_t *type)
+{
+	uint8_t h[BLOCK_HDR_SIZE];
+	uint32_t plen;
+	int err;
+
+	if (s->size - s->pos < BLOCK_HDR_SIZE)
+		return -ENODATA;
+	err = read_exact(s, h, sizeof(h));
+	if (err)
+		return err;
+	*type = le32_get(h);
+	plen = le32_get(h + 4);
+	if (!*type || !plen || plen > MAX_BLOCK || le32_get(h + 12))
+		return -EBADMSG;
+	if (s->size - s->pos < plen)
+		return -ENODATA;
+	s->payload.len = 0;
+	if (buf_reserve(&s->payload, plen))
+		return -ENOMEM;
+	err = read_exact(s, s->payload.data, plen);
+	if (err)
+		return err;
+	s->payload.len = plen;
+	return crc_of(s->payload.data, plen) == le32_get(h + 8) ? 0 : -EBADMSG;
+}
+
+static int load_blocks(struct loaded *L, struct src *s)
+{
+	while (s->pos < s->size) {
+		uint32_t type;
+		int err = read_block(s, &type);
+
+		if (!err)
+			err = load_payload(L, type, s->payload.data, s->payload.len);
 		if (err)
 			return err;
-		pos += BLOCK_HDR_SIZE + plen;
 		L->r.nblocks++;
-		L->r.good_size = pos;
+		L->r.good_size = s->pos;
 	}
 	return 0;
 }
@@ -1370,43 +1472,39 @@ static void finish(struct loaded *L)
 	tab_free(&L->thread_tab);
 }
 
-static int read_file(const char *path, struct buf *b)
+/*
+ * Open path for reading as s, and check its header; s->pos is where the blocks start. Only a
+ * regular file: a FIFO or a device (/dev/zero) has no end to stop at (-EINVAL; opened without
+ * blocking, so a FIFO with no writer can't hang us either).
+ */
+static int open_src(const char *path, struct src *s)
 {
+	uint8_t hdr[FILE_HDR_SIZE];
 	struct stat st;
-	ssize_t n;
-	int fd, err = 0;
+	uint32_t start;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	s->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd < 0)
 		return -errno;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size >= 0)
-		err = buf_reserve(b, (size_t)st.st_size + 1);
-	while (!err) {
-		if (b->len == b->cap && buf_reserve(b, 64 << 10)) {
-			err = -ENOMEM;
-			break;
-		}
-		n = read(fd, b->data + b->len, b->cap - b->len);
-		if (n == 0)
-			break;
-		if (n > 0)
-			b->len += n;
-		else if (errno != EINTR)
-			err = -errno;
-	}
-	close(fd);
-	return err;
-}
-
-static int check_header(const uint8_t *p, size_t len, size_t *start)
-{
-	if (len < FILE_HDR_SIZE || memcmp(p, PERCH_FILE_MAGIC, 8))
+	if (fstat(s->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	s->size = (uint64_t)st.st_size;
+	err = s->size < FILE_HDR_SIZE ? -EPROTO : read_exact(s, hdr, sizeof(hdr));
+	if (err)
+		return err;
+	if (memcmp(hdr, PERCH_FILE_MAGIC, 8))
 		return -EPROTO;
-	if (le32_get(p + 8) < 1 || le32_get(p + 8) > PERCH_FILE_VERSION)
+	if (le32_get(hdr + 8) < 1 || le32_get(hdr + 8) > PERCH_FILE_VERSION)
 		return -EPROTONOSUPPORT;
-	*start = le32_get(p + 12);
-	if (*start < FILE_HDR_SIZE || *start > len)
+	start = le32_get(hdr + 12);
+	if (start < FILE_HDR_SIZE || start > s->size)
 		return -EPROTO;
+	if (start > FILE_HDR_SIZE && lseek(s->fd, start, SEEK_SET) < 0)
+		return -errno;
+	s->pos = start;
 	return 0;
 }
 
@@ -1432,25 +1530,22 @@ err_out:
 
 int recording__load(const char *path, struct recording **out)
 {
+	struct src s = {.fd = -1};
 	struct loaded *L = NULL;
-	struct buf file = {0};
-	size_t start = 0;
 	int err;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	err = read_file(path, &file);
-	if (!err)
-		err = check_header(file.data, file.len, &start);
+	err = open_src(path, &s);
 	if (err)
 		goto cleanup;
-	L = loaded_new(start);
+	L = loaded_new(s.pos);
 	if (!L) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	err = load_blocks(L, file.data, file.len, start);
+	err = load_blocks(L, &s);
 	finish(L);
 	if (!err || err == -EBADMSG || err == -ENODATA) {
 		*out = &L->r;
@@ -1459,7 +1554,9 @@ int recording__load(const char *path, struct recording **out)
 cleanup:
 	if (L)
 		recording__free(&L->r);
-	free(file.data);
+	if (s.fd >= 0)
+		close(s.fd);
+	free(s.payload.data);
 	return err;
 }
 

@@ -151,10 +151,12 @@ struct recording {
 
 /*
  * Load a recording. Returns 0 with *out set, or -errno with *out NULL for a file that can't be
- * used at all (-ENOENT/-EACCES opening it, -EPROTO bad magic, -EPROTONOSUPPORT other version).
- * A file damaged or cut after a valid start returns -EBADMSG (CRC mismatch or malformed payload)
- * or -ENODATA (the last block is incomplete), and *out holds every block before the damage, so
- * nothing already collected is lost.
+ * used at all (-ENOENT/-EACCES opening it, -EINVAL not a regular file: a FIFO or device is never
+ * read, -EPROTO bad magic, -EPROTONOSUPPORT other version). A file damaged or cut after a valid
+ * start returns -EBADMSG (CRC mismatch, malformed payload, a block of type 0 or length 0 such as
+ * a zero-filled tail) or -ENODATA (the last block is incomplete), and *out holds every block
+ * before the damage, so nothing already collected is lost. Read a block at a time: memory
+ * follows what the blocks hold, not the file's size.
  */
 int recording__load(const char *path, struct recording **out);
 void recording__free(struct recording *r);
@@ -173,7 +175,9 @@ const char *recording__string(const struct recording *r, uint32_t id);
  */
 struct rec_writer;
 
-/* Create/truncate path and write the file header. NULL + errno. */
+/* Create path as a new file (0600) and write the file header. A regular file or a symlink
+ * already at path is renamed to path.old first, never written through; a character device or
+ * FIFO there is written to; anything else fails. NULL + errno. */
 struct rec_writer *rec_writer__open(const char *path);
 /* Flush what is pending (not END), close, free. Returns 0 or the first write error (-errno). */
 int rec_writer__close(struct rec_writer *w);

@@ -604,7 +604,9 @@ static const char *name_of(const struct rproc *p, uint32_t id)
 		return "[region names beyond the runtime's table]";
 	if (id == PERCH_NAME_OTHER)
 		return "[more regions than the runtime keeps]";
-	return id && id <= p->nnames ? p->names[id - 1] : "[unknown region]";
+	if (!id || id > p->nnames)
+		return "[unknown region]";
+	return p->names[id - 1][0] ? p->names[id - 1] : REGIONS_EMPTY_NAME;
 }
 
 static uint64_t to_ns(uint64_t ticks, double scale)

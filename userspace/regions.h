@@ -16,6 +16,10 @@
 
 struct regions;
 
+/* What a region named "" is recorded as: string id 0 is the root's, and a name that prints as
+ * nothing could not be read in a report anyway. */
+#define REGIONS_EMPTY_NAME "(empty name)"
+
 enum regions_stat {
 	REGIONS_PROCS = 0,    /* processes whose region runtime was found and switched on */
 	REGIONS_UNREADABLE,   /* processes whose memory could not be read or written */

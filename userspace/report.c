@@ -681,6 +681,14 @@ static const char *process_name(const struct recording *r, uint32_t pid, uint32_
 	return thread && *thread ? thread : "?";
 }
 
+/* A name as one folded frame: ';' separates frames and a line break ends the line, so they
+ * become ':' and ' ' (what flamegraph.pl's stackcollapse scripts do; README: folded output). */
+static void put_folded_name(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
 /* comm;region:NAME...;function...: the sample's regions are the outermost frames. */
 static char *fold_sample(const struct recording *r, const struct profile *p, size_t i)
 {
@@ -693,16 +701,20 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 
 	if (!f)
 		return NULL;
-	fputs(process_name(r, s->pid, s->tid), f);
-	for (uint32_t j = 0; j < nregions; j++)
-		fprintf(f, ";region:%s", recording__string(r, ids[j]));
+	put_folded_name(f, process_name(r, s->pid, s->tid));
+	for (uint32_t j = 0; j < nregions; j++) {
+		fputs(";region:", f);
+		put_folded_name(f, recording__string(r, ids[j]));
+	}
 	for (uint32_t j = 0; j < s->nframes; j++) {
 		const uint32_t *fns;
 		uint32_t n = profile__frame_funcs(p, s->frames[j], &fns);
 
-		for (uint32_t k = 0; k < n; k++)
-			fprintf(f, ";%s%s", profile__func_name(p, fns[k]),
-				profile__func_kernel(p, fns[k]) ? "_[k]" : "");
+		for (uint32_t k = 0; k < n; k++) {
+			fputc(';', f);
+			put_folded_name(f, profile__func_name(p, fns[k]));
+			fputs(profile__func_kernel(p, fns[k]) ? "_[k]" : "", f);
+		}
 		nfuncs += n;
 	}
 	if (!nfuncs)

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Fuzz harness for `perch report` (userspace/report.c) on whatever the loader accepts: the text
+ * report, folded stacks and the CSV, with and without lines and a region filter, and the summary
+ * `perch record` prints, as userspace/main.c drives them. Nothing may crash or trip a sanitizer.
+ *
+ *   make fuzz && build-fuzz/fuzz_report -max_total_time=60 CORPUS_DIR tests/corpus
+ *
+ * make check-unit runs it over tests/corpus/ without libFuzzer (tests/fuzz_replay.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz_common.h"
+#include "report.h"
+
+static FILE *sink(void)
+{
+	static FILE *out;
+
+	if (!out)
+		out = fopen("/dev/null", "w");
+	return out;
+}
+
+/* A region the recording names (its first region frame), as --region=NAME would give. */
+static const char *some_region(const struct recording *r)
+{
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (r->frames[i].kind == REC_FRAME_REGION)
+			return recording__string(r, r->frames[i].name);
+	}
+	return NULL;
+}
+
+static void print_as(const struct recording *r, enum report_format format, bool lines,
+		     const char *region)
+{
+	struct report_opts o = {.sz = sizeof(o),
+				.format = format,
+				.min_percent = 0,
+				.top = 5,
+				.lines = lines,
+				.region = region};
+	int err;
+
+	if (region && report__find_region(r, region))
+		return; /* main.c stops at an unknown region */
+	err = report__print(r, "fuzz.data", &o, sink());
+	fuzz_check(!err || err == -ENOMEM);
+}
+
+static void report_all(const struct recording *r, int err, size_t size)
+{
+	const char *region;
+	char *names;
+
+	(void)err;
+	(void)size;
+	if (!r || !sink())
+		return;
+	region = some_region(r);
+	print_as(r, REPORT_TEXT, false, NULL);
+	print_as(r, REPORT_TEXT, true, region);
+	print_as(r, REPORT_FOLDED, false, NULL);
+	print_as(r, REPORT_FOLDED, true, region);
+	print_as(r, REPORT_CSV, false, NULL);
+	report__summary(r, "fuzz.data", sink());
+	names = report__region_names(r);
+	free(names);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_load(data, size, report_all);
+	return 0;
+}
