@@ -40,6 +40,7 @@ struct perch_key {
 	__u64 region_hash; /* the thread's open regions: key in region_stacks; 0 = none open */
 	__u32 flags;	   /* PERCH_KEY_* */
 	__u32 gen;	   /* the process's exec generation (its value in `targets`) */
+	char comm[16];	   /* the thread's name when the sample was taken */
 };
 
 enum perch_key_flags {

@@ -579,6 +579,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.tid = (__u32)id;
 	key.gen = *gen;
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	region_stack(tgid, &key);
 	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);

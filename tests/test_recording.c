@@ -346,7 +346,9 @@ static void raw_strings_frames(struct raw *b)
 	raw_block(b, REC_FRAMES, &p);
 }
 
-static void raw_sample_payload(struct raw *p, uint32_t nframes, uint32_t frame)
+/* One sample as a file of the given version spells it (a comm from version 3 on). */
+static void raw_sample_payload_v(struct raw *p, uint32_t version, uint32_t comm, uint32_t nframes,
+				 uint32_t frame)
 {
 	p->len = 0;
 	raw_u32(p, 1);
@@ -354,9 +356,16 @@ static void raw_sample_payload(struct raw *p, uint32_t nframes, uint32_t frame)
 	raw_u32(p, 5);
 	raw_u64(p, 1);
 	raw_u32(p, 0);
+	if (version >= 3)
+		raw_u32(p, comm);
 	raw_u32(p, nframes);
 	for (uint32_t i = 0; i < nframes; i++)
 		raw_u32(p, frame);
+}
+
+static void raw_sample_payload(struct raw *p, uint32_t nframes, uint32_t frame)
+{
+	raw_sample_payload_v(p, PERCH_FILE_VERSION, 0, nframes, frame);
 }
 
 static int load_raw(const struct raw *b, struct recording **r)
@@ -769,6 +778,51 @@ static void load_sample_with_undefined_frame_is_ebadmsg(void **state)
 	assert_int_equal(r->nblocks, 3);
 	assert_int_equal(r->nsamples, 1);
 	assert_int_equal(r->samples[0].frames[0], 0);
+	recording__free(r);
+}
+
+/* Samples name their thread as it was when taken (version 3); a version 2 file, whose samples
+ * have no name, still loads, and a name that no string defines is damage. */
+static void samples_carry_their_thread_name_and_version_2_still_loads(void **state)
+{
+	const char *path = tmp_path("comm.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t frame, py, sh;
+	struct recording *r;
+	struct raw b, p;
+
+	(void)state;
+	assert_non_null(w);
+	sh = rec_writer__string(w, "bash");
+	py = rec_writer__string(w, "python3.11");
+	frame = rec_writer__frame(w, REC_FRAME_USER, sh, 0, 0x10);
+	assert_int_equal(rec_writer__sample_named(w, 7, 7, sh, 2, 0, &frame, 1), 0);
+	assert_int_equal(rec_writer__sample_named(w, 7, 7, py, 3, 0, &frame, 1), 0);
+	assert_int_equal(rec_writer__sample_named(w, 7, 7, 99, 1, 0, &frame, 1), -EINVAL);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->version, 3);
+	assert_int_equal(r->nsamples, 2);
+	assert_string_equal(recording__string(r, r->samples[0].comm), "bash");
+	assert_string_equal(recording__string(r, r->samples[1].comm), "python3.11");
+	recording__free(r);
+
+	raw_header(&b, 2);
+	raw_strings_frames(&b);
+	raw_sample_payload_v(&p, 2, 0, 1, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	assert_int_equal(r->samples[0].comm, 0);
+	assert_int_equal(r->samples[0].frames[0], 0);
+	recording__free(r);
+
+	raw_header(&b, 3);
+	raw_strings_frames(&b);
+	raw_sample_payload_v(&p, 3, 1000, 1, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nsamples, 0);
 	recording__free(r);
 }
 
@@ -1429,6 +1483,7 @@ int main(void)
 		cmocka_unit_test(writer_size_counts_every_byte_written),
 		cmocka_unit_test(writer_dedups_strings_and_frames),
 		cmocka_unit_test(stats_blocks_hold_only_changed_counters),
+		cmocka_unit_test(samples_carry_their_thread_name_and_version_2_still_loads),
 		cmocka_unit_test(writer_dedups_many_strings_through_table_growth),
 		cmocka_unit_test(writer_rejects_undefined_ids),
 		cmocka_unit_test(load_keeps_last_thread_definition),

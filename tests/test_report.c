@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "profile.h"
 #include "recording.h"
@@ -275,6 +276,41 @@ static void report_folded_merges_stacks_and_marks_kernel_frames(void **state)
 				 "app;main;solve 20\n"
 				 "app;main;solve;refine;solve 40\n"
 				 "app;main;write;ksys_write_[k] 10\n");
+	free(out);
+}
+
+/* One process, one thread: it ran bash, then exec'd python3.11, and its samples say so. */
+static void write_renamed_fixture(void)
+{
+	struct rec_writer *w;
+	uint32_t sh, py, mod, frame;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	sh = rec_writer__string(w, "bash");
+	py = rec_writer__string(w, "python3.11");
+	mod = rec_writer__string(w, "/usr/bin/app");
+	frame = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x10);
+	assert_int_equal(rec_writer__thread(w, 10, 10, 1, sh), 0);
+	assert_int_equal(rec_writer__sample_named(w, 10, 10, sh, 4, 0, &frame, 1), 0);
+	assert_int_equal(rec_writer__sample_named(w, 10, 10, py, 6, 0, &frame, 1), 0);
+	assert_int_equal(rec_writer__sample(w, 10, 10, 1, 0, &frame, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+/* Folded stacks start with the thread's name when each sample was taken (the thread table's, for
+ * a sample without one). */
+static void report_folded_names_each_sample_as_its_thread_was_named(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	char *out = render_with(write_renamed_fixture, &o);
+
+	(void)state;
+	assert_string_equal(out, "bash;main 5\n"
+				 "python3.11;main 6\n");
 	free(out);
 }
 
@@ -749,7 +785,71 @@ static void report_regions_without_trees_count_samples_only(void **state)
 	free(out);
 }
 
-/* A version 1 file (no region frames, no REGIONS) reports as it always did. */
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = v >> (8 * i);
+}
+
+/* Drop the comm each version 3 sample carries (after pid, tid, count, flags), in place;
+ * returns the payload's new length. */
+static uint32_t strip_sample_comms(uint8_t *pl, uint32_t len)
+{
+	uint32_t n = le32(pl), in = 4, out = 4;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t nframes = le32(pl + in + 24);
+
+		memmove(pl + out, pl + in, 20);
+		memmove(pl + out + 20, pl + in + 24, 4 + 4 * nframes);
+		in += 28 + 4 * nframes;
+		out += 24 + 4 * nframes;
+	}
+	assert_int_equal(in, len);
+	return out;
+}
+
+/* Rewrite the file at path as its version 1 spelling: samples without their comm. */
+static void downgrade_to_version_1(void)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *data, *o;
+	long size, in = 16, out = 16;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	data = malloc(size);
+	assert_non_null(data);
+	assert_int_equal(fread(data, 1, size, f), size);
+	fclose(f);
+	put_le32(data + 8, 1);
+	while (in + 16 <= size) {
+		uint32_t type = le32(data + in), len = le32(data + in + 4);
+
+		o = data + out;
+		memmove(o, data + in, 16 + len);
+		in += 16 + len;
+		if (type == REC_SAMPLES)
+			len = strip_sample_comms(o + 16, len);
+		put_le32(o + 4, len);
+		put_le32(o + 8, crc32(crc32(0L, Z_NULL, 0), o + 16, len));
+		out += 16 + len;
+	}
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, out, f), out);
+	fclose(f);
+	free(data);
+}
+
+/* A version 1 file (no region frames, no REGIONS, no sample names) reports as it always did. */
 static void report_of_version_1_file_is_unchanged(void **state)
 {
 	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
@@ -757,14 +857,10 @@ static void report_of_version_1_file_is_unchanged(void **state)
 	char *v2 = render(&o), *v1 = NULL;
 	size_t len = 0;
 	FILE *f;
-	int fd;
 
 	(void)state;
 	write_fixture();
-	fd = open(path, O_WRONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(pwrite(fd, "\1\0\0\0", 4, 8), 4); /* the version, after the magic */
-	close(fd);
+	downgrade_to_version_1();
 	assert_int_equal(recording__load(path, &r), 0);
 	unlink(path);
 	strcpy(path, "/tmp/perch-test-report.XXXXXX");
@@ -785,6 +881,7 @@ int main(void)
 		cmocka_unit_test(report_folded_merges_stacks_and_marks_kernel_frames),
 		cmocka_unit_test(report_text_shows_header_tables_and_folded_tree),
 		cmocka_unit_test(report_header_names_every_nonzero_loss_counter),
+		cmocka_unit_test(report_folded_names_each_sample_as_its_thread_was_named),
 		cmocka_unit_test(report_text_shows_region_table_tree_and_notes),
 		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
 		cmocka_unit_test(report_folded_escapes_separators_in_names),

@@ -843,6 +843,18 @@ static size_t believable_frames(struct collector *c, struct image *img, const ui
 	return nu;
 }
 
+/* The thread's name when the sample was taken, as the sampler read it: what the process was
+ * running then (a shell that exec'd python is python from the exec on), and what each thread
+ * calls itself (a JVM's C2 CompilerThre, redis's io_thd_1). */
+static uint32_t thread_name(struct collector *c, const struct perch_key *key)
+{
+	char comm[sizeof(key->comm) + 1];
+
+	memcpy(comm, key->comm, sizeof(key->comm));
+	comm[sizeof(key->comm)] = '\0';
+	return comm[0] ? rec_writer__string(c->w, comm) : 0;
+}
+
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
 		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
 		   const uint64_t *kstack)
@@ -899,5 +911,6 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	}
 	for (size_t i = nk; i-- > 0;)
 		c->frames[n++] = kernel_frame(c, kstack[i], i > 0);
-	return rec_writer__sample(c->w, key->tgid, key->tid, count, flags, c->frames, n);
+	return rec_writer__sample_named(c->w, key->tgid, key->tid, thread_name(c, key), count,
+					flags, c->frames, n);
 }

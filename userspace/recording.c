@@ -38,7 +38,7 @@
 #define MIN_STR	    4
 #define MIN_FRAME   (1 + 4 + 4 + 8)
 #define MIN_THREAD  (4 * 4)
-#define MIN_SAMPLE  (4 + 4 + 8 + 4 + 4)
+#define MIN_SAMPLE  (4 + 4 + 8 + 4 + 4 + 4) /* version 3; 4 bytes less before (no comm) */
 #define MIN_LINES   (4 + 4)
 #define MIN_RTHREAD (4 + 4 + 8 + 4)
 #define RNODE_SIZE  (4 + 4 + 7 * 8 + 4 + 8)
@@ -704,6 +704,13 @@ static int check_stack(const struct rec_writer *w, const uint32_t *frames, uint3
 int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
 		       uint32_t flags, const uint32_t *frames, uint32_t nframes)
 {
+	return rec_writer__sample_named(w, pid, tid, 0, count, flags, frames, nframes);
+}
+
+int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t comm,
+			     uint64_t count, uint32_t flags, const uint32_t *frames,
+			     uint32_t nframes)
+{
 	struct buf *b = w ? &w->samples : NULL;
 	int err;
 
@@ -711,6 +718,8 @@ int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	if (comm >= w->nstrs)
+		return -EINVAL;
 	err = check_stack(w, frames, nframes);
 	if (err)
 		return err;
@@ -722,6 +731,7 @@ int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_
 	put_u32(b, tid);
 	put_u64(b, count);
 	put_u32(b, flags);
+	put_u32(b, comm);
 	put_u32(b, nframes);
 	for (uint32_t i = 0; i < nframes; i++)
 		put_u32(b, frames[i]);
@@ -1133,15 +1143,19 @@ static int parse_samples(struct loaded *L, struct cur *c)
 	uint32_t n;
 	int err;
 
-	if (!cur_count(c, MIN_SAMPLE, &n))
+	bool named = r->version >= 3;
+
+	if (!cur_count(c, named ? MIN_SAMPLE : MIN_SAMPLE - 4, &n))
 		return -EBADMSG;
 	if (grow((void **)&r->samples, &L->cap_samples, r->nsamples + n, sizeof(*s)))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		s = &r->samples[r->nsamples];
 		s->frames = NULL;
+		s->comm = 0;
 		if (!cur_u32(c, &s->pid) || !cur_u32(c, &s->tid) || !cur_u64(c, &s->count) ||
-		    !cur_u32(c, &s->flags) || !cur_u32(c, &s->nframes))
+		    !cur_u32(c, &s->flags) || (named && !cur_u32(c, &s->comm)) ||
+		    s->comm >= r->nstrings || !cur_u32(c, &s->nframes))
 			return -EBADMSG;
 		err = read_stack(L, c, s->nframes);
 		if (err)
@@ -1388,6 +1402,7 @@ static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_
  * file's size (a sparse file, a zero-filled tail). */
 struct src {
 	int fd;
+	uint32_t version;
 	uint64_t size, pos; /* size when opened: a file still being written ends there */
 	struct buf payload; /* the current block's, reused */
 };
@@ -1497,7 +1512,8 @@ static int open_src(const char *path, struct src *s)
 		return err;
 	if (memcmp(hdr, PERCH_FILE_MAGIC, 8))
 		return -EPROTO;
-	if (le32_get(hdr + 8) < 1 || le32_get(hdr + 8) > PERCH_FILE_VERSION)
+	s->version = le32_get(hdr + 8);
+	if (s->version < 1 || s->version > PERCH_FILE_VERSION)
 		return -EPROTONOSUPPORT;
 	start = le32_get(hdr + 12);
 	if (start < FILE_HDR_SIZE || start > s->size)
@@ -1545,6 +1561,7 @@ int recording__load(const char *path, struct recording **out)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	L->r.version = s.version;
 	err = load_blocks(L, &s);
 	finish(L);
 	if (!err || err == -EBADMSG || err == -ENODATA) {

@@ -21,9 +21,11 @@
  *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address;
  *                    region: 0, module 0, name = the region's name)
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
- *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 nframes, nframes x u32
- *            frame id, root first; the thread's open regions, outermost first, come before the
- *            user frames: a region frame is always above every function frame)
+ *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 comm, u32 nframes,
+ *            nframes x u32 frame id, root first; the thread's open regions, outermost first, come
+ *            before the user frames: a region frame is always above every function frame); comm:
+ *            string id of the thread's name when the sample was taken (0 unknown; version 3 on,
+ *            absent before)
  *   LINES    u32 n, n x (u32 frame id, u32 k, k x (u32 function, u32 file, u32 line))
  *            source lines and inline chain of a frame, innermost first (addr2line -f -i order):
  *            the function the address is in with the address's file:line, then each function
@@ -49,8 +51,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PERCH_FILE_MAGIC   "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
-#define PERCH_FILE_VERSION 2	      /* 2: region frames and REGIONS; version 1 files still load */
+#define PERCH_FILE_MAGIC "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
+/* 3: samples carry their thread's name; 2: region frames and REGIONS; 1 and 2 still load */
+#define PERCH_FILE_VERSION 3
 
 enum rec_block_type {
 	REC_META = 1,
@@ -101,6 +104,7 @@ struct rec_sample {
 	uint32_t pid, tid;
 	uint64_t count;
 	uint32_t flags;
+	uint32_t comm; /* string id of the thread's name when taken; 0: see THREADS */
 	uint32_t nframes;
 	const uint32_t *frames; /* root first; points into the recording */
 };
@@ -129,6 +133,7 @@ struct rec_kv {
 
 /* A recording loaded into memory (what `perch report` works on). */
 struct recording {
+	uint32_t version; /* the file's */
 	struct rec_kv *meta;
 	size_t nmeta;
 	char **strings; /* strings[0] == "" */
@@ -194,6 +199,10 @@ int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_
 		       uint32_t comm);
 int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
 		       uint32_t flags, const uint32_t *frames, uint32_t nframes);
+/* The same with the thread's name when the sample was taken (a string id; 0 when unknown). */
+int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t comm,
+			     uint64_t count, uint32_t flags, const uint32_t *frames,
+			     uint32_t nframes);
 int rec_writer__flush(struct rec_writer *w);
 
 /* These write their block at once (flushing pending data first). rec_writer__regions: -EINVAL

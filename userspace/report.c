@@ -666,10 +666,15 @@ static int by_text(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
-static const char *process_name(const struct recording *r, uint32_t pid, uint32_t tid)
+/* The sample's thread's name when it was taken; from the thread table for recordings made before
+ * samples carried it (its name when perch first saw it). */
+static const char *process_name(const struct recording *r, const struct rec_sample *s)
 {
 	const char *thread = NULL;
+	uint32_t pid = s->pid, tid = s->tid;
 
+	if (s->comm)
+		return recording__string(r, s->comm);
 	for (size_t i = 0; i < r->nthreads; i++) {
 		if (r->threads[i].pid != pid)
 			continue;
@@ -701,7 +706,7 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 
 	if (!f)
 		return NULL;
-	put_folded_name(f, process_name(r, s->pid, s->tid));
+	put_folded_name(f, process_name(r, s));
 	for (uint32_t j = 0; j < nregions; j++) {
 		fputs(";region:", f);
 		put_folded_name(f, recording__string(r, ids[j]));
