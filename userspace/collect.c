@@ -463,9 +463,11 @@ void collector__drained(struct collector *c)
 
 		while (n < p->nimgs && p->imgs[n]->gen < p->keep_from)
 			image_free(p->imgs[n++]);
+		p->keep_from = p->gen;
+		if (!n)
+			continue; /* imgs may be NULL: a process known from its events only */
 		memmove(p->imgs, p->imgs + n, (p->nimgs - n) * sizeof(*p->imgs));
 		p->nimgs -= n;
-		p->keep_from = p->gen;
 	}
 }
 
