@@ -2,10 +2,10 @@
 /*
  * Ground truth for JIT symbolization: two functions that exist only as machine code copied into
  * an anonymous executable mapping, named by /tmp/perf-PID.map the way JITs name theirs. jit_hot
- * and jit_cold run the same counted loop, 3x as many rounds in jit_hot, and are called
- * alternately, so they burn about 75% and 25% of the CPU time; the CPU time each took is measured around its
- * calls and printed at exit. Both are frameless leaves. The map file
- * is left behind for the profiler to read; the test that runs this deletes it.
+ * and jit_cold run the same counted loop, 3x as many rounds in jit_hot, and are called equally
+ * often in a random order, so they burn about 75% and 25% of the CPU time; the CPU time each took
+ * is measured around its calls and printed at exit. Both are frameless leaves. The map file is
+ * left behind for the profiler to read; the test that runs this deletes it.
  *
  *   jit [SECONDS [MODE]]   MODE: "at-exit": the map is written only as the program ends, as
  *                          java -XX:+DumpPerfMapAtExit writes it; "symlink=PATH": the map is a
@@ -91,15 +91,22 @@ int main(int argc, char **argv)
 	hot = (jit_fn)(uintptr_t)code;
 	cold = (jit_fn)(uintptr_t)(code + FN_SLOT);
 	end = now_s() + arg_seconds(argc, argv, 2.0);
-	while (now_s() < end) {
-		double t0 = thread_cpu_s(), t1, t2;
+	/* In an order drawn at random (xorshift), not hot, cold, hot, cold: a loop of a fixed period
+	 * beats with the sampler's fixed period, so runs of samples would land in one function. */
+	for (uint32_t x = 2463534242u; now_s() < end;) {
+		double t0 = thread_cpu_s(), t1;
+		bool is_hot;
 
-		hot();
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		is_hot = x & 1;
+		(is_hot ? hot : cold)();
 		t1 = thread_cpu_s();
-		cold();
-		t2 = thread_cpu_s();
-		spent_hot += t1 - t0;
-		spent_cold += t2 - t1;
+		if (is_hot)
+			spent_hot += t1 - t0;
+		else
+			spent_cold += t1 - t0;
 	}
 	truth("jit_hot", spent_hot);
 	truth("jit_cold", spent_cold);
