@@ -6,36 +6,11 @@
 #
 #   tests/integration-jit.sh [BUILD_DIR]
 set -u
-BUILD=${1:-build}
-PERCH=$(realpath "$BUILD/perch")
-WL=$(realpath "$BUILD/workloads")
-T=$(mktemp -d /tmp/perch-itjit.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"
+it_begin integration-jit "${1:-build}"
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-# share FOLDED FUNC: percent of samples whose stack contains FUNC (total view, from folded stacks)
-share() {
-	awk -v f="$2" '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";");
-		for (i = 1; i <= k; i++) if (fr[i] == f) { hit += n; break } }
-		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
-}
-# within ACTUAL EXPECTED TOLERANCE
-within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
-# truth FILE NAME: the sum of the "truth NAME VALUE" lines the workload printed
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { s += $3; n++ } END { if (n) printf "%.9f", s; else print "?" }' "$1"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "?") printf "%.2f", 100 * a / b; else print "?" }'; }
-truth_pct() { pct "$(truth "$1" "$2")" "$(truth "$1" "${3:-cpu}")"; }
 # anon FOLDED: percent of samples with an unnamed frame in anonymous memory ([anon]+0x...)
 anon() { awk '{ n += $NF } /\[anon\]\+0x/ { a += $NF } END { printf "%.2f", n ? 100 * a / n : 0 }' "$1"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "integration-jit: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
-	exit 1
-fi
 
 # record NAME MODE: run the workload for 2 s under perch; its map is removed afterwards
 record() {
@@ -74,5 +49,4 @@ else
 	bad "symlinked map" "its text in the recording or report $copied times (want 0); [anon] frames on $an % (want >= 50)"
 fi
 
-echo "integration-jit: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+it_end

@@ -7,19 +7,9 @@
 #
 #   tests/integration-regions.sh [BUILD_DIR]
 set -u
-BUILD=${1:-build}
-PERCH=$(realpath "$BUILD/perch")
-WL=$(realpath "$BUILD/workloads")
-T=$(mktemp -d /tmp/perch-itr.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"
+it_begin integration-regions "${1:-build}"
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-# within ACTUAL EXPECTED TOLERANCE
-within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
 # csv_all REC NAME COLUMN: the all-threads row's COLUMN (3 calls, 6 mean_s) for region NAME
 csv_all() { "$PERCH" report --format=csv "$1" | awk -F, -v n="$2" -v c="$3" '$1 == n && $2 == "" { print $c }'; }
 # duration REC: the recording's duration in seconds
@@ -38,11 +28,6 @@ batches_ok() {
 		bad "$name" "${calls:-?} batches (want >= $want in ${dur:-?} s), mean ${mean:-?} s (want 0.2)"
 	fi
 }
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "integration-regions: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
-	exit 1
-fi
 
 "$WL/regions-so" loop 9 >/dev/null &
 wpid=$!
@@ -104,5 +89,4 @@ else
 	bad "limits" "name_4094 ${last:-?} calls (want 1), beyond ${beyond:-?} (want 10), nest ${nest:-?} (want 64); notes: $(grep -c 'beyond the 4096\|deeper than the 64' "$T/limits.txt")"
 fi
 
-echo "integration-regions: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+it_end

@@ -4,20 +4,8 @@
 #
 #   tests/integration-safety.sh [BUILD_DIR]
 set -u
-BUILD=${1:-build}
-PERCH=$(realpath "$BUILD/perch")
-T=$(mktemp -d /tmp/perch-safety.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "integration-safety: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
-	exit 1
-fi
+. "$(dirname "$0")/lib.sh"
+it_begin integration-safety "${1:-build}"
 
 # ---- CMD runs with the user's limits, not the descriptor limit perch raises for itself -------
 hard=$(ulimit -Hn)
@@ -42,5 +30,4 @@ else
 	bad "report /dev/zero" "exit $rc (66 wanted; 124: still reading after 10 s): $(head -c 300 "$T/err")"
 fi
 
-echo "integration-safety: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+it_end

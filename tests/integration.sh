@@ -4,45 +4,8 @@
 #
 #   tests/integration.sh [BUILD_DIR]
 set -u
-BUILD=${1:-build}
-PERCH=$(realpath "$BUILD/perch")
-WL=$(realpath "$BUILD/workloads")
-T=$(mktemp -d /tmp/perch-it.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-# rooted FOLDED NAME: percent of samples whose folded line starts with the thread name NAME
-rooted() { awk -v c="$2" '{ n = $NF; all += n; split($0, fr, ";"); if (fr[1] == c) hit += n }
-	END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"; }
-
-# share FOLDED FUNC: percent of samples whose stack contains FUNC (total view, from folded stacks)
-share() {
-	awk -v f="$2" '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";");
-		for (i = 1; i <= k; i++) if (fr[i] == f) { hit += n; break } }
-		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
-}
-
-# within ACTUAL EXPECTED TOLERANCE
-within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
-
-# Ground truth a workload measured and printed ("truth NAME VALUE" lines, tests/workloads/burn.h).
-# truth FILE NAME: the sum of NAME's values (many processes may print one each)
-truth() { awk -v k="$2" '$1 == "truth" && $2 == k { s += $3; n++ } END { if (n) printf "%.9f", s; else print "?" }' "$1"; }
-# pct PART WHOLE: PART as a percentage of WHOLE
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "?") printf "%.2f", 100 * a / b; else print "?" }'; }
-# truth_pct FILE NAME [TOTAL_NAME]: NAME's CPU time as a percentage of the run's (default "cpu")
-truth_pct() { pct "$(truth "$1" "$2")" "$(truth "$1" "${3:-cpu}")"; }
-# at_least ACTUAL MIN: ACTUAL >= MIN (decimals allowed)
-at_least() { awk -v a="$1" -v m="$2" 'BEGIN { exit !(a + 0 >= m + 0) }'; }
-# freq REC: the sampling frequency perch recorded at (Hz)
-freq() { "$PERCH" report "$1" | sed -n 's/^sampling .* at \([0-9]*\) Hz.*/\1/p'; }
-# min_samples CPU_S HZ: the fewest samples a thread busy for CPU_S seconds may give at HZ: a tick
-# each 1/HZ of CPU time, less a fifth for start-up and the ticks that straddle the run's ends
-min_samples() { awk -v c="$1" -v f="$2" 'BEGIN { printf "%d", c * f * 0.8 }'; }
+. "$(dirname "$0")/lib.sh"
+it_begin integration "${1:-build}"
 
 check_shares() { # NAME FOLDED TRUTH
 	local name=$1 folded=$2 tf=$3 a b c m ea eb ec
@@ -64,11 +27,6 @@ check_shares() { # NAME FOLDED TRUTH
 		bad "$name" "main on only $m % of stacks"
 	fi
 }
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "integration: needs root (CAP_BPF, CAP_PERFMON); 0 passed, 1 failed"
-	exit 1
-fi
 
 # ---- the launched path ----------------------------------------------------------------------
 "$PERCH" record -q -o "$T/shares.data" -- "$WL/shares" 3 >"$T/shares.truth" 2>"$T/err"
@@ -661,5 +619,4 @@ else
 	fi
 fi
 
-echo "integration: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+it_end
