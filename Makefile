@@ -33,7 +33,7 @@ CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
-	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/regions-so
+	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
 
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
 	install fuzz
@@ -152,6 +152,11 @@ $(BUILD)/workloads/regions-so: tests/workloads/regions.c tests/workloads/burn.h 
 NOFP_CFLAGS := -Itests/workloads -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
 	       -Wall -Wextra -Werror -pthread
 $(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+# JIT code called from native code without frame pointers, as node's and the JVM's are.
+$(BUILD)/workloads/jit-nofp: tests/workloads/jit.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
 

@@ -201,7 +201,9 @@ struct unwind_ctx {
 	__u32 stop;  /* enum unwind_stop */
 	__u32 exact; /* ip is the interrupted instruction (after a signal frame), not a return
 		      * address */
-	__u32 pad;
+	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
+		      * true if the next frame has a table, else the walk starts over with frame
+		      * pointers */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -304,6 +306,26 @@ static __always_inline long fp_step(struct unwind_ctx *u)
 	return u->ip ? 0 : stop(u, UNW_DONE);
 }
 
+/*
+ * The leaf is in code without a table (JIT code). A JIT's leaves often set up no frame, and its
+ * callers are often native code built without frame pointers, where a frame-pointer walk loses
+ * everything above the JIT frames (_start and the rest). So guess the leaf is frameless: its
+ * return address is the word on top of the stack. The next frame says whether it was right: a
+ * table there confirms it and the walk goes on with the tables; none, and the whole stack is
+ * walked with frame pointers as before (UNW_FP_LEAF), which userspace repairs for frameless leaves.
+ */
+static __always_inline long frameless_leaf(struct unwind_ctx *u)
+{
+	__u64 ra;
+
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)u->sp) || !ra)
+		return stop(u, UNW_FP_LEAF);
+	u->sp += 8;
+	u->ip = ra;
+	u->guess = 1;
+	return 0;
+}
+
 /* A signal trampoline: the interrupted registers are in the kernel's ucontext_t at RSP + cfa_off
  * (uc_mcontext.gregs: RBP at byte 120, RSP at 160, RIP at 168). */
 static __always_inline long signal_step(struct unwind_ctx *u, const struct unwind_row *row)
@@ -357,6 +379,7 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 	kind = row ? row->cfa : UNWIND_CFA_NONE;
 	if (!row)
 		goto no_cfi;
+	u->guess = 0; /* a caller with a table: the leaf was frameless, as guessed */
 	switch (kind) {
 	case UNWIND_CFA_RSP:
 		cfa = u->sp + row->cfa_off;
@@ -394,6 +417,8 @@ no_cfi:
 	if (unwind_mode == PERCH_UNWIND_DWARF)
 		return stop(u, UNW_NO_CFI);
 	if (!n)
+		return frameless_leaf(u);
+	if (u->guess)
 		return stop(u, UNW_FP_LEAF);
 	return fp_step(u);
 }

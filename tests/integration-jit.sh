@@ -13,9 +13,9 @@ it_begin integration-jit "${1:-build}"
 anon() { awk '{ n += $NF } /\[anon\]\+0x/ { a += $NF } END { printf "%.2f", n ? 100 * a / n : 0 }' "$1"; }
 
 # record NAME MODE: run the workload for 2 s under perch; its map is removed afterwards
-record() {
+record() { # NAME MODE [WORKLOAD]
 	local pid
-	"$PERCH" record -q -o "$T/$1.data" -- "$WL/jit" 2 "$2" >"$T/$1.truth" 2>"$T/$1.err" ||
+	"$PERCH" record -q -o "$T/$1.data" -- "$WL/${3:-jit}" 2 "$2" >"$T/$1.truth" 2>"$T/$1.err" ||
 		bad "$1" "perch record failed: $(cat "$T/$1.err")"
 	pid=$("$PERCH" report "$T/$1.data" | sed -n 's/^pids *\([0-9]*\).*/\1/p')
 	[ -n "$pid" ] && rm -f "/tmp/perf-$pid.map"
@@ -47,6 +47,17 @@ if [ "$copied" -eq 0 ] && awk -v a="$an" 'BEGIN { exit !(a >= 50) }'; then
 	ok "symlinked map: not read (its text in the recording $copied times; [anon] frames on $an %)"
 else
 	bad "symlinked map" "its text in the recording or report $copied times (want 0); [anon] frames on $an % (want >= 50)"
+fi
+
+# JIT leaves called from native code built without frame pointers (node's, the JVM's): the
+# stacks go on through main to the C library's start, as those of native leaves do
+record nofp plain jit-nofp
+full=$(awk '/;jit_(hot|cold) [0-9]+$/ { n += $NF } /;__libc_start_call_main;main;jit_(hot|cold) [0-9]+$/ { m += $NF }
+	END { printf "%.2f", n ? 100 * m / n : 0 }' "$T/nofp.folded")
+if within "$full" 100 3; then
+	ok "JIT leaves under code without frame pointers: __libc_start_call_main;main;jit_* on $full % of the samples in them"
+else
+	bad "JIT leaves under code without frame pointers" "__libc_start_call_main;main;jit_* on $full % of the samples in them (want 97 or more)"
 fi
 
 it_end
