@@ -32,6 +32,19 @@ static char path[] = "/tmp/perch-test-report.XXXXXX";
  * Process "app" (pid 10): main -> solve -> refine -> solve (recursion), main -> parse, and one
  * stack that enters the kernel from write; plus one frame no symbol covers.
  */
+/* A new recording at path (a fresh name from its template), for a fixture to write. */
+static struct rec_writer *open_fixture(void)
+{
+	struct rec_writer *w;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	w = rec_writer__open(path);
+	assert_non_null(w);
+	return w;
+}
+
 static bool g_loss_stats; /* write_fixture adds loss counters the header's fixed lines omit */
 static const struct rec_kv loss_stats[] = {{.key = "unwind_mappings_over_limit", .value = 1072},
 					   {.key = "region_stack_unreadable", .value = 3}};
@@ -54,12 +67,8 @@ static void write_fixture(void)
 	struct rec_kv end[] = {{.key = "duration_ns", .value = 2000000000},
 			       {.key = "exit_status", .value = 0}};
 	uint32_t mod, kmod, fmain, fsolve, frefine, fparse, fwrite, fksys, fanon;
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	close(fd);
-	w = rec_writer__open(path);
-	assert_non_null(w);
+	w = open_fixture();
 	assert_int_equal(rec_writer__meta(w, meta, 9), 0);
 	mod = rec_writer__string(w, "/usr/bin/app");
 	kmod = rec_writer__string(w, "[kernel]");
@@ -134,12 +143,8 @@ static void write_region_fixture(void)
 			       {.key = "exit_status", .value = 0}};
 	uint32_t mod, kmod, fmain, fwork, fsetup, fread, frecurse, fidle, fworker, fksys;
 	uint32_t rsolve, rstep, rio, rwalk, rmark, nsolve, nstep, nio, nwalk, nmark;
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	close(fd);
-	w = rec_writer__open(path);
-	assert_non_null(w);
+	w = open_fixture();
 	assert_int_equal(rec_writer__meta(w, meta, 10), 0);
 	mod = rec_writer__string(w, "/usr/bin/app");
 	kmod = rec_writer__string(w, "[kernel]");
@@ -284,12 +289,8 @@ static void write_renamed_fixture(void)
 {
 	struct rec_writer *w;
 	uint32_t sh, py, mod, frame;
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	close(fd);
-	w = rec_writer__open(path);
-	assert_non_null(w);
+	w = open_fixture();
 	sh = rec_writer__string(w, "bash");
 	py = rec_writer__string(w, "python3.11");
 	mod = rec_writer__string(w, "/usr/bin/app");
@@ -533,12 +534,8 @@ static void write_separator_fixture(void)
 {
 	struct rec_writer *w;
 	uint32_t mod, fmain, fodd, freg;
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	close(fd);
-	w = rec_writer__open(path);
-	assert_non_null(w);
+	w = open_fixture();
 	mod = rec_writer__string(w, "/usr/bin/app");
 	fmain = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x100);
 	fodd = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "op;er\nat\r\nor"),
