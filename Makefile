@@ -197,6 +197,7 @@ san-unit: $(TESTS) $(REPLAYS)
 	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
 
 check-integration: all
+	@bash tests/golden.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@bash tests/integration-jit.sh $(BUILD)
@@ -204,6 +205,7 @@ check-integration: all
 	@bash tests/integration-safety.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	@echo "== again with perch built with -fsanitize=address,undefined"
+	@bash tests/golden.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 	@bash tests/integration-jit.sh build-san

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Golden reports: `perch report` on the recordings in tests/golden/ and tests/corpus/ must print
+# exactly what tests/golden/expected/ holds, in every format and with the options that change
+# what is printed. The recordings are self-contained (names and lines resolved when recorded), so
+# the output depends on the report code alone: a refactor that changes one byte fails here.
+#   bash tests/golden.sh BUILD            check
+#   bash tests/golden.sh BUILD --update   rewrite the expected files (an intended change only)
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+PERCH=$BUILD/perch
+UPDATE=${2:-}
+EXP=tests/golden/expected
+
+# name|options: one expected file per recording and variant
+VARIANTS=(
+	"text|"
+	"all|--min-percent=0 --top=1000"
+	"lines|--lines --min-percent=0"
+	"mangled|--no-demangle"
+	"folded|--format=folded"
+	"foldedlines|--format=folded --lines"
+	"csv|--format=csv"
+)
+
+mkdir -p "$EXP"
+pass=0 fail=0
+for data in tests/golden/*.data tests/corpus/*.data; do
+	base=$(basename "$data" .data)
+	[ "${data#tests/corpus/}" != "$data" ] && base=corpus-$base
+	for v in "${VARIANTS[@]}"; do
+		name=${v%%|*} opts=${v#*|}
+		want=$EXP/$base.$name
+		# shellcheck disable=SC2086
+		got=$("$PERCH" report $opts "$data" 2>&1; echo "exit $?")
+		if [ "$UPDATE" = --update ]; then
+			printf '%s\n' "$got" >"$want"
+		elif [ "$got" = "$(cat "$want" 2>/dev/null)" ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL golden: perch report $opts $data differs from $want:"
+			diff <(printf '%s\n' "$got") "$want" | head -20
+		fi
+	done
+done
+# each region of each recording alone (the --region filter)
+for data in tests/golden/regions*.data tests/corpus/regions-*.data; do
+	base=$(basename "$data" .data)
+	[ "${data#tests/corpus/}" != "$data" ] && base=corpus-$base
+	for r in $("$PERCH" report --format=csv "$data" 2>/dev/null | awk -F, 'NR > 1 && $2 == "" { print $1 }' | sort -u); do
+		want=$EXP/$base.region-$r
+		got=$("$PERCH" report --region="$r" --min-percent=0 "$data" 2>&1; echo "exit $?")
+		if [ "$UPDATE" = --update ]; then
+			printf '%s\n' "$got" >"$want"
+		elif [ "$got" = "$(cat "$want" 2>/dev/null)" ]; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL golden: perch report --region=$r $data differs from $want:"
+			diff <(printf '%s\n' "$got") "$want" | head -20
+		fi
+	done
+done
+[ "$UPDATE" = --update ] && { echo "golden: expected outputs rewritten in $EXP"; exit 0; }
+echo "golden: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
