@@ -18,7 +18,7 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes -Werror
 CFLAGS   ?= -O2 -g
-CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iuserspace -Isymbolize -Iunwind -Iinclude
+CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -I. -Iuserspace -Iinclude
 ifneq ($(SAN),)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
@@ -26,9 +26,9 @@ endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
-	      -I$(BUILD) -Ibpf -Iunwind
+	      -I$(BUILD) -I.
 
-CORE_SRCS := $(filter-out userspace/main.c,$(wildcard userspace/*.c symbolize/*.c unwind/*.c))
+CORE_SRCS := $(filter-out userspace/cli/main.c,$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c))
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
@@ -55,7 +55,7 @@ $(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BU
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/userspace/record.o: $(BUILD)/sample.skel.h
+$(BUILD)/userspace/record/record.o: $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -64,7 +64,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/perch: $(BUILD)/userspace/main.o $(BUILD)/libperchcore.a
+$(BUILD)/perch: $(BUILD)/userspace/cli/main.o $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a
@@ -92,9 +92,8 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
 FUZZ_HARNESSES := recording report
-FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibpf -Iuserspace -Isymbolize \
-		  -Iunwind -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out userspace/record.c,$(CORE_SRCS)) \
+FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out userspace/record/record.c,$(CORE_SRCS)) \
 		  tests/fuzz_common.c)
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 #define MAX_FRAMES 64
 

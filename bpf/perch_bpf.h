@@ -6,7 +6,7 @@
 #ifndef PERCH_BPF_H
 #define PERCH_BPF_H
 
-#include "unwind_row.h"
+#include "unwind/unwind_row.h"
 
 /* The kernel's own limit on a callchain (kernel.perf_event_max_stack defaults to 127). */
 #define PERCH_MAX_STACK 127

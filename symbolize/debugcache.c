@@ -19,8 +19,8 @@
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "dwarf_index.h"
-#include "log.h"
-#include "safefile.h"
+#include "lib/log.h"
+#include "lib/safefile.h"
 
 /* Larger debug files (compressed, and all they inflate to) are read as they are. */
 #define MAX_SOURCE (1ull << 30)

@@ -53,10 +53,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vec.h"
+#include "lib/vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
-#include "fnv.h"
+#include "lib/fnv.h"
 
 #define NO_IDX	      UINT32_MAX
 #define NO_LINES      UINT64_MAX

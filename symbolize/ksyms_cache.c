@@ -20,12 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fnv.h"
+#include "lib/fnv.h"
 #include "ksyms.h"
 #include "ksyms_impl.h"
-#include "log.h"
-#include "safefile.h"
-#include "vec.h"
+#include "lib/log.h"
+#include "lib/safefile.h"
+#include "lib/vec.h"
 
 #define CACHE_MAGIC   "PERCHKS2"
 #define MAX_MODULES   4096

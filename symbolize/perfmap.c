@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "perfmap.h"
-#include "safefile.h"
+#include "lib/safefile.h"
 
 #define READ_MIN (64 * 1024)
 

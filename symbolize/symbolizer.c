@@ -32,11 +32,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vec.h"
+#include "lib/vec.h"
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
-#include "fnv.h"
+#include "lib/fnv.h"
 #include "dwarf_index.h"
 #include "symbolizer.h"
 

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "recording.h"
+#include "format/recording.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

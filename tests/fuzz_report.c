@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "fuzz_common.h"
-#include "report.h"
+#include "report/report.h"
 
 static FILE *sink(void)
 {

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "btfcache.h"
-#include "cachedir.h"
+#include "record/btfcache.h"
+#include "record/cachedir.h"
 #include "guards.h"
 
 static char tmp[PATH_MAX - 64], src[PATH_MAX], dir[PATH_MAX];

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collect.h"
+#include "record/collect.h"
 
 static __attribute__((noinline, used)) int collect_target(int x)
 {

@@ -28,10 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debugcache.h"
+#include "symbolize/debugcache.h"
 #include "guards.h"
-#include "dwarf_index.h"
-#include "symbolizer.h"
+#include "symbolize/dwarf_index.h"
+#include "symbolize/symbolizer.h"
 
 #define MAX_FRAMES 16
 #define CMD_MAX	   (4 * PATH_MAX)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "guards.h"
-#include "linecache.h"
+#include "record/linecache.h"
 
 static char dir[PATH_MAX];
 

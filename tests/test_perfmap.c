@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "guards.h"
-#include "perfmap.h"
+#include "symbolize/perfmap.h"
 
 /* Load a map from the first len bytes of text, through a file that is gone on return. */
 static struct perfmap *load_bytes(const char *text, size_t len)

@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
+#include "record/proc.h"
 
 static int data_variable = 42;
 

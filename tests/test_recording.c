@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "recording.h"
+#include "format/recording.h"
 
 #define MAX_BLOCKS 64
 

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "perch.h"
-#include "recording.h"
-#include "regions.h"
+#include "format/recording.h"
+#include "record/regions.h"
 
 static struct perch_abi_thread *me(void)
 {

@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "profile.h"
-#include "recording.h"
-#include "report.h"
-#include "tree.h"
+#include "model/profile.h"
+#include "format/recording.h"
+#include "report/report.h"
+#include "model/tree.h"
 
 static char path[] = "/tmp/perch-test-report.XXXXXX";
 

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "guards.h"
-#include "ksyms.h"
-#include "symbolizer.h"
+#include "symbolize/ksyms.h"
+#include "symbolize/symbolizer.h"
 
 #define SELF	  "/proc/self/exe"
 #define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %n"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "tree.h"
+#include "model/tree.h"
 
 #define MAX_STACK 2048
 

@@ -40,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 #define CMD_MAX	       (4 * PATH_MAX)
 #define MAX_SHOWN      10 /* mismatches printed per module */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cfi.h"
-#include "log.h"
+#include "lib/log.h"
 #include "unwind_table.h"
 
 _Static_assert(sizeof(struct unwind_row) == 12, "rows are 12 bytes: see unwind_row.h");

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "btfcache.h"
-#include "log.h"
-#include "safefile.h"
+#include "lib/log.h"
+#include "lib/safefile.h"
 
 #define MAX_BTF (256u << 20)
 

@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exitcodes.h"
-#include "log.h"
-#include "symbolizer.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "symbolize/symbolizer.h"
 #include "symcmd.h"
 
 #define MAX_FRAMES 256	       /* deeper inline chains are cut to their innermost frames */

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cachedir.h"
-#include "log.h"
-#include "safefile.h"
+#include "lib/log.h"
+#include "lib/safefile.h"
 
 int cachedir__mkdirs(char *path)
 {

@@ -18,13 +18,13 @@
 #include "cachedir.h"
 #include "collect.h"
 #include "linecache.h"
-#include "ksyms.h"
-#include "log.h"
-#include "perfmap.h"
+#include "symbolize/ksyms.h"
+#include "lib/log.h"
+#include "symbolize/perfmap.h"
 #include "proc.h"
-#include "symbolizer.h"
-#include "u64map.h"
-#include "vec.h"
+#include "symbolize/symbolizer.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
 
 /* A JIT frame written without a name: named later if the map comes to cover it. */
 struct jit_unnamed {

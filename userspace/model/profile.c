@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "demangle.h"
-#include "fnv.h"
+#include "symbolize/demangle.h"
+#include "lib/fnv.h"
 #include "profile.h"
-#include "vec.h"
+#include "lib/vec.h"
 
 struct func {
 	char *name;

@@ -16,10 +16,10 @@
 
 #include "cachedir.h"
 #include "linecache.h"
-#include "log.h"
-#include "safefile.h"
-#include "vec.h"
-#include "u64map.h"
+#include "lib/log.h"
+#include "lib/safefile.h"
+#include "lib/vec.h"
+#include "lib/u64map.h"
 
 #define MAGIC	   "PERCHLC1"
 #define NO_STR	   0xffff

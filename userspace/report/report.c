@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perch_abi.h"
-#include "profile.h"
-#include "regiontab.h"
+#include "model/profile.h"
+#include "model/regiontab.h"
 #include "report.h"
-#include "u64map.h"
+#include "lib/u64map.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {

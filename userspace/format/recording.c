@@ -19,7 +19,7 @@
 #include <zlib.h>
 
 #include "recording.h"
-#include "vec.h"
+#include "lib/vec.h"
 
 /*
  * The loader refuses blocks over MAX_BLOCK, so a damaged length can't make it allocate gigabytes;

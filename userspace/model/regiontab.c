@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "regiontab.h"
-#include "u64map.h"
-#include "vec.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
 
 #define NONE	 UINT32_MAX
 #define DFS_EXIT (1u << 31)

@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "log.h"
+#include "lib/log.h"
 #include "perch_abi.h"
-#include "perch_bpf.h"
+#include "bpf/perch_bpf.h"
 #include "regions.h"
-#include "u64map.h"
-#include "vec.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
 
 #define REGISTRY_SECTION ".perch_registry"
 #define MAX_THREADS	 65536 /* thread blocks walked per process */

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "recording.h"
+#include "format/recording.h"
 #include "tree.h"
 
 struct profile;

@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 #include <linux/types.h>
-#include "perch_bpf.h"
+#include "bpf/perch_bpf.h"
 #include "proc.h"
-#include "recording.h"
+#include "format/recording.h"
 
 struct collector;
 

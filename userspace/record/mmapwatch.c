@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "log.h"
+#include "lib/log.h"
 #include "mmapwatch.h"
 
 #define RING_PAGES 64 /* data pages per CPU (a power of two): 256 KiB */

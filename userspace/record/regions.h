@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "proc.h"
-#include "recording.h"
+#include "format/recording.h"
 
 struct regions;
 

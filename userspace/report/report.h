@@ -8,7 +8,7 @@
 #define PERCH_REPORT_H
 
 #include <stdio.h>
-#include "recording.h"
+#include "format/recording.h"
 
 enum report_format {
 	REPORT_TEXT = 0,

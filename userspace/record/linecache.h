@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 struct linecache;
 

@@ -18,10 +18,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "log.h"
-#include "perch_bpf.h"
-#include "u64map.h"
-#include "unwind_table.h"
+#include "lib/log.h"
+#include "bpf/perch_bpf.h"
+#include "lib/u64map.h"
+#include "unwind/unwind_table.h"
 #include "unwinder.h"
 
 _Static_assert(sizeof(struct perch_row_pair) == 2 * sizeof(struct unwind_row),

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "recording.h"
+#include "format/recording.h"
 
 struct region_stat {
 	uint64_t calls;		 /* completed activations, untimed ones included */

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "exitcodes.h"
-#include "log.h"
-#include "record.h"
-#include "recording.h"
-#include "report.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "record/record.h"
+#include "format/recording.h"
+#include "report/report.h"
 #include "symcmd.h"
 
 #define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
