@@ -56,7 +56,7 @@
 #include "lib/vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
-#include "lib/fnv.h"
+#include "lib/hash.h"
 
 #define NO_IDX	      UINT32_MAX
 #define NO_LINES      UINT64_MAX
@@ -239,16 +239,6 @@ struct builder {
 static int vec_reserve(void *pv, size_t *cap, size_t need, size_t elem)
 {
 	return vec_grow(pv, cap, need, elem, 16);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
 }
 
 static uint64_t str_hash(const char *s)

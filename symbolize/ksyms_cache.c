@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/fnv.h"
+#include "lib/hash.h"
 #include "ksyms.h"
 #include "ksyms_impl.h"
 #include "lib/log.h"

@@ -36,7 +36,7 @@
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
-#include "lib/fnv.h"
+#include "lib/hash.h"
 #include "dwarf_index.h"
 #include "symbolizer.h"
 
@@ -175,16 +175,6 @@ static void elf_init_once(void)
 static void log_elf(const char *path, const char *what)
 {
 	fprintf(stderr, "symbolize: %s: %s: %s\n", path, what, elf_errmsg(-1));
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
 }
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "recording.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 
 /*
@@ -215,15 +216,6 @@ static void tab_free(struct idx_table *t)
 	free(t->slots);
 	t->slots = NULL;
 	t->count = 0;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	return x ^ (x >> 33);
 }
 
 static uint32_t hash_bytes(const char *s, size_t len)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "symbolize/demangle.h"
-#include "lib/fnv.h"
+#include "lib/hash.h"
 #include "profile.h"
 #include "lib/vec.h"
 

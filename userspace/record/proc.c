@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/search.h"
 #include "proc.h"
 
 #define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %" SCNx64 ":%" SCNx64 " %" SCNu64 "%n"
@@ -223,19 +224,11 @@ void proc_maps__free(struct proc_maps *m)
 
 const struct proc_map *proc_maps__find(const struct proc_maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!m)
 		return NULL;
-	hi = m->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search_last_le(m->maps, m->nr, start, addr);
 	if (!lo || addr >= m->maps[lo - 1].end)
 		return NULL;
 	return &m->maps[lo - 1];

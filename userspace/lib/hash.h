@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* FNV-1a, 64 bits: the one string and byte hash the index tables and caches use. */
-#ifndef PERCH_FNV_H
-#define PERCH_FNV_H
+/*
+ * The hashes every table uses, written once: FNV-1a (64 bits) for strings and bytes, and mix64
+ * (the finalizer of MurmurHash3) to spread integer keys over a power-of-two table.
+ */
+#ifndef PERCH_HASH_H
+#define PERCH_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,4 +28,14 @@ static inline uint64_t fnv64_str(uint64_t h, const char *s)
 	return h;
 }
 
-#endif /* PERCH_FNV_H */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+#endif /* PERCH_HASH_H */
