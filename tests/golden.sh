@@ -21,6 +21,7 @@ VARIANTS=(
 	"folded|--format=folded"
 	"foldedlines|--format=folded --lines"
 	"csv|--format=csv"
+	"stats|--format=stats"
 )
 
 mkdir -p "$EXP"

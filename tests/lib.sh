@@ -59,3 +59,7 @@ freq() { "$PERCH" report "$1" | sed -n 's/^sampling .* at \([0-9]*\) Hz.*/\1/p';
 # min_samples CPU_S HZ: the fewest samples a thread busy for CPU_S seconds may give at HZ: a tick
 # each 1/HZ of CPU time, less a fifth for start-up and the ticks that straddle the run's ends
 min_samples() { awk -v c="$1" -v f="$2" 'BEGIN { printf "%d", c * f * 0.8 }'; }
+
+# stat FILE KEY: one number of a recording, from `perch report --format=stats` (format/keys.h
+# names the keys; sampled, processes and threads are the counts the text header derives)
+stat() { "$PERCH" report --format=stats "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }'; }

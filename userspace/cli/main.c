@@ -22,7 +22,7 @@
 static const char usage_text[] =
 	"usage: perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -- CMD [ARGS...]\n"
 	"       perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -p PID[,PID...] [-d SECONDS]\n"
-	"       perch report [--format=text|folded|csv] [--region=NAME] [--min-percent=N] [--top=N]\n"
+	"       perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
 	"                    [--lines] [--no-demangle] [FILE]\n"
 	"       perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n"
 	"\n"
@@ -39,7 +39,8 @@ static const char usage_text[] =
 	"report options:\n"
 	"  --format=FMT         text (default), folded (flamegraph.pl, speedscope; regions lead\n"
 	"                       the stacks as region:NAME) or csv (per region and thread: calls,\n"
-	"                       total, self, mean, min, max in seconds, samples, size)\n"
+	"                       total, self, mean, min, max in seconds, samples, size), stats\n"
+	"                       (\"key value\" lines: every count the recording holds)\n"
 	"  --region=NAME        only the samples taken inside region NAME (at any depth)\n"
 	"  --min-percent=N      hide call-tree nodes below N% of samples (default 0.5)\n"
 	"  --top=N              rows in the top-functions tables (default 20)\n"
@@ -243,8 +244,11 @@ static int cmd_report(int argc, char **argv)
 				o.format = REPORT_FOLDED;
 			else if (!strcmp(optarg, "csv"))
 				o.format = REPORT_CSV;
+			else if (!strcmp(optarg, "stats"))
+				o.format = REPORT_STATS;
 			else
-				return log_usage(NULL, "unknown format '%s' (text, folded, csv)",
+				return log_usage(NULL,
+						 "unknown format '%s' (text, folded, csv, stats)",
 						 optarg);
 			break;
 		case 'm':

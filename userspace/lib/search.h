@@ -11,17 +11,17 @@
 
 /* The end of the prefix of [lo, hi) where pred (an expression of the size_t index i) holds: the
  * first index where it does not, hi when it holds everywhere. */
-#define search_prefix(lo, hi, i, pred)                                                            \
-	__extension__({                                                                           \
-		size_t lo_ = (lo), hi_ = (hi);                                                    \
-		while (lo_ < hi_) {                                                               \
-			size_t i = lo_ + (hi_ - lo_) / 2;                                         \
-			if (pred)                                                                 \
-				lo_ = i + 1;                                                      \
-			else                                                                      \
-				hi_ = i;                                                          \
-		}                                                                                 \
-		lo_;                                                                              \
+#define search_prefix(lo, hi, i, pred)                    \
+	__extension__({                                   \
+		size_t lo_ = (lo), hi_ = (hi);            \
+		while (lo_ < hi_) {                       \
+			size_t i = lo_ + (hi_ - lo_) / 2; \
+			if (pred)                         \
+				lo_ = i + 1;              \
+			else                              \
+				hi_ = i;                  \
+		}                                         \
+		lo_;                                      \
 	})
 
 /* "Last element <= key" of arr[0..nr), sorted by the member m: one past its index, 0 when every

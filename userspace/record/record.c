@@ -35,6 +35,7 @@
 #include "mmapwatch.h"
 #include "perch_abi.h"
 #include "record.h"
+#include "format/keys.h"
 #include "format/recording.h"
 #include "regions.h"
 #include "report/report.h"
@@ -684,51 +685,20 @@ static void bpf_cost(struct session *s, uint64_t *run_ns, uint64_t *runs)
  * idle recording grows by one small STATS block a second (the writer drops unchanged counters). */
 #define COST_EVERY_DRAINS (1000 / DRAIN_MS)
 
+/* One STATS entry per key of format/keys.h, from the part that counts it. */
+static struct rec_kv stat_kv(enum rec_stat key, uint64_t value)
+{
+	return (struct rec_kv){.key = (char *)rec_stat_keys[key], .value = value};
+}
+
 static void write_stats(struct session *s, bool final)
 {
 	uint64_t totals[PERCH_STAT_MAX] = {};
 	uint64_t *percpu = calloc(s->ncpus, sizeof(uint64_t));
-	static const char *const names[PERCH_STAT_MAX] = {
-		[PERCH_STAT_SAMPLES] = "samples",
-		[PERCH_STAT_COUNT_FULL] = "lost_count_map_full",
-		[PERCH_STAT_USTACK_FULL] = "lost_user_stack_map_full",
-		[PERCH_STAT_KSTACK_FULL] = "lost_kernel_stack_map_full",
-		[PERCH_STAT_USTACK_FAULT] = "user_stack_unreadable",
-		[PERCH_STAT_KSTACK_FAULT] = "kernel_stack_unreadable",
-		[PERCH_STAT_TARGET_FULL] = "lost_children_target_map_full",
-		[PERCH_STAT_EVENT_LOST] = "lost_process_events",
-		[PERCH_STAT_DWARF] = "dwarf_unwound",
-		[PERCH_STAT_DWARF_TRUNCATED] = "dwarf_truncated",
-		[PERCH_STAT_DWARF_FAULT] = "dwarf_stopped_unreadable",
-		[PERCH_STAT_DWARF_NO_CFI] = "dwarf_stopped_no_cfi",
-		[PERCH_STAT_DWARF_BAD_FRAME] = "dwarf_stopped_bad_frame",
-		[PERCH_STAT_DWARF_COLLISION] = "lost_user_stack_hash_collision",
-		[PERCH_STAT_FP_FALLBACK] = "dwarf_frame_pointer_fallback",
-		[PERCH_STAT_REGION_LOST] = "region_stack_unreadable",
-	};
-	static const char *const rnames[REGIONS_STAT_MAX] = {
-		[REGIONS_PROCS] = "region_processes",
-		[REGIONS_UNREADABLE] = "region_processes_unreadable",
-		[REGIONS_NO_HANDSHAKE] = "region_processes_no_handshake",
-		[REGIONS_STACKS_LOST] = "region_stacks_lost",
-		[REGIONS_BUSY] = "region_processes_busy",
-		[REGIONS_NAMES_OVER] = "region_calls_names_over_limit",
-		[REGIONS_TREE_FULL] = "region_calls_tree_full",
-		[REGIONS_TOO_DEEP] = "region_calls_too_deep",
-	};
-	static const char *const unames[UNWINDER_STAT_MAX] = {
-		[UNWINDER_TABLES] = "unwind_tables",
-		[UNWINDER_ROWS] = "unwind_rows",
-		[UNWINDER_NO_TABLE] = "unwind_modules_without_table",
-		[UNWINDER_CFI_DAMAGED] = "unwind_modules_cfi_damaged",
-		[UNWINDER_ROWS_FULL] = "unwind_modules_rows_full",
-		[UNWINDER_MAPS_FULL] = "unwind_mappings_over_limit",
-		[UNWINDER_PROCS_FULL] = "unwind_processes_not_listed",
-	};
-	struct rec_kv
-		kv[PERCH_STAT_MAX + COLLECT_STAT_MAX + UNWINDER_STAT_MAX + REGIONS_STAT_MAX + 8];
+	struct rec_kv kv[REC_STAT_NR];
+	uint64_t cost[4];
+	bool bpf_ok[PERCH_STAT_MAX] = {};
 	struct rusage ru;
-	uint64_t run_ns, runs;
 	size_t n = 0;
 
 	if (!percpu)
@@ -736,45 +706,33 @@ static void write_stats(struct session *s, bool final)
 	for (__u32 i = 0; i < PERCH_STAT_MAX; i++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, percpu))
 			continue;
+		bpf_ok[i] = true;
 		for (int c = 0; c < s->ncpus; c++)
 			totals[i] += percpu[c];
-		kv[n++] = (struct rec_kv){.key = (char *)names[i], .value = totals[i]};
 	}
 	free(percpu);
-	kv[n++] = (struct rec_kv){.key = "truncated_stacks",
-				  .value = collector__stat(s->col, COLLECT_TRUNCATED)};
-	kv[n++] = (struct rec_kv){.key = "leaf_caller_restored",
-				  .value = collector__stat(s->col, COLLECT_LEAF_FIXED)};
-	kv[n++] = (struct rec_kv){.key = "samples_without_mappings",
-				  .value = collector__stat(s->col, COLLECT_NO_MAPS)};
-	kv[n++] = (struct rec_kv){.key = "unnamed_user_frames",
-				  .value = collector__stat(s->col, COLLECT_UNNAMED)};
-	kv[n++] = (struct rec_kv){.key = "unwind_stopped_early",
-				  .value = collector__stat(s->col, COLLECT_UNWIND_STOPPED)};
-	kv[n++] = (struct rec_kv){.key = "damaged_user_stacks",
-				  .value = collector__stat(s->col, COLLECT_DAMAGED)};
-	kv[n++] = (struct rec_kv){.key = "jit_maps_capped",
-				  .value = collector__stat(s->col, COLLECT_JIT_CAPPED)};
-	kv[n++] = (struct rec_kv){.key = "jit_frames_named_late",
-				  .value = collector__stat(s->col, COLLECT_JIT_LATE)};
-	for (int i = 0; s->uw && i < UNWINDER_STAT_MAX; i++)
-		kv[n++] = (struct rec_kv){.key = (char *)unames[i],
-					  .value = unwinder__stat(s->uw, i)};
-	for (int i = 0; i < REGIONS_STAT_MAX; i++)
-		kv[n++] =
-			(struct rec_kv){.key = (char *)rnames[i], .value = regions__stat(s->rg, i)};
+#define BPF_KV(k, i)   \
+	if (bpf_ok[i]) \
+		kv[n++] = stat_kv(REC_STAT_##k, totals[i]);
+	REC_STATS_BPF(BPF_KV)
+#define COLLECT_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, collector__stat(s->col, i));
+	REC_STATS_COLLECT(COLLECT_KV)
+#define UNWINDER_KV(k, i) \
+	if (s->uw)        \
+		kv[n++] = stat_kv(REC_STAT_##k, unwinder__stat(s->uw, i));
+	REC_STATS_UNWINDER(UNWINDER_KV)
+#define REGIONS_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, regions__stat(s->rg, i));
+	REC_STATS_REGIONS(REGIONS_KV)
 	if (!final && s->drains % COST_EVERY_DRAINS) {
 		rec_writer__stats(s->w, kv, n);
 		return;
 	}
-	bpf_cost(s, &run_ns, &runs);
-	kv[n++] = (struct rec_kv){.key = "bpf_run_time_ns", .value = run_ns};
-	kv[n++] = (struct rec_kv){.key = "bpf_run_count", .value = runs};
+	bpf_cost(s, &cost[0], &cost[1]);
 	getrusage(RUSAGE_SELF, &ru);
-	kv[n++] = (struct rec_kv){.key = "perch_user_us",
-				  .value = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec};
-	kv[n++] = (struct rec_kv){.key = "perch_sys_us",
-				  .value = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec};
+	cost[2] = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
+	cost[3] = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;
+#define COST_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, cost[i]);
+	REC_STATS_COST(COST_KV)
 	rec_writer__stats(s->w, kv, n);
 }
 
@@ -1040,16 +998,21 @@ static int write_meta(struct session *s)
 	snprintf(maxstack, sizeof(maxstack), "%u", s->max_stack);
 	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	uname(&u);
-	kv[n++] = (struct rec_kv){.key = "command", .str = command};
-	kv[n++] = (struct rec_kv){.key = "pids", .str = pids};
-	kv[n++] = (struct rec_kv){.key = "mode", .str = s->o->argv ? "launch" : "attach"};
-	kv[n++] = (struct rec_kv){.key = "event", .str = (char *)s->event_name};
-	kv[n++] = (struct rec_kv){.key = "frequency", .str = freq};
-	kv[n++] = (struct rec_kv){.key = "start_time", .str = start};
-	kv[n++] = (struct rec_kv){.key = "hostname", .str = u.nodename};
-	kv[n++] = (struct rec_kv){.key = "kernel", .str = u.release};
-	kv[n++] = (struct rec_kv){.key = "max_stack", .str = maxstack};
-	kv[n++] = (struct rec_kv){.key = "unwind", .str = (char *)unwind_names[s->unwind_mode]};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_command], .str = command};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_pids], .str = pids};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_mode],
+				  .str = s->o->argv ? "launch" : "attach"};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_event],
+				  .str = (char *)s->event_name};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_frequency], .str = freq};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_start_time], .str = start};
+	kv[n++] =
+		(struct rec_kv){.key = (char *)rec_meta_keys[REC_META_hostname], .str = u.nodename};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_kernel], .str = u.release};
+	kv[n++] =
+		(struct rec_kv){.key = (char *)rec_meta_keys[REC_META_max_stack], .str = maxstack};
+	kv[n++] = (struct rec_kv){.key = (char *)rec_meta_keys[REC_META_unwind],
+				  .str = (char *)unwind_names[s->unwind_mode]};
 	return rec_writer__meta(s->w, kv, n);
 }
 
@@ -1064,9 +1027,11 @@ static int finish(struct session *s, int status)
 	collector__finish(s->col);
 	regions__finish(s->rg);
 	write_stats(s, true);
-	kv[0] = (struct rec_kv){.key = "duration_ns", .value = now_ns() - s->start_ns};
-	kv[1] = (struct rec_kv){.key = "exit_status", .value = (uint64_t)status};
-	kv[2] = (struct rec_kv){.key = "drains", .value = s->drains};
+	kv[0] = (struct rec_kv){.key = (char *)rec_end_keys[REC_END_duration_ns],
+				.value = now_ns() - s->start_ns};
+	kv[1] = (struct rec_kv){.key = (char *)rec_end_keys[REC_END_exit_status],
+				.value = (uint64_t)status};
+	kv[2] = (struct rec_kv){.key = (char *)rec_end_keys[REC_END_drains], .value = s->drains};
 	rec_writer__end(s->w, kv, 3);
 	err = rec_writer__close(s->w);
 	s->w = NULL;

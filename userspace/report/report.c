@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "perch_abi.h"
+#include "format/keys.h"
 #include "model/profile.h"
 #include "model/regiontab.h"
 #include "report.h"
@@ -22,24 +23,34 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static uint64_t stat_or_zero(const struct recording *r, const char *key)
+static uint64_t stat_or_zero(const struct recording *r, enum rec_stat key)
 {
 	uint64_t v = 0;
 
-	recording__stat(r, key, &v);
+	recording__stat(r, rec_stat_keys[key], &v);
 	return v;
+}
+
+static const char *meta_of(const struct recording *r, enum rec_meta key)
+{
+	return recording__meta(r, rec_meta_keys[key]);
+}
+
+static bool end_of(const struct recording *r, enum rec_end key, uint64_t *value)
+{
+	return recording__end(r, rec_end_keys[key], value);
 }
 
 static uint64_t lost_samples(const struct recording *r)
 {
-	return stat_or_zero(r, "lost_count_map_full");
+	return stat_or_zero(r, REC_STAT_lost_count_map_full);
 }
 
 /* How user stacks were walked, when the sampler unwound from DWARF tables. */
 static void print_unwinding(const struct recording *r, FILE *out)
 {
-	const char *mode = recording__meta(r, "unwind");
-	uint64_t dwarf = stat_or_zero(r, "dwarf_unwound");
+	const char *mode = meta_of(r, REC_META_unwind);
+	uint64_t dwarf = stat_or_zero(r, REC_STAT_dwarf_unwound);
 
 	if (!mode || !strcmp(mode, "fp"))
 		return;
@@ -48,11 +59,12 @@ static void print_unwinding(const struct recording *r, FILE *out)
 		" DWARF tables, %" PRIu64 " with frame pointers; %" PRIu64
 		" stopped early (unreadable %" PRIu64 ", no CFI %" PRIu64 ", bad frame %" PRIu64
 		")\n",
-		mode, dwarf, stat_or_zero(r, "unwind_tables"), stat_or_zero(r, "samples") - dwarf,
-		stat_or_zero(r, "unwind_stopped_early"),
-		stat_or_zero(r, "dwarf_stopped_unreadable"),
-		stat_or_zero(r, "dwarf_stopped_no_cfi"),
-		stat_or_zero(r, "dwarf_stopped_bad_frame"));
+		mode, dwarf, stat_or_zero(r, REC_STAT_unwind_tables),
+		stat_or_zero(r, REC_STAT_samples) - dwarf,
+		stat_or_zero(r, REC_STAT_unwind_stopped_early),
+		stat_or_zero(r, REC_STAT_dwarf_stopped_unreadable),
+		stat_or_zero(r, REC_STAT_dwarf_stopped_no_cfi),
+		stat_or_zero(r, REC_STAT_dwarf_stopped_bad_frame));
 }
 
 static void print_losses(const struct recording *r, FILE *out)
@@ -62,43 +74,45 @@ static void print_losses(const struct recording *r, FILE *out)
 		" (stack map full or hash collision %" PRIu64 ", unreadable %" PRIu64
 		"), kernel %" PRIu64 " (full or collision %" PRIu64 ", unreadable %" PRIu64 ")\n",
 		lost_samples(r),
-		stat_or_zero(r, "lost_user_stack_map_full") +
-			stat_or_zero(r, "user_stack_unreadable"),
-		stat_or_zero(r, "lost_user_stack_map_full"),
-		stat_or_zero(r, "user_stack_unreadable"),
-		stat_or_zero(r, "lost_kernel_stack_map_full") +
-			stat_or_zero(r, "kernel_stack_unreadable"),
-		stat_or_zero(r, "lost_kernel_stack_map_full"),
-		stat_or_zero(r, "kernel_stack_unreadable"));
+		stat_or_zero(r, REC_STAT_lost_user_stack_map_full) +
+			stat_or_zero(r, REC_STAT_user_stack_unreadable),
+		stat_or_zero(r, REC_STAT_lost_user_stack_map_full),
+		stat_or_zero(r, REC_STAT_user_stack_unreadable),
+		stat_or_zero(r, REC_STAT_lost_kernel_stack_map_full) +
+			stat_or_zero(r, REC_STAT_kernel_stack_unreadable),
+		stat_or_zero(r, REC_STAT_lost_kernel_stack_map_full),
+		stat_or_zero(r, REC_STAT_kernel_stack_unreadable));
 	fprintf(out,
 		"truncated  %" PRIu64 " samples hit the %s-frame stack limit; %" PRIu64
 		" without process mappings; %" PRIu64
 		" cut at an address no mapping holds; %" PRIu64 " lost process events\n",
-		stat_or_zero(r, "truncated_stacks"), recording__meta(r, "max_stack") ?: "?",
-		stat_or_zero(r, "samples_without_mappings"), stat_or_zero(r, "damaged_user_stacks"),
-		stat_or_zero(r, "lost_process_events"));
-	if (stat_or_zero(r, "jit_maps_capped"))
+		stat_or_zero(r, REC_STAT_truncated_stacks), meta_of(r, REC_META_max_stack) ?: "?",
+		stat_or_zero(r, REC_STAT_samples_without_mappings),
+		stat_or_zero(r, REC_STAT_damaged_user_stacks),
+		stat_or_zero(r, REC_STAT_lost_process_events));
+	if (stat_or_zero(r, REC_STAT_jit_maps_capped))
 		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
-			stat_or_zero(r, "jit_maps_capped"));
+			stat_or_zero(r, REC_STAT_jit_maps_capped));
 	print_unwinding(r, out);
 }
 
 /* Counters that mean something was lost and that the lines above do not show: named on one line
  * when any is not zero, so no loss the recording counted goes unsaid. */
 static const struct {
-	const char *key, *what;
+	enum rec_stat key;
+	const char *what;
 } other_losses[] = {
-	{"lost_children_target_map_full", "children not followed (target map full)"},
-	{"lost_user_stack_hash_collision", "user stacks lost to a hash collision"},
-	{"region_stack_unreadable", "region stacks unreadable"},
-	{"region_processes_unreadable", "processes whose region runtime could not be read"},
-	{"region_processes_no_handshake", "region runtimes that never answered"},
-	{"unwind_modules_without_table", "modules without unwind tables"},
-	{"unwind_modules_cfi_damaged", "modules whose CFI (.eh_frame) is damaged"},
-	{"unwind_modules_rows_full", "modules whose unwind rows did not fit"},
-	{"unwind_mappings_over_limit", "mappings over the unwinder's limit"},
-	{"unwind_processes_not_listed", "processes the unwinder could not list"},
-	{"dwarf_frame_pointer_fallback",
+	{REC_STAT_lost_children_target_map_full, "children not followed (target map full)"},
+	{REC_STAT_lost_user_stack_hash_collision, "user stacks lost to a hash collision"},
+	{REC_STAT_region_stack_unreadable, "region stacks unreadable"},
+	{REC_STAT_region_processes_unreadable, "processes whose region runtime could not be read"},
+	{REC_STAT_region_processes_no_handshake, "region runtimes that never answered"},
+	{REC_STAT_unwind_modules_without_table, "modules without unwind tables"},
+	{REC_STAT_unwind_modules_cfi_damaged, "modules whose CFI (.eh_frame) is damaged"},
+	{REC_STAT_unwind_modules_rows_full, "modules whose unwind rows did not fit"},
+	{REC_STAT_unwind_mappings_over_limit, "mappings over the unwinder's limit"},
+	{REC_STAT_unwind_processes_not_listed, "processes the unwinder could not list"},
+	{REC_STAT_dwarf_frame_pointer_fallback,
 	 "user stacks walked by frame pointers (leaf in code without unwind tables: JIT)"},
 };
 
@@ -120,13 +134,14 @@ static void print_other_losses(const struct recording *r, FILE *out)
 
 static void print_cost(const struct recording *r, FILE *out)
 {
-	uint64_t run_ns = stat_or_zero(r, "bpf_run_time_ns");
+	uint64_t run_ns = stat_or_zero(r, REC_STAT_bpf_run_time_ns);
 
 	fprintf(out, "profiler   perch used %.3f s user + %.3f s system",
-		stat_or_zero(r, "perch_user_us") / 1e6, stat_or_zero(r, "perch_sys_us") / 1e6);
+		stat_or_zero(r, REC_STAT_perch_user_us) / 1e6,
+		stat_or_zero(r, REC_STAT_perch_sys_us) / 1e6);
 	if (run_ns)
 		fprintf(out, "; its BPF programs ran %" PRIu64 " times for %.3f ms\n",
-			stat_or_zero(r, "bpf_run_count"), run_ns / 1e6);
+			stat_or_zero(r, REC_STAT_bpf_run_count), run_ns / 1e6);
 	else
 		fprintf(out, "; BPF run time not measured (sysctl kernel.bpf_stats_enabled=0)\n");
 }
@@ -162,16 +177,16 @@ static void print_header(const struct recording *r, const char *path, const stru
 {
 	uint64_t dur = 0, status = 0;
 	size_t nthreads, nproc = count_processes(r, &nthreads);
-	bool done = recording__end(r, "duration_ns", &dur);
+	bool done = end_of(r, REC_END_duration_ns, &dur);
 
-	recording__end(r, "exit_status", &status);
+	end_of(r, REC_END_exit_status, &status);
 	fprintf(out, "# perch report of %s\n", path);
-	fprintf(out, "command    %s\n", recording__meta(r, "command") ?: "?");
+	fprintf(out, "command    %s\n", meta_of(r, REC_META_command) ?: "?");
 	fprintf(out, "pids       %s (%s); %zu processes and %zu threads sampled\n",
-		recording__meta(r, "pids") ?: "?", recording__meta(r, "mode") ?: "?", nproc,
+		meta_of(r, REC_META_pids) ?: "?", meta_of(r, REC_META_mode) ?: "?", nproc,
 		nthreads);
-	fprintf(out, "started    %s on %s, kernel %s\n", recording__meta(r, "start_time") ?: "?",
-		recording__meta(r, "hostname") ?: "?", recording__meta(r, "kernel") ?: "?");
+	fprintf(out, "started    %s on %s, kernel %s\n", meta_of(r, REC_META_start_time) ?: "?",
+		meta_of(r, REC_META_hostname) ?: "?", meta_of(r, REC_META_kernel) ?: "?");
 	if (done)
 		fprintf(out, "duration   %.3f s, exit status %" PRIu64 "\n", dur / 1e9, status);
 	else
@@ -180,8 +195,8 @@ static void print_header(const struct recording *r, const char *path, const stru
 	fprintf(out,
 		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
 		" ticks on target threads\n",
-		recording__meta(r, "event") ?: "?", recording__meta(r, "frequency") ?: "?",
-		sample_total(r), stat_or_zero(r, "samples"));
+		meta_of(r, REC_META_event) ?: "?", meta_of(r, REC_META_frequency) ?: "?",
+		sample_total(r), stat_or_zero(r, REC_STAT_samples));
 	if (o->region) {
 		uint64_t kept = tree__total_weight(profile__tree(p));
 
@@ -455,20 +470,21 @@ _Static_assert(PERCH_MAX_NAMES == 4096 && PERCH_MAX_NODES == 1024 && PERCH_MAX_D
 
 /* Notes that are a STATS count and a sentence. */
 static const struct {
-	const char *key, *text;
+	enum rec_stat key;
+	const char *text;
 } region_stat_notes[] = {
-	{"region_stacks_lost",
+	{REC_STAT_region_stacks_lost,
 	 "samples have no region stack (it could not be read): they count as outside every region"},
-	{"region_processes_busy",
+	{REC_STAT_region_processes_busy,
 	 "processes were left alone: another perch was recording their region markers (one perch "
 	 "at a time)"},
-	{"region_calls_names_over_limit",
+	{REC_STAT_region_calls_names_over_limit,
 	 "region calls had names beyond the 4096 the runtime keeps: counted under [region names "
 	 "beyond the runtime's table], under no other name"},
-	{"region_calls_tree_full",
+	{REC_STAT_region_calls_tree_full,
 	 "region calls did not fit their thread's tree of 1024 nodes: counted under [more regions "
 	 "than the runtime keeps]"},
-	{"region_calls_too_deep",
+	{REC_STAT_region_calls_too_deep,
 	 "region begins and marks were nested deeper than the 64 levels the runtime keeps: counted "
 	 "here only, in no region's calls or times"},
 };
@@ -495,7 +511,7 @@ static void print_stat_notes(const struct recording *r, FILE *out)
 /* What the region numbers leave out, one line each; nothing when all is exact. */
 static void print_region_notes(const struct recording *r, const struct regiontab *t, FILE *out)
 {
-	const char *note = recording__meta(r, "regions_note");
+	const char *note = meta_of(r, REC_META_regions_note);
 	uint64_t mismatches = regiontab__mismatches(t), untimed = sum_of(t, untimed_of);
 	uint64_t open = sum_of(t, open_of);
 	bool no_block = !r->nrthreads && regiontab__count(t);
@@ -527,7 +543,7 @@ static void print_region_notes(const struct recording *r, const struct regiontab
 			"  %" PRIu64
 			" activations were still open when %s: not counted in calls or "
 			"times",
-			open, snapshot_time(recording__meta(r, "mode")));
+			open, snapshot_time(meta_of(r, REC_META_mode)));
 		print_which(t, open_of, out);
 		fputc('\n', out);
 	}
@@ -764,6 +780,28 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 	return err;
 }
 
+/* --format=stats: one "key value" line per key of format/keys.h the recording holds (every STATS
+ * key, 0 when absent), then the counts the text header derives, for scripts and tests. */
+static int print_stats(const struct recording *r, FILE *out)
+{
+	size_t nthreads, nproc = count_processes(r, &nthreads);
+	uint64_t v;
+
+	for (int k = 0; k < REC_META_NR; k++) {
+		if (meta_of(r, k))
+			fprintf(out, "%s %s\n", rec_meta_keys[k], meta_of(r, k));
+	}
+	for (int k = 0; k < REC_STAT_NR; k++)
+		fprintf(out, "%s %" PRIu64 "\n", rec_stat_keys[k], stat_or_zero(r, k));
+	for (int k = 0; k < REC_END_NR; k++) {
+		if (end_of(r, k, &v))
+			fprintf(out, "%s %" PRIu64 "\n", rec_end_keys[k], v);
+	}
+	fprintf(out, "sampled %" PRIu64 "\nprocesses %zu\nthreads %zu\n", sample_total(r), nproc,
+		nthreads);
+	return 0;
+}
+
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out)
 {
@@ -777,6 +815,8 @@ int report__print(const struct recording *r, const char *path, const struct repo
 
 	if (o->format == REPORT_CSV)
 		return print_csv(r, out);
+	if (o->format == REPORT_STATS)
+		return print_stats(r, out);
 	p = profile__build(r, &po);
 	if (!p)
 		return -errno;
@@ -834,14 +874,14 @@ void report__summary(const struct recording *r, const char *path, FILE *out)
 
 	if (!p)
 		return;
-	recording__end(r, "duration_ns", &dur);
+	end_of(r, REC_END_duration_ns, &dur);
 	fprintf(out, "\nperch: %" PRIu64 " samples in %.2f s (%s at %s Hz)", sample_total(r),
-		dur / 1e9, recording__meta(r, "event") ?: "?",
-		recording__meta(r, "frequency") ?: "?");
+		dur / 1e9, meta_of(r, REC_META_event) ?: "?",
+		meta_of(r, REC_META_frequency) ?: "?");
 	fprintf(out, "; lost %" PRIu64 ", truncated %" PRIu64 ", user stacks missing %" PRIu64 "\n",
-		lost, stat_or_zero(r, "truncated_stacks"),
-		stat_or_zero(r, "lost_user_stack_map_full") +
-			stat_or_zero(r, "user_stack_unreadable"));
+		lost, stat_or_zero(r, REC_STAT_truncated_stacks),
+		stat_or_zero(r, REC_STAT_lost_user_stack_map_full) +
+			stat_or_zero(r, REC_STAT_user_stack_unreadable));
 	print_top(p, true, 10, out);
 	summary_regions(r, out);
 	fprintf(out, "\nrecording: %s (%.1f KiB); full report: perch report %s\n", path,

@@ -13,7 +13,8 @@
 enum report_format {
 	REPORT_TEXT = 0,
 	REPORT_FOLDED,
-	REPORT_CSV, /* the regions table: one row per region and thread, and over all threads */
+	REPORT_CSV,   /* the regions table: one row per region and thread, and over all threads */
+	REPORT_STATS, /* "key value" lines: the recording's META, STATS and END keys, and counts */
 };
 
 struct report_opts {

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The keys of a recording's META, STATS and END blocks, written once: `perch record` writes them
+ * by these lists, `perch report` (text and --format=stats) and the tests read them through the
+ * enums below, so a key is spelled in one place and a misspelling does not compile.
+ *
+ * STATS lists are X(key, index), grouped by the part that counts them; index is that part's own
+ * counter (the BPF stats map, collector__stat(), unwinder__stat(), regions__stat(), or the
+ * order of the cost counters) and is only expanded where the part's header is included.
+ * Appending a key is a compatible change; renaming one is a format change (recording.h).
+ */
+#ifndef PERCH_FORMAT_KEYS_H
+#define PERCH_FORMAT_KEYS_H
+
+/* Counted in the BPF program, summed over CPUs (bpf/perch_bpf.h). */
+#define REC_STATS_BPF(X)                                              \
+	X(samples, PERCH_STAT_SAMPLES)                                \
+	X(lost_count_map_full, PERCH_STAT_COUNT_FULL)                 \
+	X(lost_user_stack_map_full, PERCH_STAT_USTACK_FULL)           \
+	X(lost_kernel_stack_map_full, PERCH_STAT_KSTACK_FULL)         \
+	X(user_stack_unreadable, PERCH_STAT_USTACK_FAULT)             \
+	X(kernel_stack_unreadable, PERCH_STAT_KSTACK_FAULT)           \
+	X(lost_children_target_map_full, PERCH_STAT_TARGET_FULL)      \
+	X(lost_process_events, PERCH_STAT_EVENT_LOST)                 \
+	X(dwarf_unwound, PERCH_STAT_DWARF)                            \
+	X(dwarf_truncated, PERCH_STAT_DWARF_TRUNCATED)                \
+	X(dwarf_stopped_unreadable, PERCH_STAT_DWARF_FAULT)           \
+	X(dwarf_stopped_no_cfi, PERCH_STAT_DWARF_NO_CFI)              \
+	X(dwarf_stopped_bad_frame, PERCH_STAT_DWARF_BAD_FRAME)        \
+	X(lost_user_stack_hash_collision, PERCH_STAT_DWARF_COLLISION) \
+	X(dwarf_frame_pointer_fallback, PERCH_STAT_FP_FALLBACK)       \
+	X(region_stack_unreadable, PERCH_STAT_REGION_LOST)
+
+/* Counted by the collector (record/collect.h). */
+#define REC_STATS_COLLECT(X)                            \
+	X(truncated_stacks, COLLECT_TRUNCATED)          \
+	X(leaf_caller_restored, COLLECT_LEAF_FIXED)     \
+	X(samples_without_mappings, COLLECT_NO_MAPS)    \
+	X(unnamed_user_frames, COLLECT_UNNAMED)         \
+	X(unwind_stopped_early, COLLECT_UNWIND_STOPPED) \
+	X(damaged_user_stacks, COLLECT_DAMAGED)         \
+	X(jit_maps_capped, COLLECT_JIT_CAPPED)          \
+	X(jit_frames_named_late, COLLECT_JIT_LATE)
+
+/* Counted by the unwinder (record/unwinder.h); written only when it ran. */
+#define REC_STATS_UNWINDER(X)                               \
+	X(unwind_tables, UNWINDER_TABLES)                   \
+	X(unwind_rows, UNWINDER_ROWS)                       \
+	X(unwind_modules_without_table, UNWINDER_NO_TABLE)  \
+	X(unwind_modules_cfi_damaged, UNWINDER_CFI_DAMAGED) \
+	X(unwind_modules_rows_full, UNWINDER_ROWS_FULL)     \
+	X(unwind_mappings_over_limit, UNWINDER_MAPS_FULL)   \
+	X(unwind_processes_not_listed, UNWINDER_PROCS_FULL)
+
+/* Counted by the region reader (record/regions.h). */
+#define REC_STATS_REGIONS(X)                                   \
+	X(region_processes, REGIONS_PROCS)                     \
+	X(region_processes_unreadable, REGIONS_UNREADABLE)     \
+	X(region_processes_no_handshake, REGIONS_NO_HANDSHAKE) \
+	X(region_stacks_lost, REGIONS_STACKS_LOST)             \
+	X(region_processes_busy, REGIONS_BUSY)                 \
+	X(region_calls_names_over_limit, REGIONS_NAMES_OVER)   \
+	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
+	X(region_calls_too_deep, REGIONS_TOO_DEEP)
+
+/* perch's own cost, written once a second and at the end. */
+#define REC_STATS_COST(X)     \
+	X(bpf_run_time_ns, 0) \
+	X(bpf_run_count, 1)   \
+	X(perch_user_us, 2)   \
+	X(perch_sys_us, 3)
+
+#define REC_STATS(X)         \
+	REC_STATS_BPF(X)     \
+	REC_STATS_COLLECT(X) \
+	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_COST(X)
+
+/* META: strings fixed when the recording starts. */
+#define REC_META(X)   \
+	X(command)    \
+	X(pids)       \
+	X(mode)       \
+	X(event)      \
+	X(frequency)  \
+	X(start_time) \
+	X(hostname)   \
+	X(kernel)     \
+	X(max_stack)  \
+	X(unwind)     \
+	X(regions_note)
+
+/* END: numbers known when the recording finishes (absent when perch was stopped first). */
+#define REC_END(X)     \
+	X(duration_ns) \
+	X(exit_status) \
+	X(drains)
+
+#define REC_KEY_ENUM2(key, index) REC_STAT_##key,
+enum rec_stat { REC_STATS(REC_KEY_ENUM2) REC_STAT_NR };
+#undef REC_KEY_ENUM2
+
+#define REC_KEY_ENUM1(key) REC_META_##key,
+enum rec_meta { REC_META(REC_KEY_ENUM1) REC_META_NR };
+#undef REC_KEY_ENUM1
+
+#define REC_KEY_ENUM1(key) REC_END_##key,
+enum rec_end { REC_END(REC_KEY_ENUM1) REC_END_NR };
+#undef REC_KEY_ENUM1
+
+/* The keys as written in the file, indexed by the enums above. */
+extern const char *const rec_stat_keys[REC_STAT_NR];
+extern const char *const rec_meta_keys[REC_META_NR];
+extern const char *const rec_end_keys[REC_END_NR];
+
+#endif /* PERCH_FORMAT_KEYS_H */
