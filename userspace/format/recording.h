@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The recording file (perch.data): perch's own, versioned, written as it goes.
+ * The recording file (perch.data): perch's own, versioned, written as it goes. This header is
+ * the contract; format/writer.c writes it, format/reader.c loads it, format/codec.h holds the
+ * encoding both share, format/keys.h the META, STATS and END keys.
  *
  * Layout: a 16-byte file header, then blocks. Each block is a 16-byte header
  *   u32 type, u32 payload length, u32 CRC-32 of the payload, u32 reserved (0)

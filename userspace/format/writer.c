@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The recording writer (recording.h): what the recorder feeds while it samples. It owns the
+ * tables that deduplicate strings and frames and the pending data of the next flush; every block
+ * leaves it in one write(), so a killed recorder leaves whole blocks only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec.h"
+#include "recording.h"
+#include "lib/hash.h"
+#include "lib/idxtab.h"
+#include "lib/vec.h"
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = fnv64_bytes(FNV64_OFFSET, s, len);
+
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static uint32_t hash_frame(const struct rec_frame *f)
+{
+	uint64_t ids = (uint64_t)f->module << 32 | f->name;
+
+	return mix64(mix64(ids ^ f->kind) ^ f->offset);
+}
+
+struct str_ref {
+	size_t off; /* in rec_writer.names */
+	size_t len;
+};
+
+struct str_key {
+	const char *s;
+	size_t len;
+};
+
+struct rec_writer {
+	int fd;
+	int err; /* the first write error, returned by every call after it */
+	uint64_t size;
+	struct buf names;     /* the bytes of every string, back to back */
+	struct str_ref *strs; /* by id; strs[0] is "" */
+	size_t nstrs, cap_strs, strs_done;
+	struct rec_frame *frames; /* by id */
+	size_t nframes, cap_frames, frames_done;
+	struct rec_thread *threads; /* pending */
+	size_t nthreads, cap_threads;
+	struct buf samples; /* the pending SAMPLES block, header and count included */
+	uint32_t nsamples;
+	struct buf lines; /* the pending LINES block, header and count included */
+	uint32_t nlines;
+	struct buf block; /* the block being built; reused */
+	struct idxtab str_tab, frame_tab;
+	struct rec_kv *stats; /* every counter as the last STATS blocks wrote it (keys copied) */
+	size_t nstats, cap_stats;
+};
+
+typedef int (*put_fn)(struct rec_writer *w, size_t i);
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Empty b and leave room for the block header and the entry count. */
+static int block_start(struct buf *b)
+{
+	b->len = 0;
+	if (buf_reserve(b, BLOCK_HDR_SIZE + COUNT_SIZE))
+		return -ENOMEM;
+	b->len = BLOCK_HDR_SIZE + COUNT_SIZE;
+	return 0;
+}
+
+/* Fill in the header and count of the block built in b and write it in one write(). */
+static int write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_t n)
+{
+	size_t plen = b->len - BLOCK_HDR_SIZE;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (plen > MAX_BLOCK || n > UINT32_MAX)
+		return -E2BIG;
+	le32_put(b->data + BLOCK_HDR_SIZE, n);
+	le32_put(b->data, type);
+	le32_put(b->data + 4, plen);
+	le32_put(b->data + 8, codec_crc(b->data + BLOCK_HDR_SIZE, plen));
+	le32_put(b->data + 12, 0);
+	err = write_all(w->fd, b->data, b->len);
+	if (err) {
+		w->err = err;
+		return err;
+	}
+	w->size += b->len;
+	return 0;
+}
+
+/* Write entries [*done, total) with put, in blocks of about CHUNK bytes. */
+static int write_range(struct rec_writer *w, uint32_t type, size_t *done, size_t total, put_fn put)
+{
+	while (*done < total) {
+		size_t i = *done;
+		int err = block_start(&w->block);
+
+		for (; !err && i < total && w->block.len < CHUNK; i++)
+			err = put(w, i);
+		if (!err)
+			err = write_block(w, type, &w->block, i - *done);
+		if (err)
+			return err;
+		*done = i;
+	}
+	return 0;
+}
+
+static int put_string(struct rec_writer *w, size_t i)
+{
+	const struct str_ref *s = &w->strs[i];
+
+	return put_str(&w->block, (const char *)w->names.data + s->off, s->len);
+}
+
+static int put_frame(struct rec_writer *w, size_t i)
+{
+	const struct rec_frame *f = &w->frames[i];
+
+	if (buf_reserve(&w->block, MIN_FRAME))
+		return -ENOMEM;
+	put_u8(&w->block, f->kind);
+	put_u32(&w->block, f->module);
+	put_u32(&w->block, f->name);
+	put_u64(&w->block, f->offset);
+	return 0;
+}
+
+static int put_thread(struct rec_writer *w, size_t i)
+{
+	const struct rec_thread *t = &w->threads[i];
+
+	if (buf_reserve(&w->block, MIN_THREAD))
+		return -ENOMEM;
+	put_u32(&w->block, t->pid);
+	put_u32(&w->block, t->tid);
+	put_u32(&w->block, t->ppid);
+	put_u32(&w->block, t->comm);
+	return 0;
+}
+
+static int write_threads(struct rec_writer *w)
+{
+	size_t done = 0;
+	int err;
+
+	err = write_range(w, REC_THREADS, &done, w->nthreads, put_thread);
+	if (err)
+		return err;
+	w->nthreads = 0;
+	return 0;
+}
+
+static int write_lines(struct rec_writer *w)
+{
+	int err;
+
+	if (!w->nlines)
+		return 0;
+	err = write_block(w, REC_LINES, &w->lines, w->nlines);
+	if (err)
+		return err;
+	w->lines.len = 0;
+	w->nlines = 0;
+	return 0;
+}
+
+static int write_samples(struct rec_writer *w)
+{
+	int err;
+
+	if (!w->nsamples)
+		return 0;
+	err = write_block(w, REC_SAMPLES, &w->samples, w->nsamples);
+	if (err)
+		return err;
+	w->samples.len = 0;
+	w->nsamples = 0;
+	return 0;
+}
+
+int rec_writer__flush(struct rec_writer *w)
+{
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	err = write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
+	if (!err)
+		err = write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
+	if (!err)
+		err = write_lines(w);
+	if (!err)
+		err = write_threads(w);
+	if (!err)
+		err = write_samples(w);
+	return err;
+}
+
+/* Move path to path.old. 0 or -errno. */
+static int keep_old(const char *path)
+{
+	size_t len = strlen(path);
+	char *old = malloc(len + sizeof(".old"));
+	int err = 0;
+
+	if (!old)
+		return -ENOMEM;
+	memcpy(old, path, len);
+	memcpy(old + len, ".old", sizeof(".old"));
+	if (rename(path, old))
+		err = -errno;
+	free(old);
+	return err;
+}
+
+/* A device or FIFO that is already there (/dev/full, a pipe to a reader) is written as it is,
+ * but never a file reached by a race after the lstat(). */
+static int open_existing(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (!fstat(fd, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return fd;
+	close(fd);
+	return -EEXIST;
+}
+
+/*
+ * Never write through what is at path: a symlink planted there (a perch.data in a sticky /tmp,
+ * say) would send the recording onto its target. A file or link already there is kept as
+ * path.old (perf's way) and the recording is a new file, 0600. Returns the descriptor or -errno.
+ */
+static int open_new(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!lstat(path, &st)) {
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return open_existing(path);
+		fd = keep_old(path);
+		if (fd)
+			return fd;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+static int writer_init(struct rec_writer *w, const char *path)
+{
+	uint8_t hdr[FILE_HDR_SIZE];
+	int err;
+
+	err = vec_grow(&w->strs, &w->cap_strs, 1, sizeof(*w->strs), 16);
+	if (err)
+		return err;
+	w->strs[0] = (struct str_ref){0, 0};
+	w->nstrs = w->strs_done = 1;
+	w->fd = open_new(path);
+	if (w->fd < 0)
+		return w->fd;
+	memcpy(hdr, PERCH_FILE_MAGIC, 8);
+	le32_put(hdr + 8, PERCH_FILE_VERSION);
+	le32_put(hdr + 12, FILE_HDR_SIZE);
+	err = write_all(w->fd, hdr, sizeof(hdr));
+	if (err)
+		return err;
+	w->size = sizeof(hdr);
+	return 0;
+}
+
+static void writer_free(struct rec_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->names.data);
+	free(w->strs);
+	free(w->frames);
+	free(w->threads);
+	free(w->samples.data);
+	free(w->lines.data);
+	free(w->block.data);
+	idxtab__clear(&w->str_tab);
+	idxtab__clear(&w->frame_tab);
+	for (size_t i = 0; i < w->nstats; i++)
+		free(w->stats[i].key);
+	free(w->stats);
+	free(w);
+}
+
+struct rec_writer *rec_writer__open(const char *path)
+{
+	struct rec_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->fd = -1;
+	err = writer_init(w, path);
+	if (err)
+		goto err_out;
+	return w;
+err_out:
+	writer_free(w);
+	errno = -err;
+	return NULL;
+}
+
+int rec_writer__close(struct rec_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = rec_writer__flush(w);
+	if (close(w->fd) && !err)
+		err = -errno;
+	w->fd = -1;
+	writer_free(w);
+	return err;
+}
+
+static bool str_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct rec_writer *w = ctx;
+	const struct str_key *k = key;
+	const struct str_ref *s = &w->strs[idx];
+
+	return s->len == k->len && !memcmp(w->names.data + s->off, k->s, k->len);
+}
+
+/* Also 0 (errno E2BIG) for a string over MAX_STRING: no symbol name comes near it. */
+uint32_t rec_writer__string(struct rec_writer *w, const char *s)
+{
+	struct str_key key = {s, s ? strlen(s) : 0};
+	uint32_t hash = hash_bytes(key.s, key.len);
+	struct idxtab_slot *slot;
+
+	if (!w || !key.len)
+		return 0;
+	if (key.len > MAX_STRING || w->nstrs >= UINT32_MAX) {
+		errno = E2BIG;
+		return 0;
+	}
+	if (idxtab__reserve(&w->str_tab))
+		goto err_nomem;
+	slot = idxtab__find(&w->str_tab, hash, str_eq, w, &key);
+	if (slot->idx1)
+		return slot->idx1 - 1;
+	if (vec_grow(&w->strs, &w->cap_strs, w->nstrs + 1, sizeof(*w->strs), 16) ||
+	    buf_reserve(&w->names, key.len))
+		goto err_nomem;
+	w->strs[w->nstrs] = (struct str_ref){w->names.len, key.len};
+	put_bytes(&w->names, key.s, key.len);
+	idxtab__set(&w->str_tab, slot, w->nstrs, hash);
+	return w->nstrs++;
+err_nomem:
+	errno = ENOMEM;
+	return 0;
+}
+
+static bool frame_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	const struct rec_frame *a = &((const struct rec_writer *)ctx)->frames[idx];
+	const struct rec_frame *b = key;
+
+	return a->kind == b->kind && a->module == b->module && a->name == b->name &&
+	       a->offset == b->offset;
+}
+
+/* Also UINT32_MAX (errno EINVAL) for an unknown kind or an undefined string id. */
+uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, uint32_t name,
+			   uint64_t offset)
+{
+	struct rec_frame f = {.kind = kind, .module = module, .name = name, .offset = offset};
+	uint32_t hash = hash_frame(&f);
+	struct idxtab_slot *slot;
+
+	if (!w || kind > REC_FRAME_REGION || module >= w->nstrs || name >= w->nstrs) {
+		errno = EINVAL;
+		return UINT32_MAX;
+	}
+	if (w->nframes >= UINT32_MAX - 1 || idxtab__reserve(&w->frame_tab))
+		goto err_nomem;
+	slot = idxtab__find(&w->frame_tab, hash, frame_eq, w, &f);
+	if (slot->idx1)
+		return slot->idx1 - 1;
+	if (vec_grow(&w->frames, &w->cap_frames, w->nframes + 1, sizeof(f), 16))
+		goto err_nomem;
+	w->frames[w->nframes] = f;
+	idxtab__set(&w->frame_tab, slot, w->nframes, hash);
+	return w->nframes++;
+err_nomem:
+	errno = ENOMEM;
+	return UINT32_MAX;
+}
+
+int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_line *lines,
+		      uint32_t n)
+{
+	struct buf *b = w ? &w->lines : NULL;
+
+	if (!w || frame >= w->nframes || n > MAX_LINES || (n && !lines))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	for (uint32_t i = 0; i < n; i++) {
+		if (lines[i].function >= w->nstrs || lines[i].file >= w->nstrs)
+			return -EINVAL;
+	}
+	if (!b->len && block_start(b))
+		return -ENOMEM;
+	if (buf_reserve(b, MIN_LINES + (size_t)n * LINE_SIZE))
+		return -ENOMEM;
+	put_u32(b, frame);
+	put_u32(b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		put_u32(b, lines[i].function);
+		put_u32(b, lines[i].file);
+		put_u32(b, lines[i].line);
+	}
+	w->nlines++;
+	if (b->len >= CHUNK)
+		return rec_writer__flush(w);
+	return 0;
+}
+
+int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t ppid,
+		       uint32_t comm)
+{
+	if (!w || comm >= w->nstrs)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (vec_grow(&w->threads, &w->cap_threads, w->nthreads + 1, sizeof(*w->threads), 16))
+		return -ENOMEM;
+	w->threads[w->nthreads++] = (struct rec_thread){pid, tid, ppid, comm};
+	return 0;
+}
+
+static int check_stack(const struct rec_writer *w, const uint32_t *frames, uint32_t nframes)
+{
+	if (nframes > MAX_STACK || (nframes && !frames))
+		return -EINVAL;
+	for (uint32_t i = 0; i < nframes; i++) {
+		if (frames[i] >= w->nframes)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
+		       uint32_t flags, const uint32_t *frames, uint32_t nframes)
+{
+	return rec_writer__sample_named(w, pid, tid, 0, count, flags, frames, nframes);
+}
+
+int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t comm,
+			     uint64_t count, uint32_t flags, const uint32_t *frames,
+			     uint32_t nframes)
+{
+	struct buf *b = w ? &w->samples : NULL;
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (comm >= w->nstrs)
+		return -EINVAL;
+	err = check_stack(w, frames, nframes);
+	if (err)
+		return err;
+	if (!b->len && block_start(b))
+		return -ENOMEM;
+	if (buf_reserve(b, MIN_SAMPLE + (size_t)nframes * 4))
+		return -ENOMEM;
+	put_u32(b, pid);
+	put_u32(b, tid);
+	put_u64(b, count);
+	put_u32(b, flags);
+	put_u32(b, comm);
+	put_u32(b, nframes);
+	for (uint32_t i = 0; i < nframes; i++)
+		put_u32(b, frames[i]);
+	w->nsamples++;
+	if (b->len >= CHUNK)
+		return rec_writer__flush(w);
+	return 0;
+}
+
+static int put_kv(struct buf *b, const struct rec_kv *kv, bool with_str)
+{
+	const char *key = kv->key ? kv->key : "";
+	const char *str = kv->str ? kv->str : "";
+	int err;
+
+	err = put_str(b, key, strlen(key));
+	if (err)
+		return err;
+	if (with_str)
+		return put_str(b, str, strlen(str));
+	if (buf_reserve(b, 8))
+		return -ENOMEM;
+	put_u64(b, kv->value);
+	return 0;
+}
+
+static int write_kv(struct rec_writer *w, uint32_t type, const struct rec_kv *kv, size_t n,
+		    bool with_str)
+{
+	int err;
+
+	if (!w || (n && !kv))
+		return -EINVAL;
+	err = rec_writer__flush(w);
+	if (!err)
+		err = block_start(&w->block);
+	for (size_t i = 0; !err && i < n; i++)
+		err = put_kv(&w->block, &kv[i], with_str);
+	if (!err)
+		err = write_block(w, type, &w->block, n);
+	return err;
+}
+
+int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n)
+{
+	return write_kv(w, REC_META, kv, n, true);
+}
+
+/* The counter named key as the last STATS block wrote it, or NULL. */
+static struct rec_kv *written_stat(struct rec_writer *w, const char *key)
+{
+	for (size_t i = 0; i < w->nstats; i++)
+		if (!strcmp(w->stats[i].key, key))
+			return &w->stats[i];
+	return NULL;
+}
+
+static int remember_stat(struct rec_writer *w, const struct rec_kv *kv)
+{
+	struct rec_kv *old = written_stat(w, kv->key);
+	char *key;
+
+	if (old) {
+		old->value = kv->value;
+		return 0;
+	}
+	key = strdup(kv->key);
+	if (!key || vec_grow(&w->stats, &w->cap_stats, w->nstats + 1, sizeof(*w->stats), 32)) {
+		free(key);
+		return -ENOMEM;
+	}
+	w->stats[w->nstats++] = (struct rec_kv){.key = key, .value = kv->value};
+	return 0;
+}
+
+/* Only the counters that changed since the last STATS block, and no block when none did, so an
+ * idle recording stays small; the loader keeps each counter's last value. */
+int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n)
+{
+	struct rec_kv *changed;
+	size_t nchanged = 0;
+	int err = 0;
+
+	if (!w || (n && !kv))
+		return -EINVAL;
+	changed = calloc(n ? n : 1, sizeof(*changed));
+	if (!changed)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_kv *old = written_stat(w, kv[i].key);
+
+		if (!old || old->value != kv[i].value)
+			changed[nchanged++] = kv[i];
+	}
+	if (nchanged)
+		err = write_kv(w, REC_STATS, changed, nchanged, false);
+	for (size_t i = 0; !err && i < nchanged; i++)
+		err = remember_stat(w, &changed[i]);
+	free(changed);
+	return err;
+}
+
+int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n)
+{
+	return write_kv(w, REC_END, kv, n, false);
+}
+
+static void put_rthread(struct buf *b, const struct rec_region_thread *t)
+{
+	put_u32(b, t->pid);
+	put_u32(b, t->tid);
+	put_u64(b, t->mismatches);
+	put_u32(b, t->nnodes);
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct rec_region_node *n = &t->nodes[i];
+
+		put_u32(b, n->name);
+		put_u32(b, n->parent);
+		put_u64(b, n->calls);
+		put_u64(b, n->total_ns);
+		put_u64(b, n->self_ns);
+		put_u64(b, n->min_ns);
+		put_u64(b, n->max_ns);
+		put_u64(b, n->size_sum);
+		put_u64(b, n->untimed);
+		put_u32(b, n->open);
+		put_u64(b, n->sum_ns);
+	}
+}
+
+int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n)
+{
+	size_t bytes = 0;
+	int err;
+
+	if (!w || (n && !t) || n > UINT32_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].nnodes || !t[i].nodes || t[i].nnodes > (MAX_BLOCK / RNODE_SIZE))
+			return -EINVAL;
+		for (uint32_t j = 0; j < t[i].nnodes; j++) {
+			if (!codec_rnode_ok(&t[i].nodes[j], j, w->nstrs))
+				return -EINVAL;
+		}
+		bytes += MIN_RTHREAD + (size_t)t[i].nnodes * RNODE_SIZE;
+	}
+	if (bytes + 4 > MAX_BLOCK)
+		return -EFBIG;
+	err = rec_writer__flush(w);
+	if (!err)
+		err = block_start(&w->block);
+	if (!err && buf_reserve(&w->block, bytes))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++)
+		put_rthread(&w->block, &t[i]);
+	if (!err)
+		err = write_block(w, REC_REGIONS, &w->block, n);
+	return err;
+}
+
+uint64_t rec_writer__size(const struct rec_writer *w)
+{
+	return w ? w->size : 0;
+}
