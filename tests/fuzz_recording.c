@@ -23,9 +23,16 @@ static void check_ids(const struct recording *r)
 	for (size_t i = 0; i < r->nthreads; i++)
 		fuzz_check(r->threads[i].comm < r->nstrings);
 	for (size_t i = 0; i < r->nsamples; i++) {
-		for (uint32_t j = 0; j < r->samples[i].nframes; j++)
-			fuzz_check(r->samples[i].frames[j] < r->nframes);
+		const struct rec_sample *s = &r->samples[i];
+
+		for (uint32_t j = 0; j < s->nframes; j++)
+			fuzz_check(s->frames[j] < r->nframes &&
+				   r->frames[s->frames[j]].kind != REC_FRAME_REGION);
+		for (uint32_t j = 0; j < s->nregions; j++)
+			fuzz_check(s->regions[j] && s->regions[j] < r->nstrings);
 	}
+	for (size_t i = 0; i < r->nregion_names; i++)
+		fuzz_check(r->region_names[i] && r->region_names[i] < r->nstrings);
 }
 
 /* REGIONS: node 0 is the root (name 0), every other names a string and has an earlier parent. */

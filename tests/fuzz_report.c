@@ -24,14 +24,10 @@ static FILE *sink(void)
 	return out;
 }
 
-/* A region the recording names (its first region frame), as --region=NAME would give. */
+/* A region the recording names (its first), as --region=NAME would give. */
 static const char *some_region(const struct recording *r)
 {
-	for (size_t i = 0; i < r->nframes; i++) {
-		if (r->frames[i].kind == REC_FRAME_REGION)
-			return recording__string(r, r->frames[i].name);
-	}
-	return NULL;
+	return r->nregion_names ? recording__string(r, r->region_names[0]) : NULL;
 }
 
 static void print_as(const struct recording *r, enum report_format format, bool lines,

@@ -1442,7 +1442,8 @@ static void load_bad_regions_block_is_ebadmsg_keeping_earlier_blocks(void **stat
 	}
 }
 
-/* Region frames (kind 2) come back as written, at the root of the sample, before user frames. */
+/* Region frames (kind 2) come back as written in the frame table; a sample's region frames come
+ * back as its regions (their names, outermost first), apart from its function frames. */
 static void region_frames_round_trip(void **state)
 {
 	const char *path = tmp_path("rframes.data");
@@ -1470,7 +1471,54 @@ static void region_frames_round_trip(void **state)
 	assert_frame(r, rstep, REC_FRAME_REGION, "", "step", 0);
 	assert_frame(r, fmain, REC_FRAME_USER, "/bin/app", "main", 0x10);
 	assert_int_equal(r->nsamples, 1);
-	assert_sample(&r->samples[0], 3, 4, 9, 0, frames, 3);
+	assert_sample(&r->samples[0], 3, 4, 9, 0, &fmain, 1);
+	assert_int_equal(r->samples[0].nregions, 2);
+	assert_string_equal(recording__string(r, r->samples[0].regions[0]), "solve");
+	assert_string_equal(recording__string(r, r->samples[0].regions[1]), "step");
+	recording__free(r);
+}
+
+/* What a sample carries as regions is written as region frames at the root of its stack: the
+ * bytes a writer of region frames wrote (format versions 2 and 3), so either loads the same. */
+static void sample_regions_are_stored_as_region_frames(void **state)
+{
+	const char *path = tmp_path("rfield.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+	uint32_t mod, names[3], fmain, fwork, frames[2];
+	struct rec_sample in = {.pid = 5, .tid = 6, .count = 3, .flags = REC_SAMPLE_TRUNCATED};
+
+	(void)state;
+	assert_non_null(w);
+	mod = rec_writer__string(w, "/bin/app");
+	names[0] = rec_writer__string(w, "solve");
+	names[1] = rec_writer__string(w, "step");
+	names[2] = names[0]; /* recursion: the same name twice */
+	fmain = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x10);
+	fwork = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "work"), 0x20);
+	frames[0] = fmain;
+	frames[1] = fwork;
+	in.regions = names;
+	in.nregions = 3;
+	in.frames = frames;
+	in.nframes = 2;
+	assert_int_equal(rec_writer__add_sample(w, &in), 0);
+	names[1] = 0; /* a region named nothing: refused */
+	assert_int_equal(rec_writer__add_sample(w, &in), -EINVAL);
+	names[1] = 99;
+	assert_int_equal(rec_writer__add_sample(w, &in), -EINVAL);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	assert_sample(&r->samples[0], 5, 6, 3, REC_SAMPLE_TRUNCATED, frames, 2);
+	assert_int_equal(r->samples[0].nregions, 3);
+	assert_string_equal(recording__string(r, r->samples[0].regions[0]), "solve");
+	assert_string_equal(recording__string(r, r->samples[0].regions[1]), "step");
+	assert_string_equal(recording__string(r, r->samples[0].regions[2]), "solve");
+	/* On disk: two region frames, after the function frames that were defined first. */
+	assert_int_equal(r->nframes, 4);
+	assert_frame(r, 2, REC_FRAME_REGION, "", "solve", 0);
+	assert_frame(r, 3, REC_FRAME_REGION, "", "step", 0);
 	recording__free(r);
 }
 
@@ -1514,6 +1562,7 @@ int main(void)
 		cmocka_unit_test(writer_rejects_bad_region_trees),
 		cmocka_unit_test(load_bad_regions_block_is_ebadmsg_keeping_earlier_blocks),
 		cmocka_unit_test(region_frames_round_trip),
+		cmocka_unit_test(sample_regions_are_stored_as_region_frames),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

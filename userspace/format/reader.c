@@ -33,20 +33,21 @@ struct loaded {
 	/* First member, so that a struct recording * is a struct loaded *. */
 	struct recording r;
 	struct arena_chunk *arena; /* every string, key and META value */
-	uint32_t *pool;		   /* the frame ids of every sample, back to back */
+	uint32_t *pool;		   /* every sample's regions and frames, back to back */
 	size_t npool, cap_pool;
 	struct rec_line *lines; /* every frame's inline chain, back to back */
 	size_t nlines, cap_lines;
 	size_t *line_off; /* per frame: where its chain starts in lines (with rec_frame.nlines) */
 	size_t cap_line_off;
 	size_t cap_strings, cap_frames, cap_threads, cap_samples, cap_rthreads, cap_stats;
+	size_t cap_region_names;
 	struct u64map thread_tab;  /* pid << 32 | tid -> index in r.threads, while loading */
 	struct u64map rthread_tab; /* pid << 32 | tid -> index in r.rthreads, while loading */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
 struct mark {
-	size_t nstrings, nframes, nsamples, npool;
+	size_t nstrings, nframes, nsamples, npool, nregion_names;
 };
 
 static char *arena_strndup(struct loaded *L, const uint8_t *s, size_t len)
@@ -112,9 +113,17 @@ static int parse_frames(struct loaded *L, struct cur *c)
 	if (vec_grow(&r->frames, &L->cap_frames, r->nframes + n, sizeof(*r->frames), 16))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
+		const struct rec_frame *f = &r->frames[r->nframes];
+
 		if (!read_frame(c, r, &r->frames[r->nframes]))
 			return -EBADMSG;
 		r->nframes++;
+		if (f->kind != REC_FRAME_REGION || !f->name)
+			continue;
+		if (vec_grow(&r->region_names, &L->cap_region_names, r->nregion_names + 1,
+			     sizeof(*r->region_names), 16))
+			return -ENOMEM;
+		r->region_names[r->nregion_names++] = f->name;
 	}
 	return c->left ? -EBADMSG : 0;
 }
@@ -171,19 +180,45 @@ static int parse_threads(struct loaded *L, struct cur *c)
 	return err;
 }
 
-static int read_stack(struct loaded *L, struct cur *c, uint32_t nframes)
+/* A frame of a stack, taken apart: a region frame's name (0 for one named 0: dropped), or
+ * UINT32_MAX for a function frame. */
+static uint32_t region_of(const struct recording *r, uint32_t id)
 {
-	uint32_t id;
+	const struct rec_frame *f = &r->frames[id];
 
-	if (nframes > c->left / 4)
+	return f->kind == REC_FRAME_REGION ? f->name : UINT32_MAX;
+}
+
+/* The stack of s, n frame ids on disk, into the pool: the names of its region frames first (its
+ * regions, in their order), then its function frames. */
+static int read_stack(struct loaded *L, struct cur *c, struct rec_sample *s, uint32_t n)
+{
+	struct cur check = *c;
+	uint32_t id = 0, reg, *regions, *frames;
+
+	s->nregions = s->nframes = 0;
+	if (n > c->left / 4)
 		return -EBADMSG;
-	if (vec_grow(&L->pool, &L->cap_pool, L->npool + nframes, sizeof(*L->pool), 16))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < nframes; i++) {
-		if (!cur_u32(c, &id) || id >= L->r.nframes)
+	for (uint32_t i = 0; i < n; i++) {
+		if (!cur_u32(&check, &id) || id >= L->r.nframes)
 			return -EBADMSG;
-		L->pool[L->npool++] = id;
+		reg = region_of(&L->r, id);
+		s->nregions += reg && reg != UINT32_MAX;
+		s->nframes += reg == UINT32_MAX;
 	}
+	if (vec_grow(&L->pool, &L->cap_pool, L->npool + n, sizeof(*L->pool), 16))
+		return -ENOMEM;
+	regions = L->pool + L->npool;
+	frames = regions + s->nregions;
+	for (uint32_t i = 0; i < n; i++) {
+		cur_u32(c, &id);
+		reg = region_of(&L->r, id);
+		if (reg == UINT32_MAX)
+			*frames++ = id;
+		else if (reg)
+			*regions++ = reg;
+	}
+	L->npool += s->nregions + s->nframes;
 	return 0;
 }
 
@@ -192,7 +227,7 @@ static int parse_samples(struct loaded *L, struct cur *c)
 {
 	struct recording *r = &L->r;
 	struct rec_sample *s;
-	uint32_t n;
+	uint32_t n, nstack;
 	int err;
 
 	bool named = r->version >= 3;
@@ -203,13 +238,12 @@ static int parse_samples(struct loaded *L, struct cur *c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		s = &r->samples[r->nsamples];
-		s->frames = NULL;
-		s->comm = 0;
+		*s = (struct rec_sample){0};
 		if (!cur_u32(c, &s->pid) || !cur_u32(c, &s->tid) || !cur_u64(c, &s->count) ||
 		    !cur_u32(c, &s->flags) || (named && !cur_u32(c, &s->comm)) ||
-		    s->comm >= r->nstrings || !cur_u32(c, &s->nframes))
+		    s->comm >= r->nstrings || !cur_u32(c, &nstack))
 			return -EBADMSG;
-		err = read_stack(L, c, s->nframes);
+		err = read_stack(L, c, s, nstack);
 		if (err)
 			return err;
 		r->nsamples++;
@@ -433,7 +467,7 @@ static const parse_fn parsers[] = {
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
 {
-	struct mark m = {L->r.nstrings, L->r.nframes, L->r.nsamples, L->npool};
+	struct mark m = {L->r.nstrings, L->r.nframes, L->r.nsamples, L->npool, L->r.nregion_names};
 	struct cur c = {p, len};
 	int err;
 
@@ -445,6 +479,7 @@ static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_
 		L->r.nframes = m.nframes;
 		L->r.nsamples = m.nsamples;
 		L->npool = m.npool;
+		L->r.nregion_names = m.nregion_names;
 	}
 	return err;
 }
@@ -524,14 +559,17 @@ static int load_blocks(struct loaded *L, struct src *s)
 	return 0;
 }
 
-/* Point every sample at its frames, now that the pool has its final address. */
+/* Point every sample at its regions and frames, now that the pool has its final address. */
 static void finish(struct loaded *L)
 {
 	size_t off = 0;
 
 	for (size_t i = 0; i < L->r.nsamples; i++) {
-		L->r.samples[i].frames = L->pool ? L->pool + off : NULL;
-		off += L->r.samples[i].nframes;
+		struct rec_sample *s = &L->r.samples[i];
+
+		s->regions = L->pool ? L->pool + off : NULL;
+		s->frames = L->pool ? L->pool + off + s->nregions : NULL;
+		off += s->nregions + s->nframes;
 	}
 	for (size_t i = 0; i < L->r.nframes; i++)
 		L->r.frames[i].lines = L->r.frames[i].nlines ? L->lines + L->line_off[i] : NULL;
@@ -643,6 +681,7 @@ void recording__free(struct recording *r)
 	free(r->meta);
 	free(r->strings);
 	free(r->frames);
+	free(r->region_names);
 	free(r->threads);
 	free(r->samples);
 	free(r->stats);

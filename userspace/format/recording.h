@@ -24,10 +24,12 @@
  *                    region: 0, module 0, name = the region's name)
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
  *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 comm, u32 nframes,
- *            nframes x u32 frame id, root first; the thread's open regions, outermost first, come
- *            before the user frames: a region frame is always above every function frame); comm:
- *            string id of the thread's name when the sample was taken (0 unknown; version 3 on,
- *            absent before)
+ *            nframes x u32 frame id, root first); comm: string id of the thread's name when the
+ *            sample was taken (0 unknown; version 3 on, absent before). The thread's open regions
+ *            (rec_sample.regions) are stored in the frame list: one region frame (kind 2, named
+ *            by the region) each, outermost first, before the function frames. The reader takes
+ *            them out again, wherever they stand, into rec_sample.regions (a region frame named
+ *            0 is dropped), so no reader of a loaded recording sees a region frame in a stack.
  *   LINES    u32 n, n x (u32 frame id, u32 k, k x (u32 function, u32 file, u32 line))
  *            source lines and inline chain of a frame, innermost first (addr2line -f -i order):
  *            the function the address is in with the address's file:line, then each function
@@ -102,13 +104,17 @@ struct rec_thread {
 	uint32_t comm; /* string id */
 };
 
+/* A sample as the writer takes it and the reader gives it back; loaded, the arrays point into
+ * the recording. */
 struct rec_sample {
 	uint32_t pid, tid;
 	uint64_t count;
 	uint32_t flags;
 	uint32_t comm; /* string id of the thread's name when taken; 0: see THREADS */
+	uint32_t nregions;
+	const uint32_t *regions; /* string ids of the open regions' names, outermost first */
 	uint32_t nframes;
-	const uint32_t *frames; /* root first; points into the recording */
+	const uint32_t *frames; /* function frame ids (user, kernel), root first */
 };
 
 /* One node of a thread's region tree (see REGIONS); times in nanoseconds. */
@@ -142,6 +148,8 @@ struct recording {
 	size_t nstrings;
 	struct rec_frame *frames;
 	size_t nframes;
+	uint32_t *region_names; /* every region named in the frames (string ids), sampled or not */
+	size_t nregion_names;
 	struct rec_thread *threads;
 	size_t nthreads;
 	struct rec_sample *samples;
@@ -199,9 +207,13 @@ int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_lin
 		      uint32_t n);
 int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t ppid,
 		       uint32_t comm);
+/* A sample (see SAMPLES for how its regions are stored). -EINVAL for an undefined frame or
+ * string id, a region named 0, or more than 65536 frames and regions together. */
+int rec_writer__add_sample(struct rec_writer *w, const struct rec_sample *s);
+/* The same with no regions, and with no thread name (rec_writer__sample) or one (_named).
+ * Frames are written as given: region frames among them load as the sample's regions. */
 int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
 		       uint32_t flags, const uint32_t *frames, uint32_t nframes);
-/* The same with the thread's name when the sample was taken (a string id; 0 when unknown). */
 int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t comm,
 			     uint64_t count, uint32_t flags, const uint32_t *frames,
 			     uint32_t nframes);

@@ -57,7 +57,9 @@ struct rec_writer {
 	uint32_t nsamples;
 	struct buf lines; /* the pending LINES block, header and count included */
 	uint32_t nlines;
-	struct buf block; /* the block being built; reused */
+	struct buf block;  /* the block being built; reused */
+	uint32_t *rframes; /* one sample's region frames; reused */
+	size_t cap_rframes;
 	struct idxtab str_tab, frame_tab;
 	struct rec_kv *stats; /* every counter as the last STATS blocks wrote it (keys copied) */
 	size_t nstats, cap_stats;
@@ -314,6 +316,7 @@ static void writer_free(struct rec_writer *w)
 	free(w->samples.data);
 	free(w->lines.data);
 	free(w->block.data);
+	free(w->rframes);
 	idxtab__clear(&w->str_tab);
 	idxtab__clear(&w->frame_tab);
 	for (size_t i = 0; i < w->nstats; i++)
@@ -473,14 +476,66 @@ int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_
 	return 0;
 }
 
-static int check_stack(const struct rec_writer *w, const uint32_t *frames, uint32_t nframes)
+static int check_sample(const struct rec_writer *w, const struct rec_sample *s)
 {
-	if (nframes > MAX_STACK || (nframes && !frames))
+	if (s->comm >= w->nstrs || s->nframes > MAX_STACK || s->nregions > MAX_STACK - s->nframes ||
+	    (s->nframes && !s->frames) || (s->nregions && !s->regions))
 		return -EINVAL;
-	for (uint32_t i = 0; i < nframes; i++) {
-		if (frames[i] >= w->nframes)
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		if (s->frames[i] >= w->nframes)
 			return -EINVAL;
 	}
+	for (uint32_t i = 0; i < s->nregions; i++) {
+		if (!s->regions[i] || s->regions[i] >= w->nstrs)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The region frames that store s's regions (SAMPLES), in w->rframes. */
+static int region_frames(struct rec_writer *w, const struct rec_sample *s)
+{
+	if (vec_grow(&w->rframes, &w->cap_rframes, s->nregions, sizeof(*w->rframes), 16))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nregions; i++) {
+		w->rframes[i] = rec_writer__frame(w, REC_FRAME_REGION, 0, s->regions[i], 0);
+		if (w->rframes[i] == UINT32_MAX)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int rec_writer__add_sample(struct rec_writer *w, const struct rec_sample *s)
+{
+	struct buf *b = w ? &w->samples : NULL;
+	int err;
+
+	if (!w || !s)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	err = check_sample(w, s);
+	if (!err)
+		err = region_frames(w, s);
+	if (err)
+		return err;
+	if (!b->len && block_start(b))
+		return -ENOMEM;
+	if (buf_reserve(b, MIN_SAMPLE + ((size_t)s->nregions + s->nframes) * 4))
+		return -ENOMEM;
+	put_u32(b, s->pid);
+	put_u32(b, s->tid);
+	put_u64(b, s->count);
+	put_u32(b, s->flags);
+	put_u32(b, s->comm);
+	put_u32(b, s->nregions + s->nframes);
+	for (uint32_t i = 0; i < s->nregions; i++)
+		put_u32(b, w->rframes[i]);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		put_u32(b, s->frames[i]);
+	w->nsamples++;
+	if (b->len >= CHUNK)
+		return rec_writer__flush(w);
 	return 0;
 }
 
@@ -494,34 +549,15 @@ int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, u
 			     uint64_t count, uint32_t flags, const uint32_t *frames,
 			     uint32_t nframes)
 {
-	struct buf *b = w ? &w->samples : NULL;
-	int err;
+	struct rec_sample s = {.pid = pid,
+			       .tid = tid,
+			       .count = count,
+			       .flags = flags,
+			       .comm = comm,
+			       .nframes = nframes,
+			       .frames = frames};
 
-	if (!w)
-		return -EINVAL;
-	if (w->err)
-		return w->err;
-	if (comm >= w->nstrs)
-		return -EINVAL;
-	err = check_stack(w, frames, nframes);
-	if (err)
-		return err;
-	if (!b->len && block_start(b))
-		return -ENOMEM;
-	if (buf_reserve(b, MIN_SAMPLE + (size_t)nframes * 4))
-		return -ENOMEM;
-	put_u32(b, pid);
-	put_u32(b, tid);
-	put_u64(b, count);
-	put_u32(b, flags);
-	put_u32(b, comm);
-	put_u32(b, nframes);
-	for (uint32_t i = 0; i < nframes; i++)
-		put_u32(b, frames[i]);
-	w->nsamples++;
-	if (b->len >= CHUNK)
-		return rec_writer__flush(w);
-	return 0;
+	return rec_writer__add_sample(w, &s);
 }
 
 static int put_kv(struct buf *b, const struct rec_kv *kv, bool with_str)

@@ -2,9 +2,8 @@
 /*
  * Builds the profile model from a loaded recording: maps every frame to the functions it stands
  * for (its inline chain, outermost first; same module and display name: one function) and
- * inserts every sample's expanded stack into a bounded path tree. Region frames stand for no
- * function: they become the sample's region stack, and with a region filter only the samples
- * whose region stack holds the name go into the tree.
+ * inserts every sample's expanded stack into a bounded path tree. With a region filter only the
+ * samples whose region stack (rec_sample.regions) holds the name go into the tree.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,14 +30,10 @@ struct profile {
 	size_t nslots;
 	uint32_t *labels; /* every frame's functions, back to back */
 	size_t nlabels, cap_labels;
-	size_t *frame_off;	/* frame id -> first label */
-	uint32_t *frame_count;	/* frame id -> number of labels (0: a region frame) */
-	uint32_t *frame_region; /* frame id -> region name string id (0: a function frame) */
-	bool *frame_match;	/* frame id -> a region frame the filter asks for */
-	uint32_t *rnames;	/* every sample's region stack, back to back */
-	size_t nrnames, cap_rnames;
-	size_t *sample_roff; /* sample -> first of its region names; [nsamples] = nrnames */
-	bool *kept;	     /* sample -> inserted into the tree */
+	size_t *frame_off;     /* frame id -> first label */
+	uint32_t *frame_count; /* frame id -> number of labels (0: a region frame, no function) */
+	bool *region_match;    /* string id -> the name the region filter asks for */
+	bool *kept;	       /* sample -> inserted into the tree */
 };
 
 static const char *base_name(const char *path)
@@ -161,12 +156,8 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	int err = 0;
 
 	p->frame_off[i] = p->nlabels;
-	if (f->kind == REC_FRAME_REGION) {
-		p->frame_region[i] = f->name;
-		p->frame_match[i] =
-			p->o.region && !strcmp(recording__string(r, f->name), p->o.region);
-		return 0;
-	}
+	if (f->kind == REC_FRAME_REGION)
+		return 0; /* only in the file: samples carry their regions apart (recording.h) */
 	/* Stored innermost first; the tree wants the out-of-line function first. */
 	for (uint32_t k = n; k-- > 0 && !err;) {
 		char *name = line_name(p, r, f, &lines[k]);
@@ -177,23 +168,27 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	return err;
 }
 
-/* Note the sample's region stack and whether the filter keeps it. 0 or -ENOMEM. */
-static int note_regions(struct profile *p, const struct rec_sample *s, size_t i)
+/* Whether the region filter keeps the sample: no filter, or a region of it has the name. */
+static bool keep_sample(const struct profile *p, const struct rec_sample *s)
 {
-	bool match = false;
-
-	p->sample_roff[i] = p->nrnames;
-	for (uint32_t j = 0; j < s->nframes; j++) {
-		uint32_t fr = s->frames[j];
-
-		if (!p->frame_region[fr])
-			continue;
-		if (vec_grow(&p->rnames, &p->cap_rnames, p->nrnames + 1, sizeof(*p->rnames), 256))
-			return -ENOMEM;
-		p->rnames[p->nrnames++] = p->frame_region[fr];
-		match |= p->frame_match[fr];
+	if (!p->o.region)
+		return true;
+	for (uint32_t j = 0; j < s->nregions; j++) {
+		if (p->region_match[s->regions[j]])
+			return true;
 	}
-	p->kept[i] = !p->o.region || match;
+	return false;
+}
+
+static int match_regions(struct profile *p, const struct recording *r)
+{
+	if (!p->o.region)
+		return 0;
+	p->region_match = calloc(r->nstrings + 1, sizeof(*p->region_match));
+	if (!p->region_match)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nstrings; i++)
+		p->region_match[i] = !strcmp(recording__string(r, i), p->o.region);
 	return 0;
 }
 
@@ -207,8 +202,8 @@ static int insert_samples(struct profile *p, const struct recording *r)
 		const struct rec_sample *s = &r->samples[i];
 		size_t n = 0;
 
-		err = note_regions(p, s, i);
-		if (err || !p->kept[i])
+		p->kept[i] = keep_sample(p, s);
+		if (!p->kept[i])
 			continue;
 		for (uint32_t j = 0; j < s->nframes; j++)
 			n += p->frame_count[s->frames[j]];
@@ -232,7 +227,6 @@ static int insert_samples(struct profile *p, const struct recording *r)
 		}
 		err = tree__insert(p->tree, labels, n, s->count);
 	}
-	p->sample_roff[r->nsamples] = p->nrnames;
 	free(labels);
 	return err;
 }
@@ -249,14 +243,10 @@ struct profile *profile__build(const struct recording *r, const struct profile_o
 	p->tree = tree__new();
 	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
 	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
-	p->frame_region = calloc(r->nframes + 1, sizeof(*p->frame_region));
-	p->frame_match = calloc(r->nframes + 1, sizeof(*p->frame_match));
-	p->sample_roff = calloc(r->nsamples + 1, sizeof(*p->sample_roff));
 	p->kept = calloc(r->nsamples + 1, sizeof(*p->kept));
-	if (!p->tree || !p->frame_off || !p->frame_count || !p->frame_region || !p->frame_match ||
-	    !p->sample_roff || !p->kept)
+	if (!p->tree || !p->frame_off || !p->frame_count || !p->kept)
 		goto err_out;
-	err = 0;
+	err = match_regions(p, r);
 	for (uint32_t i = 0; i < r->nframes && !err; i++)
 		err = map_frame(p, r, i);
 	if (!err)
@@ -281,10 +271,7 @@ void profile__free(struct profile *p)
 	free(p->labels);
 	free(p->frame_off);
 	free(p->frame_count);
-	free(p->frame_region);
-	free(p->frame_match);
-	free(p->rnames);
-	free(p->sample_roff);
+	free(p->region_match);
 	free(p->kept);
 	tree__free(p->tree);
 	free(p);
@@ -321,18 +308,7 @@ uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uin
 	return p->frame_count[frame];
 }
 
-uint32_t profile__frame_region(const struct profile *p, uint32_t frame)
-{
-	return p->frame_region[frame];
-}
-
 bool profile__sample_kept(const struct profile *p, size_t sample)
 {
 	return p->kept[sample];
-}
-
-uint32_t profile__sample_regions(const struct profile *p, size_t sample, const uint32_t **names)
-{
-	*names = p->rnames ? p->rnames + p->sample_roff[sample] : NULL; /* none anywhere */
-	return (uint32_t)(p->sample_roff[sample + 1] - p->sample_roff[sample]);
 }

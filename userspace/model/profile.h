@@ -3,8 +3,8 @@
  * The profile model built from a recording: functions (module + name, or + file:line with
  * --lines; a frame no symbol covers is its own function, shown as module+0xoffset; a frame inside
  * inlined code stands for the whole inline chain) and the bounded path tree of all samples
- * labelled by function. Region frames are not functions: they are taken off every sample's stack
- * and kept as the sample's region stack, which the region filter looks at.
+ * labelled by function. Regions are not functions: a sample carries its region stack apart
+ * (rec_sample.regions), and the region filter looks at it.
  */
 #ifndef PERCH_PROFILE_H
 #define PERCH_PROFILE_H
@@ -37,13 +37,8 @@ bool profile__func_kernel(const struct profile *p, uint32_t func);
  * and then each function inlined into it down to the one holding the address. Returns the
  * count (at least 1; 0 for a region frame); *funcs stays valid while p lives. */
 uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uint32_t **funcs);
-/* A region frame's name (string id of the recording); 0 for a function frame. */
-uint32_t profile__frame_region(const struct profile *p, uint32_t frame);
 
-/* Samples by their index in the recording: whether the region filter kept the sample (in the
- * tree), and its region stack (string ids of region names, outermost first; *names stays valid
- * while p lives). */
+/* Whether the region filter kept the sample (by its index in the recording) in the tree. */
 bool profile__sample_kept(const struct profile *p, size_t sample);
-uint32_t profile__sample_regions(const struct profile *p, size_t sample, const uint32_t **names);
 
 #endif /* PERCH_PROFILE_H */

@@ -71,12 +71,13 @@ static void note_name(struct build *b, uint32_t *ids, size_t *n, uint32_t id)
 	}
 }
 
-/* Number the names regions carry (tree nodes, region frames) in name order, equal text once. */
+/* Number the names regions carry (tree nodes; the recording's region names, which every
+ * sample's regions are among) in name order, equal text once. */
 static int number_names(struct build *b)
 {
 	const struct recording *r = b->r;
 	struct regiontab *t = b->t;
-	size_t n = 0, cap = r->nframes + 1;
+	size_t n = 0, cap = r->nregion_names + 1;
 	uint32_t *ids;
 
 	for (size_t k = 0; k < r->nrthreads; k++)
@@ -91,10 +92,8 @@ static int number_names(struct build *b)
 		for (uint32_t j = 1; j < r->rthreads[k].nnodes; j++)
 			note_name(b, ids, &n, r->rthreads[k].nodes[j].name);
 	}
-	for (size_t i = 0; i < r->nframes; i++) {
-		if (r->frames[i].kind == REC_FRAME_REGION)
-			note_name(b, ids, &n, r->frames[i].name);
-	}
+	for (size_t i = 0; i < r->nregion_names; i++)
+		note_name(b, ids, &n, r->region_names[i]);
 	qsort_r(ids, n, sizeof(*ids), by_string, (void *)r);
 	for (size_t i = 0; i < n; i++) {
 		const char *s = recording__string(r, ids[i]);
@@ -259,14 +258,10 @@ static int add_samples(struct build *b)
 	for (size_t i = 0; i < r->nsamples; i++) {
 		const struct rec_sample *s = &r->samples[i];
 
-		for (uint32_t j = 0; j < s->nframes; j++) {
-			const struct rec_frame *f = &r->frames[s->frames[j]];
+		for (uint32_t j = 0; j < s->nregions; j++) {
+			uint32_t reg = b->reg_of_str[s->regions[j]];
 			struct region_stat *st;
-			uint32_t reg;
 
-			if (f->kind != REC_FRAME_REGION || !f->name)
-				continue;
-			reg = b->reg_of_str[f->name];
 			if (stamp[reg] == i + 1)
 				continue;
 			stamp[reg] = i + 1;

@@ -98,7 +98,7 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
 	c->w = w;
 	c->max_stack = max_stack;
 	c->sym = symbolizer__new();
-	c->frames = calloc(2 * PERCH_MAX_STACK + 2 + PERCH_REGION_DEPTH, sizeof(*c->frames));
+	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
 	if (!c->sym || !c->frames) {
 		collector__free(c);
 		errno = ENOMEM;
@@ -864,6 +864,14 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	struct proc *p = get_proc(c, key->tgid);
 	struct image *img = p ? image_for(p, key->gen) : NULL;
 	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
+	struct rec_sample sample = {
+		.pid = key->tgid,
+		.tid = key->tid,
+		.count = count,
+		.nregions = nregions < PERCH_REGION_DEPTH ? nregions : PERCH_REGION_DEPTH,
+		.regions = regions,
+		.frames = c->frames,
+	};
 	bool dwarf = key->flags & PERCH_KEY_DWARF;
 	uint32_t flags = 0;
 	uint64_t hidden;
@@ -898,9 +906,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	hidden = dwarf ? 0 : hidden_caller(c, img, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
-	/* Root first: the open regions, user frames outermost to leaf, then the kernel frames. */
-	for (uint32_t i = 0; i < nregions && i < PERCH_REGION_DEPTH; i++)
-		c->frames[n++] = regions[i];
+	/* Root first: user frames outermost to leaf, then the kernel frames. */
 	for (size_t i = nu; i-- > 0;) {
 		c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
 		if (i == 1 && hidden)
@@ -913,6 +919,8 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	}
 	for (size_t i = nk; i-- > 0;)
 		c->frames[n++] = kernel_frame(c, kstack[i], i > 0);
-	return rec_writer__sample_named(c->w, key->tgid, key->tid, thread_name(c, key), count,
-					flags, c->frames, n);
+	sample.flags = flags;
+	sample.comm = thread_name(c, key);
+	sample.nframes = n;
+	return rec_writer__add_sample(c->w, &sample);
 }

@@ -37,8 +37,8 @@ void collector__free(struct collector *c);
 /* A process event from the sampler's ring buffer. */
 void collector__event(struct collector *c, const struct perch_event *e);
 
-/* Add one counted bucket. regions: the recording's region frames of the thread's open regions,
- * outermost first (they go at the root of the stack). ustack/kstack are leaf first as the kernel stores them (zero
+/* Add one counted bucket. regions: the string ids of the thread's open regions' names,
+ * outermost first (the sample's regions, recording.h). ustack/kstack are leaf first as the kernel stores them (zero
  * addresses end them); NULL when missing. A user stack the sampler unwound from DWARF tables
  * (key->flags & PERCH_KEY_DWARF) is taken as complete: no frameless-leaf repair. */
 int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,

@@ -71,7 +71,7 @@ struct session {
 	struct unwinder *uw;  /* NULL with --unwind=fp */
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	uint64_t fast_poll_until, spin_until;
-	uint32_t rframes[PERCH_REGION_DEPTH]; /* one sample's region frames */
+	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	bool spun;
 	uint64_t *stack_buf;
 	struct perch_key *keys;
@@ -652,12 +652,12 @@ static void drain_buffer(struct session *s, unsigned int which)
 					    ? dwarf_stack(s, key, ubuf)
 					    : lookup_stack(s, sfd, key->ustack_id, ubuf);
 		const uint64_t *k = lookup_stack(s, sfd, key->kstack_id, kbuf);
-		uint32_t nr = regions__frames(s->rg, key->tgid, key->region_hash, s->rframes,
-					      PERCH_REGION_DEPTH);
+		uint32_t nr = regions__names(s->rg, key->tgid, key->region_hash, s->rnames,
+					     PERCH_REGION_DEPTH);
 
 		if (key->flags & PERCH_KEY_REGION_LOST || (key->region_hash && !nr))
 			regions__count_lost(s->rg, s->vals[i]);
-		collector__add(s->col, key, s->vals[i], s->rframes, nr, u, k);
+		collector__add(s->col, key, s->vals[i], s->rnames, nr, u, k);
 	}
 	clear_stacks(sfd);
 }

@@ -80,8 +80,8 @@ struct rproc {
 	uint32_t nnames;
 	struct rec_region_thread *threads; /* the last read */
 	size_t nthreads;
-	struct limits lim;     /* of the last read */
-	uint32_t *name_frames; /* per name id: frame id + 1, 0 = not made yet */
+	struct limits lim;   /* of the last read */
+	uint32_t *name_strs; /* per name id: string id in the recording, 0 = not made yet */
 };
 
 struct regions {
@@ -154,7 +154,7 @@ void regions__free(struct regions *rg)
 		return;
 	for (size_t i = 0; i < rg->nprocs; i++) {
 		free(rg->procs[i]->names);
-		free(rg->procs[i]->name_frames);
+		free(rg->procs[i]->name_strs);
 		free_threads(rg->procs[i]->threads, rg->procs[i]->nthreads);
 		free(rg->procs[i]);
 	}
@@ -345,7 +345,7 @@ static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
 		/* A new image (after exec, even of the same program): start over. */
 		free_threads(p->threads, p->nthreads);
 		free(p->names);
-		free(p->name_frames);
+		free(p->name_strs);
 		memset(p, 0, sizeof(*p));
 	} else {
 		p = calloc(1, sizeof(*p));
@@ -583,12 +583,12 @@ static int read_names(struct rproc *p)
 	if (!v)
 		return -1;
 	p->names = v;
-	f = realloc(p->name_frames, ((size_t)n + 2) * sizeof(*f));
+	f = realloc(p->name_strs, ((size_t)n + 2) * sizeof(*f));
 	if (!f)
 		return -1;
 	memset(f + (p->nnames ? p->nnames + 2 : 0), 0,
 	       ((size_t)n + 2 - (p->nnames ? p->nnames + 2 : 0)) * sizeof(*f));
-	p->name_frames = f;
+	p->name_strs = f;
 	if (peek(p->pid, p->reg.names + (uint64_t)p->nnames * PERCH_NAME_LEN, v[p->nnames],
 		 (size_t)(n - p->nnames) * PERCH_NAME_LEN))
 		return -1;
@@ -830,34 +830,33 @@ static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
 	return &rg->stacks[rg->nstacks++];
 }
 
-/* Where name id's frame is cached: by id, and the names beyond the table at 0. */
-static uint32_t *frame_slot(struct rproc *p, uint32_t id)
+/* Where name id's string is cached: by id, and the names beyond the table at 0. */
+static uint32_t *string_slot(struct rproc *p, uint32_t id)
 {
-	if (!p->name_frames || (id > p->nnames && id != PERCH_NAME_TOO_MANY))
+	if (!p->name_strs || (id > p->nnames && id != PERCH_NAME_TOO_MANY))
 		return NULL;
-	return &p->name_frames[id == PERCH_NAME_TOO_MANY ? 0 : id];
+	return &p->name_strs[id == PERCH_NAME_TOO_MANY ? 0 : id];
 }
 
-static uint32_t name_frame(struct regions *rg, struct rproc *p, uint32_t id)
+static uint32_t name_string(struct regions *rg, struct rproc *p, uint32_t id)
 {
-	uint32_t f, *slot;
+	uint32_t str, *slot;
 
 	if (id > p->nnames && id <= PERCH_MAX_NAMES) {
 		read_registry(p);
 		read_names(p);
 	}
-	slot = frame_slot(p, id);
+	slot = string_slot(p, id);
 	if (slot && *slot)
-		return *slot - 1;
-	f = rec_writer__frame(rg->w, REC_FRAME_REGION, 0, rec_writer__string(rg->w, name_of(p, id)),
-			      0);
-	if (f != UINT32_MAX && slot)
-		*slot = f + 1;
-	return f;
+		return *slot;
+	str = rec_writer__string(rg->w, name_of(p, id));
+	if (slot)
+		*slot = str;
+	return str;
 }
 
-uint32_t regions__frames(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
-			 uint32_t max)
+uint32_t regions__names(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
+			uint32_t max)
 {
 	const struct perch_rstack *st;
 	struct rproc *p;
@@ -871,10 +870,10 @@ uint32_t regions__frames(struct regions *rg, uint32_t pid, uint64_t hash, uint32
 		return 0;
 	n = st->depth < PERCH_REGION_DEPTH ? st->depth : PERCH_REGION_DEPTH;
 	for (uint32_t i = 0; i < n && k < max; i++) {
-		uint32_t f = name_frame(rg, p, st->ids[i]);
+		uint32_t str = name_string(rg, p, st->ids[i]);
 
-		if (f != UINT32_MAX)
-			out[k++] = f;
+		if (str)
+			out[k++] = str;
 	}
 	return k;
 }

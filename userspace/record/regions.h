@@ -4,7 +4,7 @@
  * target (the `perch_registry` section of the executable or libperch.so), switches it on, tells
  * the sampler where every thread's region stack is, reads the exact per-thread region trees out
  * of the target's memory (periodically, and at the runtime's exit handshake), and writes them as
- * REGIONS blocks. Also turns the sampler's region stacks into region frames for samples.
+ * REGIONS blocks. Also turns the sampler's region stacks into the region names of samples.
  */
 #ifndef PERCH_REGIONS_H
 #define PERCH_REGIONS_H
@@ -57,10 +57,11 @@ void regions__collect(struct regions *rg);
 /* The end: read and write everything; processes perch attached to are switched back off. */
 void regions__finish(struct regions *rg);
 
-/* The region frames (outermost first) of a sample of pid keyed by region_hash; returns how many
- * were put in out (at most max). 0 for hash 0. */
-uint32_t regions__frames(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
-			 uint32_t max);
+/* The region stack of a sample of pid keyed by region_hash: the names' string ids in the
+ * recording, outermost first (rec_sample.regions); returns how many were put in out (at most
+ * max). 0 for hash 0. */
+uint32_t regions__names(struct regions *rg, uint32_t pid, uint64_t hash, uint32_t *out,
+			uint32_t max);
 
 uint64_t regions__stat(const struct regions *rg, enum regions_stat which);
 void regions__count_lost(struct regions *rg, uint64_t samples);

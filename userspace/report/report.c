@@ -4,8 +4,8 @@
  * regions (exact statistics from the markers, their merged tree, what could not be measured),
  * the top functions by self and by total weight, the bounded call tree, folded stacks, the CSV
  * of regions, and the summary printed when `perch record` ends. Every number says which view it
- * comes from. Region frames are never functions: they only select samples (--region) and lead
- * folded stacks as region:NAME.
+ * comes from. Regions are never functions: a sample's regions only select it (--region) and
+ * lead its folded stack as region:NAME.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -714,8 +714,7 @@ static void put_folded_name(FILE *f, const char *s)
 static char *fold_sample(const struct recording *r, const struct profile *p, size_t i)
 {
 	const struct rec_sample *s = &r->samples[i];
-	const uint32_t *ids;
-	uint32_t nregions = profile__sample_regions(p, i, &ids), nfuncs = 0;
+	uint32_t nfuncs = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -723,9 +722,9 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 	if (!f)
 		return NULL;
 	put_folded_name(f, process_name(r, s));
-	for (uint32_t j = 0; j < nregions; j++) {
+	for (uint32_t j = 0; j < s->nregions; j++) {
 		fputs(";region:", f);
-		put_folded_name(f, recording__string(r, ids[j]));
+		put_folded_name(f, recording__string(r, s->regions[j]));
 	}
 	for (uint32_t j = 0; j < s->nframes; j++) {
 		const uint32_t *fns;
