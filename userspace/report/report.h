@@ -1,21 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * `perch report`: the text report (header, regions, top functions by self and total, bounded
- * call tree), folded stacks, the CSV of regions, and the short summary `perch record` prints when
- * the command exits.
+ * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
+ * csv.c, stats.c), and the short summary `perch record` prints when the command exits. A new
+ * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
+ * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
 #ifndef PERCH_REPORT_H
 #define PERCH_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "format/recording.h"
 
-enum report_format {
-	REPORT_TEXT = 0,
-	REPORT_FOLDED,
-	REPORT_CSV,   /* the regions table: one row per region and thread, and over all threads */
-	REPORT_STATS, /* "key value" lines: the recording's META, STATS and END keys, and counts */
-};
+/* The outputs, in the order usage lists them: X(enum, name, help). Printed by report_<name>(). */
+#define REPORT_OUTPUTS(X)                                                                    \
+	X(REPORT_TEXT, text, "(default)")                                                    \
+	X(REPORT_FOLDED, folded,                                                             \
+	  "(flamegraph.pl, speedscope; regions lead the stacks as region:NAME)")             \
+	X(REPORT_CSV, csv,                                                                   \
+	  "(per region and thread: calls, total, self, mean, min, max in seconds, samples, " \
+	  "size)")                                                                           \
+	X(REPORT_STATS, stats, "(\"key value\" lines: every count the recording holds)")
+
+#define REPORT_ENUM(id, name, help) id,
+enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
+#undef REPORT_ENUM
 
 struct report_opts {
 	size_t sz;
@@ -26,6 +35,22 @@ struct report_opts {
 	bool no_demangle;   /* keep C++ names mangled */
 	const char *region; /* text, folded: only samples inside this region (NULL: all) */
 };
+
+/* An output: path is the recording's, as the text header names it. 0 or -errno. */
+typedef int (*report_fn)(const struct recording *r, const char *path, const struct report_opts *o,
+			 FILE *out);
+
+struct report_output {
+	const char *name;
+	const char *help;
+	report_fn print;
+};
+
+/* The table, indexed by enum report_format. */
+extern const struct report_output report_outputs[REPORT_NR];
+
+/* The output called name, or NULL. */
+const struct report_output *report__output(const char *name);
 
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out);

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Helpers every output of report/ uses (common.h): the recording's keys, counts of samples and
+ * processes, and how durations print.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include "common.h"
+#include "lib/u64map.h"
+
+double report_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+uint64_t report_stat(const struct recording *r, enum rec_stat key)
+{
+	uint64_t v = 0;
+
+	recording__stat(r, rec_stat_keys[key], &v);
+	return v;
+}
+
+const char *report_meta(const struct recording *r, enum rec_meta key)
+{
+	return recording__meta(r, rec_meta_keys[key]);
+}
+
+bool report_end(const struct recording *r, enum rec_end key, uint64_t *value)
+{
+	return recording__end(r, rec_end_keys[key], value);
+}
+
+size_t report_count_processes(const struct recording *r, size_t *nthreads)
+{
+	struct u64map pids = {0};
+	uint64_t one;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nthreads; i++) {
+		if (!u64map__get(&pids, r->threads[i].pid, &one)) {
+			u64map__put(&pids, r->threads[i].pid, 1);
+			n++;
+		}
+	}
+	u64map__clear(&pids);
+	*nthreads = r->nthreads;
+	return n;
+}
+
+uint64_t report_sample_total(const struct recording *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		n += r->samples[i].count;
+	return n;
+}
+/* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
+const char *report_fmt_time(char buf[24], uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, 24, "%7" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, 24, "%7.3f µs", ns / 1e3);
+	else if (ns < 999999500) /* above, %.3f ms would print 1000.000 */
+		snprintf(buf, 24, "%7.3f ms", ns / 1e6);
+	else
+		snprintf(buf, 24, "%8.3f s", ns / 1e9);
+	return buf;
+}
+
+/* The mean time per timed call: every call's own time (a recursive region's nested calls
+ * included), or, from a recording without those sums, the total over the calls. */
+uint64_t report_mean_ns(const struct region_stat *s)
+{
+	uint64_t timed = region_stat__timed(s), sum = s->sum_ns ? s->sum_ns : s->total_ns;
+
+	return timed ? (sum + timed / 2) / timed : 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the outputs of report/ share (report/ only; report.h is the part's contract): the
+ * recording's keys read through format/keys.h, sample and process counts, durations as the
+ * text prints them, the top-functions table and the regions section (which the summary of
+ * `perch record` prints too), and each output's function, one per row of REPORT_OUTPUTS.
+ */
+#ifndef PERCH_REPORT_COMMON_H
+#define PERCH_REPORT_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "format/keys.h"
+#include "format/recording.h"
+#include "model/profile.h"
+#include "model/regiontab.h"
+#include "report.h"
+
+#define REPORT_PROTO(id, name, help)                                   \
+	int report_##name(const struct recording *r, const char *path, \
+			  const struct report_opts *o, FILE *out);
+REPORT_OUTPUTS(REPORT_PROTO)
+#undef REPORT_PROTO
+
+/* part of whole in percent; 0 when whole is. */
+double report_pct(uint64_t part, uint64_t whole);
+/* A STATS counter, 0 when the recording has none. */
+uint64_t report_stat(const struct recording *r, enum rec_stat key);
+const char *report_meta(const struct recording *r, enum rec_meta key); /* NULL when absent */
+bool report_end(const struct recording *r, enum rec_end key, uint64_t *value);
+/* The weight of every sample. */
+uint64_t report_sample_total(const struct recording *r);
+/* Distinct processes of the thread table; *nthreads its threads. */
+size_t report_count_processes(const struct recording *r, size_t *nthreads);
+
+/* A duration in ten columns with three decimals, in ns, µs, ms or s. */
+const char *report_fmt_time(char buf[24], uint64_t ns);
+/* The mean time per timed call of a region (0 with none). */
+uint64_t report_mean_ns(const struct region_stat *s);
+
+/* report/text.c: the top functions by self or by total weight, top rows at most. */
+void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
+/* report/regions.c: the regions section of the text report (table, tree, notes). */
+void report_print_regions(const struct recording *r, const struct regiontab *t, FILE *out);
+
+#endif /* PERCH_REPORT_COMMON_H */

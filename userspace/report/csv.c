@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --format=csv: the regions table for spreadsheets, one row per region over all threads and one
+ * per region and thread (RFC 4180 quoting; times in seconds).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "common.h"
+
+/* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+static void csv_field(const char *s, FILE *out)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void csv_seconds(uint64_t ns, FILE *out)
+{
+	fprintf(out, ",%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+static void csv_row(const char *name, const struct region_thread_stat *th,
+		    const struct region_stat *s, FILE *out)
+{
+	uint64_t timed = region_stat__timed(s);
+
+	csv_field(name, out);
+	if (th)
+		fprintf(out, ",%" PRIu32, th->tid);
+	else
+		fputc(',', out);
+	fprintf(out, ",%" PRIu64, s->calls);
+	csv_seconds(s->total_ns, out);
+	csv_seconds(s->self_ns, out);
+	if (timed) {
+		fprintf(out, ",%.9f",
+			(double)(s->sum_ns ? s->sum_ns : s->total_ns) / (double)timed / 1e9);
+		csv_seconds(s->min_ns, out);
+		csv_seconds(s->max_ns, out);
+	} else {
+		fputs(",,,", out);
+	}
+	fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", s->samples, s->size_sum);
+}
+
+int report_csv(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
+{
+	struct regiontab *t = regiontab__new(r);
+
+	(void)path;
+	(void)o;
+	if (!t)
+		return -errno;
+	fputs("name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n", out);
+	for (uint32_t i = 0; i < regiontab__count(t); i++) {
+		const struct region_thread_stat *rows;
+		uint32_t n = regiontab__threads(t, i, &rows);
+
+		csv_row(regiontab__name(t, i), NULL, regiontab__all(t, i), out);
+		for (uint32_t k = 0; k < n; k++)
+			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, out);
+	}
+	regiontab__free(t);
+	return 0;
+}

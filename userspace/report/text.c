@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The text report (--format=text, the default): the header (what was recorded and everything
+ * that was lost), the regions (report/regions.c), the top functions by self and by total weight
+ * and the bounded call tree. Every number says which view it comes from.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+
+/* How user stacks were walked, when the sampler unwound from DWARF tables. */
+static void print_unwinding(const struct recording *r, FILE *out)
+{
+	const char *mode = report_meta(r, REC_META_unwind);
+	uint64_t dwarf = report_stat(r, REC_STAT_dwarf_unwound);
+
+	if (!mode || !strcmp(mode, "fp"))
+		return;
+	fprintf(out,
+		"unwinding  %s: %" PRIu64 " user stacks unwound from %" PRIu64
+		" DWARF tables, %" PRIu64 " with frame pointers; %" PRIu64
+		" stopped early (unreadable %" PRIu64 ", no CFI %" PRIu64 ", bad frame %" PRIu64
+		")\n",
+		mode, dwarf, report_stat(r, REC_STAT_unwind_tables),
+		report_stat(r, REC_STAT_samples) - dwarf,
+		report_stat(r, REC_STAT_unwind_stopped_early),
+		report_stat(r, REC_STAT_dwarf_stopped_unreadable),
+		report_stat(r, REC_STAT_dwarf_stopped_no_cfi),
+		report_stat(r, REC_STAT_dwarf_stopped_bad_frame));
+}
+
+static void print_losses(const struct recording *r, FILE *out)
+{
+	fprintf(out,
+		"lost       %" PRIu64 " samples (count map full); stacks missing: user %" PRIu64
+		" (stack map full or hash collision %" PRIu64 ", unreadable %" PRIu64
+		"), kernel %" PRIu64 " (full or collision %" PRIu64 ", unreadable %" PRIu64 ")\n",
+		report_stat(r, REC_STAT_lost_count_map_full),
+		report_stat(r, REC_STAT_lost_user_stack_map_full) +
+			report_stat(r, REC_STAT_user_stack_unreadable),
+		report_stat(r, REC_STAT_lost_user_stack_map_full),
+		report_stat(r, REC_STAT_user_stack_unreadable),
+		report_stat(r, REC_STAT_lost_kernel_stack_map_full) +
+			report_stat(r, REC_STAT_kernel_stack_unreadable),
+		report_stat(r, REC_STAT_lost_kernel_stack_map_full),
+		report_stat(r, REC_STAT_kernel_stack_unreadable));
+	fprintf(out,
+		"truncated  %" PRIu64 " samples hit the %s-frame stack limit; %" PRIu64
+		" without process mappings; %" PRIu64
+		" cut at an address no mapping holds; %" PRIu64 " lost process events\n",
+		report_stat(r, REC_STAT_truncated_stacks),
+		report_meta(r, REC_META_max_stack) ?: "?",
+		report_stat(r, REC_STAT_samples_without_mappings),
+		report_stat(r, REC_STAT_damaged_user_stacks),
+		report_stat(r, REC_STAT_lost_process_events));
+	if (report_stat(r, REC_STAT_jit_maps_capped))
+		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
+			report_stat(r, REC_STAT_jit_maps_capped));
+	print_unwinding(r, out);
+}
+
+/* Counters that mean something was lost and that the lines above do not show: named on one line
+ * when any is not zero, so no loss the recording counted goes unsaid. */
+static const struct {
+	enum rec_stat key;
+	const char *what;
+} other_losses[] = {
+	{REC_STAT_lost_children_target_map_full, "children not followed (target map full)"},
+	{REC_STAT_lost_user_stack_hash_collision, "user stacks lost to a hash collision"},
+	{REC_STAT_region_stack_unreadable, "region stacks unreadable"},
+	{REC_STAT_region_processes_unreadable, "processes whose region runtime could not be read"},
+	{REC_STAT_region_processes_no_handshake, "region runtimes that never answered"},
+	{REC_STAT_unwind_modules_without_table, "modules without unwind tables"},
+	{REC_STAT_unwind_modules_cfi_damaged, "modules whose CFI (.eh_frame) is damaged"},
+	{REC_STAT_unwind_modules_rows_full, "modules whose unwind rows did not fit"},
+	{REC_STAT_unwind_mappings_over_limit, "mappings over the unwinder's limit"},
+	{REC_STAT_unwind_processes_not_listed, "processes the unwinder could not list"},
+	{REC_STAT_dwarf_frame_pointer_fallback,
+	 "user stacks walked by frame pointers (leaf in code without unwind tables: JIT)"},
+};
+
+static void print_other_losses(const struct recording *r, FILE *out)
+{
+	const char *sep = "also lost ";
+
+	for (size_t i = 0; i < sizeof(other_losses) / sizeof(other_losses[0]); i++) {
+		uint64_t v = report_stat(r, other_losses[i].key);
+
+		if (!v)
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", sep, v, other_losses[i].what);
+		sep = "; ";
+	}
+	if (strcmp(sep, "also lost "))
+		fputc('\n', out);
+}
+
+static void print_cost(const struct recording *r, FILE *out)
+{
+	uint64_t run_ns = report_stat(r, REC_STAT_bpf_run_time_ns);
+
+	fprintf(out, "profiler   perch used %.3f s user + %.3f s system",
+		report_stat(r, REC_STAT_perch_user_us) / 1e6,
+		report_stat(r, REC_STAT_perch_sys_us) / 1e6);
+	if (run_ns)
+		fprintf(out, "; its BPF programs ran %" PRIu64 " times for %.3f ms\n",
+			report_stat(r, REC_STAT_bpf_run_count), run_ns / 1e6);
+	else
+		fprintf(out, "; BPF run time not measured (sysctl kernel.bpf_stats_enabled=0)\n");
+}
+
+static void print_header(const struct recording *r, const char *path, const struct report_opts *o,
+			 const struct profile *p, FILE *out)
+{
+	uint64_t dur = 0, status = 0;
+	size_t nthreads, nproc = report_count_processes(r, &nthreads);
+	bool done = report_end(r, REC_END_duration_ns, &dur);
+
+	report_end(r, REC_END_exit_status, &status);
+	fprintf(out, "# perch report of %s\n", path);
+	fprintf(out, "command    %s\n", report_meta(r, REC_META_command) ?: "?");
+	fprintf(out, "pids       %s (%s); %zu processes and %zu threads sampled\n",
+		report_meta(r, REC_META_pids) ?: "?", report_meta(r, REC_META_mode) ?: "?", nproc,
+		nthreads);
+	fprintf(out, "started    %s on %s, kernel %s\n", report_meta(r, REC_META_start_time) ?: "?",
+		report_meta(r, REC_META_hostname) ?: "?", report_meta(r, REC_META_kernel) ?: "?");
+	if (done)
+		fprintf(out, "duration   %.3f s, exit status %" PRIu64 "\n", dur / 1e9, status);
+	else
+		fprintf(out,
+			"duration   unknown: the recording did not finish (perch was stopped)\n");
+	fprintf(out,
+		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
+		" ticks on target threads\n",
+		report_meta(r, REC_META_event) ?: "?", report_meta(r, REC_META_frequency) ?: "?",
+		report_sample_total(r), report_stat(r, REC_STAT_samples));
+	if (o->region) {
+		uint64_t kept = tree__total_weight(profile__tree(p));
+
+		fprintf(out,
+			"filter     --region %s keeps %" PRIu64 " of %" PRIu64
+			" samples (%.2f%%): the top functions and the call tree count only these\n",
+			o->region, kept, report_sample_total(r),
+			report_pct(kept, report_sample_total(r)));
+	}
+	print_losses(r, out);
+	print_other_losses(r, out);
+	print_cost(r, out);
+}
+
+static int by_self_desc(const void *a, const void *b, void *p)
+{
+	const struct tree *t = profile__tree(p);
+	uint64_t x = tree__label_self(t, *(const uint32_t *)a);
+	uint64_t y = tree__label_self(t, *(const uint32_t *)b);
+
+	return x < y ? 1 : x > y ? -1 : (int)(*(const uint32_t *)a - *(const uint32_t *)b);
+}
+
+static int by_total_desc(const void *a, const void *b, void *p)
+{
+	const struct tree *t = profile__tree(p);
+	uint64_t x = tree__label_total(t, *(const uint32_t *)a);
+	uint64_t y = tree__label_total(t, *(const uint32_t *)b);
+
+	return x < y ? 1 : x > y ? -1 : (int)(*(const uint32_t *)a - *(const uint32_t *)b);
+}
+
+static const char *kmark(const struct profile *p, uint32_t f)
+{
+	return profile__func_kernel(p, f) ? " [k]" : "";
+}
+
+void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out)
+{
+	const struct tree *t = profile__tree(p);
+	uint32_t n = profile__nfuncs(p), *order = malloc((n + 1) * sizeof(*order));
+	uint64_t all = tree__total_weight(t);
+
+	if (!order)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), by_self ? by_self_desc : by_total_desc, (void *)p);
+	fprintf(out, "\nTop functions by %s\n",
+		by_self ? "self (samples whose leaf is the function)"
+			: "total (samples in which the function appears at least once)");
+	fprintf(out, "  %7s %8s %7s %8s  %-40s %s\n", "self%", "self", "total%", "total",
+		"function", "module");
+	for (uint32_t i = 0; i < n && i < top; i++) {
+		uint64_t s = tree__label_self(t, order[i]), tot = tree__label_total(t, order[i]);
+
+		if (!(by_self ? s : tot))
+			break;
+		fprintf(out, "  %6.2f%% %8" PRIu64 " %6.2f%% %8" PRIu64 "  %-40s %s%s\n",
+			report_pct(s, all), s, report_pct(tot, all), tot,
+			profile__func_name(p, order[i]), profile__func_module(p, order[i]),
+			kmark(p, order[i]));
+	}
+	free(order);
+}
+
+struct tree_ctx {
+	const struct profile *p;
+	const struct tree *t;
+	uint64_t all;
+	double min_percent;
+	FILE *out;
+	char prefix[512];
+};
+
+static int by_inclusive_desc(const void *a, const void *b, void *p)
+{
+	const struct tree *t = profile__tree(p);
+	uint64_t x = tree__node_inclusive(t, *(const size_t *)a);
+	uint64_t y = tree__node_inclusive(t, *(const size_t *)b);
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_node(struct tree_ctx *c, size_t node, size_t depth)
+{
+	const size_t *kids;
+	size_t n = tree__node_children(c->t, node, &kids), shown = 0, hidden = 0;
+	size_t *order = malloc((n + 1) * sizeof(*order));
+	size_t len = strlen(c->prefix);
+
+	if (!order)
+		return;
+	if (n)
+		memcpy(order, kids, n * sizeof(*order));
+	qsort_r(order, n, sizeof(*order), by_inclusive_desc, (void *)c->p);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t inc = tree__node_inclusive(c->t, order[i]);
+		uint32_t f = tree__node_label(c->t, order[i]);
+
+		if (report_pct(inc, c->all) < c->min_percent) {
+			hidden += inc;
+			continue;
+		}
+		shown++;
+		fprintf(c->out, "%s%6.2f%% %6.2f%%  %s%s\n", c->prefix, report_pct(inc, c->all),
+			report_pct(tree__node_self(c->t, order[i]), c->all),
+			profile__func_name(c->p, f), kmark(c->p, f));
+		if (len + 2 < sizeof(c->prefix) && depth < 200) {
+			strcpy(c->prefix + len, "  ");
+			print_node(c, order[i], depth + 1);
+			c->prefix[len] = 0;
+		}
+	}
+	if (hidden && shown)
+		fprintf(c->out, "%s%6.2f%%          (%zu smaller callees below %.2f%%)\n",
+			c->prefix, report_pct(hidden, c->all), n - shown, c->min_percent);
+	free(order);
+}
+
+static void print_tree(const struct profile *p, double min_percent, const char *region, FILE *out)
+{
+	struct tree_ctx c = {.p = p, .t = profile__tree(p), .min_percent = min_percent, .out = out};
+
+	c.all = tree__total_weight(c.t);
+	fprintf(out,
+		"\nCall tree (bounded path tree: recursion folded so no caller->callee pair repeats "
+		"on a path; %zu nodes)\n",
+		tree__node_count(c.t));
+	if (region)
+		fprintf(out, "  %7s %7s  (%% of the samples inside region %s", "total", "self",
+			region);
+	else
+		fprintf(out, "  %7s %7s  (%% of all samples", "total", "self");
+	fprintf(out, "; nodes below %.2f%% hidden: --min-percent)\n", min_percent);
+	strcpy(c.prefix, "  ");
+	print_node(&c, 0, 0);
+}
+
+int report_text(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
+{
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region};
+	struct profile *p = profile__build(r, &po);
+	struct regiontab *t = NULL;
+	int err = 0;
+
+	if (!p)
+		return -errno;
+	t = regiontab__new(r);
+	if (!t) {
+		err = -errno;
+		goto cleanup;
+	}
+	print_header(r, path, o, p, out);
+	report_print_regions(r, t, out);
+	report_print_top(p, true, o->top, out);
+	report_print_top(p, false, o->top, out);
+	print_tree(p, o->min_percent, o->region, out);
+cleanup:
+	regiontab__free(t);
+	profile__free(p);
+	return err;
+}
