@@ -28,7 +28,9 @@ LDLIBS   := -lbpf -lelf -ldw -lz -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
 	      -I$(BUILD) -I.
 
-CORE_SRCS := $(filter-out userspace/cli/main.c,$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c))
+CLI_SRCS  := $(wildcard userspace/cli/*.c)
+CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
+CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c))
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
@@ -64,7 +66,7 @@ $(BUILD)/%.o: %.c
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/perch: $(BUILD)/userspace/cli/main.o $(BUILD)/libperchcore.a
+$(BUILD)/perch: $(CLI_OBJS) $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a

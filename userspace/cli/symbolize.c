@@ -26,7 +26,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "symbolize/symbolizer.h"
-#include "symcmd.h"
+#include "cli.h"
 
 #define MAX_FRAMES 256	       /* deeper inline chains are cut to their innermost frames */
 #define IN_BUF	   (64 * 1024) /* stdin is read this much at a time */
@@ -290,7 +290,7 @@ static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 	return 0;
 }
 
-int symcmd__run(int argc, char **argv)
+static int run_symbolize(int argc, char **argv)
 {
 	struct symcmd_opts o;
 	struct symcmd *c;
@@ -332,3 +332,10 @@ cleanup:
 	free(c);
 	return ret;
 }
+
+const struct cli_command cli_symbolize = {
+	.name = "symbolize",
+	.run = run_symbolize,
+	.synopsis = "perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n",
+	.options = NULL, /* its own -h: help_text */
+};

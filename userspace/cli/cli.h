@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * perch's command line (cli/ only): the command table main.c dispatches through, one file per
+ * command (cli/record.c, report.c, symbolize.c), and what the commands share. A new command is a
+ * file defining its cli_command and a row in main.c's table.
+ */
+#ifndef PERCH_CLI_H
+#define PERCH_CLI_H
+
+#include <stdio.h>
+
+struct cli_command {
+	const char *name;
+	/* argv[0] is the command's name. Returns perch's exit status (lib/exitcodes.h). */
+	int (*run)(int argc, char **argv);
+	/* Its lines of `perch --help`: each line that starts "perch " is one way to call it, the
+	 * others continue the line before. */
+	const char *synopsis;
+	/* Its "NAME options:" block of `perch --help`, or NULL for a command with its own -h. */
+	void (*options)(FILE *out);
+};
+
+extern const struct cli_command cli_record, cli_report, cli_symbolize;
+
+/* `perch --help`: every command's synopsis, then every options block. */
+void cli_usage(FILE *out);
+
+/* "unknown option" for the option getopt just refused; the usage exit status. */
+int cli_bad_option(char **argv);
+/* A decimal in [1, max] into *out; -EINVAL otherwise. */
+int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+#endif /* PERCH_CLI_H */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch record`: its options into struct record_opts, the run (record/), and the summary it
+ * prints when the recording is complete.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "record/record.h"
+#include "format/recording.h"
+#include "report/report.h"
+
+#define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
+
+#define HELP_DONE (-1) /* --help was printed: exit 0 */
+
+static void record_options(FILE *out)
+{
+	fputs("record options:\n"
+	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
+	      "  -o, --output=FILE    recording file (default perch.data)\n"
+	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
+	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
+	      "  -q, --quiet          no summary when recording ends\n"
+	      "      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
+	      "      --unwind=MODE    user stacks: auto (default: in the kernel from .eh_frame "
+	      "tables,\n"
+	      "                       frame pointers where a module has none), dwarf (tables "
+	      "only), fp\n"
+	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
+	      out);
+}
+
+static int parse_pids(const char *s, pid_t **pids, size_t *n)
+{
+	char *copy = strdup(s), *save = NULL;
+	unsigned long v;
+	size_t cap = *n;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli_parse_uint(tok, INT_MAX, &v) ||
+		    vec_grow(pids, &cap, *n + 1, sizeof(**pids), 4))
+			goto err_out;
+		(*pids)[(*n)++] = (pid_t)v;
+	}
+	free(copy);
+	return *n ? 0 : -EINVAL;
+err_out:
+	free(copy);
+	return -EINVAL;
+}
+
+static int parse_unwind(const char *s, enum record_unwind *mode)
+{
+	if (!strcmp(s, "auto"))
+		*mode = RECORD_UNWIND_AUTO;
+	else if (!strcmp(s, "fp"))
+		*mode = RECORD_UNWIND_FP;
+	else if (!strcmp(s, "dwarf"))
+		*mode = RECORD_UNWIND_DWARF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
+static int record_option(int c, struct record_opts *o, pid_t **pids, char **argv)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'F':
+		if (cli_parse_uint(optarg, 100000, &v))
+			return log_usage(NULL, "bad frequency '%s'", optarg);
+		o->freq = v;
+		return 0;
+	case 'o':
+		o->output = optarg;
+		return 0;
+	case 'p':
+		if (parse_pids(optarg, pids, &o->npids))
+			return log_usage(NULL, "bad PID list '%s'", optarg);
+		return 0;
+	case 'd':
+		o->duration_s = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->duration_s > 0))
+			return log_usage(NULL, "bad duration '%s'", optarg);
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'L':
+		o->no_lines = true;
+		return 0;
+	case 'U':
+		if (parse_unwind(optarg, &o->unwind))
+			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
+					 optarg);
+		return 0;
+	case 'v':
+		log_set_verbose(log_verbose() + 1);
+		return 0;
+	case 'h':
+		cli_usage(stdout);
+		return HELP_DONE;
+	default:
+		return cli_bad_option(argv);
+	}
+}
+
+/* What `perch record` prints when the recording is complete: read back from the file, so the
+ * summary is what `perch report` would say. */
+static void print_summary(const char *path)
+{
+	struct recording *r = NULL;
+	int err = recording__load(path, &r);
+
+	if (r)
+		report__summary(r, path, stderr);
+	else
+		log_warn("cannot read back %s: %s", path, strerror(-err));
+	recording__free(r);
+}
+
+static int run_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"freq", required_argument, NULL, 'F'},
+		{"output", required_argument, NULL, 'o'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-lines", no_argument, NULL, 'L'},
+		{"unwind", required_argument, NULL, 'U'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct record_opts o = {.sz = sizeof(o), .freq = DEFAULT_FREQ, .output = "perch.data"};
+	pid_t *pids = NULL;
+	bool complete;
+	int c, ret = 0;
+
+	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:qvh", longopts, NULL)) != -1)
+		ret = record_option(c, &o, &pids, argv);
+	if (!ret && optind < argc)
+		o.argv = argv + optind;
+	if (!ret && !o.argv == !o.npids)
+		ret = log_usage(NULL, "%s",
+				o.argv ? "give either -p PID or a command, not both"
+				       : "nothing to record: give -- CMD or -p PID");
+	if (ret) {
+		free(pids);
+		return ret == HELP_DONE ? 0 : ret;
+	}
+	o.pids = pids;
+	ret = record__run(&o, &complete);
+	free(pids);
+	if (complete && !o.quiet)
+		print_summary(o.output);
+	return ret;
+}
+
+const struct cli_command cli_record = {
+	.name = "record",
+	.run = run_record,
+	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -- CMD [ARGS...]\n"
+		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -p PID[,PID...] [-d "
+		    "SECONDS]\n",
+	.options = record_options,
+};

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch report [FILE]`: its options, the output picked by name from report/'s table, and the
+ * exit status a missing, foreign, damaged or cut recording gets.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "format/recording.h"
+#include "report/report.h"
+
+#define HELP_DONE  (-1) /* --help was printed: exit 0 */
+#define HELP_COL   23	/* where the option texts start */
+#define HELP_WIDTH 88	/* the widest line of help */
+
+/* text from column HELP_COL on (where the caller is), wrapped at HELP_WIDTH. */
+static void put_wrapped(const char *text, FILE *out)
+{
+	size_t col = HELP_COL;
+
+	while (*text) {
+		size_t len = strcspn(text, " ");
+
+		if (col > HELP_COL && col + 1 + len > HELP_WIDTH) {
+			fprintf(out, "\n%*s", HELP_COL, "");
+			col = HELP_COL;
+		} else if (col > HELP_COL) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)len, text);
+		col += len;
+		text += len + (text[len] == ' ');
+	}
+	fputc('\n', out);
+}
+
+/* --format: every output of report/'s table with its help, "A (..), B (..) or C (..)". */
+static void format_help(FILE *out)
+{
+	char text[2048];
+	size_t len = 0;
+
+	for (int i = 0; i < REPORT_NR && len < sizeof(text); i++) {
+		const char *sep = !i ? "" : i + 1 < REPORT_NR ? ", " : " or ";
+
+		len += snprintf(text + len, sizeof(text) - len, "%s%s %s", sep,
+				report_outputs[i].name, report_outputs[i].help);
+	}
+	fprintf(out, "%-*s", HELP_COL, "  --format=FMT");
+	put_wrapped(text, out);
+}
+
+static void report_options(FILE *out)
+{
+	fputs("report options:\n", out);
+	format_help(out);
+	fputs("  --region=NAME        only the samples taken inside region NAME (at any depth)\n"
+	      "  --min-percent=N      hide call-tree nodes below N% of samples (default 0.5)\n"
+	      "  --top=N              rows in the top-functions tables (default 20)\n"
+	      "  --lines              one entry per source line (function (file:line)), not per "
+	      "function\n"
+	      "  --no-demangle        show C++ names as the binary spells them\n",
+	      out);
+}
+
+/* The output called name into *format. */
+static int parse_format(const char *name, enum report_format *format)
+{
+	const struct report_output *f = report__output(name);
+
+	if (!f)
+		return -EINVAL;
+	*format = (enum report_format)(f - report_outputs);
+	return 0;
+}
+
+/* A usage error listing the outputs there are. */
+static int unknown_format(const char *name)
+{
+	char names[512];
+	size_t len = 0;
+
+	names[0] = '\0';
+	for (int i = 0; i < REPORT_NR && len < sizeof(names); i++)
+		len += snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+				report_outputs[i].name);
+	return log_usage(NULL, "unknown format '%s' (%s)", name, names);
+}
+
+static int load_error(const char *path, int err)
+{
+	switch (err) {
+	case -ENOENT:
+	case -EACCES:
+	case -EISDIR:
+		log_err("cannot open recording %s: %s", path, strerror(-err));
+		return PERCH_EXIT_NOFILE;
+	case -EINVAL:
+		log_err("cannot open recording %s: not a regular file", path);
+		return PERCH_EXIT_NOFILE;
+	case -EPROTO:
+		log_err("%s is not a perch recording (bad magic or short header)", path);
+		return PERCH_EXIT_BADFILE;
+	case -EPROTONOSUPPORT:
+		log_err("%s was written by an incompatible perch (unknown format version)", path);
+		return PERCH_EXIT_BADFILE;
+	default:
+		log_err("cannot read recording %s: %s", path, strerror(-err));
+		return PERCH_EXIT_BADFILE;
+	}
+}
+
+static int report_damage(const char *path, const struct recording *r, int err)
+{
+	if (err == -ENODATA) {
+		log_err("%s is truncated after %zu complete blocks (byte %llu); reported what they hold",
+			path, r->nblocks, (unsigned long long)r->good_size);
+		return PERCH_EXIT_TRUNCATED;
+	}
+	log_err("%s is damaged after %zu good blocks (byte %llu); reported what they hold", path,
+		r->nblocks, (unsigned long long)r->good_size);
+	return PERCH_EXIT_BADFILE;
+}
+
+/* A usage error naming the regions there are, when the recording has none called name. */
+static int unknown_region(const struct recording *r, const char *path, const char *name)
+{
+	char *names;
+	int ret;
+
+	if (report__find_region(r, name) != -ENOENT)
+		return 0; /* found, or out of memory: report__print will say */
+	names = report__region_names(r);
+	if (names && *names)
+		ret = log_usage(NULL, "no region '%s' in %s (regions: %.300s)", name, path, names);
+	else
+		ret = log_usage(NULL, "no region '%s' in %s: it has no regions", name, path);
+	free(names);
+	return ret;
+}
+
+/* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
+static int report_option(int c, struct report_opts *o, char **argv)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'f':
+		if (parse_format(optarg, &o->format))
+			return unknown_format(optarg);
+		return 0;
+	case 'm':
+		o->min_percent = strtod(optarg, &end);
+		if (*end || end == optarg || o->min_percent < 0 || o->min_percent > 100)
+			return log_usage(NULL, "bad --min-percent '%s'", optarg);
+		return 0;
+	case 't':
+		if (cli_parse_uint(optarg, 1000000, &v))
+			return log_usage(NULL, "bad --top '%s'", optarg);
+		o->top = v;
+		return 0;
+	case 'l':
+		o->lines = true;
+		return 0;
+	case 'D':
+		o->no_demangle = true;
+		return 0;
+	case 'r':
+		o->region = optarg;
+		return 0;
+	case 'h':
+		cli_usage(stdout);
+		return HELP_DONE;
+	default:
+		return cli_bad_option(argv);
+	}
+}
+
+/* Load path and print it as o asks; the exit status. */
+static int report_file(const char *path, const struct report_opts *o)
+{
+	struct recording *r = NULL;
+	int err, ret = 0;
+
+	err = recording__load(path, &r);
+	if (!r)
+		return load_error(path, err);
+	if (o->region && (ret = unknown_region(r, path, o->region))) {
+		recording__free(r);
+		return ret;
+	}
+	if (report__print(r, path, o, stdout))
+		ret = PERCH_EXIT_INTERNAL;
+	fflush(stdout);
+	if (err)
+		ret = report_damage(path, r, err);
+	recording__free(r);
+	return ret;
+}
+
+static int run_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"min-percent", required_argument, NULL, 'm'},
+		{"top", required_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'l'},
+		{"no-demangle", no_argument, NULL, 'D'},
+		{"region", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct report_opts o = {.sz = sizeof(o), .min_percent = 0.5, .top = 20};
+	const char *path = "perch.data";
+	int c, ret = 0;
+
+	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		ret = report_option(c, &o, argv);
+	if (ret)
+		return ret == HELP_DONE ? 0 : ret;
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return log_usage(NULL, "unexpected argument '%s'", argv[optind]);
+	return report_file(path, &o);
+}
+
+const struct cli_command cli_report = {
+	.name = "report",
+	.run = run_report,
+	.synopsis = "perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
+		    "                    [--lines] [--no-demangle] [FILE]\n",
+	.options = report_options,
+};
