@@ -57,6 +57,8 @@
 #include "demangle.h"
 #include "dwarf_index.h"
 #include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/search.h"
 
 #define NO_IDX	      UINT32_MAX
 #define NO_LINES      UINT64_MAX
@@ -1067,7 +1069,7 @@ static int list_units(struct dwarf_index *di, Dwarf *dw)
 		off = next;
 	}
 	if (r < 0)
-		fprintf(stderr, "symbolize: %s: read DWARF unit: %s\n", di->path, dwarf_errmsg(-1));
+		log_warn("symbolize: %s: read DWARF unit: %s", di->path, dwarf_errmsg(-1));
 	return 0;
 }
 
@@ -1095,16 +1097,8 @@ static int add_claim(const struct dwarf_index *di, struct claims *c, uint64_t lo
 /* The unit whose DIE is at die_off, or NO_IDX. */
 static uint32_t unit_at(const struct dwarf_index *di, Dwarf_Off die_off)
 {
-	size_t lo = 0, hi = di->nr_units;
+	size_t lo = search_prefix(0, di->nr_units, i, di->units[i].die < die_off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (di->units[mid].die < die_off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < di->nr_units && di->units[lo].die == die_off ? (uint32_t)lo : NO_IDX;
 }
 
@@ -1960,16 +1954,8 @@ struct dwarf_index *dwarf_index__build_eager(Elf *elf, const char *path, uint64_
 /* Index of the last of a[0..n) that is <= key, or n when none is. */
 static size_t last_at_or_below(const uint64_t *a, size_t n, uint64_t key)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = search_prefix(0, n, i, a[i] <= key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid] <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : n;
 }
 
@@ -1982,8 +1968,7 @@ static const struct sub_index *entry_sub(const struct dwarf_index *di, size_t e)
 	if (!g->sub && di->lz->dw) {
 		err = group_build(di, g);
 		if (err) /* tried again at the next lookup there */
-			fprintf(stderr, "symbolize: %s: index DWARF units: %s\n", di->path,
-				strerror(-err));
+			log_warn("symbolize: %s: index DWARF units: %s", di->path, strerror(-err));
 	}
 	return g->sub;
 }

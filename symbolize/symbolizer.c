@@ -37,6 +37,8 @@
 #include "debuginfo.h"
 #include "demangle.h"
 #include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/search.h"
 #include "dwarf_index.h"
 #include "symbolizer.h"
 
@@ -176,7 +178,7 @@ static void elf_init_once(void)
 
 static void log_elf(const char *path, const char *what)
 {
-	fprintf(stderr, "symbolize: %s: %s: %s\n", path, what, elf_errmsg(-1));
+	log_warn("symbolize: %s: %s: %s", path, what, elf_errmsg(-1));
 }
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
@@ -290,30 +292,16 @@ static void module_drop_index(struct sym_module *m)
 
 static int cand_push(struct cand_vec *cv, const struct cand *c)
 {
-	if (cv->nr == cv->cap) {
-		size_t cap = cv->cap ? cv->cap * 2 : 256;
-		struct cand *v = reallocarray(cv->v, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cv->v = v;
-		cv->cap = cap;
-	}
+	if (vec_grow(&cv->v, &cv->cap, cv->nr + 1, sizeof(*cv->v), 256))
+		return -ENOMEM;
 	cv->v[cv->nr++] = *c;
 	return 0;
 }
 
 static int file_push(struct cand_vec *cv, const char *name)
 {
-	if (cv->nr_files == cv->cap_files) {
-		size_t cap = cv->cap_files ? cv->cap_files * 2 : 64;
-		const char **v = reallocarray(cv->files, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cv->files = v;
-		cv->cap_files = cap;
-	}
+	if (vec_grow(&cv->files, &cv->cap_files, cv->nr_files + 1, sizeof(*cv->files), 64))
+		return -ENOMEM;
 	cv->files[cv->nr_files++] = name;
 	return 0;
 }
@@ -875,16 +863,8 @@ static uint64_t vaddr_to_offset(const struct sym_module *m, uint64_t vaddr)
 /* The symbol covering vaddr: the last one starting at or below it, if vaddr is before its end. */
 static const struct func_sym *find_sym(const struct sym_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_syms;
+	size_t lo = search_last_le(m->syms, m->nr_syms, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= m->syms[lo - 1].end)
 		return NULL;
 	return &m->syms[lo - 1];
@@ -979,7 +959,7 @@ struct symbolizer *symbolizer__new(void)
 
 	pthread_once(&once, elf_init_once);
 	if (elf_init_err) {
-		fprintf(stderr, "symbolize: libelf initialization: %s\n", elf_errmsg(-1));
+		log_warn("symbolize: libelf initialization: %s", elf_errmsg(-1));
 		errno = -elf_init_err;
 		return NULL;
 	}
@@ -1200,8 +1180,8 @@ static void module_load_dwarf(struct symbolizer *s, struct sym_module *m, const 
 		}
 	}
 	if (err && err != -ENODATA && err != -ENOENT)
-		fprintf(stderr, "symbolize: %s: index DWARF: %s\n", dbg_path ? dbg_path : self_path,
-			strerror(-err));
+		log_warn("symbolize: %s: index DWARF: %s", dbg_path ? dbg_path : self_path,
+			 strerror(-err));
 	if (is_transient(err))
 		m->dwarf_tried = false; /* out of memory or fds says nothing about the module */
 	free(dbg_path);
@@ -1652,30 +1632,13 @@ static void disc_job_start(struct sym_module *m, int fd)
  * below it. */
 static unsigned int disc_at(const struct line_discs *ld, uint64_t vaddr)
 {
-	size_t lo = 0, hi = ld->nr_seqs;
+	size_t lo = search_last_le(ld->seqs, ld->nr_seqs, lo, vaddr);
 	const struct disc_seq *q;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ld->seqs[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= ld->seqs[lo - 1].hi)
 		return 0;
 	q = &ld->seqs[lo - 1];
-	lo = q->first;
-	hi = (size_t)q->first + q->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ld->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search_prefix(q->first, (size_t)q->first + q->n, i, ld->rows[i].addr <= vaddr);
 	return lo > q->first ? ld->rows[lo - 1].disc : 0;
 }
 

@@ -20,6 +20,7 @@
 #include <sys/ucontext.h>
 
 #include "cfi.h"
+#include "lib/vec.h"
 
 /* DWARF register numbers on x86-64. */
 #define DW_REG_RBP 6
@@ -640,30 +641,16 @@ static struct cfi_row classify(const struct interp *in, uint64_t pc)
 
 static int push_row(struct cfi_rows *out, struct cfi_row row)
 {
-	if (out->nr_rows == out->cap_rows) {
-		size_t cap = out->cap_rows ? 2 * out->cap_rows : 4096;
-		struct cfi_row *v = realloc(out->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->rows = v;
-		out->cap_rows = cap;
-	}
+	if (vec_grow(&out->rows, &out->cap_rows, out->nr_rows + 1, sizeof(*out->rows), 4096))
+		return -ENOMEM;
 	out->rows[out->nr_rows++] = row;
 	return 0;
 }
 
 static int push_run(struct cfi_rows *out, struct cfi_run run)
 {
-	if (out->nr_runs == out->cap_runs) {
-		size_t cap = out->cap_runs ? 2 * out->cap_runs : 1024;
-		struct cfi_run *v = realloc(out->runs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->runs = v;
-		out->cap_runs = cap;
-	}
+	if (vec_grow(&out->runs, &out->cap_runs, out->nr_runs + 1, sizeof(*out->runs), 1024))
+		return -ENOMEM;
 	out->runs[out->nr_runs++] = run;
 	return 0;
 }
@@ -832,15 +819,8 @@ static int read_cies(const struct cfi_section *sec, struct cies *cies, struct un
 	while (next_entry(sec, &off, &e) > 0) {
 		if (!e.is_cie)
 			continue;
-		if (cies->nr == cies->cap) {
-			size_t cap = cies->cap ? 2 * cies->cap : 64;
-			struct cie *v = realloc(cies->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			cies->v = v;
-			cies->cap = cap;
-		}
+		if (vec_grow(&cies->v, &cies->cap, cies->nr + 1, sizeof(*cies->v), 64))
+			return -ENOMEM;
 		if (parse_cie(sec, &e, &cies->v[cies->nr])) {
 			cies->nr++;
 			st->cies++;
