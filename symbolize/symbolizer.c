@@ -36,6 +36,7 @@
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "lib/dwcursor.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/search.h"
@@ -1306,47 +1307,6 @@ int sym_module__symbol_file(struct sym_module *m, uint64_t file_offset, const ch
 	return 0;
 }
 
-/* Bytes of a .debug_line section being read; any read past end clears ok. */
-struct lp_reader {
-	const uint8_t *p;
-	const uint8_t *end;
-	bool msb; /* big-endian file */
-	bool ok;
-};
-
-static uint64_t rd_u(struct lp_reader *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (!r->ok || (size_t)(r->end - r->p) < n) {
-		r->ok = false;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct lp_reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (r->ok && r->p < r->end) {
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->ok = false;
-	return 0;
-}
-
 static int ld_reserve(void *pv, size_t *cap, size_t need, size_t elem)
 {
 	return vec_grow(pv, cap, need, elem, 256);
@@ -1408,7 +1368,7 @@ struct lp_header {
 };
 
 /* Run one line program (r at its first opcode, up to r->end) for its rows' discriminators. */
-static int ld_program(struct line_discs *ld, const struct text_span *text, struct lp_reader *r,
+static int ld_program(struct line_discs *ld, const struct text_span *text, struct dwcursor *r,
 		      const struct lp_header *h)
 {
 	size_t first = ld->nr_rows;
@@ -1417,8 +1377,8 @@ static int ld_program(struct line_discs *ld, const struct text_span *text, struc
 	const uint8_t *next;
 	int err = 0;
 
-	while (!err && r->ok && r->p < r->end) {
-		uint8_t op = (uint8_t)rd_u(r, 1), sub;
+	while (!err && !r->bad && r->p < r->end) {
+		uint8_t op = (uint8_t)dwc_u(r, 1), sub;
 
 		if (op >= h->opcode_base) { /* special: advance, then a row */
 			addr += (uint64_t)((op - h->opcode_base) / h->line_range) * h->min_inst;
@@ -1428,20 +1388,20 @@ static int ld_program(struct line_discs *ld, const struct text_span *text, struc
 		}
 		switch (op) {
 		case 0: /* extended */
-			len = rd_uleb(r);
-			if (!r->ok || !len || len > (uint64_t)(r->end - r->p))
+			len = dwc_uleb(r);
+			if (r->bad || !len || len > dwc_left(r))
 				return 0;
 			next = r->p + len;
-			sub = (uint8_t)rd_u(r, 1);
+			sub = (uint8_t)dwc_u(r, 1);
 			if (sub == DW_LNE_end_sequence) {
 				err = ld_end_seq(ld, text, first, addr);
 				first = ld->nr_rows;
 				addr = 0;
 				disc = 0;
 			} else if (sub == DW_LNE_set_address && len - 1 <= 8) {
-				addr = rd_u(r, (size_t)(len - 1));
+				addr = dwc_u(r, (size_t)(len - 1));
 			} else if (sub == DW_LNE_set_discriminator) {
-				disc = (uint32_t)rd_uleb(r);
+				disc = (uint32_t)dwc_uleb(r);
 			}
 			r->p = next;
 			break;
@@ -1450,17 +1410,17 @@ static int ld_program(struct line_discs *ld, const struct text_span *text, struc
 			disc = 0;
 			break;
 		case DW_LNS_advance_pc:
-			addr += rd_uleb(r) * h->min_inst;
+			addr += dwc_uleb(r) * h->min_inst;
 			break;
 		case DW_LNS_const_add_pc:
 			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
 			break;
 		case DW_LNS_fixed_advance_pc:
-			addr += rd_u(r, 2);
+			addr += dwc_u(r, 2);
 			break;
 		default: /* operands we do not need (advance_line's is signed, same encoding) */
 			for (len = h->std_lengths[op - 1]; len > 0; len--)
-				rd_uleb(r);
+				dwc_uleb(r);
 			break;
 		}
 	}
@@ -1470,44 +1430,44 @@ static int ld_program(struct line_discs *ld, const struct text_span *text, struc
 }
 
 /* One line-program unit at r->p; r->p is left at the next unit. Returns 0 or -ENOMEM. */
-static int ld_unit(struct line_discs *ld, const struct text_span *text, struct lp_reader *r)
+static int ld_unit(struct line_discs *ld, const struct text_span *text, struct dwcursor *r)
 {
-	struct lp_reader u = *r, prog;
+	struct dwcursor u = *r, prog;
 	struct lp_header h;
 	uint64_t unit_len, hdr_len;
 	size_t off_size = 4;
 	unsigned int version;
 
-	unit_len = rd_u(&u, 4);
+	unit_len = dwc_u(&u, 4);
 	if (unit_len == 0xffffffff) {
-		unit_len = rd_u(&u, 8);
+		unit_len = dwc_u(&u, 8);
 		off_size = 8;
 	}
-	if (!u.ok || unit_len > (uint64_t)(u.end - u.p)) {
+	if (u.bad || unit_len > dwc_left(&u)) {
 		r->p = r->end;
 		return 0;
 	}
 	u.end = u.p + unit_len;
 	r->p = u.end;
-	version = (unsigned int)rd_u(&u, 2);
+	version = (unsigned int)dwc_u(&u, 2);
 	if (version < 2 || version > 5)
 		return 0;
 	if (version >= 5)
-		rd_u(&u, 2); /* address_size, segment_selector_size */
-	hdr_len = rd_u(&u, off_size);
-	if (!u.ok || hdr_len > (uint64_t)(u.end - u.p))
+		dwc_u(&u, 2); /* address_size, segment_selector_size */
+	hdr_len = dwc_u(&u, off_size);
+	if (u.bad || hdr_len > dwc_left(&u))
 		return 0;
-	prog = (struct lp_reader){u.p + hdr_len, u.end, u.msb, true};
+	prog = (struct dwcursor){.p = u.p + hdr_len, .end = u.end, .msb = u.msb};
 
-	h.min_inst = (uint8_t)rd_u(&u, 1);
+	h.min_inst = (uint8_t)dwc_u(&u, 1);
 	if (version >= 4)
-		rd_u(&u, 1); /* maximum_operations_per_instruction: VLIW only */
-	rd_u(&u, 2);	     /* default_is_stmt, line_base */
-	h.line_range = (uint8_t)rd_u(&u, 1);
-	h.opcode_base = (uint8_t)rd_u(&u, 1);
+		dwc_u(&u, 1); /* maximum_operations_per_instruction: VLIW only */
+	dwc_u(&u, 2);	      /* default_is_stmt, line_base */
+	h.line_range = (uint8_t)dwc_u(&u, 1);
+	h.opcode_base = (uint8_t)dwc_u(&u, 1);
 	h.std_lengths = u.p;
 	/* The operand counts lie between here and the first opcode. */
-	if (!u.ok || !h.line_range || !h.opcode_base || prog.p < u.p ||
+	if (u.bad || !h.line_range || !h.opcode_base || prog.p < u.p ||
 	    (size_t)(prog.p - u.p) < (size_t)h.opcode_base - 1)
 		return 0;
 	return ld_program(ld, text, &prog, &h);
@@ -1557,15 +1517,15 @@ static struct line_discs *line_discs_read(int fd, const struct text_span *text)
 	struct line_discs *ld = calloc(1, sizeof(*ld));
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Data *data = NULL;
-	struct lp_reader r;
+	struct dwcursor r;
 	GElf_Ehdr eh;
 	int err = 0;
 
 	if (ld && elf && gelf_getehdr(elf, &eh))
 		data = debug_line_data(elf);
 	if (data && data->d_buf) {
-		r = (struct lp_reader){data->d_buf, (const uint8_t *)data->d_buf + data->d_size,
-				       eh.e_ident[EI_DATA] == ELFDATA2MSB, true};
+		r = dwc_make(data->d_buf, (const uint8_t *)data->d_buf + data->d_size);
+		r.msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 		while (!err && r.p < r.end)
 			err = ld_unit(ld, text, &r);
 		if (ld->nr_seqs)
