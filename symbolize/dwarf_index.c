@@ -56,6 +56,7 @@
 #include "lib/vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
+#include "line_program.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/dwcursor.h"
@@ -1383,138 +1384,37 @@ static int claim_from_dies(struct dwarf_index *di, struct claims *c)
 	return 0;
 }
 
-struct line_header {
-	unsigned int min_inst, max_ops, opcode_base, line_range;
-	const unsigned char *std_lengths; /* of opcodes 1 .. opcode_base - 1 */
-};
-
-/* Read a program's header: r then holds its opcodes. False for one libdw cannot read either. */
-static bool line_header(struct dwcursor *r, struct line_header *h)
-{
-	uint64_t len = dwc_u(r, 4), hlen;
-	unsigned int off_size = 4, version;
-	const unsigned char *prog;
-
-	if (len == 0xffffffff) {
-		len = dwc_u(r, 8);
-		off_size = 8;
-	}
-	if (r->bad || len > (size_t)(r->end - r->p))
-		return false;
-	r->end = r->p + len;
-	version = (unsigned int)dwc_u(r, 2);
-	if (version < 2 || version > 5)
-		return false;
-	if (version >= 5)
-		dwc_u(r, 2); /* address size, segment selector size */
-	hlen = dwc_u(r, off_size);
-	if (r->bad || hlen > (size_t)(r->end - r->p))
-		return false;
-	prog = r->p + hlen;
-	h->min_inst = (unsigned int)dwc_u(r, 1);
-	h->max_ops = version >= 4 ? (unsigned int)dwc_u(r, 1) : 1;
-	dwc_u(r, 2); /* default_is_stmt, line_base */
-	h->line_range = (unsigned int)dwc_u(r, 1);
-	h->opcode_base = (unsigned int)dwc_u(r, 1);
-	h->std_lengths = r->p;
-	if (r->bad || !h->max_ops || !h->line_range || !h->opcode_base ||
-	    h->opcode_base - 1 > (size_t)(prog - r->p))
-		return false;
-	r->p = prog;
-	return true;
-}
-
 /*
  * The spans of the sequences of the line program at off (from the first row to the end row), for
  * unit u: a unit's rows lie there even outside its ranges (gcc's ASan module destructors have
- * rows and no range). Only addresses are followed, not files or lines: this reads every line
- * table of the module, so the loop is kept tight.
+ * rows and no range).
  */
 static int claim_line_program(const struct dwarf_index *di, struct claims *c, const struct raw *sec,
 			      uint64_t off, uint32_t u)
 {
-	struct dwcursor r = {.p = sec->p + off, .end = sec->p + sec->size};
-	uint64_t addr = 0, op_index = 0, lo = 0, last = 0, adv, len;
-	const unsigned char *p, *end;
-	unsigned char special[256];
-	struct line_header h;
+	struct dwcursor r = dwc_make(sec->p + off, sec->p + sec->size);
+	uint64_t lo = 0, last = 0;
+	struct line_program lp;
+	enum line_event ev;
 	bool in_seq = false;
-	unsigned int op, i, q = 0, rem = 0;
 	int err = 0;
 
-	if (off >= sec->size || !line_header(&r, &h))
+	if (off >= sec->size || !line_program__begin(&lp, &r))
 		return 0;
-	/* A special opcode's operation advance, (op - opcode_base) / line_range, without dividing. */
-	for (op = h.opcode_base; op < 256; op++) {
-		special[op] = (unsigned char)q;
-		if (++rem == h.line_range) {
-			rem = 0;
-			q++;
-		}
-	}
-	p = r.p;
-	end = r.end;
-	while (!err && p < end) {
-		op = *p++;
-		if (op >= h.opcode_base) {
-			adv = special[op];
-		} else if (op == 0 || op == DW_LNS_advance_pc || op == DW_LNS_fixed_advance_pc) {
-			r.p = p;
-			if (op == DW_LNS_advance_pc) {
-				adv = dwc_uleb(&r);
-			} else if (op == DW_LNS_fixed_advance_pc) {
-				addr += dwc_u(&r, 2);
-				op_index = 0;
-				adv = 0;
-			} else {
-				len = dwc_uleb(&r);
-				if (r.bad || !len || len > (size_t)(end - r.p))
-					break;
-				if (*r.p == DW_LNE_set_address) {
-					struct dwcursor a = {.p = r.p + 1, .end = r.p + len};
-
-					addr = dwc_u(&a, len - 1 <= 8 ? len - 1 : 8);
-					op_index = 0;
-				} else if (*r.p == DW_LNE_end_sequence) {
-					/* A row at the end (or a lone end row, cutting another
-					 * unit's row short) reaches past it. */
-					err = add_claim(di, c, in_seq ? lo : addr,
-							addr + (!in_seq || last == addr), u);
-					addr = op_index = 0;
-					in_seq = false;
-				}
-				r.p += len;
-			}
-			if (r.bad)
-				break;
-			p = r.p;
-			if (op != DW_LNS_advance_pc)
-				continue;
-		} else if (op == DW_LNS_const_add_pc) {
-			adv = special[255];
-		} else if (op == DW_LNS_copy) {
-			adv = 0;
-		} else {
-			/* Operands of the others: LEB128s, skipped. */
-			for (i = h.std_lengths[op - 1]; i && p < end; p++)
-				i -= !(*p & 0x80);
+	while (!err && (ev = line_program__next(&lp)) != LINE_DONE) {
+		if (ev == LINE_ROW) {
+			lo = in_seq ? lo : lp.at;
+			last = lp.at;
+			in_seq = true;
 			continue;
 		}
-		if (h.max_ops == 1) {
-			addr += h.min_inst * adv;
-		} else {
-			addr += h.min_inst * ((op_index + adv) / h.max_ops);
-			op_index = (op_index + adv) % h.max_ops;
-		}
-		/* Special opcodes and DW_LNS_copy append a row. */
-		if (op >= h.opcode_base || op == DW_LNS_copy) {
-			lo = in_seq ? lo : addr;
-			last = addr;
-			in_seq = true;
-		}
+		/* A row at the end (or a lone end row, cutting another unit's row short) reaches
+		 * past it. */
+		err = add_claim(di, c, in_seq ? lo : lp.at, lp.at + (!in_seq || last == lp.at), u);
+		in_seq = false;
 	}
 	if (!err && in_seq) /* no end row: up to the last row */
-		err = add_claim(di, c, lo, addr + 1, u);
+		err = add_claim(di, c, lo, lp.at + 1, u);
 	return err;
 }
 

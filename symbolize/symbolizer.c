@@ -41,6 +41,7 @@
 #include "lib/log.h"
 #include "lib/search.h"
 #include "dwarf_index.h"
+#include "line_program.h"
 #include "symbolizer.h"
 
 #define INITIAL_BUCKETS	   64
@@ -1359,118 +1360,28 @@ static int ld_end_seq(struct line_discs *ld, const struct text_span *text, size_
 	return 0;
 }
 
-/* The header fields of one line program that its opcodes need. */
-struct lp_header {
-	uint8_t min_inst;
-	uint8_t line_range;
-	uint8_t opcode_base;
-	const uint8_t *std_lengths; /* opcode_base - 1 operand counts */
-};
-
-/* Run one line program (r at its first opcode, up to r->end) for its rows' discriminators. */
-static int ld_program(struct line_discs *ld, const struct text_span *text, struct dwcursor *r,
-		      const struct lp_header *h)
+/* The discriminators of the rows of one line-program unit at r->p; r->p is left at the next
+ * unit. Returns 0 or -ENOMEM. */
+static int ld_unit(struct line_discs *ld, const struct text_span *text, struct dwcursor *r)
 {
 	size_t first = ld->nr_rows;
-	uint64_t addr = 0, len;
-	uint32_t disc = 0;
-	const uint8_t *next;
+	struct line_program lp;
+	enum line_event ev;
 	int err = 0;
 
-	while (!err && !r->bad && r->p < r->end) {
-		uint8_t op = (uint8_t)dwc_u(r, 1), sub;
-
-		if (op >= h->opcode_base) { /* special: advance, then a row */
-			addr += (uint64_t)((op - h->opcode_base) / h->line_range) * h->min_inst;
-			err = ld_row(ld, first, addr, disc);
-			disc = 0;
+	if (!line_program__begin(&lp, r))
+		return 0;
+	while (!err && (ev = line_program__next(&lp)) != LINE_DONE) {
+		if (ev == LINE_ROW) {
+			err = ld_row(ld, first, lp.at, lp.at_disc);
 			continue;
 		}
-		switch (op) {
-		case 0: /* extended */
-			len = dwc_uleb(r);
-			if (r->bad || !len || len > dwc_left(r))
-				return 0;
-			next = r->p + len;
-			sub = (uint8_t)dwc_u(r, 1);
-			if (sub == DW_LNE_end_sequence) {
-				err = ld_end_seq(ld, text, first, addr);
-				first = ld->nr_rows;
-				addr = 0;
-				disc = 0;
-			} else if (sub == DW_LNE_set_address && len - 1 <= 8) {
-				addr = dwc_u(r, (size_t)(len - 1));
-			} else if (sub == DW_LNE_set_discriminator) {
-				disc = (uint32_t)dwc_uleb(r);
-			}
-			r->p = next;
-			break;
-		case DW_LNS_copy:
-			err = ld_row(ld, first, addr, disc);
-			disc = 0;
-			break;
-		case DW_LNS_advance_pc:
-			addr += dwc_uleb(r) * h->min_inst;
-			break;
-		case DW_LNS_const_add_pc:
-			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
-			break;
-		case DW_LNS_fixed_advance_pc:
-			addr += dwc_u(r, 2);
-			break;
-		default: /* operands we do not need (advance_line's is signed, same encoding) */
-			for (len = h->std_lengths[op - 1]; len > 0; len--)
-				dwc_uleb(r);
-			break;
-		}
+		err = ld_end_seq(ld, text, first, lp.at);
+		first = ld->nr_rows;
 	}
 	/* A program cut short keeps no half sequence. */
 	ld->nr_rows = first;
 	return err;
-}
-
-/* One line-program unit at r->p; r->p is left at the next unit. Returns 0 or -ENOMEM. */
-static int ld_unit(struct line_discs *ld, const struct text_span *text, struct dwcursor *r)
-{
-	struct dwcursor u = *r, prog;
-	struct lp_header h;
-	uint64_t unit_len, hdr_len;
-	size_t off_size = 4;
-	unsigned int version;
-
-	unit_len = dwc_u(&u, 4);
-	if (unit_len == 0xffffffff) {
-		unit_len = dwc_u(&u, 8);
-		off_size = 8;
-	}
-	if (u.bad || unit_len > dwc_left(&u)) {
-		r->p = r->end;
-		return 0;
-	}
-	u.end = u.p + unit_len;
-	r->p = u.end;
-	version = (unsigned int)dwc_u(&u, 2);
-	if (version < 2 || version > 5)
-		return 0;
-	if (version >= 5)
-		dwc_u(&u, 2); /* address_size, segment_selector_size */
-	hdr_len = dwc_u(&u, off_size);
-	if (u.bad || hdr_len > dwc_left(&u))
-		return 0;
-	prog = (struct dwcursor){.p = u.p + hdr_len, .end = u.end, .msb = u.msb};
-
-	h.min_inst = (uint8_t)dwc_u(&u, 1);
-	if (version >= 4)
-		dwc_u(&u, 1); /* maximum_operations_per_instruction: VLIW only */
-	dwc_u(&u, 2);	      /* default_is_stmt, line_base */
-	h.line_range = (uint8_t)dwc_u(&u, 1);
-	h.opcode_base = (uint8_t)dwc_u(&u, 1);
-	h.std_lengths = u.p;
-	/* The operand counts lie between here and the first opcode. */
-	if (u.bad || !h.line_range || !h.opcode_base || prog.p < u.p ||
-	    (size_t)(prog.p - u.p) < (size_t)h.opcode_base - 1)
-		return 0;
-	return ld_program(ld, text, &prog, &h);
 }
 
 static int disc_seq_cmp(const void *pa, const void *pb)
