@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A hash set of indices into an array its owner keeps, for keys too wide for u64map (a string, a
- * frame's four fields, a function's module and name): the table holds index + 1 and the key's
- * hash, the owner's eq callback compares the key with an element. Open addressing, linear
- * probing, grown at 75 % load. The recording writer interns strings and frames with it, the
- * profile its functions.
+ * A hash set of indices into an array its owner keeps, for keys that are already in the owner's
+ * elements or too wide for u64map (a string, a frame's four fields, a function's module and
+ * name, a tree node's parent and label): the table holds index + 1 and the key's hash (8 bytes a
+ * slot, where u64map would copy key and value), the owner's eq callback compares a key with an
+ * element. Open addressing, linear probing, grown at 75 % load. The recording writer interns
+ * strings and frames with it, the profile its functions, the tree its children.
  */
 #ifndef PERCH_IDXTAB_H
 #define PERCH_IDXTAB_H

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "symbolize/demangle.h"
 #include "lib/hash.h"
+#include "lib/idxtab.h"
 #include "profile.h"
 #include "lib/vec.h"
 
@@ -18,17 +19,16 @@ struct func {
 	char *name;
 	const char *module;
 	bool kernel;
-	uint64_t hash;
 };
 
 struct profile {
 	struct profile_opts o;
 	struct tree *tree;
 	struct func *funcs;
-	uint32_t nfuncs, cap_funcs;
-	uint32_t *slots; /* open addressing over funcs by (module, name): index + 1, 0 = empty */
-	size_t nslots;
-	uint32_t *labels; /* every frame's functions, back to back */
+	uint32_t nfuncs;
+	size_t cap_funcs;
+	struct idxtab func_tab; /* funcs by (module, name, kernel) */
+	uint32_t *labels;	/* every frame's functions, back to back */
 	size_t nlabels, cap_labels;
 	size_t *frame_off;     /* frame id -> first label */
 	uint32_t *frame_count; /* frame id -> number of labels (0: a region frame, no function) */
@@ -48,54 +48,37 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return (fnv64_str(h, s) ^ 0xff) * FNV64_PRIME;
 }
 
-static int grow_slots(struct profile *p)
+struct func_key {
+	const char *module, *name;
+	bool kernel;
+};
+
+static bool func_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	size_t n = p->nslots ? p->nslots * 2 : 1024;
-	uint32_t *s = calloc(n, sizeof(*s));
+	const struct func *f = &((const struct profile *)ctx)->funcs[idx];
+	const struct func_key *k = key;
 
-	if (!s)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < p->nfuncs; i++) {
-		size_t j = p->funcs[i].hash & (n - 1);
-
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = i + 1;
-	}
-	free(p->slots);
-	p->slots = s;
-	p->nslots = n;
-	return 0;
+	return f->kernel == k->kernel && !strcmp(f->name, k->name) && !strcmp(f->module, k->module);
 }
 
 /* The function called name in module (taking ownership of name), created on first use. */
 static int intern(struct profile *p, const char *module, char *name, bool kernel)
 {
+	struct func_key key = {module, name, kernel};
 	uint64_t h = hash_str(hash_str(FNV64_OFFSET, module), name);
-	size_t j;
+	struct idxtab_slot *slot;
 
-	if (((size_t)p->nfuncs + 1) * 2 > p->nslots && grow_slots(p))
+	if (p->nfuncs >= INT32_MAX || idxtab__reserve(&p->func_tab))
 		goto nomem;
-	for (j = h & (p->nslots - 1); p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
-		const struct func *f = &p->funcs[p->slots[j] - 1];
-
-		if (f->hash == h && f->kernel == kernel && !strcmp(f->name, name) &&
-		    !strcmp(f->module, module)) {
-			free(name);
-			return (int)(p->slots[j] - 1);
-		}
+	slot = idxtab__find(&p->func_tab, (uint32_t)(h ^ h >> 32), func_eq, p, &key);
+	if (slot->idx1) {
+		free(name);
+		return (int)(slot->idx1 - 1);
 	}
-	if (p->nfuncs == p->cap_funcs) {
-		uint32_t cap = p->cap_funcs ? p->cap_funcs * 2 : 256;
-		struct func *t = realloc(p->funcs, cap * sizeof(*t));
-
-		if (!t)
-			goto nomem;
-		p->funcs = t;
-		p->cap_funcs = cap;
-	}
-	p->funcs[p->nfuncs] = (struct func){name, module, kernel, h};
-	p->slots[j] = p->nfuncs + 1;
+	if (vec_grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs), 256))
+		goto nomem;
+	p->funcs[p->nfuncs] = (struct func){name, module, kernel};
+	idxtab__set(&p->func_tab, slot, p->nfuncs, (uint32_t)(h ^ h >> 32));
 	return (int)p->nfuncs++;
 nomem:
 	free(name);
@@ -132,15 +115,8 @@ static int push_label(struct profile *p, int func)
 {
 	if (func < 0)
 		return func;
-	if (p->nlabels == p->cap_labels) {
-		size_t cap = p->cap_labels ? p->cap_labels * 2 : 1024;
-		uint32_t *t = realloc(p->labels, cap * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		p->labels = t;
-		p->cap_labels = cap;
-	}
+	if (vec_grow(&p->labels, &p->cap_labels, p->nlabels + 1, sizeof(*p->labels), 1024))
+		return -ENOMEM;
 	p->labels[p->nlabels++] = (uint32_t)func;
 	return 0;
 }
@@ -207,15 +183,9 @@ static int insert_samples(struct profile *p, const struct recording *r)
 			continue;
 		for (uint32_t j = 0; j < s->nframes; j++)
 			n += p->frame_count[s->frames[j]];
-		if (n > cap) {
-			uint32_t *t = realloc(labels, n * sizeof(*t));
-
-			if (!t) {
-				err = -ENOMEM;
-				break;
-			}
-			labels = t;
-			cap = n;
+		if (vec_grow(&labels, &cap, n, sizeof(*labels), 64)) {
+			err = -ENOMEM;
+			break;
 		}
 		n = 0;
 		for (uint32_t j = 0; j < s->nframes; j++) {
@@ -267,7 +237,7 @@ void profile__free(struct profile *p)
 	for (uint32_t i = 0; i < p->nfuncs; i++)
 		free(p->funcs[i].name);
 	free(p->funcs);
-	free(p->slots);
+	idxtab__clear(&p->func_tab);
 	free(p->labels);
 	free(p->frame_off);
 	free(p->frame_count);

@@ -3,7 +3,8 @@
  * tree: the bounded path tree, perch's profile model (DESIGN.md, "Bounded path trees").
  *
  * Owns the nodes (node 0 is the virtual root), each node's list of children in creation order,
- * one open-addressing index from (parent, label) to child so that a step down costs O(1), and the
+ * an index from (parent, label) to child (lib/idxtab.h: the key is in the node) so that a step
+ * down costs O(1), and the
  * per-label self/total weights, which are taken from the stacks as inserted because the folded
  * tree would count a recursive function more than once.
  *
@@ -15,10 +16,12 @@
 #include <string.h>
 
 #include "tree.h"
+#include "lib/hash.h"
+#include "lib/idxtab.h"
+#include "lib/vec.h"
 
-#define INDEX_MIN_SLOTS 64
-#define LABELS_MIN	256
-#define NODES_MIN	64
+#define LABELS_MIN 256
+#define NODES_MIN  64
 
 struct node {
 	size_t parent;
@@ -36,16 +39,12 @@ struct label_stat {
 	uint64_t seen; /* generation of the last stack that contained the label */
 };
 
-/*
- * nodes[0] is the virtual root; nr_nodes counts it. slots[] holds child node ids, 0 for an empty
- * slot (the root is nobody's child); nr_slots is a power of two, or 0 before the first child.
- */
+/* nodes[0] is the virtual root; nr_nodes counts it. Node ids fit 32 bits (index keys). */
 struct tree {
 	struct node *nodes;
 	size_t nr_nodes;
 	size_t nodes_cap;
-	size_t *slots;
-	size_t nr_slots;
+	struct idxtab index; /* (parent, label) -> child, hashed as index_hash() */
 	struct label_stat *labels;
 	size_t labels_cap;
 	uint32_t label_limit;
@@ -79,96 +78,53 @@ void tree__free(struct tree *t)
 	for (size_t i = 0; i < t->nr_nodes; i++)
 		free(t->nodes[i].kids);
 	free(t->nodes);
-	free(t->slots);
+	idxtab__clear(&t->index);
 	free(t->labels);
 	free(t);
 }
 
 /* Index of (parent, label) ----------------------------------------------------------------- */
 
-static size_t slot_hash(size_t parent, uint32_t label)
-{
-	uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ label;
+struct index_key {
+	size_t parent;
+	uint32_t label;
+};
 
-	h *= 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ (h >> 32));
+static uint32_t index_hash(size_t parent, uint32_t label)
+{
+	uint64_t h = mix64((uint64_t)parent << 32 ^ label);
+
+	return (uint32_t)(h ^ h >> 32);
+}
+
+static bool index_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct node *n = &((const struct tree *)ctx)->nodes[id];
+	const struct index_key *k = key;
+
+	return n->parent == k->parent && n->label == k->label;
+}
+
+/* The index slot of (parent, label): its child's, or the empty one where it goes. */
+static struct idxtab_slot *find_slot(const struct tree *t, size_t parent, uint32_t label)
+{
+	struct index_key k = {parent, label};
+
+	return idxtab__find(&t->index, index_hash(parent, label), index_eq, t, &k);
 }
 
 static size_t find_child(const struct tree *t, size_t parent, uint32_t label)
 {
-	size_t mask = t->nr_slots - 1;
+	uint32_t idx1 = t->index.slots ? find_slot(t, parent, label)->idx1 : 0;
 
-	if (!t->nr_slots)
-		return 0;
-	for (size_t i = slot_hash(parent, label) & mask;; i = (i + 1) & mask) {
-		size_t id = t->slots[i];
-
-		if (!id || (t->nodes[id].parent == parent && t->nodes[id].label == label))
-			return id;
-	}
-}
-
-static void index_put(size_t *slots, size_t nr_slots, const struct node *nodes, size_t id)
-{
-	size_t mask = nr_slots - 1;
-	size_t i = slot_hash(nodes[id].parent, nodes[id].label) & mask;
-
-	while (slots[i])
-		i = (i + 1) & mask;
-	slots[i] = id;
-}
-
-/* Keep the index at most half full, counting the node about to be added. */
-static int index_reserve(struct tree *t)
-{
-	size_t nr = t->nr_slots ? t->nr_slots * 2 : INDEX_MIN_SLOTS;
-	size_t *slots;
-
-	if (t->nr_nodes * 2 <= t->nr_slots)
-		return 0;
-	while (t->nr_nodes * 2 > nr)
-		nr *= 2;
-	slots = calloc(nr, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (size_t id = 1; id < t->nr_nodes; id++)
-		index_put(slots, nr, t->nodes, id);
-	free(t->slots);
-	t->slots = slots;
-	t->nr_slots = nr;
-	return 0;
+	return idx1 ? idx1 - 1 : 0;
 }
 
 /* Nodes ------------------------------------------------------------------------------------ */
 
-static int nodes_reserve(struct tree *t)
-{
-	size_t cap = t->nodes_cap * 2;
-	struct node *nodes;
-
-	if (t->nr_nodes < t->nodes_cap)
-		return 0;
-	nodes = reallocarray(t->nodes, cap, sizeof(*nodes));
-	if (!nodes)
-		return -ENOMEM;
-	t->nodes = nodes;
-	t->nodes_cap = cap;
-	return 0;
-}
-
 static int kids_reserve(struct node *n)
 {
-	size_t cap = n->kids_cap ? n->kids_cap * 2 : 4;
-	size_t *kids;
-
-	if (n->nr_kids < n->kids_cap)
-		return 0;
-	kids = reallocarray(n->kids, cap, sizeof(*kids));
-	if (!kids)
-		return -ENOMEM;
-	n->kids = kids;
-	n->kids_cap = cap;
-	return 0;
+	return vec_grow(&n->kids, &n->kids_cap, n->nr_kids + 1, sizeof(*n->kids), 4);
 }
 
 /* Create child @label of @parent; returns its id, or 0 when out of memory. */
@@ -177,11 +133,13 @@ static size_t new_child(struct tree *t, size_t parent, uint32_t label)
 	size_t id = t->nr_nodes;
 	struct node *p;
 
-	if (nodes_reserve(t) || index_reserve(t) || kids_reserve(&t->nodes[parent]))
+	if (id >= UINT32_MAX ||
+	    vec_grow(&t->nodes, &t->nodes_cap, id + 1, sizeof(*t->nodes), NODES_MIN) ||
+	    kids_reserve(&t->nodes[parent]) || idxtab__reserve(&t->index))
 		return 0;
 	t->nodes[id] = (struct node){.parent = parent, .label = label};
 	t->nr_nodes++;
-	index_put(t->slots, t->nr_slots, t->nodes, id);
+	idxtab__set(&t->index, find_slot(t, parent, label), id, index_hash(parent, label));
 	p = &t->nodes[parent];
 	p->kids[p->nr_kids++] = id;
 	return id;
@@ -232,9 +190,8 @@ static int walk(struct tree *t, const uint32_t *labels, size_t n, size_t *end)
 
 static int labels_reserve(struct tree *t, const uint32_t *labels, size_t n)
 {
+	size_t old = t->labels_cap;
 	uint32_t max = 0;
-	size_t cap = t->labels_cap ? t->labels_cap * 2 : LABELS_MIN;
-	struct label_stat *stats;
 
 	for (size_t i = 0; i < n; i++)
 		max = labels[i] > max ? labels[i] : max;
@@ -243,14 +200,9 @@ static int labels_reserve(struct tree *t, const uint32_t *labels, size_t n)
 		return -ENOMEM;
 	if (max < t->labels_cap)
 		return 0;
-	if (cap <= max)
-		cap = (size_t)max + 1;
-	stats = reallocarray(t->labels, cap, sizeof(*stats));
-	if (!stats)
+	if (vec_grow(&t->labels, &t->labels_cap, (size_t)max + 1, sizeof(*t->labels), LABELS_MIN))
 		return -ENOMEM;
-	memset(stats + t->labels_cap, 0, (cap - t->labels_cap) * sizeof(*stats));
-	t->labels = stats;
-	t->labels_cap = cap;
+	memset(t->labels + old, 0, (t->labels_cap - old) * sizeof(*t->labels));
 	return 0;
 }
 
