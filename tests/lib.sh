@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the integration scenarios (tests/integration/*.sh, sourced, not run): the run's
 # folders, pass/fail counting and the closing line; recording a workload; the readings every
 # scenario makes of folded stacks, of a recording's counts (perch report --format=stats) and of

@@ -4,6 +4,7 @@
 #
 #   tests/integration/attach-two.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin attach-two "${1:-build}"
 

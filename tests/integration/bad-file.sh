@@ -4,6 +4,7 @@
 #
 #   tests/integration/bad-file.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin bad-file "${1:-build}"
 

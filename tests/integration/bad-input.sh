@@ -3,6 +3,7 @@
 #
 #   tests/integration/bad-input.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin bad-input "${1:-build}"
 

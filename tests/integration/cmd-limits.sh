@@ -4,6 +4,7 @@
 #
 #   tests/integration/cmd-limits.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin cmd-limits "${1:-build}"
 

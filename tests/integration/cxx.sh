@@ -3,6 +3,7 @@
 #
 #   tests/integration/cxx.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin cxx "${1:-build}"
 

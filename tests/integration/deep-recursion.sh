@@ -4,6 +4,7 @@
 #
 #   tests/integration/deep-recursion.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin deep-recursion "${1:-build}"
 

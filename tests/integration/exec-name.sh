@@ -3,6 +3,7 @@
 #
 #   tests/integration/exec-name.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin exec-name "${1:-build}"
 

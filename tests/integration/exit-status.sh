@@ -3,6 +3,7 @@
 #
 #   tests/integration/exit-status.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin exit-status "${1:-build}"
 

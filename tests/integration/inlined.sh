@@ -4,6 +4,7 @@
 #
 #   tests/integration/inlined.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin inlined "${1:-build}"
 

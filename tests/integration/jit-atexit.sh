@@ -4,6 +4,7 @@
 #
 #   tests/integration/jit-atexit.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin jit-atexit "${1:-build}"
 

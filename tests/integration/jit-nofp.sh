@@ -4,6 +4,7 @@
 #
 #   tests/integration/jit-nofp.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin jit-nofp "${1:-build}"
 

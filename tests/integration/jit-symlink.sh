@@ -4,6 +4,7 @@
 #
 #   tests/integration/jit-symlink.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin jit-symlink "${1:-build}"
 

@@ -4,6 +4,7 @@
 #
 #   tests/integration/manythreads.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin manythreads "${1:-build}"
 

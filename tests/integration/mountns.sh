@@ -4,6 +4,7 @@
 #
 #   tests/integration/mountns.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin mountns "${1:-build}"
 

@@ -5,6 +5,7 @@
 #
 #   tests/integration/recursion.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin recursion "${1:-build}"
 

@@ -4,6 +4,7 @@
 #
 #   tests/integration/regions-attach.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin regions-attach "${1:-build}"
 

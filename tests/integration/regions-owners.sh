@@ -6,6 +6,7 @@
 #
 #   tests/integration/regions-owners.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin regions-owners "${1:-build}"
 

@@ -5,6 +5,7 @@
 #
 #   tests/integration/regions-shape.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin regions-shape "${1:-build}"
 

@@ -5,6 +5,7 @@
 #
 #   tests/integration/regions-share.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin regions-share "${1:-build}"
 

@@ -4,6 +4,7 @@
 #
 #   tests/integration/shares.sh [BUILD_DIR]   (or tests/integration.sh BUILD_DIR shares)
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin shares "${1:-build}"
 

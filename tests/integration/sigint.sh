@@ -3,6 +3,7 @@
 #
 #   tests/integration/sigint.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin sigint "${1:-build}"
 

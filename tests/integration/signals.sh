@@ -4,6 +4,7 @@
 #
 #   tests/integration/signals.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin signals "${1:-build}"
 

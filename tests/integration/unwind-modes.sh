@@ -4,6 +4,7 @@
 #
 #   tests/integration/unwind-modes.sh [BUILD_DIR]
 set -u
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 it_begin unwind-modes "${1:-build}"
 
