@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Fuzz harness for `perch report` (userspace/report.c) on whatever the loader accepts: the text
- * report, folded stacks and the CSV, with and without lines and a region filter, and the summary
- * `perch record` prints, as userspace/main.c drives them. Nothing may crash or trip a sanitizer.
+ * Fuzz harness for `perch report` (userspace/report/) on whatever the loader accepts: every
+ * output of its table, with and without lines and a region filter, and the summary
+ * `perch record` prints, as userspace/cli/ drives them. Nothing may crash or trip a sanitizer.
  *
  *   make fuzz && build-fuzz/fuzz_report -max_total_time=60 CORPUS_DIR tests/corpus
  *
@@ -42,7 +42,7 @@ static void print_as(const struct recording *r, enum report_format format, bool 
 	int err;
 
 	if (region && report__find_region(r, region))
-		return; /* main.c stops at an unknown region */
+		return; /* cli/report.c stops at an unknown region */
 	err = report__print(r, "fuzz.data", &o, sink());
 	fuzz_check(!err || err == -ENOMEM);
 }
@@ -57,11 +57,10 @@ static void report_all(const struct recording *r, int err, size_t size)
 	if (!r || !sink())
 		return;
 	region = some_region(r);
-	print_as(r, REPORT_TEXT, false, NULL);
-	print_as(r, REPORT_TEXT, true, region);
-	print_as(r, REPORT_FOLDED, false, NULL);
-	print_as(r, REPORT_FOLDED, true, region);
-	print_as(r, REPORT_CSV, false, NULL);
+	for (int f = 0; f < REPORT_NR; f++) { /* every output of report/'s table */
+		print_as(r, f, false, NULL);
+		print_as(r, f, true, region);
+	}
 	report__summary(r, "fuzz.data", sink());
 	names = report__region_names(r);
 	free(names);
