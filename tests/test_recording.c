@@ -1478,6 +1478,25 @@ static void region_frames_round_trip(void **state)
 	recording__free(r);
 }
 
+/* A recording whose only sample has no stack at all (both stacks lost) loads with nothing to point
+ * at: no pool is ever made (clang's UBSan in make fuzz once saw NULL + 0 here). */
+static void sample_without_any_frame_loads(void **state)
+{
+	const char *path = tmp_path("noframes.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct recording *r = NULL;
+
+	(void)state;
+	assert_non_null(w);
+	assert_int_equal(rec_writer__sample(w, 1, 2, 3, REC_SAMPLE_USER_LOST, NULL, 0), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	assert_sample(&r->samples[0], 1, 2, 3, REC_SAMPLE_USER_LOST, NULL, 0);
+	assert_int_equal(r->samples[0].nregions, 0);
+	recording__free(r);
+}
+
 /* What a sample carries as regions is written as region frames at the root of its stack: the
  * bytes a writer of region frames wrote (format versions 2 and 3), so either loads the same. */
 static void sample_regions_are_stored_as_region_frames(void **state)
@@ -1563,6 +1582,7 @@ int main(void)
 		cmocka_unit_test(load_bad_regions_block_is_ebadmsg_keeping_earlier_blocks),
 		cmocka_unit_test(region_frames_round_trip),
 		cmocka_unit_test(sample_regions_are_stored_as_region_frames),
+		cmocka_unit_test(sample_without_any_frame_loads),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -199,6 +199,8 @@ static int read_stack(struct loaded *L, struct cur *c, struct rec_sample *s, uin
 	s->nregions = s->nframes = 0;
 	if (n > c->left / 4)
 		return -EBADMSG;
+	if (!n)
+		return 0; /* nothing to place (and the pool may not exist yet) */
 	for (uint32_t i = 0; i < n; i++) {
 		if (!cur_u32(&check, &id) || id >= L->r.nframes)
 			return -EBADMSG;
