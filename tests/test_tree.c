@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for userspace/tree.c, the bounded path tree: the examples of DESIGN.md and of
+ * Unit tests for userspace/model/tree.c, the bounded path tree: the examples of DESIGN.md and of
  * seeds/fble-profiling-notes.txt, the per-label views, and random stacks checked against a naive
  * reference implementation of the same insertion rule.
  */
