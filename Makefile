@@ -199,17 +199,11 @@ check-integration: all
 	@bash tests/golden.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
-	@bash tests/integration-jit.sh $(BUILD)
-	@bash tests/integration-regions.sh $(BUILD)
-	@bash tests/integration-safety.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/golden.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
-	@bash tests/integration-jit.sh build-san
-	@bash tests/integration-regions.sh build-san
-	@bash tests/integration-safety.sh build-san
 
 check-format:
 	@bash scripts/check-format.sh

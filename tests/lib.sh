@@ -1,11 +1,16 @@
-# Shared by the integration scripts (sourced, not run): the run's folders, pass/fail counting and
-# the closing line, and the readings every scenario makes of folded stacks and of the "truth"
-# lines the workloads print (tests/workloads/burn.h).
+# shellcheck shell=bash
+# Shared by the integration scenarios (tests/integration/*.sh, sourced, not run): the run's
+# folders, pass/fail counting and the closing line; recording a workload; the readings every
+# scenario makes of folded stacks, of a recording's counts (perch report --format=stats) and of
+# the "truth" lines the workloads print (tests/workloads/burn.h).
 #
-#   . "$(dirname "$0")/lib.sh"
-#   it_begin NAME BUILD_DIR     sets BUILD PERCH WL T (a temporary folder, removed at exit)
+#   . "$(dirname "$0")/../lib.sh"
+#   it_begin NAME BUILD_DIR     sets BUILD PERCH WL TESTS T (a temporary folder, removed at exit)
 #   ...ok / bad...
 #   it_end                      prints "NAME: N passed, N failed"; fails when any did
+
+# shellcheck disable=SC2034 # read by the scenarios
+TESTS=$(realpath "$(dirname "${BASH_SOURCE[0]}")")
 
 it_begin() {
 	IT_NAME=$1
@@ -30,21 +35,148 @@ it_end() {
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 
+# ---- running perch ------------------------------------------------------------------------------
+
+# perch_record NAME [RECORD_OPTION...] -- CMD...: perch record -q CMD into $T/NAME.data; CMD's
+# stdout (its truth lines) goes to $T/NAME.truth, perch's stderr to $T/NAME.err. A failed record is
+# one failure, named NAME. Returns perch's exit status.
+perch_record() {
+	local name=$1 rc opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	"$PERCH" record -q "${opts[@]}" -o "$T/$name.data" -- "$@" >"$T/$name.truth" 2>"$T/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] || bad "$name" "perch record exited $rc: $(cat "$T/$name.err")"
+	return $rc
+}
+
+# launch NAME [RECORD_OPTION...] -- CMD...: perch_record, then the folded stacks in $T/NAME.folded
+launch() {
+	local rc
+	perch_record "$@"
+	rc=$?
+	folded "$T/$1.data" >"$T/$1.folded"
+	return $rc
+}
+
+# jit_launch NAME WORKLOAD [MODE]: launch WORKLOAD (tests/workloads/jit or jit-nofp) for 2 s, MODE
+# telling it how to write its perf map; the map is removed before the stacks are folded, so the
+# JIT frames are named from the recording alone
+jit_launch() {
+	local pid
+	perch_record "$1" -- "$WL/$2" 2 ${3:+"$3"}
+	pid=$(stat "$T/$1.data" pids)
+	rm -f "/tmp/perf-$pid.map"
+	folded "$T/$1.data" >"$T/$1.folded"
+}
+
+# folded REC [REPORT_OPTION...]: the recording's folded stacks
+folded() { "$PERCH" report --format=folded "${@:2}" "$1"; }
+
+# expect NAME STATUS PATTERN -- CMD...: CMD exits STATUS with one line on stderr that has PATTERN
+# (CMD's stdout stays in $T/out, its stderr in $T/err)
+expect() {
+	local name=$1 want=$2 pat=$3 rc lines
+	shift 4
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	lines=$(wc -l <"$T/err")
+	if [ $rc -eq "$want" ] && grep -q "$pat" "$T/err" && [ "$lines" -eq 1 ]; then
+		ok "$name: exit $rc, '$(cat "$T/err")'"
+	else
+		bad "$name" "exit $rc (want $want), $lines stderr lines: $(head -3 "$T/err")"
+	fi
+}
+
+# ---- a recording's numbers ----------------------------------------------------------------------
+
+# stat REC KEY: one number of a recording, from `perch report --format=stats` (format/keys.h
+# names the keys; sampled, processes and threads are the counts the text header derives); empty
+# when the recording has no such key (duration_ns and exit_status of one that did not finish).
+# It shadows stat(1): take a file's size with wc -c.
+stat() { "$PERCH" report --format=stats "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }'; }
+# freq REC: the sampling frequency perch recorded at (Hz)
+freq() { stat "$1" frequency; }
+# seconds REC: the recording's duration in seconds, to the ms as the text report gives it
+seconds() {
+	local ns
+	ns=$(stat "$1" duration_ns)
+	[ -n "$ns" ] && awk -v n="$ns" 'BEGIN { printf "%.3f", n / 1e9 }'
+}
+# says REC [GREP_OPTION...] PATTERN: the text report has a line that matches PATTERN, for the checks
+# of what it tells the user in words
+says() { "$PERCH" report "$1" 2>/dev/null | grep -q "${@:2}"; }
+# call_tree REC [REPORT_OPTION...]: the text report's call tree, for the checks that count its
+# nodes (the one part of the human report the tests read: its shape is what they test)
+call_tree() { "$PERCH" report "${@:2}" "$1" | sed -n '/^Call tree/,$p'; }
+# csv_all REC NAME COLUMN: the all-threads row's COLUMN (3 calls, 4 total_s, 6 mean_s) of region
+# NAME, from perch report --format=csv
+csv_all() { "$PERCH" report --format=csv "$1" | awk -F, -v n="$2" -v c="$3" '$1 == n && $2 == "" { print $c }'; }
+
+# ---- folded stacks: "COMM;FRAME;...;FRAME COUNT", one line per distinct stack -------------------
+
+# The parse every reading below shares, for awk: parse() sets n (the line's samples), stack (the
+# line without its count) and fr[1..k] (fr[1] the thread's name, fr[k] the leaf).
+# shellcheck disable=SC2016 # awk's $NF and $0
+FOLD_AWK='function parse() { n = $NF; stack = $0; sub(/ [0-9]+$/, "", stack); k = split(stack, fr, ";") }'
+
 # share FOLDED FUNC: percent of samples whose stack contains FUNC (total view, from folded stacks)
 share() {
-	awk -v f="$2" '{ n = $NF; all += n; st = $0; sub(/ [0-9]+$/, "", st); k = split(st, fr, ";");
-		for (i = 1; i <= k; i++) if (fr[i] == f) { hit += n; break } }
+	awk -v f="$2" "$FOLD_AWK"'{ parse(); all += n; for (i = 1; i <= k; i++) if (fr[i] == f) { hit += n; break } }
 		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
 }
 
 # rooted FOLDED NAME: percent of samples whose folded line starts with the thread name NAME
 rooted() {
-	awk -v c="$2" '{ n = $NF; all += n; split($0, fr, ";"); if (fr[1] == c) hit += n }
+	awk -v c="$2" "$FOLD_AWK"'{ parse(); all += n; if (fr[1] == c) hit += n }
 		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
 }
 
+# The regular expressions below (awk EREs) reach awk through the environment, where a backslash
+# stays a backslash (awk -v would take it as an escape).
+
+# samples FOLDED [REGEX [NOT_REGEX]]: how many samples there are; with REGEX, how many have a stack
+# (the line without its count) that matches it, and with NOT_REGEX too, that does not match that
+samples() {
+	RE=${2-} NO=${3-} awk "$FOLD_AWK"'{ parse() } (ENVIRON["RE"] == "" || stack ~ ENVIRON["RE"]) &&
+		(ENVIRON["NO"] == "" || stack !~ ENVIRON["NO"]) { s += n } END { print s + 0 }' "$1"
+}
+
+# stack_pct FOLDED REGEX: percent of samples whose stack matches REGEX
+stack_pct() {
+	RE=$2 awk "$FOLD_AWK"'{ parse(); all += n; if (stack ~ ENVIRON["RE"]) hit += n }
+		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
+}
+
+# pct_within FOLDED REGEX WITHIN: "P N": of the N samples whose stack matches WITHIN, the percent P
+# whose stack matches REGEX as well
+pct_within() {
+	RE=$2 IN=$3 awk "$FOLD_AWK"'{ parse() } stack ~ ENVIRON["IN"] { all += n; if (stack ~ ENVIRON["RE"]) hit += n }
+		END { printf "%.2f %d", all ? 100 * hit / all : 0, all }' "$1"
+}
+
+# deeper FOLDED N: how many samples are on lines of more than N frames (the thread's name counted)
+deeper() { awk -v d="$2" "$FOLD_AWK"'{ parse(); if (k > d) s += n } END { print s + 0 }' "$1"; }
+
+# leaf_named FOLDED: percent of samples whose leaf (the innermost user frame: kernel frames, which
+# end in _[k], skipped) has a function name (not MODULE+0xOFF, not [anon] or another [...])
+leaf_named() {
+	awk "$FOLD_AWK"'{ parse(); all += n; leaf = ""; for (i = 2; i <= k; i++) if (fr[i] !~ /_\[k\]$/) leaf = fr[i]
+		if (leaf != "" && leaf !~ /\+0x/ && leaf !~ /^\[/) hit += n }
+		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
+}
+
+# anon FOLDED: percent of samples with an unnamed frame in anonymous memory ([anon]+0x...)
+anon() { stack_pct "$1" '\[anon\]\+0x'; }
+
 # within ACTUAL EXPECTED TOLERANCE
 within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# ---- what the workload measured -----------------------------------------------------------------
 
 # truth FILE NAME: the sum of NAME's values (many processes may print one each)
 truth() {
@@ -54,12 +186,29 @@ truth() {
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "?") printf "%.2f", 100 * a / b; else print "?" }'; }
 # truth_pct FILE NAME [TOTAL_NAME]: NAME's CPU time as a percentage of the run's (default "cpu")
 truth_pct() { pct "$(truth "$1" "$2")" "$(truth "$1" "${3:-cpu}")"; }
-# freq REC: the sampling frequency perch recorded at (Hz)
-freq() { "$PERCH" report "$1" | sed -n 's/^sampling .* at \([0-9]*\) Hz.*/\1/p'; }
 # min_samples CPU_S HZ: the fewest samples a thread busy for CPU_S seconds may give at HZ: a tick
 # each 1/HZ of CPU time, less a fifth for start-up and the ticks that straddle the run's ends
 min_samples() { awk -v c="$1" -v f="$2" 'BEGIN { printf "%d", c * f * 0.8 }'; }
 
-# stat FILE KEY: one number of a recording, from `perch report --format=stats` (format/keys.h
-# names the keys; sampled, processes and threads are the counts the text header derives)
-stat() { "$PERCH" report --format=stats "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }'; }
+# check_shares NAME FOLDED TRUTH: the shares workload's work_a/b/c take the share of samples its
+# CPU clocks give (+-3 points), and main is on (nearly) every stack: two checks
+check_shares() {
+	local name=$1 folded=$2 tf=$3 a b c m ea eb ec
+	a=$(share "$folded" work_a)
+	b=$(share "$folded" work_b)
+	c=$(share "$folded" work_c)
+	m=$(share "$folded" main)
+	ea=$(truth_pct "$tf" work_a)
+	eb=$(truth_pct "$tf" work_b)
+	ec=$(truth_pct "$tf" work_c)
+	if within "$a" "$ea" 3 && within "$b" "$eb" 3 && within "$c" "$ec" 3; then
+		ok "$name: work_a/b/c = $a/$b/$c % (workload's CPU clocks: $ea/$eb/$ec, +-3)"
+	else
+		bad "$name" "work_a/b/c = $a/$b/$c % (workload's CPU clocks: $ea/$eb/$ec, +-3)"
+	fi
+	if within "$m" 100 2; then
+		ok "$name: main on $m % of stacks"
+	else
+		bad "$name" "main on only $m % of stacks"
+	fi
+}

@@ -1,26 +1,22 @@
 #!/usr/bin/env bash
-# Integration tests of region markers with more than one perch: a second perch attaching to a
-# process whose region runtime another perch owns is refused (one line on stderr, exit status
-# 75) and leaves the first one's figures whole; a perch killed with SIGKILL does not lock the
-# process out; a clean detach hands the runtime back. And past the runtime's limits (names,
-# depth): counted apart and said, never credited to another name. Needs root and BPF.
+# Region markers with more than one perch, on one process linked with libperch.so: a second perch
+# attaching while another owns the region runtime is refused (one line on stderr, exit status 75)
+# and leaves the first one's figures whole; a perch killed with SIGKILL does not lock the process
+# out; a clean detach hands the runtime back.
 #
-#   tests/integration-regions.sh [BUILD_DIR]
+#   tests/integration/regions-owners.sh [BUILD_DIR]
 set -u
-. "$(dirname "$0")/lib.sh"
-it_begin integration-regions "${1:-build}"
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin regions-owners "${1:-build}"
 
-# csv_all REC NAME COLUMN: the all-threads row's COLUMN (3 calls, 6 mean_s) for region NAME
-csv_all() { "$PERCH" report --format=csv "$1" | awk -F, -v n="$2" -v c="$3" '$1 == n && $2 == "" { print $c }'; }
-# duration REC: the recording's duration in seconds
-duration() { "$PERCH" report "$1" | sed -n 's/^duration *\([0-9.]*\) s.*/\1/p'; }
 # batches_ok NAME REC: the 200 ms "batch" regions of `regions loop` are all there: mean 0.2 s, and
 # as many as fit in the recording, less the two it cuts (open at attach, open at the end)
 batches_ok() {
 	local name=$1 rec=$2 calls mean dur want
 	calls=$(csv_all "$rec" batch 3)
 	mean=$(csv_all "$rec" batch 6)
-	dur=$(duration "$rec")
+	dur=$(seconds "$rec")
 	want=$(awk -v d="${dur:-0}" 'BEGIN { printf "%d", d / 0.2 - 2 }')
 	if [ "${calls:-0}" -ge "$want" ] && [ "$want" -gt 0 ] && within "${mean:-0}" 0.2 0.01; then
 		ok "$name: $calls batches (>= $want in $dur s), mean $mean s (the workload's 0.2)"
@@ -73,20 +69,5 @@ else
 	bad "perch after a clean detach" "exit $rc: $(cat "$T/after-detach.err")"
 fi
 wait "$wpid"
-
-# ---- past the runtime's limits: 4106 names (10 beyond the table), nesting 70 deep --------------
-# (the table's 4096th name is name_4094: "nest" came first)
-"$PERCH" record -q -o "$T/limits.data" -- "$WL/regions" limits 2>"$T/err" || bad "limits" "perch failed: $(cat "$T/err")"
-last=$(csv_all "$T/limits.data" name_4094 3)
-beyond=$(csv_all "$T/limits.data" "[region names beyond the runtime's table]" 3)
-nest=$(csv_all "$T/limits.data" nest 3)
-"$PERCH" report "$T/limits.data" >"$T/limits.txt"
-if [ "${last:-}" = 1 ] && [ "${beyond:-}" = 10 ] && [ "${nest:-}" = 64 ] &&
-	grep -q "^  10 region calls had names beyond the 4096" "$T/limits.txt" &&
-	grep -q "^  6 region begins and marks were nested deeper than the 64" "$T/limits.txt"; then
-	ok "limits: the 4096th name 1 call, the 10 names beyond it counted apart, 64 of 70 nested levels timed, 6 counted; both said in the notes"
-else
-	bad "limits" "name_4094 ${last:-?} calls (want 1), beyond ${beyond:-?} (want 10), nest ${nest:-?} (want 64); notes: $(grep -c 'beyond the 4096\|deeper than the 64' "$T/limits.txt")"
-fi
 
 it_end

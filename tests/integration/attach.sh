@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# perch record -p PID -d SECONDS on a running tests/workloads/shares: the same shares as when
+# launched, and a recording that says it attached and how long it ran.
+#
+#   tests/integration/attach.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin attach "${1:-build}"
+
+# the workload runs on after perch stops, to print its measures
+"$WL/shares" 3.8 >"$T/attach.truth" &
+wpid=$!
+sleep 0.3
+"$PERCH" record -q -o "$T/attach.data" -p "$wpid" -d 3 2>"$T/err"
+rc=$?
+wait "$wpid" 2>/dev/null
+if [ $rc -ne 0 ]; then
+	bad "attach shares" "perch exited $rc: $(cat "$T/err")"
+else
+	folded "$T/attach.data" >"$T/attach.folded"
+	check_shares "attach shares" "$T/attach.folded" "$T/attach.truth"
+	mode=$(stat "$T/attach.data" mode)
+	dur=$(stat "$T/attach.data" duration_ns)
+	if [ "$mode" = attach ] && [ -n "$dur" ]; then
+		ok "attach: the recording says mode attach and has a duration ($dur ns)"
+	else
+		bad "attach header" "mode '$mode' (want attach), duration_ns '$dur'"
+	fi
+fi
+
+it_end

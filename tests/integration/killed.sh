@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Nothing collected is lost when perch itself is killed with SIGKILL: the recording is readable,
+# holds at least the samples of all but its last second, and the report says it did not finish.
+#
+#   tests/integration/killed.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin killed "${1:-build}"
+
+"$PERCH" record -q -o "$T/killed.data" -- "$WL/shares" 3.5 2>/dev/null >/dev/null &
+ppid=$!
+sleep 2.5
+kill -9 "$ppid"
+wait "$ppid" 2>/dev/null
+sleep 1.2 # the workload runs on to its end
+"$PERCH" report "$T/killed.data" >"$T/killed.txt" 2>"$T/err"
+rc=$?
+samples=$(stat "$T/killed.data" sampled)
+# perch loses at most the last second it held (README): the workload ran its one CPU for at
+# least 2.5 s less perch's start-up, so at least a second of ticks must be on disk
+mink=$(min_samples 1 "$(freq "$T/killed.data")")
+if [ $rc -eq 0 ] && grep -q "did not finish" "$T/killed.txt" && [ "${samples:-0}" -ge "${mink:-1}" ]; then
+	ok "perch killed with SIGKILL: $samples samples readable (>= $mink), report says it did not finish"
+else
+	bad "killed perch" "report exit $rc, samples ${samples:-?} (want >= ${mink:-?}): $(cat "$T/err")"
+fi
+
+it_end
