@@ -27,6 +27,8 @@ struct proc_maps *proc_maps__read(pid_t pid);
 void proc_maps__free(struct proc_maps *m);
 /* An empty set, filled by proc_maps__add() from mmap events when /proc is too late. */
 struct proc_maps *proc_maps__new(void);
+/* A copy of m (strings too). NULL + errno. */
+struct proc_maps *proc_maps__copy(const struct proc_maps *m);
 /* Add a mapping (copying its strings), replacing whatever part of existing mappings it overlaps,
  * as mmap(MAP_FIXED) does. 0 or -ENOMEM. */
 int proc_maps__add(struct proc_maps *m, const struct proc_map *map);

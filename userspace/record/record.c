@@ -34,6 +34,7 @@
 #include "lib/log.h"
 #include "mmapwatch.h"
 #include "perch_abi.h"
+#include "procs.h"
 #include "record.h"
 #include "format/keys.h"
 #include "format/recording.h"
@@ -64,9 +65,8 @@ struct session {
 	const char *event_name;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
+	struct procs *procs; /* the targets; every part below listens to it */
 	struct regions *rg;
-	uint32_t *exited; /* targets whose last thread exited, to forget after their mmap records */
-	size_t nexited, exited_cap;
 	struct rec_writer *w;
 	struct collector *col;
 	struct unwinder *uw;  /* NULL with --unwind=fp */
@@ -295,20 +295,19 @@ static int attach_ticks(struct session *s)
 	return 0;
 }
 
-static void note_exited(struct session *s, uint32_t pid)
+/* An exec: poll the mmap records often for a while, so that the unwind tables follow them. */
+static void follow_exec(struct session *s, uint32_t pid)
 {
-	if (s->nexited == s->exited_cap) {
-		size_t cap = s->exited_cap ? s->exited_cap * 2 : 64;
-		uint32_t *t = realloc(s->exited, cap * sizeof(*t));
-
-		if (!t)
-			return; /* stays in `targets`: harmless, it has no threads left */
-		s->exited = t;
-		s->exited_cap = cap;
+	if (s->unwind_mode == PERCH_UNWIND_FP)
+		return;
+	s->fast_poll_until = now_ns() + FAST_POLL_FOR;
+	if ((pid_t)pid == s->child && !s->spun) {
+		s->spin_until = now_ns() + SPIN_FOR;
+		s->spun = true;
 	}
-	s->exited[s->nexited++] = pid;
 }
 
+/* The sampler's process events, into the process table. */
 static int handle_event(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
@@ -316,27 +315,22 @@ static int handle_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
-	collector__event(s->col, e);
-	if (e->type == PERCH_EV_EXIT)
-		note_exited(s, e->pid);
-	if (e->type == PERCH_EV_EXEC)
-		s->fast_poll_until = now_ns() + FAST_POLL_FOR;
-	if (s->uw && e->type == PERCH_EV_EXEC && (pid_t)e->pid == s->child && !s->spun) {
-		s->spin_until = now_ns() + SPIN_FOR;
-		s->spun = true;
-	}
-	if (s->uw && e->type == PERCH_EV_FORK)
-		unwinder__fork(s->uw, e->ppid, e->pid);
-	if (e->type == PERCH_EV_FORK)
-		regions__fork(s->rg, e->ppid, e->pid);
-	if (e->type == PERCH_EV_EXEC && !s->mw) {
+	procs__comm(s->procs, e->pid, e->comm);
+	switch (e->type) {
+	case PERCH_EV_FORK:
+		procs__fork(s->procs, e->ppid, e->gen, e->pid);
+		break;
+	case PERCH_EV_EXEC:
+		follow_exec(s, e->pid);
+		if (s->mw)
+			break; /* the exec comes again, in order with the mmap records */
 		/* No mmap records: what /proc shows now (the libraries may come later). */
-		if (s->uw) {
-			unwinder__exec(s->uw, e->pid);
-			unwinder__snapshot(s->uw, e->pid);
-		}
-		regions__gone(s->rg, e->pid);
-		regions__snapshot(s->rg, e->pid);
+		procs__exec(s->procs, e->pid);
+		procs__snapshot(s->procs, e->pid, NULL);
+		break;
+	case PERCH_EV_EXIT:
+		procs__exit(s->procs, e->pid);
+		break;
 	}
 	return 0;
 }
@@ -350,10 +344,7 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.targets), &pid, &v))
 		return; /* another process on the system */
 	if (e->type == MW_EXEC) {
-		collector__exec(s->col, pid);
-		if (s->uw)
-			unwinder__exec(s->uw, pid);
-		regions__gone(s->rg, pid); /* the old image's; the new one's may come next */
+		procs__exec(s->procs, pid);
 		return;
 	}
 	m = (struct proc_map){.start = e->start,
@@ -363,11 +354,7 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 			      .dev_minor = e->min,
 			      .inode = e->ino,
 			      .path = (char *)e->path};
-	/* The tables first: the sampler needs them from the process's next tick on. */
-	if (s->uw)
-		unwinder__mmap(s->uw, pid, &m);
-	collector__mmap(s->col, pid, &m);
-	regions__mmap(s->rg, pid, &m);
+	procs__mmap(s->procs, pid, &m);
 }
 
 /* Side-band events first (forks, exits), then the mmap records they make relevant, then forget
@@ -378,23 +365,23 @@ static void read_events(struct session *s, int timeout_ms)
 	if (s->mw)
 		mmap_watch__read(s->mw);
 	regions__poll(s->rg);
-	for (size_t i = 0; i < s->nexited; i++) {
-		regions__gone(s->rg, s->exited[i]);
-		bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &s->exited[i]);
-		if (s->uw)
-			unwinder__exit(s->uw, s->exited[i]);
-	}
-	s->nexited = 0;
+	procs__flush(s->procs);
 }
 
 static void start_mmap_watch(struct session *s)
 {
 	s->mw = mmap_watch__new(s->ncpus, on_mmap_event, s);
-	if (s->mw)
-		collector__use_mmap_events(s->col);
-	else
+	if (!s->mw)
 		log_warn("no mmap events (%s): processes that exit within %d ms may stay unnamed",
 			 strerror(errno), DRAIN_MS);
+}
+
+/* The sampler's own listener: a target that exited leaves its map. */
+static void target_exited(void *ctx, struct procs_proc *p)
+{
+	struct session *s = ctx;
+
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &p->pid);
 }
 
 static uint32_t bpf_unwind_mode(enum record_unwind u)
@@ -478,6 +465,31 @@ static int load_sampler(struct session *s)
 	return err;
 }
 
+/* The parts that follow the targets, in the order they hear of them: the unwinder first (the
+ * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
+static int add_listeners(struct session *s)
+{
+	const struct procs_listener sampler = {.name = "sampler", .ctx = s, .exit = target_exited};
+
+	if (s->unwind_mode != PERCH_UNWIND_FP) {
+		s->uw = unwinder__new(bpf_map__fd(s->skel->maps.unwind_rows),
+				      bpf_map__fd(s->skel->maps.proc_unwind), s->procs);
+		if (!s->uw) {
+			log_err("unwind tables: %s", strerror(errno));
+			return PERCH_EXIT_BPF;
+		}
+	}
+	s->col = collector__new(s->w, s->max_stack, s->procs);
+	if (!s->col)
+		return PERCH_EXIT_INTERNAL;
+	collector__set_lines(s->col, !s->o->no_lines);
+	s->rg = regions__new(s->w, bpf_map__fd(s->skel->maps.region_procs),
+			     bpf_map__fd(s->skel->maps.region_stacks), s->procs);
+	if (!s->rg || procs__listen(s->procs, &sampler) < 0)
+		return PERCH_EXIT_INTERNAL;
+	return 0;
+}
+
 static int load_bpf(struct session *s)
 {
 	int err;
@@ -492,18 +504,9 @@ static int load_bpf(struct session *s)
 		log_err("the kernel refused the BPF sampler: %s", strerror(err));
 		return err == EPERM || err == EACCES ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
 	}
-	if (s->unwind_mode != PERCH_UNWIND_FP) {
-		s->uw = unwinder__new(bpf_map__fd(s->skel->maps.unwind_rows),
-				      bpf_map__fd(s->skel->maps.proc_unwind));
-		if (!s->uw) {
-			log_err("unwind tables: %s", strerror(errno));
-			return PERCH_EXIT_BPF;
-		}
-	}
-	s->rg = regions__new(s->w, bpf_map__fd(s->skel->maps.region_procs),
-			     bpf_map__fd(s->skel->maps.region_stacks));
-	if (!s->rg)
-		return PERCH_EXIT_INTERNAL;
+	err = add_listeners(s);
+	if (err)
+		return err;
 	if (sample_bpf__attach(s->skel)) {
 		log_err("attach process tracepoints: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
@@ -645,7 +648,7 @@ static void drain_buffer(struct session *s, unsigned int which)
 	uint64_t *ubuf = s->stack_buf, *kbuf = s->stack_buf + PERCH_MAX_STACK;
 	size_t n = take_counts(s, bpf_map__fd(cmap));
 
-	if (s->uw)
+	if (s->unwind_mode != PERCH_UNWIND_FP)
 		take_dwarf_stacks(s, bpf_map__fd(dmap));
 	for (size_t i = 0; i < n; i++) {
 		const struct perch_key *key = &s->keys[i];
@@ -800,19 +803,16 @@ static int launch(struct session *s, int *go_fd, int *err_fd)
 static int start_launched(struct session *s)
 {
 	int go_fd = -1, err_fd = -1, e = 0, ret;
+	char exe[PATH_MAX];
 
 	ret = launch(s, &go_fd, &err_fd);
 	if (ret)
 		return ret;
-	if (s->uw) {
-		char exe[PATH_MAX];
-
-		/* Its table, before its first tick (the libraries' are built already). */
-		if (resolve_command(s->o->argv[0], exe, sizeof(exe)) == 0)
-			unwinder__preload(s->uw, exe);
-	}
+	/* What it will exec, before its first tick (the unwinder builds the table now). */
+	if (resolve_command(s->o->argv[0], exe, sizeof(exe)))
+		snprintf(exe, sizeof(exe), "%s", s->o->argv[0]);
+	procs__snapshot(s->procs, s->child, exe);
 	ret = add_target(s, s->child);
-	collector__snapshot(s->col, s->child);
 	if (write(go_fd, "g", 1) != 1 && !ret)
 		ret = PERCH_EXIT_INTERNAL;
 	close(go_fd);
@@ -833,14 +833,14 @@ static int start_attached(struct session *s)
 	if (!s->pidfds)
 		return PERCH_EXIT_INTERNAL;
 	for (size_t i = 0; i < s->o->npids; i++) {
+		int err;
+
 		s->pidfds[i] = syscall(SYS_pidfd_open, s->o->pids[i], 0);
 		/* Its tables first, so that its first ticks unwind. */
-		if (s->uw)
-			unwinder__snapshot(s->uw, s->o->pids[i]);
+		err = procs__snapshot(s->procs, s->o->pids[i], NULL);
 		if (add_target(s, s->o->pids[i]))
 			return PERCH_EXIT_BPF;
-		collector__snapshot(s->col, s->o->pids[i]);
-		if (regions__snapshot(s->rg, s->o->pids[i]) == -EBUSY) {
+		if (err == -EBUSY) {
 			log_err("process %d: its region markers are being recorded by another perch "
 				"(pid %u); one perch at a time",
 				(int)s->o->pids[i], regions__owner(s->rg, s->o->pids[i]));
@@ -901,14 +901,14 @@ static void run_loop(struct session *s)
 		int wait_ms = t < next_drain ? (int)((next_drain - t + 999999) / 1000000) : 0;
 		int most = 20;
 
-		if (s->uw && t < s->spin_until) {
+		if (t < s->spin_until) {
 			/* Right after the exec: look every SPIN_NAP_NS (no busy spin: it would cost
 			 * the whole window in CPU for a latency the nap barely changes). */
 			struct timespec nap = {.tv_nsec = SPIN_NAP_NS};
 
 			nanosleep(&nap, NULL);
 			most = 0;
-		} else if (s->uw && t < s->fast_poll_until) {
+		} else if (t < s->fast_poll_until) {
 			most = FAST_POLL_MS;
 		}
 
@@ -1070,9 +1070,9 @@ static void session_free(struct session *s)
 	free(s->pidfds);
 	ring_buffer__free(s->rb);
 	mmap_watch__free(s->mw);
-	free(s->exited);
-	unwinder__free(s->uw);
 	regions__finish(s->rg); /* switch attached runtimes off, whatever went wrong */
+	procs__free(s->procs);	/* before its listeners */
+	unwinder__free(s->uw);
 	regions__free(s->rg);
 	sample_bpf__destroy(s->skel);
 	collector__free(s->col);
@@ -1149,10 +1149,9 @@ static int setup(struct session *s)
 		log_err("cannot write %s: %s", s->o->output, strerror(errno));
 		return PERCH_EXIT_OUTPUT;
 	}
-	s->col = collector__new(s->w, s->max_stack);
-	if (!s->col)
+	s->procs = procs__new();
+	if (!s->procs)
 		return PERCH_EXIT_INTERNAL;
-	collector__set_lines(s->col, !s->o->no_lines);
 	return load_bpf(s);
 }
 
