@@ -213,6 +213,7 @@ check-integration: all
 
 check-format:
 	@bash scripts/check-format.sh
+	@bash scripts/check-layers.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -86,8 +86,23 @@ err_out:
 	return -EINVAL;
 }
 
+/* What `perch record` prints when the recording is complete: read back from the file, so the
+ * summary is what `perch report` would say. */
+static void print_summary(const char *path)
+{
+	struct recording *r = NULL;
+	int err = recording__load(path, &r);
+
+	if (r)
+		report__summary(r, path, stderr);
+	else
+		log_warn("cannot read back %s: %s", path, strerror(-err));
+	recording__free(r);
+}
+
 static int cmd_record(int argc, char **argv)
 {
+	bool complete;
 	static const struct option longopts[] = {
 		{"freq", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'},
@@ -159,8 +174,10 @@ static int cmd_record(int argc, char **argv)
 				 o.argv ? "give either -p PID or a command, not both"
 					: "nothing to record: give -- CMD or -p PID");
 	o.pids = pids;
-	ret = record__run(&o);
+	ret = record__run(&o, &complete);
 	free(pids);
+	if (complete && !o.quiet)
+		print_summary(o.output);
 	return ret;
 }
 

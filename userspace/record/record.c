@@ -39,7 +39,6 @@
 #include "format/keys.h"
 #include "format/recording.h"
 #include "regions.h"
-#include "report/report.h"
 #include "lib/u64map.h"
 #include "unwinder.h"
 
@@ -1043,18 +1042,6 @@ static int finish(struct session *s, int status)
 	return 0;
 }
 
-static void print_summary(const struct record_opts *o)
-{
-	struct recording *r = NULL;
-	int err = recording__load(o->output, &r);
-
-	if (r)
-		report__summary(r, o->output, stderr);
-	else
-		log_warn("cannot read back %s: %s", o->output, strerror(-err));
-	recording__free(r);
-}
-
 static void session_free(struct session *s)
 {
 	for (int i = 0; s->tick_links && i < s->ncpus; i++)
@@ -1155,12 +1142,13 @@ static int setup(struct session *s)
 	return load_bpf(s);
 }
 
-int record__run(const struct record_opts *o)
+int record__run(const struct record_opts *o, bool *complete)
 {
 	struct session s = {.o = o, .child = -1};
 	struct sigaction sa = {.sa_handler = on_signal};
 	int ret, status = 0, end;
 
+	*complete = false;
 	ret = preflight(o);
 	if (ret)
 		return ret;
@@ -1183,8 +1171,7 @@ int record__run(const struct record_opts *o)
 	status = o->argv ? s.child_status : ret;
 end:
 	end = finish(&s, status);
-	if (!o->quiet && !end && status != PERCH_EXIT_BUSY)
-		print_summary(o);
+	*complete = !end && status != PERCH_EXIT_BUSY;
 	ret = end ? end : status;
 out:
 	session_free(&s);

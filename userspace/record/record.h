@@ -26,13 +26,14 @@ struct record_opts {
 	const pid_t *pids;  /* processes to attach to */
 	size_t npids;
 	double duration_s; /* 0: until Ctrl-C or every target exited */
-	bool quiet;	   /* no summary */
+	bool quiet;	   /* no progress notes (the CLI also skips its summary) */
 	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
 	enum record_unwind unwind;
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
- * launched command's status); every failure has printed its one line already. */
-int record__run(const struct record_opts *opts);
+ * launched command's status); every failure has printed its one line already. *complete says
+ * whether opts->output was written to its end (the CLI then reads it back for the summary). */
+int record__run(const struct record_opts *opts, bool *complete);
 
 #endif /* PERCH_RECORD_H */
