@@ -260,6 +260,18 @@ const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i)
 	return &m->maps[i];
 }
 
+int proc_read_uint(const char *path, unsigned int *out)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u", out) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
 /* A small /proc file's text into buf (NUL-terminated, cut at len - 1): 0 or -errno. */
 static int read_small(const char *path, char *buf, size_t len)
 {
