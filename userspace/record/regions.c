@@ -85,6 +85,7 @@ struct rproc {
 	size_t nthreads;
 	struct limits lim;     /* of the last read */
 	uint32_t *name_frames; /* per name id: frame id + 1, 0 = not made yet */
+	size_t capnames, capframes;
 };
 
 struct regions {
@@ -609,16 +610,13 @@ static int read_names(struct rproc *p)
 
 	if (n <= p->nnames)
 		return 0;
-	v = realloc(p->names, (size_t)n * PERCH_NAME_LEN);
-	if (!v)
+	if (vec_grow(&p->names, &p->capnames, n, sizeof(*p->names), 16) ||
+	    vec_grow(&p->name_frames, &p->capframes, (size_t)n + 2, sizeof(*p->name_frames), 16))
 		return -1;
-	p->names = v;
-	f = realloc(p->name_frames, ((size_t)n + 2) * sizeof(*f));
-	if (!f)
-		return -1;
+	v = p->names;
+	f = p->name_frames;
 	memset(f + (p->nnames ? p->nnames + 2 : 0), 0,
 	       ((size_t)n + 2 - (p->nnames ? p->nnames + 2 : 0)) * sizeof(*f));
-	p->name_frames = f;
 	if (peek(p->pid, p->reg.names + (uint64_t)p->nnames * PERCH_NAME_LEN, v[p->nnames],
 		 (size_t)(n - p->nnames) * PERCH_NAME_LEN))
 		return -1;
