@@ -237,9 +237,9 @@ echo "   addr2line prints ??:? and its missing discriminators on caller frames):
 echo "   2.40 is the odd one out (it names the compile unit's main file instead of an included one"
 echo "   in DWARF 5 line tables). Other differences: which of several symbols at one address names"
 echo "   it, and demangler versions (libstdc++'s __cxa_demangle vs binutils' libiberty)."
-echo "5. bench/symbolize_symtab.c through the symbolizer API: symbolizer__resolve() with no debug"
+echo "5. bench/symbolize_symtab.c through the symbolizer API: sym_module__resolve() with no debug"
 echo "   directory (.dynsym only), with the default one (the debug file's .symtab read, its DWARF"
-echo "   not), and symbolizer__resolve_inline() (the DWARF index), on the first of libc's addresses"
+echo "   not), and sym_module__resolve_inline() (the DWARF index), on the first of libc's addresses"
 echo "   that .dynsym leaves unnamed (a function internal to libc)."
 echo
 echo "(bench/symbolize.sh took ${elapsed} s)"

@@ -3,9 +3,9 @@
  * What naming a module without .symtab from its separate debug file costs, for
  * bench/symbolize.sh: `symbolize_symtab FILE < ADDRS` takes the first of the addresses on stdin
  * (ELF virtual addresses of FILE, hex, one per line) that .dynsym alone leaves unnamed (a function
- * internal to the library), then times the first symbolizer__resolve() of FILE (open, .dynsym,
+ * internal to the library), then times the first sym_module__resolve() of FILE (open, .dynsym,
  * build-id) with no debug directory to search, then with the default one (the debug file's
- * .symtab too, no DWARF), then the first symbolizer__resolve_inline() (the DWARF index), each in
+ * .symtab too, no DWARF), then the first sym_module__resolve_inline() (the DWARF index), each in
  * a fresh symbolizer, and prints the name each gives that address.
  */
 #include <fcntl.h>
@@ -45,14 +45,16 @@ static struct symbolizer *new_symbolizer(const char *root)
 static uint64_t internal_addr(const char *empty_root, const struct sym_module_id *id)
 {
 	struct symbolizer *s = new_symbolizer(empty_root);
+	struct sym_module *m = NULL;
 	struct sym_result r;
 	char line[64];
 	uint64_t vaddr, off;
 
-	while (fgets(line, sizeof(line), stdin)) {
+	symbolizer__module(s, id, id->path, &m);
+	while (m && fgets(line, sizeof(line), stdin)) {
 		vaddr = strtoull(line, NULL, 16);
-		if (symbolizer__vaddr_to_offset(s, id, id->path, vaddr, &off) == 0 &&
-		    symbolizer__resolve(s, id, id->path, off, &r) == 0 && !r.name) {
+		if (sym_module__vaddr_to_offset(m, vaddr, &off) == 0 &&
+		    sym_module__resolve(m, off, &r) == 0 && !r.name) {
 			symbolizer__free(s);
 			return vaddr;
 		}
@@ -67,22 +69,24 @@ static void one(const char *what, const char *root, bool dwarf, const struct sym
 	struct symbolizer *s = new_symbolizer(root);
 	struct sym_frame fr[MAX_FRAMES];
 	struct sym_result r = {0};
+	struct sym_module *m = NULL;
 	const char *name = NULL;
 	uint64_t off;
 	double t0, t1;
 	size_t n = 0;
 
 	t0 = now_ms();
-	if (symbolizer__vaddr_to_offset(s, id, id->path, vaddr, &off)) {
+	if (symbolizer__module(s, id, id->path, &m) ||
+	    sym_module__vaddr_to_offset(m, vaddr, &off)) {
 		fprintf(stderr, "symbolize_symtab: %s: 0x%" PRIx64 " is in no segment\n", id->path,
 			vaddr);
 		exit(1);
 	}
 	if (dwarf) {
-		symbolizer__resolve_inline(s, id, id->path, off, fr, MAX_FRAMES, &n);
+		sym_module__resolve_inline(m, off, fr, MAX_FRAMES, &n);
 		name = n ? fr[n - 1].function : NULL;
 	} else {
-		symbolizer__resolve(s, id, id->path, off, &r);
+		sym_module__resolve(m, off, &r);
 		name = r.name;
 	}
 	t1 = now_ms();

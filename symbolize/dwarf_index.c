@@ -56,7 +56,11 @@
 #include "lib/vec.h"
 #include "demangle.h"
 #include "dwarf_index.h"
+#include "line_program.h"
 #include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/dwcursor.h"
+#include "lib/search.h"
 
 #define NO_IDX	      UINT32_MAX
 #define NO_LINES      UINT64_MAX
@@ -1067,7 +1071,7 @@ static int list_units(struct dwarf_index *di, Dwarf *dw)
 		off = next;
 	}
 	if (r < 0)
-		fprintf(stderr, "symbolize: %s: read DWARF unit: %s\n", di->path, dwarf_errmsg(-1));
+		log_warn("symbolize: %s: read DWARF unit: %s", di->path, dwarf_errmsg(-1));
 	return 0;
 }
 
@@ -1095,16 +1099,8 @@ static int add_claim(const struct dwarf_index *di, struct claims *c, uint64_t lo
 /* The unit whose DIE is at die_off, or NO_IDX. */
 static uint32_t unit_at(const struct dwarf_index *di, Dwarf_Off die_off)
 {
-	size_t lo = 0, hi = di->nr_units;
+	size_t lo = search_prefix(0, di->nr_units, i, di->units[i].die < die_off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (di->units[mid].die < die_off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < di->nr_units && di->units[lo].die == die_off ? (uint32_t)lo : NO_IDX;
 }
 
@@ -1154,54 +1150,6 @@ static int claim_by_indexing(struct dwarf_index *di, struct claims *c, Dwarf_Die
 	return err;
 }
 
-/* Reading DWARF: bounds-checked, and stopping for good at the first overrun. */
-struct reader {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t read_u(struct reader *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	/* n > 8: an address size no unit of ours has (a damaged header); 8 * n would pass 64. */
-	if (r->bad || n > 8 || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return 0;
-	}
-	for (i = 0; i < n; i++) /* little-endian: open_own() takes no other file */
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* An unsigned LEB128; a signed one is skipped the same way. */
-static uint64_t read_uleb(struct reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-	unsigned char b;
-
-	if (r->p < r->end && !(*r->p & 0x80)) /* most are one byte */
-		return *r->p++;
-	do {
-		b = (unsigned char)read_u(r, 1);
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (!r->bad && (b & 0x80));
-	return v;
-}
-
-static void skip_bytes(struct reader *r, uint64_t n)
-{
-	if (r->bad || n > (size_t)(r->end - r->p))
-		r->bad = true;
-	else
-		r->p += n;
-}
-
 /* The bytes of a DWARF section as libdw reads them (decompressed); p is NULL when there are none. */
 struct raw {
 	const unsigned char *p;
@@ -1240,47 +1188,47 @@ static struct raw section_bytes(Elf *elf, const char *name)
 }
 
 /* Skip an attribute value of form; false for a form not known here. */
-static bool skip_form(struct reader *r, uint64_t form, const struct unit *u)
+static bool skip_form(struct dwcursor *r, uint64_t form, const struct unit *u)
 {
 	switch (form) {
 	case DW_FORM_flag_present:
 	case DW_FORM_implicit_const:
 		break;
 	case DW_FORM_addr:
-		read_u(r, u->addr_size);
+		dwc_u(r, u->addr_size);
 		break;
 	case DW_FORM_data1:
 	case DW_FORM_ref1:
 	case DW_FORM_flag:
 	case DW_FORM_strx1:
 	case DW_FORM_addrx1:
-		read_u(r, 1);
+		dwc_u(r, 1);
 		break;
 	case DW_FORM_data2:
 	case DW_FORM_ref2:
 	case DW_FORM_strx2:
 	case DW_FORM_addrx2:
-		read_u(r, 2);
+		dwc_u(r, 2);
 		break;
 	case DW_FORM_strx3:
 	case DW_FORM_addrx3:
-		read_u(r, 3);
+		dwc_u(r, 3);
 		break;
 	case DW_FORM_data4:
 	case DW_FORM_ref4:
 	case DW_FORM_strx4:
 	case DW_FORM_addrx4:
 	case DW_FORM_ref_sup4:
-		read_u(r, 4);
+		dwc_u(r, 4);
 		break;
 	case DW_FORM_data8:
 	case DW_FORM_ref8:
 	case DW_FORM_ref_sig8:
 	case DW_FORM_ref_sup8:
-		read_u(r, 8);
+		dwc_u(r, 8);
 		break;
 	case DW_FORM_data16:
-		skip_bytes(r, 16);
+		dwc_skip(r, 16);
 		break;
 	case DW_FORM_sdata:
 	case DW_FORM_udata:
@@ -1291,11 +1239,10 @@ static bool skip_form(struct reader *r, uint64_t form, const struct unit *u)
 	case DW_FORM_rnglistx:
 	case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
-		read_uleb(r);
+		dwc_uleb(r);
 		break;
 	case DW_FORM_string:
-		while (!r->bad && read_u(r, 1))
-			;
+		dwc_cstr(r);
 		break;
 	case DW_FORM_strp:
 	case DW_FORM_line_strp:
@@ -1303,23 +1250,23 @@ static bool skip_form(struct reader *r, uint64_t form, const struct unit *u)
 	case DW_FORM_strp_sup:
 	case DW_FORM_GNU_ref_alt:
 	case DW_FORM_GNU_strp_alt:
-		read_u(r, u->off_size);
+		dwc_u(r, u->off_size);
 		break;
 	case DW_FORM_ref_addr:
-		read_u(r, u->version <= 2 ? u->addr_size : u->off_size);
+		dwc_u(r, u->version <= 2 ? u->addr_size : u->off_size);
 		break;
 	case DW_FORM_block1:
-		skip_bytes(r, read_u(r, 1));
+		dwc_skip(r, dwc_u(r, 1));
 		break;
 	case DW_FORM_block2:
-		skip_bytes(r, read_u(r, 2));
+		dwc_skip(r, dwc_u(r, 2));
 		break;
 	case DW_FORM_block4:
-		skip_bytes(r, read_u(r, 4));
+		dwc_skip(r, dwc_u(r, 4));
 		break;
 	case DW_FORM_block:
 	case DW_FORM_exprloc:
-		skip_bytes(r, read_uleb(r));
+		dwc_skip(r, dwc_uleb(r));
 		break;
 	default:
 		return false;
@@ -1335,48 +1282,48 @@ static bool skip_form(struct reader *r, uint64_t form, const struct unit *u)
 static bool read_unit_die(const struct raw *info, const struct raw *abbrev, const struct unit *u,
 			  unsigned int *tag, uint64_t *lines, bool *has_pc)
 {
-	struct reader d, a;
+	struct dwcursor d, a;
 	uint64_t code, c, name, form;
 
 	if (!info->p || !abbrev->p || u->die >= info->size || u->abbrev >= abbrev->size)
 		return false;
-	d = (struct reader){.p = info->p + u->die, .end = info->p + info->size};
-	a = (struct reader){.p = abbrev->p + u->abbrev, .end = abbrev->p + abbrev->size};
-	code = read_uleb(&d);
+	d = (struct dwcursor){.p = info->p + u->die, .end = info->p + info->size};
+	a = (struct dwcursor){.p = abbrev->p + u->abbrev, .end = abbrev->p + abbrev->size};
+	code = dwc_uleb(&d);
 	for (;;) {
-		c = read_uleb(&a);
+		c = dwc_uleb(&a);
 		if (a.bad || !c)
 			return false;
-		*tag = (unsigned int)read_uleb(&a);
-		read_u(&a, 1); /* has children */
+		*tag = (unsigned int)dwc_uleb(&a);
+		dwc_u(&a, 1); /* has children */
 		if (c == code)
 			break;
 		do {
-			name = read_uleb(&a);
-			form = read_uleb(&a);
+			name = dwc_uleb(&a);
+			form = dwc_uleb(&a);
 			if (form == DW_FORM_implicit_const)
-				read_uleb(&a);
+				dwc_uleb(&a);
 		} while (!a.bad && (name || form));
 	}
 	*lines = NO_LINES;
 	*has_pc = false;
 	for (;;) {
-		name = read_uleb(&a);
-		form = read_uleb(&a);
+		name = dwc_uleb(&a);
+		form = dwc_uleb(&a);
 		if (a.bad)
 			return false;
 		if (!name && !form)
 			return true;
 		if (form == DW_FORM_implicit_const)
-			read_uleb(&a);
+			dwc_uleb(&a);
 		*has_pc |= name == DW_AT_low_pc || name == DW_AT_ranges;
 		if (name != DW_AT_stmt_list) {
 			if (!skip_form(&d, form, u))
 				return false;
 		} else if (form == DW_FORM_sec_offset) {
-			*lines = read_u(&d, u->off_size);
+			*lines = dwc_u(&d, u->off_size);
 		} else if (form == DW_FORM_data4 || form == DW_FORM_data8) {
-			*lines = read_u(&d, form == DW_FORM_data4 ? 4 : 8);
+			*lines = dwc_u(&d, form == DW_FORM_data4 ? 4 : 8);
 		} else {
 			return false;
 		}
@@ -1437,138 +1384,37 @@ static int claim_from_dies(struct dwarf_index *di, struct claims *c)
 	return 0;
 }
 
-struct line_header {
-	unsigned int min_inst, max_ops, opcode_base, line_range;
-	const unsigned char *std_lengths; /* of opcodes 1 .. opcode_base - 1 */
-};
-
-/* Read a program's header: r then holds its opcodes. False for one libdw cannot read either. */
-static bool line_header(struct reader *r, struct line_header *h)
-{
-	uint64_t len = read_u(r, 4), hlen;
-	unsigned int off_size = 4, version;
-	const unsigned char *prog;
-
-	if (len == 0xffffffff) {
-		len = read_u(r, 8);
-		off_size = 8;
-	}
-	if (r->bad || len > (size_t)(r->end - r->p))
-		return false;
-	r->end = r->p + len;
-	version = (unsigned int)read_u(r, 2);
-	if (version < 2 || version > 5)
-		return false;
-	if (version >= 5)
-		read_u(r, 2); /* address size, segment selector size */
-	hlen = read_u(r, off_size);
-	if (r->bad || hlen > (size_t)(r->end - r->p))
-		return false;
-	prog = r->p + hlen;
-	h->min_inst = (unsigned int)read_u(r, 1);
-	h->max_ops = version >= 4 ? (unsigned int)read_u(r, 1) : 1;
-	read_u(r, 2); /* default_is_stmt, line_base */
-	h->line_range = (unsigned int)read_u(r, 1);
-	h->opcode_base = (unsigned int)read_u(r, 1);
-	h->std_lengths = r->p;
-	if (r->bad || !h->max_ops || !h->line_range || !h->opcode_base ||
-	    h->opcode_base - 1 > (size_t)(prog - r->p))
-		return false;
-	r->p = prog;
-	return true;
-}
-
 /*
  * The spans of the sequences of the line program at off (from the first row to the end row), for
  * unit u: a unit's rows lie there even outside its ranges (gcc's ASan module destructors have
- * rows and no range). Only addresses are followed, not files or lines: this reads every line
- * table of the module, so the loop is kept tight.
+ * rows and no range).
  */
 static int claim_line_program(const struct dwarf_index *di, struct claims *c, const struct raw *sec,
 			      uint64_t off, uint32_t u)
 {
-	struct reader r = {.p = sec->p + off, .end = sec->p + sec->size};
-	uint64_t addr = 0, op_index = 0, lo = 0, last = 0, adv, len;
-	const unsigned char *p, *end;
-	unsigned char special[256];
-	struct line_header h;
+	struct dwcursor r = dwc_make(sec->p + off, sec->p + sec->size);
+	uint64_t lo = 0, last = 0;
+	struct line_program lp;
+	enum line_event ev;
 	bool in_seq = false;
-	unsigned int op, i, q = 0, rem = 0;
 	int err = 0;
 
-	if (off >= sec->size || !line_header(&r, &h))
+	if (off >= sec->size || !line_program__begin(&lp, &r))
 		return 0;
-	/* A special opcode's operation advance, (op - opcode_base) / line_range, without dividing. */
-	for (op = h.opcode_base; op < 256; op++) {
-		special[op] = (unsigned char)q;
-		if (++rem == h.line_range) {
-			rem = 0;
-			q++;
-		}
-	}
-	p = r.p;
-	end = r.end;
-	while (!err && p < end) {
-		op = *p++;
-		if (op >= h.opcode_base) {
-			adv = special[op];
-		} else if (op == 0 || op == DW_LNS_advance_pc || op == DW_LNS_fixed_advance_pc) {
-			r.p = p;
-			if (op == DW_LNS_advance_pc) {
-				adv = read_uleb(&r);
-			} else if (op == DW_LNS_fixed_advance_pc) {
-				addr += read_u(&r, 2);
-				op_index = 0;
-				adv = 0;
-			} else {
-				len = read_uleb(&r);
-				if (r.bad || !len || len > (size_t)(end - r.p))
-					break;
-				if (*r.p == DW_LNE_set_address) {
-					struct reader a = {.p = r.p + 1, .end = r.p + len};
-
-					addr = read_u(&a, len - 1 <= 8 ? len - 1 : 8);
-					op_index = 0;
-				} else if (*r.p == DW_LNE_end_sequence) {
-					/* A row at the end (or a lone end row, cutting another
-					 * unit's row short) reaches past it. */
-					err = add_claim(di, c, in_seq ? lo : addr,
-							addr + (!in_seq || last == addr), u);
-					addr = op_index = 0;
-					in_seq = false;
-				}
-				r.p += len;
-			}
-			if (r.bad)
-				break;
-			p = r.p;
-			if (op != DW_LNS_advance_pc)
-				continue;
-		} else if (op == DW_LNS_const_add_pc) {
-			adv = special[255];
-		} else if (op == DW_LNS_copy) {
-			adv = 0;
-		} else {
-			/* Operands of the others: LEB128s, skipped. */
-			for (i = h.std_lengths[op - 1]; i && p < end; p++)
-				i -= !(*p & 0x80);
+	while (!err && (ev = line_program__next(&lp)) != LINE_DONE) {
+		if (ev == LINE_ROW) {
+			lo = in_seq ? lo : lp.at;
+			last = lp.at;
+			in_seq = true;
 			continue;
 		}
-		if (h.max_ops == 1) {
-			addr += h.min_inst * adv;
-		} else {
-			addr += h.min_inst * ((op_index + adv) / h.max_ops);
-			op_index = (op_index + adv) % h.max_ops;
-		}
-		/* Special opcodes and DW_LNS_copy append a row. */
-		if (op >= h.opcode_base || op == DW_LNS_copy) {
-			lo = in_seq ? lo : addr;
-			last = addr;
-			in_seq = true;
-		}
+		/* A row at the end (or a lone end row, cutting another unit's row short) reaches
+		 * past it. */
+		err = add_claim(di, c, in_seq ? lo : lp.at, lp.at + (!in_seq || last == lp.at), u);
+		in_seq = false;
 	}
 	if (!err && in_seq) /* no end row: up to the last row */
-		err = add_claim(di, c, lo, addr + 1, u);
+		err = add_claim(di, c, lo, lp.at + 1, u);
 	return err;
 }
 
@@ -1960,16 +1806,8 @@ struct dwarf_index *dwarf_index__build_eager(Elf *elf, const char *path, uint64_
 /* Index of the last of a[0..n) that is <= key, or n when none is. */
 static size_t last_at_or_below(const uint64_t *a, size_t n, uint64_t key)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = search_prefix(0, n, i, a[i] <= key);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (a[mid] <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? lo - 1 : n;
 }
 
@@ -1982,8 +1820,7 @@ static const struct sub_index *entry_sub(const struct dwarf_index *di, size_t e)
 	if (!g->sub && di->lz->dw) {
 		err = group_build(di, g);
 		if (err) /* tried again at the next lookup there */
-			fprintf(stderr, "symbolize: %s: index DWARF units: %s\n", di->path,
-				strerror(-err));
+			log_warn("symbolize: %s: index DWARF units: %s", di->path, strerror(-err));
 	}
 	return g->sub;
 }

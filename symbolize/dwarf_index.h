@@ -50,7 +50,7 @@ void dwarf_index__line(const struct dwarf_index *di, uint64_t vaddr, const char 
 		       unsigned int *line);
 
 /*
- * The inline chain at vaddr, innermost first, as symbolizer__resolve_inline() describes it. *n = 0
+ * The inline chain at vaddr, innermost first, as sym_module__resolve_inline() describes it. *n = 0
  * when no function DIE covers vaddr. Returns 0, or -ENOSPC when the chain has more than max
  * frames (the innermost max are written). Names are demangled when demangle is set.
  */

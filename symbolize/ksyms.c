@@ -14,6 +14,8 @@
 
 #include "ksyms.h"
 #include "ksyms_impl.h"
+#include "lib/search.h"
+#include "lib/vec.h"
 
 #define READ_CHUNK  (256 * 1024) /* a kallsyms line is at most a few hundred bytes */
 #define ARENA_BLOCK (1024 * 1024)
@@ -96,15 +98,8 @@ static int hex_digit(char c)
 
 static int push_sym(struct ksyms *k, const struct ksym *sym)
 {
-	if (k->nr == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 4096;
-		struct ksym *v = reallocarray(k->syms, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		k->syms = v;
-		k->cap = cap;
-	}
+	if (vec_grow(&k->syms, &k->cap, k->nr + 1, sizeof(*k->syms), 4096))
+		return -ENOMEM;
 	k->syms[k->nr++] = *sym;
 	return 0;
 }
@@ -441,19 +436,11 @@ bool ksyms__covers(const struct ksyms *k, uint64_t addr)
 
 const struct ksym *ksyms__find(const struct ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!k)
 		return NULL;
-	hi = k->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search_last_le(k->syms, k->nr, addr, addr);
 	if (!lo || !k->syms[lo - 1].name)
 		return NULL;
 	return &k->syms[lo - 1];

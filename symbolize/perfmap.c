@@ -17,6 +17,8 @@
 
 #include "perfmap.h"
 #include "lib/safefile.h"
+#include "lib/search.h"
+#include "lib/vec.h"
 
 #define READ_MIN (64 * 1024)
 
@@ -201,15 +203,8 @@ static bool parse_line(const char *line, const char *end, struct pm_entry *e)
 
 static int push_entry(struct pm_entry **v, size_t *nr, size_t *cap, const struct pm_entry *e)
 {
-	if (*nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1024;
-		struct pm_entry *p = reallocarray(*v, ncap, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = ncap;
-	}
+	if (vec_grow(v, cap, *nr + 1, sizeof(**v), 1024))
+		return -ENOMEM;
 	(*v)[(*nr)++] = *e;
 	return 0;
 }
@@ -449,20 +444,12 @@ void perfmap__free(struct perfmap *m)
 
 const char *perfmap__find(const struct perfmap *m, uint64_t addr, uint64_t *start)
 {
-	size_t lo = 0, hi;
 	const struct pm_range *r;
+	size_t lo;
 
 	if (!m)
 		return NULL;
-	hi = m->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->ranges[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search_last_le(m->ranges, m->nr, start, addr);
 	if (!lo)
 		return NULL;
 	r = &m->ranges[lo - 1];

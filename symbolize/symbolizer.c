@@ -7,12 +7,12 @@
  * stay readable after the process that mapped it is gone. Failures are cached as well, so a
  * module that cannot be read is tried once, not once per address.
  *
- * For symbolizer__resolve_inline() a module also owns its DWARF index (dwarf_index.c), built on
+ * For sym_module__resolve_inline() a module also owns its DWARF index (dwarf_index.c), built on
  * first use from the module or the separate debug file debuginfo.c finds, and the demangled forms
  * of its symbol names. The module's build-id is read with the symbol table.
  *
  * A module without .symtab (distribution libraries) borrows the .symtab of its separate debug
- * file for symbolizer__resolve() too, read without the DWARF. What GNU addr2line prints beyond the
+ * file for sym_module__resolve() too, read without the DWARF. What GNU addr2line prints beyond the
  * inline chain is kept here as well: the source file of a symbol's STT_FILE entry, read with the
  * symbols, and line-table discriminators, read from .debug_line by a small line-program reader
  * on first use (or in a thread beside the DWARF index build: the index keeps none, and libdw
@@ -36,8 +36,12 @@
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
+#include "lib/dwcursor.h"
 #include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/search.h"
 #include "dwarf_index.h"
+#include "line_program.h"
 #include "symbolizer.h"
 
 #define INITIAL_BUCKETS	   64
@@ -58,11 +62,13 @@ struct load_seg {
 	uint64_t filesz;
 };
 
-struct module {
-	struct module *next; /* hash chain */
+struct sym_module {
+	struct sym_module *next; /* hash chain */
+	struct symbolizer *s;	 /* the symbolizer it belongs to (NULL for debug_syms) */
 	uint64_t dev;
 	uint64_t inode;
 	char *path; /* the key when inode == 0, else NULL */
+	char *name; /* the path it was first seen under: where its own DWARF is said to come from */
 	int err;    /* cached failure (-ENOENT, -ENOEXEC), or 0 */
 	int fd;
 	struct func_sym *syms; /* sorted by start, no two with the same start */
@@ -83,7 +89,7 @@ struct module {
 	bool has_symtab;	   /* .symtab, not only .dynsym */
 	/* The .symtab of the separate debug file when the module has none (distributions move it
 	 * there): a module of its own so find_sym() and sym_name() serve both. */
-	struct module *debug_syms;
+	struct sym_module *debug_syms;
 	bool debug_syms_tried; /* the debug file was looked for (by either path) */
 	const char **srcs;     /* STT_FILE names that symbols refer to */
 	size_t nr_srcs;
@@ -136,7 +142,7 @@ struct disc_job {
 };
 
 struct symbolizer {
-	struct module **buckets;
+	struct sym_module **buckets;
 	size_t nr_buckets; /* a power of two */
 	size_t nr_modules;
 	bool raw_names;	     /* symbolizer__set_demangle(s, false) */
@@ -174,7 +180,7 @@ static void elf_init_once(void)
 
 static void log_elf(const char *path, const char *what)
 {
-	fprintf(stderr, "symbolize: %s: %s: %s\n", path, what, elf_errmsg(-1));
+	log_warn("symbolize: %s: %s: %s", path, what, elf_errmsg(-1));
 }
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
@@ -184,14 +190,15 @@ static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
 	return mix64(fnv64_str(FNV64_OFFSET, path));
 }
 
-static bool module_matches(const struct module *m, uint64_t dev, uint64_t inode, const char *path)
+static bool module_matches(const struct sym_module *m, uint64_t dev, uint64_t inode,
+			   const char *path)
 {
 	if (inode)
 		return !m->path && m->dev == dev && m->inode == inode;
 	return m->path && strcmp(m->path, path) == 0;
 }
 
-static void free_sym_dem(struct module *m)
+static void free_sym_dem(struct sym_module *m)
 {
 	size_t i;
 
@@ -214,10 +221,10 @@ static void line_discs_free(struct line_discs *ld)
 	free(ld);
 }
 
-static void disc_job_start(struct module *m, int fd); /* with the .debug_line reader below */
+static void disc_job_start(struct sym_module *m, int fd); /* with the .debug_line reader below */
 
 /* Wait for the module's discriminator read; keep its result as the module's, or drop it. */
-static void disc_job_finish(struct module *m, bool keep)
+static void disc_job_finish(struct sym_module *m, bool keep)
 {
 	struct disc_job *j = m->disc_job;
 
@@ -234,7 +241,7 @@ static void disc_job_finish(struct module *m, bool keep)
 	m->disc_job = NULL;
 }
 
-static void module_free(struct module *m)
+static void module_free(struct sym_module *m)
 {
 	size_t i;
 
@@ -258,11 +265,12 @@ static void module_free(struct module *m)
 	free(m->srcs);
 	free(m->src_names);
 	free(m->path);
+	free(m->name);
 	free(m);
 }
 
 /* After a failed load: a cached failure keeps no half-built index. */
-static void module_drop_index(struct module *m)
+static void module_drop_index(struct sym_module *m)
 {
 	free(m->syms);
 	free(m->segs);
@@ -286,30 +294,16 @@ static void module_drop_index(struct module *m)
 
 static int cand_push(struct cand_vec *cv, const struct cand *c)
 {
-	if (cv->nr == cv->cap) {
-		size_t cap = cv->cap ? cv->cap * 2 : 256;
-		struct cand *v = reallocarray(cv->v, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cv->v = v;
-		cv->cap = cap;
-	}
+	if (vec_grow(&cv->v, &cv->cap, cv->nr + 1, sizeof(*cv->v), 256))
+		return -ENOMEM;
 	cv->v[cv->nr++] = *c;
 	return 0;
 }
 
 static int file_push(struct cand_vec *cv, const char *name)
 {
-	if (cv->nr_files == cv->cap_files) {
-		size_t cap = cv->cap_files ? cv->cap_files * 2 : 64;
-		const char **v = reallocarray(cv->files, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		cv->files = v;
-		cv->cap_files = cap;
-	}
+	if (vec_grow(&cv->files, &cv->cap_files, cv->nr_files + 1, sizeof(*cv->files), 64))
+		return -ENOMEM;
 	cv->files[cv->nr_files++] = name;
 	return 0;
 }
@@ -462,7 +456,7 @@ static void extend_zero_size(struct cand_vec *cv)
 }
 
 /* Copy the STT_FILE names into their own arena (they point into libelf's string table). */
-static int copy_srcs(struct module *m, const struct cand_vec *cv)
+static int copy_srcs(struct sym_module *m, const struct cand_vec *cv)
 {
 	size_t i, len = 0;
 	char *p;
@@ -490,7 +484,7 @@ static int copy_srcs(struct module *m, const struct cand_vec *cv)
  * Merge aliases (one entry per address, the preferred name) and copy the names into one arena so
  * the ELF handle can be closed.
  */
-static int build_index(struct module *m, struct cand_vec *cv)
+static int build_index(struct sym_module *m, struct cand_vec *cv)
 {
 	size_t i, n = 0, names_len = 0;
 	char *p;
@@ -533,7 +527,7 @@ static int build_index(struct module *m, struct cand_vec *cv)
 	return 0;
 }
 
-static int index_segments(struct module *m, Elf *elf, const char *path)
+static int index_segments(struct sym_module *m, Elf *elf, const char *path)
 {
 	size_t i, phnum;
 
@@ -567,7 +561,7 @@ static int index_segments(struct module *m, Elf *elf, const char *path)
 	return 0;
 }
 
-static int read_build_id(struct module *m, Elf *elf)
+static int read_build_id(struct sym_module *m, Elf *elf)
 {
 	const void *id;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
@@ -586,7 +580,7 @@ static int read_build_id(struct module *m, Elf *elf)
 	return 0;
 }
 
-static int index_symbols(struct module *m, Elf *elf, const char *path)
+static int index_symbols(struct sym_module *m, Elf *elf, const char *path)
 {
 	struct cand_vec cv = {0};
 	Elf_Scn *scn = NULL;
@@ -619,7 +613,7 @@ cleanup:
 	return err;
 }
 
-static int module_index(struct module *m, int fd, const char *path)
+static int module_index(struct sym_module *m, int fd, const char *path)
 {
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -658,7 +652,7 @@ static bool is_transient(int err)
 }
 
 /* Open and index the module; 0, or the -errno that open/indexing failed with. */
-static int module_load(struct module *m, const char *open_path)
+static int module_load(struct sym_module *m, const char *open_path)
 {
 	struct stat st;
 	int fd, err;
@@ -688,12 +682,12 @@ err_out:
 static int grow_buckets(struct symbolizer *s)
 {
 	size_t i, nr = s->nr_buckets * 2;
-	struct module **b = calloc(nr, sizeof(*b));
+	struct sym_module **b = calloc(nr, sizeof(*b));
 
 	if (!b)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_buckets; i++) {
-		struct module *m, *next;
+		struct sym_module *m, *next;
 
 		for (m = s->buckets[i]; m; m = next) {
 			size_t h = hash_key(m->dev, m->inode, m->path) & (nr - 1);
@@ -710,7 +704,7 @@ static int grow_buckets(struct symbolizer *s)
 }
 
 /* Add dirname(path) to the directories searched for the module's .gnu_debuglink file. */
-static int add_dir(struct module *m, const char *path)
+static int add_dir(struct sym_module *m, const char *path)
 {
 	char *copy, *dir;
 	size_t i;
@@ -742,7 +736,7 @@ static int add_dir(struct module *m, const char *path)
  * process mapped it from, and the one we opened it in when that is a real directory (a
  * container's, through /proc/PID/root) rather than /proc/PID/map_files or /proc/self.
  */
-static int remember_dirs(struct module *m, const char *mapped, const char *open_path)
+static int remember_dirs(struct sym_module *m, const char *mapped, const char *open_path)
 {
 	int err = add_dir(m, mapped);
 
@@ -757,10 +751,10 @@ static int remember_dirs(struct module *m, const char *mapped, const char *open_
  * failure), or -errno for failures that were not cached.
  */
 static int get_module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
-		      struct module **out)
+		      struct sym_module **out)
 {
 	const char *key_path = id->path ? id->path : open_path;
-	struct module *m;
+	struct sym_module *m;
 	size_t h;
 	int err;
 
@@ -780,14 +774,13 @@ static int get_module(struct symbolizer *s, const struct sym_module_id *id, cons
 	if (!m)
 		return -ENOMEM;
 	m->fd = -1;
+	m->s = s;
 	m->dev = id->dev;
 	m->inode = id->inode;
-	if (!id->inode) {
-		m->path = strdup(key_path);
-		if (!m->path) {
-			err = -ENOMEM;
-			goto err_out;
-		}
+	m->name = strdup(key_path);
+	if (!m->name || (!id->inode && !(m->path = strdup(key_path)))) {
+		err = -ENOMEM;
+		goto err_out;
 	}
 	err = module_load(m, open_path);
 	if (!err)
@@ -811,7 +804,27 @@ err_out:
 	return err == -ENOMEM ? err : -ENOENT;
 }
 
-static bool offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vaddr)
+int symbolizer__module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
+		       struct sym_module **out)
+{
+	struct sym_module *m;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!s || !id)
+		return -EINVAL;
+	err = get_module(s, id, open_path, &m);
+	if (err)
+		return err;
+	if (m->err)
+		return m->err;
+	*out = m;
+	return 0;
+}
+
+static bool offset_to_vaddr(const struct sym_module *m, uint64_t off, uint64_t *vaddr)
 {
 	size_t i;
 
@@ -827,7 +840,7 @@ static bool offset_to_vaddr(const struct module *m, uint64_t off, uint64_t *vadd
 }
 
 /* The file offset of vaddr through the PT_LOAD segments; false when no segment has it. */
-static bool seg_offset(const struct module *m, uint64_t vaddr, uint64_t *off)
+static bool seg_offset(const struct sym_module *m, uint64_t vaddr, uint64_t *off)
 {
 	size_t i;
 
@@ -842,7 +855,7 @@ static bool seg_offset(const struct module *m, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
-static uint64_t vaddr_to_offset(const struct module *m, uint64_t vaddr)
+static uint64_t vaddr_to_offset(const struct sym_module *m, uint64_t vaddr)
 {
 	uint64_t off;
 
@@ -850,18 +863,10 @@ static uint64_t vaddr_to_offset(const struct module *m, uint64_t vaddr)
 }
 
 /* The symbol covering vaddr: the last one starting at or below it, if vaddr is before its end. */
-static const struct func_sym *find_sym(const struct module *m, uint64_t vaddr)
+static const struct func_sym *find_sym(const struct sym_module *m, uint64_t vaddr)
 {
-	size_t lo = 0, hi = m->nr_syms;
+	size_t lo = search_last_le(m->syms, m->nr_syms, start, vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= m->syms[lo - 1].end)
 		return NULL;
 	return &m->syms[lo - 1];
@@ -869,7 +874,8 @@ static const struct func_sym *find_sym(const struct module *m, uint64_t vaddr)
 
 /* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
  * module's own tables; *owner is the module whose table it is in. */
-static const struct func_sym *find_any_sym(struct module *m, uint64_t vaddr, struct module **owner)
+static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
+					   struct sym_module **owner)
 {
 	const struct func_sym *f = NULL;
 
@@ -885,9 +891,9 @@ static const struct func_sym *find_any_sym(struct module *m, uint64_t vaddr, str
 }
 
 /* The function symbols of the debug file, for a module stripped of its .symtab. */
-static void index_debug_symbols(struct module *m, Elf *elf, const char *path)
+static void index_debug_symbols(struct sym_module *m, Elf *elf, const char *path)
 {
-	struct module *d;
+	struct sym_module *d;
 
 	if (m->has_symtab || m->debug_syms)
 		return;
@@ -903,7 +909,7 @@ static void index_debug_symbols(struct module *m, Elf *elf, const char *path)
 }
 
 /* What debuginfo__open() needs to find the separate debug file of m (elf: m's open file). */
-static void debug_query(const struct symbolizer *s, struct module *m, Elf *elf,
+static void debug_query(const struct symbolizer *s, struct sym_module *m, Elf *elf,
 			struct debuginfo_query *q)
 {
 	memset(q, 0, sizeof(*q));
@@ -917,10 +923,10 @@ static void debug_query(const struct symbolizer *s, struct module *m, Elf *elf,
 
 /*
  * For a module without .symtab: the function symbols of its separate debug file, and only those
- * (no DWARF), so that symbolizer__resolve() names local functions at the cost of reading one
+ * (no DWARF), so that sym_module__resolve() names local functions at the cost of reading one
  * symbol table. Tried once per module (again after a transient failure).
  */
-static void module_load_debug_syms(struct symbolizer *s, struct module *m)
+static void module_load_debug_syms(struct symbolizer *s, struct sym_module *m)
 {
 	struct debuginfo_query q;
 	char *path = NULL;
@@ -955,7 +961,7 @@ struct symbolizer *symbolizer__new(void)
 
 	pthread_once(&once, elf_init_once);
 	if (elf_init_err) {
-		fprintf(stderr, "symbolize: libelf initialization: %s\n", elf_errmsg(-1));
+		log_warn("symbolize: libelf initialization: %s", elf_errmsg(-1));
 		errno = -elf_init_err;
 		return NULL;
 	}
@@ -979,7 +985,7 @@ void symbolizer__free(struct symbolizer *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->nr_buckets; i++) {
-		struct module *m, *next;
+		struct sym_module *m, *next;
 
 		for (m = s->buckets[i]; m; m = next) {
 			next = m->next;
@@ -992,29 +998,22 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
-			uint64_t file_offset, struct sym_result *out)
+int sym_module__resolve(struct sym_module *m, uint64_t file_offset, struct sym_result *out)
 {
 	const struct func_sym *f;
-	struct module *m, *owner;
-	int err;
+	struct sym_module *owner;
 
 	if (!out)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
 	/* An offset outside every PT_LOAD names no code: report it as-is, without a name. */
 	out->vaddr = file_offset;
 	if (!offset_to_vaddr(m, file_offset, &out->vaddr))
 		return 0;
 	if (!m->has_symtab && !m->debug_syms_tried)
-		module_load_debug_syms(s, m);
+		module_load_debug_syms(m->s, m);
 	f = find_any_sym(m, out->vaddr, &owner);
 	if (!f)
 		return 0;
@@ -1024,22 +1023,14 @@ int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, co
 	return 0;
 }
 
-int symbolizer__read(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
-		     uint64_t file_offset, void *buf, size_t len)
+int sym_module__read(struct sym_module *m, uint64_t file_offset, void *buf, size_t len)
 {
-	struct module *m;
 	size_t done = 0;
-	int err;
 
-	if (!s || !id || (!buf && len))
+	if (!m || (!buf && len))
 		return -EINVAL;
 	if (file_offset > INT64_MAX || len > INT64_MAX - file_offset)
 		return -ERANGE;
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
 	while (done < len) {
 		off_t pos = (off_t)(file_offset + done);
 		ssize_t n = pread(m->fd, (char *)buf + done, len - done, pos);
@@ -1093,22 +1084,13 @@ int symbolizer__set_debug_cache(struct symbolizer *s, const char *dir)
 	return s ? set_dir(&s->plain_dir, dir) : -EINVAL;
 }
 
-int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
-			 const char *open_path, const char **hex)
+int sym_module__build_id(struct sym_module *m, const char **hex)
 {
-	struct module *m;
-	int err;
-
 	if (!hex)
 		return -EINVAL;
 	*hex = NULL;
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
 	if (!m->build_id_hex)
 		return -ENODATA;
 	*hex = m->build_id_hex;
@@ -1119,7 +1101,8 @@ int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
  * Index the DWARF in the ELF file fd (the module or its debug file); 0, or -errno. With s's
  * prefetch_discs, its discriminators are read in another thread meanwhile.
  */
-static int index_dwarf_file(const struct symbolizer *s, struct module *m, int fd, const char *path)
+static int index_dwarf_file(const struct symbolizer *s, struct sym_module *m, int fd,
+			    const char *path)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	int err = 0;
@@ -1152,7 +1135,8 @@ cleanup:
 
 /* The decompressed copy of the debug file at fd (path *path) in place of it, where there is one
  * to have; else fd. */
-static int use_plain_copy(const struct symbolizer *s, const struct module *m, int fd, char **path)
+static int use_plain_copy(const struct symbolizer *s, const struct sym_module *m, int fd,
+			  char **path)
 {
 	char *plain_path;
 	int plain = debugcache__open(s->plain_dir, fd, m->build_id, m->build_id_len, &plain_path);
@@ -1170,7 +1154,7 @@ static int use_plain_copy(const struct symbolizer *s, const struct module *m, in
  * separate debug file. Tried once per module: a module without DWARF is not searched again
  * (a transient failure is).
  */
-static void module_load_dwarf(struct symbolizer *s, struct module *m, const char *self_path)
+static void module_load_dwarf(struct symbolizer *s, struct sym_module *m, const char *self_path)
 {
 	struct debuginfo_query q;
 	char *dbg_path = NULL;
@@ -1198,49 +1182,29 @@ static void module_load_dwarf(struct symbolizer *s, struct module *m, const char
 		}
 	}
 	if (err && err != -ENODATA && err != -ENOENT)
-		fprintf(stderr, "symbolize: %s: index DWARF: %s\n", dbg_path ? dbg_path : self_path,
-			strerror(-err));
+		log_warn("symbolize: %s: index DWARF: %s", dbg_path ? dbg_path : self_path,
+			 strerror(-err));
 	if (is_transient(err))
 		m->dwarf_tried = false; /* out of memory or fds says nothing about the module */
 	free(dbg_path);
 	elf_end(elf);
 }
 
-/* The module with its DWARF index attempted; as get_module(), plus the module's cached error. */
-static int get_module_dwarf(struct symbolizer *s, const struct sym_module_id *id,
-			    const char *open_path, struct module **out)
+/* Build the module's DWARF index if that was not tried yet. */
+static void module_want_dwarf(struct sym_module *m)
 {
-	struct module *m;
-	int err;
-
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
-	if (!m->dwarf_tried) {
-		const char *self = id->path ? id->path : open_path;
-
-		module_load_dwarf(s, m, self ? self : "(module)");
-	}
-	*out = m;
-	return 0;
+	if (!m->dwarf_tried)
+		module_load_dwarf(m->s, m, m->name);
 }
 
-int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
-			   const char *open_path, const char **path)
+int sym_module__debug_path(struct sym_module *m, const char **path)
 {
-	struct module *m;
-	int err;
-
 	if (!path)
 		return -EINVAL;
 	*path = NULL;
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module_dwarf(s, id, open_path, &m);
-	if (err)
-		return err;
+	module_want_dwarf(m);
 	if (!m->dwarf)
 		return -ENODATA;
 	*path = m->debug_path;
@@ -1251,7 +1215,7 @@ int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
  * The demangled name of a symbol, made on its first lookup and kept (not per lookup): demangling
  * a whole table up front costs a large C++ library tens of milliseconds before its first answer.
  */
-static const char *sym_name(struct symbolizer *s, struct module *m, const struct func_sym *f)
+static const char *sym_name(struct symbolizer *s, struct sym_module *m, const struct func_sym *f)
 {
 	size_t i = (size_t)(f - m->syms);
 
@@ -1270,23 +1234,22 @@ static const char *sym_name(struct symbolizer *s, struct module *m, const struct
 	return m->sym_dem[i];
 }
 
-int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id *id,
-			       const char *open_path, uint64_t file_offset,
-			       struct sym_frame *frames, size_t max, size_t *n)
+int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struct sym_frame *frames,
+			       size_t max, size_t *n)
 {
 	const struct func_sym *f;
-	struct module *m, *sm;
+	struct symbolizer *s;
+	struct sym_module *sm;
 	uint64_t vaddr;
 	int err;
 
 	if (!n)
 		return -EINVAL;
 	*n = 0;
-	if (!s || !id || (!frames && max))
+	if (!m || (!frames && max))
 		return -EINVAL;
-	err = get_module_dwarf(s, id, open_path, &m);
-	if (err)
-		return err;
+	s = m->s;
+	module_want_dwarf(m);
 	if (!offset_to_vaddr(m, file_offset, &vaddr))
 		return 0;
 	if (m->dwarf) {
@@ -1314,91 +1277,34 @@ int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id 
 	return 0;
 }
 
-int symbolizer__vaddr_to_offset(struct symbolizer *s, const struct sym_module_id *id,
-				const char *open_path, uint64_t vaddr, uint64_t *off)
+int sym_module__vaddr_to_offset(struct sym_module *m, uint64_t vaddr, uint64_t *off)
 {
-	struct module *m;
-	int err;
-
 	if (!off)
 		return -EINVAL;
 	*off = 0;
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
 	return seg_offset(m, vaddr, off) ? 0 : -ERANGE;
 }
 
-int symbolizer__symbol_file(struct symbolizer *s, const struct sym_module_id *id,
-			    const char *open_path, uint64_t file_offset, const char **file)
+int sym_module__symbol_file(struct sym_module *m, uint64_t file_offset, const char **file)
 {
 	const struct func_sym *f;
-	struct module *m, *owner;
+	struct sym_module *owner;
 	uint64_t vaddr;
-	int err;
 
 	if (!file)
 		return -EINVAL;
 	*file = NULL;
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module(s, id, open_path, &m);
-	if (err)
-		return err;
-	if (m->err)
-		return m->err;
 	if (!offset_to_vaddr(m, file_offset, &vaddr))
 		return 0;
 	if (!m->has_symtab && !m->debug_syms_tried)
-		module_load_debug_syms(s, m);
+		module_load_debug_syms(m->s, m);
 	f = find_any_sym(m, vaddr, &owner);
 	if (f && f->src != NO_SRC && f->src < owner->nr_srcs)
 		*file = owner->srcs[f->src];
-	return 0;
-}
-
-/* Bytes of a .debug_line section being read; any read past end clears ok. */
-struct lp_reader {
-	const uint8_t *p;
-	const uint8_t *end;
-	bool msb; /* big-endian file */
-	bool ok;
-};
-
-static uint64_t rd_u(struct lp_reader *r, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (!r->ok || (size_t)(r->end - r->p) < n) {
-		r->ok = false;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct lp_reader *r)
-{
-	uint64_t v = 0;
-	unsigned int shift = 0;
-
-	while (r->ok && r->p < r->end) {
-		uint8_t b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->ok = false;
 	return 0;
 }
 
@@ -1454,118 +1360,28 @@ static int ld_end_seq(struct line_discs *ld, const struct text_span *text, size_
 	return 0;
 }
 
-/* The header fields of one line program that its opcodes need. */
-struct lp_header {
-	uint8_t min_inst;
-	uint8_t line_range;
-	uint8_t opcode_base;
-	const uint8_t *std_lengths; /* opcode_base - 1 operand counts */
-};
-
-/* Run one line program (r at its first opcode, up to r->end) for its rows' discriminators. */
-static int ld_program(struct line_discs *ld, const struct text_span *text, struct lp_reader *r,
-		      const struct lp_header *h)
+/* The discriminators of the rows of one line-program unit at r->p; r->p is left at the next
+ * unit. Returns 0 or -ENOMEM. */
+static int ld_unit(struct line_discs *ld, const struct text_span *text, struct dwcursor *r)
 {
 	size_t first = ld->nr_rows;
-	uint64_t addr = 0, len;
-	uint32_t disc = 0;
-	const uint8_t *next;
+	struct line_program lp;
+	enum line_event ev;
 	int err = 0;
 
-	while (!err && r->ok && r->p < r->end) {
-		uint8_t op = (uint8_t)rd_u(r, 1), sub;
-
-		if (op >= h->opcode_base) { /* special: advance, then a row */
-			addr += (uint64_t)((op - h->opcode_base) / h->line_range) * h->min_inst;
-			err = ld_row(ld, first, addr, disc);
-			disc = 0;
+	if (!line_program__begin(&lp, r))
+		return 0;
+	while (!err && (ev = line_program__next(&lp)) != LINE_DONE) {
+		if (ev == LINE_ROW) {
+			err = ld_row(ld, first, lp.at, lp.at_disc);
 			continue;
 		}
-		switch (op) {
-		case 0: /* extended */
-			len = rd_uleb(r);
-			if (!r->ok || !len || len > (uint64_t)(r->end - r->p))
-				return 0;
-			next = r->p + len;
-			sub = (uint8_t)rd_u(r, 1);
-			if (sub == DW_LNE_end_sequence) {
-				err = ld_end_seq(ld, text, first, addr);
-				first = ld->nr_rows;
-				addr = 0;
-				disc = 0;
-			} else if (sub == DW_LNE_set_address && len - 1 <= 8) {
-				addr = rd_u(r, (size_t)(len - 1));
-			} else if (sub == DW_LNE_set_discriminator) {
-				disc = (uint32_t)rd_uleb(r);
-			}
-			r->p = next;
-			break;
-		case DW_LNS_copy:
-			err = ld_row(ld, first, addr, disc);
-			disc = 0;
-			break;
-		case DW_LNS_advance_pc:
-			addr += rd_uleb(r) * h->min_inst;
-			break;
-		case DW_LNS_const_add_pc:
-			addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
-			break;
-		case DW_LNS_fixed_advance_pc:
-			addr += rd_u(r, 2);
-			break;
-		default: /* operands we do not need (advance_line's is signed, same encoding) */
-			for (len = h->std_lengths[op - 1]; len > 0; len--)
-				rd_uleb(r);
-			break;
-		}
+		err = ld_end_seq(ld, text, first, lp.at);
+		first = ld->nr_rows;
 	}
 	/* A program cut short keeps no half sequence. */
 	ld->nr_rows = first;
 	return err;
-}
-
-/* One line-program unit at r->p; r->p is left at the next unit. Returns 0 or -ENOMEM. */
-static int ld_unit(struct line_discs *ld, const struct text_span *text, struct lp_reader *r)
-{
-	struct lp_reader u = *r, prog;
-	struct lp_header h;
-	uint64_t unit_len, hdr_len;
-	size_t off_size = 4;
-	unsigned int version;
-
-	unit_len = rd_u(&u, 4);
-	if (unit_len == 0xffffffff) {
-		unit_len = rd_u(&u, 8);
-		off_size = 8;
-	}
-	if (!u.ok || unit_len > (uint64_t)(u.end - u.p)) {
-		r->p = r->end;
-		return 0;
-	}
-	u.end = u.p + unit_len;
-	r->p = u.end;
-	version = (unsigned int)rd_u(&u, 2);
-	if (version < 2 || version > 5)
-		return 0;
-	if (version >= 5)
-		rd_u(&u, 2); /* address_size, segment_selector_size */
-	hdr_len = rd_u(&u, off_size);
-	if (!u.ok || hdr_len > (uint64_t)(u.end - u.p))
-		return 0;
-	prog = (struct lp_reader){u.p + hdr_len, u.end, u.msb, true};
-
-	h.min_inst = (uint8_t)rd_u(&u, 1);
-	if (version >= 4)
-		rd_u(&u, 1); /* maximum_operations_per_instruction: VLIW only */
-	rd_u(&u, 2);	     /* default_is_stmt, line_base */
-	h.line_range = (uint8_t)rd_u(&u, 1);
-	h.opcode_base = (uint8_t)rd_u(&u, 1);
-	h.std_lengths = u.p;
-	/* The operand counts lie between here and the first opcode. */
-	if (!u.ok || !h.line_range || !h.opcode_base || prog.p < u.p ||
-	    (size_t)(prog.p - u.p) < (size_t)h.opcode_base - 1)
-		return 0;
-	return ld_program(ld, text, &prog, &h);
 }
 
 static int disc_seq_cmp(const void *pa, const void *pb)
@@ -1612,15 +1428,15 @@ static struct line_discs *line_discs_read(int fd, const struct text_span *text)
 	struct line_discs *ld = calloc(1, sizeof(*ld));
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Data *data = NULL;
-	struct lp_reader r;
+	struct dwcursor r;
 	GElf_Ehdr eh;
 	int err = 0;
 
 	if (ld && elf && gelf_getehdr(elf, &eh))
 		data = debug_line_data(elf);
 	if (data && data->d_buf) {
-		r = (struct lp_reader){data->d_buf, (const uint8_t *)data->d_buf + data->d_size,
-				       eh.e_ident[EI_DATA] == ELFDATA2MSB, true};
+		r = dwc_make(data->d_buf, (const uint8_t *)data->d_buf + data->d_size);
+		r.msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 		while (!err && r.p < r.end)
 			err = ld_unit(ld, text, &r);
 		if (ld->nr_seqs)
@@ -1635,7 +1451,7 @@ static struct line_discs *line_discs_read(int fd, const struct text_span *text)
 }
 
 /* The discriminators of the file m's DWARF index came from, read now. */
-static struct line_discs *line_discs_load(const struct module *m)
+static struct line_discs *line_discs_load(const struct sym_module *m)
 {
 	struct text_span text = {m->text_lo, m->text_hi};
 	struct line_discs *ld;
@@ -1663,7 +1479,7 @@ static void *disc_job_run(void *arg)
 
 /* Start reading the discriminators of fd (m's DWARF file) in a thread; without one, they are read
  * on first use as usual. */
-static void disc_job_start(struct module *m, int fd)
+static void disc_job_start(struct sym_module *m, int fd)
 {
 	struct disc_job *j;
 
@@ -1687,48 +1503,26 @@ static void disc_job_start(struct module *m, int fd)
  * below it. */
 static unsigned int disc_at(const struct line_discs *ld, uint64_t vaddr)
 {
-	size_t lo = 0, hi = ld->nr_seqs;
+	size_t lo = search_last_le(ld->seqs, ld->nr_seqs, lo, vaddr);
 	const struct disc_seq *q;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ld->seqs[mid].lo <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= ld->seqs[lo - 1].hi)
 		return 0;
 	q = &ld->seqs[lo - 1];
-	lo = q->first;
-	hi = (size_t)q->first + q->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ld->rows[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search_prefix(q->first, (size_t)q->first + q->n, i, ld->rows[i].addr <= vaddr);
 	return lo > q->first ? ld->rows[lo - 1].disc : 0;
 }
 
-int symbolizer__discriminator(struct symbolizer *s, const struct sym_module_id *id,
-			      const char *open_path, uint64_t file_offset, unsigned int *disc)
+int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsigned int *disc)
 {
-	struct module *m;
 	uint64_t vaddr;
-	int err;
 
 	if (!disc)
 		return -EINVAL;
 	*disc = 0;
-	if (!s || !id)
+	if (!m)
 		return -EINVAL;
-	err = get_module_dwarf(s, id, open_path, &m);
-	if (err)
-		return err;
+	module_want_dwarf(m);
 	if (!m->dwarf || !offset_to_vaddr(m, file_offset, &vaddr))
 		return 0;
 	disc_job_finish(m, true);

@@ -7,8 +7,12 @@
  * stripped) and searched by binary search. Modules are cached by the (device, inode) the caller
  * saw in /proc/PID/maps, so processes that map the same library share one index and a cache hit
  * opens no file. The DWARF index (functions, inlined calls, line table) is built with libdw on the
- * first symbolizer__resolve_inline() of a module, from the module itself or its separate debug
+ * first sym_module__resolve_inline() of a module, from the module itself or its separate debug
  * file, and is searched the same way.
+ *
+ * As libdwfl's dwfl_addrmodule() -> Dwfl_Module *: symbolizer__module() finds (or loads) the
+ * module once and hands back a struct sym_module, and every query takes that handle, so a caller
+ * that asks several things of one mapping looks the module up once.
  */
 #ifndef PERCH_SYMBOLIZER_H
 #define PERCH_SYMBOLIZER_H
@@ -37,22 +41,30 @@ struct sym_module_id {
 struct symbolizer *symbolizer__new(void);
 void symbolizer__free(struct symbolizer *s);
 
+/* One module of a symbolizer: borrowed, valid until symbolizer__free(). */
+struct sym_module;
+
 /*
- * Resolve file_offset (address - mapping start + mapping page offset) inside the module that
- * open_path names. open_path is what the profiler can open (for a live process
- * /proc/PID/map_files/START-END or /proc/PID/root/PATH); it is only used the first time the
- * module is seen. A module without .symtab is named from the .symtab of its separate debug file
- * when one is found (build-id or .gnu_debuglink, as for DWARF), read once without its DWARF.
- * Returns 0 (out->name may still be NULL: no symbol covers it), -ENOENT when the file cannot be
- * opened, -ENOEXEC when it is not an ELF file we can read.
+ * The module id names, loaded the first time it is seen, in *out. open_path is what the profiler
+ * can open (for a live process /proc/PID/map_files/START-END or /proc/PID/root/PATH); it is only
+ * used the first time the module is seen (NULL: only a module already cached is found). A module
+ * without .symtab is named from the .symtab of its separate debug file when one is found
+ * (build-id or .gnu_debuglink, as for DWARF), read once without its DWARF. Failures are cached
+ * with the module: a module that cannot be read is tried once. Returns 0; -ENOENT when the file
+ * cannot be opened, -ENOEXEC when it is not an ELF file we can read, -ENOMEM, -EINVAL.
  */
-int symbolizer__resolve(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
-			uint64_t file_offset, struct sym_result *out);
+int symbolizer__module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
+		       struct sym_module **out);
+
+/*
+ * Resolve file_offset (address - mapping start + mapping page offset) inside the module.
+ * Returns 0 (out->name may still be NULL: no symbol covers it), -EINVAL.
+ */
+int sym_module__resolve(struct sym_module *m, uint64_t file_offset, struct sym_result *out);
 
 /* Read len bytes at file_offset of the module (used to inspect function prologues and call
- * sites). Returns 0, or -errno. */
-int symbolizer__read(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
-		     uint64_t file_offset, void *buf, size_t len);
+ * sites). Returns 0, or -errno (-ERANGE when the file ends before len bytes). */
+int sym_module__read(struct sym_module *m, uint64_t file_offset, void *buf, size_t len);
 
 /* One frame of an inline chain. Strings are owned by the symbolizer, valid until
  * symbolizer__free(). */
@@ -64,7 +76,7 @@ struct sym_frame {
 };
 
 /*
- * Resolve file_offset (as for symbolizer__resolve()) to the chain of functions at that address:
+ * Resolve file_offset (as for sym_module__resolve()) to the chain of functions at that address:
  * frames[0] is the innermost, the inlined function the address is in, with the file:line of the
  * address; each next frame is the function it was inlined into, with the file:line of the call
  * site (DW_AT_call_file/DW_AT_call_line); the last is the out-of-line function (inlined false).
@@ -72,60 +84,54 @@ struct sym_frame {
  * the symbol table (file from the line table if one covers it, else NULL and line 0). *n = 0 when
  * nothing names the address. The first call for a module builds its DWARF index.
  * Returns 0; -ENOSPC when the chain is longer than max (the innermost max frames are written and
- * *n = max); -ENOENT, -ENOEXEC as symbolizer__resolve().
+ * *n = max); -EINVAL.
  */
-int symbolizer__resolve_inline(struct symbolizer *s, const struct sym_module_id *id,
-			       const char *open_path, uint64_t file_offset,
-			       struct sym_frame *frames, size_t max, size_t *n);
+int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struct sym_frame *frames,
+			       size_t max, size_t *n);
 
 /*
  * The module's GNU build-id (NT_GNU_BUILD_ID) as lowercase hex in *hex, owned by the symbolizer.
- * Returns 0, -ENODATA when the module has none, -ENOENT, -ENOEXEC as symbolizer__resolve().
+ * Returns 0, -ENODATA when the module has none, -EINVAL.
  */
-int symbolizer__build_id(struct symbolizer *s, const struct sym_module_id *id,
-			 const char *open_path, const char **hex);
+int sym_module__build_id(struct sym_module *m, const char **hex);
 
 /*
- * The file the module's DWARF was read from in *path (the module's open_path, or the separate
- * debug file), owned by the symbolizer; builds the DWARF index if not yet built. Returns 0,
- * -ENODATA when no DWARF was found, -ENOENT, -ENOEXEC as symbolizer__resolve().
+ * The file the module's DWARF was read from in *path (the path the module was first seen under,
+ * or the separate debug file), owned by the symbolizer; builds the DWARF index if not yet built.
+ * Returns 0, -ENODATA when no DWARF was found, -EINVAL.
  */
-int symbolizer__debug_path(struct symbolizer *s, const struct sym_module_id *id,
-			   const char *open_path, const char **path);
+int sym_module__debug_path(struct sym_module *m, const char **path);
+
+/*
+ * The file offset of an ELF virtual address of the module (what addr2line and nm show; for a PIE
+ * or shared object the link-time address), through its PT_LOAD segments. Returns 0; -ERANGE when
+ * no segment holds file bytes at vaddr; -EINVAL.
+ */
+int sym_module__vaddr_to_offset(struct sym_module *m, uint64_t vaddr, uint64_t *off);
+
+/*
+ * The source file the symbol table ties the function at file_offset to, in *file (owned by the
+ * symbolizer; NULL when none): the name of the STT_FILE entry it follows, for local symbols and
+ * for global ones of a table with a single file, as GNU addr2line reports it where no line table
+ * covers an address. Returns 0, -EINVAL.
+ */
+int sym_module__symbol_file(struct sym_module *m, uint64_t file_offset, const char **file);
+
+/*
+ * The DWARF line-table discriminator of the row covering file_offset in *disc (0 when there is
+ * none, or no DWARF), as addr2line prints it. The first call for a module reads the discriminators
+ * of its .debug_line (the DWARF index keeps none); later calls are two binary searches. Returns 0,
+ * -EINVAL.
+ */
+int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsigned int *disc);
 
 /* Show C++ names demangled (the default) or as the linker sees them. Takes effect at once, for
  * every module. */
 void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
 
 /*
- * The file offset of an ELF virtual address of the module (what addr2line and nm show; for a PIE
- * or shared object the link-time address), through its PT_LOAD segments. Returns 0; -ERANGE when
- * no segment holds file bytes at vaddr; -ENOENT, -ENOEXEC as symbolizer__resolve().
- */
-int symbolizer__vaddr_to_offset(struct symbolizer *s, const struct sym_module_id *id,
-				const char *open_path, uint64_t vaddr, uint64_t *off);
-
-/*
- * The source file the symbol table ties the function at file_offset to, in *file (owned by the
- * symbolizer; NULL when none): the name of the STT_FILE entry it follows, for local symbols and
- * for global ones of a table with a single file, as GNU addr2line reports it where no line table
- * covers an address. Returns 0, -ENOENT, -ENOEXEC as symbolizer__resolve().
- */
-int symbolizer__symbol_file(struct symbolizer *s, const struct sym_module_id *id,
-			    const char *open_path, uint64_t file_offset, const char **file);
-
-/*
- * The DWARF line-table discriminator of the row covering file_offset in *disc (0 when there is
- * none, or no DWARF), as addr2line prints it. The first call for a module reads the discriminators
- * of its .debug_line (the DWARF index keeps none); later calls are two binary searches. Returns 0,
- * -ENOENT, -ENOEXEC as symbolizer__resolve().
- */
-int symbolizer__discriminator(struct symbolizer *s, const struct sym_module_id *id,
-			      const char *open_path, uint64_t file_offset, unsigned int *disc);
-
-/*
  * Read each module's discriminators in a thread of their own while its DWARF index is built (for
- * modules indexed after this call), for a caller that will ask symbolizer__discriminator() of most
+ * modules indexed after this call), for a caller that will ask sym_module__discriminator() of most
  * modules, as `perch symbolize` does. Off by default: then they are read on first use.
  */
 void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on);

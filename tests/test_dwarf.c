@@ -32,6 +32,7 @@
 #include "guards.h"
 #include "symbolize/dwarf_index.h"
 #include "symbolize/symbolizer.h"
+#include "symcall.h"
 
 #define MAX_FRAMES 16
 #define CMD_MAX	   (4 * PATH_MAX)
@@ -242,7 +243,7 @@ static int resolve_at(struct symbolizer *s, const char *path, uint64_t vaddr,
 {
 	struct sym_module_id id = file_id(path);
 
-	return symbolizer__resolve_inline(s, &id, path, file_offset(path, vaddr), frames, max, n);
+	return sym_resolve_inline(s, &id, path, file_offset(path, vaddr), frames, max, n);
 }
 
 static struct symbolizer *new_symbolizer(const char *root)
@@ -422,11 +423,9 @@ static void dwarf_offset_outside_segments_gives_no_frames(void **state)
 	size_t n = 99;
 
 	(void)state;
-	assert_int_equal(
-		symbolizer__resolve_inline(s, &id, inl_bin, 1ULL << 40, fr, MAX_FRAMES, &n), 0);
+	assert_int_equal(sym_resolve_inline(s, &id, inl_bin, 1ULL << 40, fr, MAX_FRAMES, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(symbolizer__resolve_inline(s, &id, inl_bin, 0, fr, MAX_FRAMES, NULL),
-			 -EINVAL);
+	assert_int_equal(sym_resolve_inline(s, &id, inl_bin, 0, fr, MAX_FRAMES, NULL), -EINVAL);
 	symbolizer__free(s);
 }
 
@@ -771,7 +770,7 @@ static void assert_dwarf_from(struct symbolizer *s, const char *bin, const char 
 	inl_chain(want);
 	if (!function_has_chain(s, bin, elf_func(bin, "outer"), want, 3))
 		fail_msg("%s: no address of outer() resolves to the inline chain", bin);
-	assert_int_equal(symbolizer__debug_path(s, &id, bin, &from), 0);
+	assert_int_equal(sym_debug_path(s, &id, bin, &from), 0);
 	assert_non_null(from);
 	assert_string_equal(from, debug_path);
 }
@@ -1030,7 +1029,7 @@ static void dwarf_rejects_build_id_path_holding_another_build(void **state)
 	assert_int_equal(n, 1);
 	assert_frame(&fr[0], "outer", NULL, 0, false);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__debug_path(s, &id, bin, &from), -ENODATA);
+	assert_int_equal(sym_debug_path(s, &id, bin, &from), -ENODATA);
 	symbolizer__free(s);
 }
 
@@ -1106,7 +1105,7 @@ static void dwarf_rejects_debuglink_file_with_wrong_crc(void **state)
 	assert_int_equal(n, 1);
 	assert_frame(&fr[0], "outer", NULL, 0, false);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__debug_path(s, &id, bin, &from), -ENODATA);
+	assert_int_equal(sym_debug_path(s, &id, bin, &from), -ENODATA);
 	assert_null(from);
 	symbolizer__free(s);
 }
@@ -1264,12 +1263,11 @@ static void dwarf_fully_stripped_binary_resolves_no_frame(void **state)
 	require_tool("strip");
 	assert_int_equal(run("strip --strip-all '%s'", bin), 0);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__resolve_inline(s, &id, bin, file_offset(bin, fn.start), fr,
-						    MAX_FRAMES, &n),
-			 0);
+	assert_int_equal(
+		sym_resolve_inline(s, &id, bin, file_offset(bin, fn.start), fr, MAX_FRAMES, &n), 0);
 	assert_int_equal(n, 0);
 	/* Stripping keeps the build-id note. */
-	assert_int_equal(symbolizer__build_id(s, &id, bin, &hex), 0);
+	assert_int_equal(sym_build_id(s, &id, bin, &hex), 0);
 	symbolizer__free(s);
 }
 
@@ -1287,9 +1285,8 @@ static void dwarf_index_outlives_the_debug_file(void **state)
 	tmp_path(debug, sizeof(debug), "gone/inl.debug");
 	split_debug(bin, debug, true);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__resolve_inline(s, &id, bin, file_offset(bin, fn.start), fr,
-						    MAX_FRAMES, &n),
-			 0);
+	assert_int_equal(
+		sym_resolve_inline(s, &id, bin, file_offset(bin, fn.start), fr, MAX_FRAMES, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(unlink(debug), 0);
 	/* Every later lookup is answered from the index built by the first. */
@@ -1309,7 +1306,7 @@ static void dwarf_build_id_is_the_gnu_build_id_note_in_hex(void **state)
 	(void)state;
 	readelf_build_id(inl_bin, want, sizeof(want));
 	assert_true(strlen(want) >= 16);
-	assert_int_equal(symbolizer__build_id(s, &id, inl_bin, &hex), 0);
+	assert_int_equal(sym_build_id(s, &id, inl_bin, &hex), 0);
 	assert_non_null(hex);
 	assert_string_equal(hex, want);
 
@@ -1317,7 +1314,7 @@ static void dwarf_build_id_is_the_gnu_build_id_note_in_hex(void **state)
 	require_tool("objcopy");
 	assert_int_equal(run("objcopy --remove-section=.note.gnu.build-id '%s'", bin), 0);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__build_id(s, &id, bin, &hex), -ENODATA);
+	assert_int_equal(sym_build_id(s, &id, bin, &hex), -ENODATA);
 	assert_null(hex);
 	symbolizer__free(s);
 }
@@ -1344,7 +1341,7 @@ static bool libc_debug_file(const char *libc, char *debug, size_t len)
 	bool ok;
 
 	assert_non_null(s);
-	ok = symbolizer__build_id(s, &id, libc, &hex) == 0;
+	ok = sym_build_id(s, &id, libc, &hex) == 0;
 	if (ok)
 		snprintf(debug, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	symbolizer__free(s);
@@ -1452,7 +1449,7 @@ static void dwarf_libc_agrees_with_eu_addr2line_through_build_id_debug_file(void
 	s = symbolizer__new();
 	assert_non_null(s);
 	id = file_id(libc);
-	assert_int_equal(symbolizer__debug_path(s, &id, libc, &from), 0);
+	assert_int_equal(sym_debug_path(s, &id, libc, &from), 0);
 	assert_string_equal(from, debug);
 	fns = symtab_funcs(debug, &n);
 	assert_true(n > 1000);
@@ -1517,10 +1514,10 @@ static void dwarf_resolve_names_libc_internal_function_from_debug_file_symtab(vo
 	for (i = 0; i < n && checked < 20; i++) {
 		uint64_t off = file_offset(libc, fns[i].start);
 
-		assert_int_equal(symbolizer__resolve(plain, &id, libc, off, &r), 0);
+		assert_int_equal(sym_resolve(plain, &id, libc, off, &r), 0);
 		if (r.name)
 			continue; /* exported: .dynsym names it already */
-		assert_int_equal(symbolizer__resolve(dbg, &id, libc, off + fns[i].size / 2, &r), 0);
+		assert_int_equal(sym_resolve(dbg, &id, libc, off + fns[i].size / 2, &r), 0);
 		assert_non_null(r.name);
 		if (!names_at(&names, r.name, fns[i].start))
 			fail_msg("0x%" PRIx64 ": resolve() named it %s, not a symbol of the debug "
@@ -1555,20 +1552,18 @@ static void dwarf_resolve_names_stripped_binary_from_debuglink_file_symtab(void 
 			 0);
 	s = new_symbolizer(NULL);
 	id = file_id(bin);
-	assert_int_equal(symbolizer__resolve(s, &id, bin, file_offset(bin, outer.start + 1), &r),
-			 0);
+	assert_int_equal(sym_resolve(s, &id, bin, file_offset(bin, outer.start + 1), &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "outer");
 	assert_int_equal(r.sym_start, outer.start);
-	assert_int_equal(symbolizer__resolve(s, &id, bin, file_offset(bin, asm_fn.start), &r), 0);
+	assert_int_equal(sym_resolve(s, &id, bin, file_offset(bin, asm_fn.start), &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_asm_fn");
 	symbolizer__free(s);
 	/* Without its debug file the stripped binary names nothing. */
 	assert_int_equal(unlink(debug), 0);
 	s = new_symbolizer(NULL);
-	assert_int_equal(symbolizer__resolve(s, &id, bin, file_offset(bin, outer.start + 1), &r),
-			 0);
+	assert_int_equal(sym_resolve(s, &id, bin, file_offset(bin, outer.start + 1), &r), 0);
 	assert_null(r.name);
 	symbolizer__free(s);
 }
@@ -1767,7 +1762,7 @@ static void dwarf_plain_copy_of_libc_debug_file_answers_as_the_compressed_file(v
 		skip();
 	}
 	assert_non_null(s);
-	assert_int_equal(symbolizer__build_id(s, &id, libc, &hex), 0);
+	assert_int_equal(sym_build_id(s, &id, libc, &hex), 0);
 	tmp_path(cache, sizeof(cache), "libc-plain-cache");
 	assert_int_equal(mkdir(cache, 0700), 0);
 	out = open_plain_copy(cache, debug, hex, &path);
@@ -1961,26 +1956,24 @@ static void dwarf_addr2line_helpers_give_offsets_files_and_discriminators(void *
 	uint64_t off, a;
 
 	(void)state;
-	assert_int_equal(symbolizer__vaddr_to_offset(s, &id, inl_bin, outer.start, &off), 0);
+	assert_int_equal(sym_vaddr_to_offset(s, &id, inl_bin, outer.start, &off), 0);
 	assert_int_equal(off, file_offset(inl_bin, outer.start));
-	assert_int_equal(symbolizer__vaddr_to_offset(s, &id, inl_bin, 1ULL << 40, &off), -ERANGE);
+	assert_int_equal(sym_vaddr_to_offset(s, &id, inl_bin, 1ULL << 40, &off), -ERANGE);
 	/* A global symbol after several STT_FILE entries belongs to no one file (as in BFD). */
-	assert_int_equal(
-		symbolizer__symbol_file(s, &id, inl_bin, file_offset(inl_bin, outer.start), &file),
-		0);
+	assert_int_equal(sym_symbol_file(s, &id, inl_bin, file_offset(inl_bin, outer.start), &file),
+			 0);
 	assert_null(file);
 	if (crt.start) {
 		/* The C runtime's local functions follow their STT_FILE entry. */
-		assert_int_equal(symbolizer__symbol_file(s, &id, inl_bin,
-							 file_offset(inl_bin, crt.start), &file),
-				 0);
+		assert_int_equal(
+			sym_symbol_file(s, &id, inl_bin, file_offset(inl_bin, crt.start), &file),
+			0);
 		assert_non_null(file);
 		assert_string_equal(file, "crtstuff.c");
 	}
 	for (a = plain.start; a < plain.start + plain.size; a++) {
-		assert_int_equal(
-			symbolizer__discriminator(s, &id, inl_bin, file_offset(inl_bin, a), &disc),
-			0);
+		assert_int_equal(sym_discriminator(s, &id, inl_bin, file_offset(inl_bin, a), &disc),
+				 0);
 		assert_int_equal(disc, 0);
 	}
 	symbolizer__free(s);
@@ -1992,9 +1985,8 @@ static void dwarf_addr2line_helpers_give_offsets_files_and_discriminators(void *
 	id = file_id(tmpl_bin);
 	outer = elf_func(tmpl_bin, CXX_SUM_RAW);
 	for (a = outer.start; a < outer.start + outer.size; a++) {
-		assert_int_equal(symbolizer__discriminator(s, &id, tmpl_bin,
-							   file_offset(tmpl_bin, a), &disc),
-				 0);
+		assert_int_equal(
+			sym_discriminator(s, &id, tmpl_bin, file_offset(tmpl_bin, a), &disc), 0);
 		with_disc += disc != 0;
 	}
 	assert_true(with_disc > 0);

@@ -28,6 +28,7 @@
 #include "guards.h"
 #include "symbolize/ksyms.h"
 #include "symbolize/symbolizer.h"
+#include "symcall.h"
 
 #define SELF	  "/proc/self/exe"
 #define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %n"
@@ -220,7 +221,7 @@ static void symbolize_resolves_own_function_exactly(void **state)
 	(void)state;
 	assert_non_null(s);
 	locate((void *)perch_target_alpha, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_alpha");
 	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
@@ -228,7 +229,7 @@ static void symbolize_resolves_own_function_exactly(void **state)
 	assert_int_equal(r.sym_file_offset, w.file_offset);
 
 	locate((void *)perch_target_beta, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_beta");
 	symbolizer__free(s);
@@ -243,7 +244,7 @@ static void symbolize_resolves_mid_function_address_to_its_start(void **state)
 	(void)state;
 	assert_non_null(s);
 	locate((void *)perch_target_alpha, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 5, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset + 5, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_alpha");
 	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha) + 5);
@@ -261,11 +262,11 @@ static void symbolize_address_past_symbol_size_has_no_name(void **state)
 	(void)state;
 	assert_non_null(s);
 	locate((void *)perch_asm_sized, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_asm_sized");
 	/* 8 bytes on: past its one instruction, in padding before the next aligned symbol. */
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 8, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset + 8, &r), 0);
 	assert_null(r.name);
 	assert_int_equal(r.sym_start, 0);
 	assert_int_equal(r.sym_file_offset, 0);
@@ -286,14 +287,14 @@ static void symbolize_zero_size_symbol_extends_to_next_symbol(void **state)
 	after = w.file_offset;
 	locate((void *)perch_asm_unsized, &w);
 	assert_true(after - w.file_offset >= 48);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 40, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset + 40, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_asm_unsized");
 	assert_int_equal(r.sym_file_offset, w.file_offset);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, after - 1, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, after - 1, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_asm_unsized");
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, after, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, after, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_asm_after");
 	symbolizer__free(s);
@@ -310,7 +311,7 @@ static void symbolize_resolves_libc_function_to_a_name_at_its_address(void **sta
 	assert_non_null(s);
 	locate(fn, &w);
 	assert_non_null(strstr(w.path, "libc"));
-	assert_int_equal(symbolizer__resolve(s, &w.id, w.path, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, w.path, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_int_equal(r.vaddr, loader_vaddr(fn));
 	assert_int_equal(r.sym_start, r.vaddr);
@@ -336,7 +337,7 @@ static void symbolize_stripped_library_resolves_through_dynsym(void **state)
 	locate(fn, &w);
 	strip_copy(w.path, "libc-stripped.so", stripped, sizeof(stripped));
 	id = file_id(stripped);
-	assert_int_equal(symbolizer__resolve(s, &id, stripped, w.file_offset + 1, &r), 0);
+	assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset + 1, &r), 0);
 	assert_non_null(r.name);
 	assert_int_equal(r.sym_start, loader_vaddr(fn));
 	assert_int_equal(r.sym_file_offset, w.file_offset);
@@ -360,7 +361,7 @@ static void symbolize_stripped_binary_leaves_internal_function_unnamed(void **st
 	strip_copy(SELF, "self-stripped", stripped, sizeof(stripped));
 	id = file_id(stripped);
 	/* Stripping keeps the loadable layout: the same offset, now with no symbol over it. */
-	assert_int_equal(symbolizer__resolve(s, &id, stripped, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset, &r), 0);
 	assert_null(r.name);
 	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
 	symbolizer__free(s);
@@ -381,16 +382,16 @@ static void symbolize_rejects_non_elf_with_enoexec(void **state)
 	tmp_path(path, sizeof(path), "script.sh");
 	write_file(path, script, sizeof(script) - 1);
 	id = file_id(path);
-	assert_int_equal(symbolizer__resolve(s, &id, path, 0, &r), -ENOEXEC);
+	assert_int_equal(sym_resolve(s, &id, path, 0, &r), -ENOEXEC);
 	assert_null(r.name);
 
 	tmp_path(path, sizeof(path), "truncated.elf");
 	write_file(path, truncated, sizeof(truncated) - 1);
 	id = file_id(path);
-	assert_int_equal(symbolizer__resolve(s, &id, path, 0, &r), -ENOEXEC);
+	assert_int_equal(sym_resolve(s, &id, path, 0, &r), -ENOEXEC);
 
 	id = file_id(tmpdir);
-	assert_int_equal(symbolizer__resolve(s, &id, tmpdir, 0, &r), -ENOEXEC);
+	assert_int_equal(sym_resolve(s, &id, tmpdir, 0, &r), -ENOEXEC);
 	symbolizer__free(s);
 }
 
@@ -403,9 +404,9 @@ static void symbolize_missing_file_gives_enoent(void **state)
 
 	(void)state;
 	assert_non_null(s);
-	assert_int_equal(symbolizer__resolve(s, &id, id.path, 0x1000, &r), -ENOENT);
+	assert_int_equal(sym_resolve(s, &id, id.path, 0x1000, &r), -ENOENT);
 	assert_null(r.name);
-	assert_int_equal(symbolizer__read(s, &id, id.path, 0, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(sym_read(s, &id, id.path, 0, buf, sizeof(buf)), -ENOENT);
 	symbolizer__free(s);
 }
 
@@ -420,20 +421,49 @@ static void symbolize_cache_hit_opens_no_file(void **state)
 	(void)state;
 	assert_non_null(s);
 	locate((void *)perch_target_beta, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset, &r), 0);
 	/* Same (dev, inode), a path that cannot be opened: only the cached index can answer. */
-	assert_int_equal(symbolizer__resolve(s, &w.id, "/nonexistent/x", w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &w.id, "/nonexistent/x", w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_beta");
-	assert_int_equal(symbolizer__read(s, &w.id, "/nonexistent/x", w.file_offset, code, 16), 0);
+	assert_int_equal(sym_read(s, &w.id, "/nonexistent/x", w.file_offset, code, 16), 0);
 	assert_memory_equal(code, (const void *)perch_target_beta, 16);
 
 	/* No inode known: keyed by the mapped path instead. */
 	by_path = (struct sym_module_id){.path = "/some/mapped/path"};
-	assert_int_equal(symbolizer__resolve(s, &by_path, SELF, w.file_offset, &r), 0);
-	assert_int_equal(symbolizer__resolve(s, &by_path, NULL, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &by_path, SELF, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &by_path, NULL, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_beta");
+	symbolizer__free(s);
+}
+
+/* One module, one handle: every later lookup of the same id (by any open path) gives it back,
+ * and the handle answers every query with no id or path. */
+static void symbolize_module_handle_is_stable_per_module(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	struct sym_module *m = NULL, *again = NULL;
+	struct sym_result r;
+	unsigned char code[16];
+	struct where w;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_beta, &w);
+	assert_int_equal(symbolizer__module(s, &w.id, SELF, &m), 0);
+	assert_non_null(m);
+	assert_int_equal(symbolizer__module(s, &w.id, "/nonexistent/x", &again), 0);
+	assert_ptr_equal(m, again);
+	assert_int_equal(symbolizer__module(s, &w.id, NULL, &again), 0);
+	assert_ptr_equal(m, again);
+	assert_int_equal(sym_module__resolve(m, w.file_offset, &r), 0);
+	assert_string_equal(r.name, "perch_target_beta");
+	assert_int_equal(sym_module__read(m, w.file_offset, code, sizeof(code)), 0);
+	assert_memory_equal(code, (const void *)perch_target_beta, sizeof(code));
+	assert_int_equal(symbolizer__module(NULL, &w.id, SELF, &again), -EINVAL);
+	assert_null(again);
+	assert_int_equal(sym_module__resolve(NULL, 0, &r), -EINVAL);
 	symbolizer__free(s);
 }
 
@@ -451,11 +481,11 @@ static void symbolize_caches_failures(void **state)
 	locate((void *)perch_target_alpha, &w);
 	tmp_path(path, sizeof(path), "not-elf");
 	write_file(path, "hello", 5);
-	assert_int_equal(symbolizer__resolve(s, &bad, path, 0, &r), -ENOEXEC);
-	assert_int_equal(symbolizer__resolve(s, &gone, "/nonexistent/y", 0, &r), -ENOENT);
+	assert_int_equal(sym_resolve(s, &bad, path, 0, &r), -ENOEXEC);
+	assert_int_equal(sym_resolve(s, &gone, "/nonexistent/y", 0, &r), -ENOENT);
 	/* A readable ELF file offered later for the same modules is not looked at. */
-	assert_int_equal(symbolizer__resolve(s, &bad, SELF, w.file_offset, &r), -ENOEXEC);
-	assert_int_equal(symbolizer__resolve(s, &gone, SELF, w.file_offset, &r), -ENOENT);
+	assert_int_equal(sym_resolve(s, &bad, SELF, w.file_offset, &r), -ENOEXEC);
+	assert_int_equal(sym_resolve(s, &gone, SELF, w.file_offset, &r), -ENOENT);
 	symbolizer__free(s);
 }
 
@@ -469,8 +499,8 @@ static void symbolize_read_returns_function_bytes(void **state)
 	(void)state;
 	assert_non_null(s);
 	locate((void *)perch_target_alpha, &w);
-	assert_int_equal(symbolizer__resolve(s, &w.id, SELF, w.file_offset + 3, &r), 0);
-	assert_int_equal(symbolizer__read(s, &w.id, SELF, r.sym_file_offset, code, 32), 0);
+	assert_int_equal(sym_resolve(s, &w.id, SELF, w.file_offset + 3, &r), 0);
+	assert_int_equal(sym_read(s, &w.id, SELF, r.sym_file_offset, code, 32), 0);
 	assert_memory_equal(code, (const void *)perch_target_alpha, sizeof(code));
 	symbolizer__free(s);
 }
@@ -490,11 +520,11 @@ static void symbolize_read_works_after_file_is_deleted(void **state)
 	tmp_path(copy, sizeof(copy), "self-copy");
 	copy_file(SELF, copy);
 	id = file_id(copy);
-	assert_int_equal(symbolizer__resolve(s, &id, copy, w.file_offset, &r), 0);
+	assert_int_equal(sym_resolve(s, &id, copy, w.file_offset, &r), 0);
 	assert_non_null(r.name);
 	assert_string_equal(r.name, "perch_target_beta");
 	assert_int_equal(unlink(copy), 0);
-	assert_int_equal(symbolizer__read(s, &id, copy, r.sym_file_offset, code, sizeof(code)), 0);
+	assert_int_equal(sym_read(s, &id, copy, r.sym_file_offset, code, sizeof(code)), 0);
 	assert_memory_equal(code, (const void *)perch_target_beta, sizeof(code));
 	symbolizer__free(s);
 }
@@ -512,8 +542,8 @@ static void symbolize_read_past_end_of_file_fails(void **state)
 	locate((void *)perch_target_alpha, &w);
 	assert_int_equal(stat(SELF, &st), 0);
 	end = (uint64_t)st.st_size;
-	assert_int_equal(symbolizer__read(s, &w.id, SELF, end - 8, buf, sizeof(buf)), -ERANGE);
-	assert_int_equal(symbolizer__read(s, &w.id, SELF, end - 8, buf, 8), 0);
+	assert_int_equal(sym_read(s, &w.id, SELF, end - 8, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(sym_read(s, &w.id, SELF, end - 8, buf, 8), 0);
 	symbolizer__free(s);
 }
 
@@ -847,6 +877,7 @@ int main(void)
 		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
 		cmocka_unit_test(symbolize_missing_file_gives_enoent),
 		cmocka_unit_test(symbolize_cache_hit_opens_no_file),
+		cmocka_unit_test(symbolize_module_handle_is_stable_per_module),
 		cmocka_unit_test(symbolize_caches_failures),
 		cmocka_unit_test(symbolize_read_returns_function_bytes),
 		cmocka_unit_test(symbolize_read_works_after_file_is_deleted),

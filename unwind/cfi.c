@@ -20,6 +20,8 @@
 #include <sys/ucontext.h>
 
 #include "cfi.h"
+#include "lib/dwcursor.h"
+#include "lib/vec.h"
 
 /* DWARF register numbers on x86-64. */
 #define DW_REG_RBP 6
@@ -32,11 +34,6 @@
 /* Where the kernel's signal frame keeps the interrupted registers, relative to RSP in
  * __restore_rt (the ucontext_t comes right after the popped return address). */
 #define UC_GREG(r) ((int64_t)offsetof(ucontext_t, uc_mcontext.gregs[r]))
-
-struct cursor {
-	const uint8_t *p, *end;
-	bool bad; /* a read ran past end */
-};
 
 enum rule_kind {
 	RULE_UNSPEC = 0, /* no instruction named the register */
@@ -101,7 +98,7 @@ struct cies {
 /* One CIE or FDE: its body after the CIE id/pointer. */
 struct entry {
 	uint64_t off;
-	struct cursor body;
+	struct dwcursor body;
 	bool is_cie;
 	uint64_t cie_off; /* FDEs: the CIE's section offset; UINT64_MAX when it points nowhere */
 };
@@ -115,65 +112,10 @@ struct interp {
 	unsigned int depth;
 };
 
-static uint64_t rd_u(struct cursor *c, size_t n)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if ((size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct cursor *c)
-{
-	unsigned int shift = 0;
-	uint64_t v = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct cursor *c)
-{
-	unsigned int shift = 0;
-	uint64_t v = 0;
-	uint8_t b;
-
-	do {
-		if (c->p >= c->end) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return (int64_t)v;
-}
-
 /* Skip a DW_FORM_block (ULEB128 length, then the bytes); its bytes in *p, *len. */
-static bool rd_block(struct cursor *c, const uint8_t **p, uint64_t *len)
+static bool rd_block(struct dwcursor *c, const uint8_t **p, uint64_t *len)
 {
-	*len = rd_uleb(c);
+	*len = dwc_uleb(c);
 	if (c->bad || *len > (uint64_t)(c->end - c->p))
 		return false;
 	*p = c->p;
@@ -191,7 +133,7 @@ static int64_t factored(uint64_t v, int64_t factor)
  * A DW_EH_PE_* encoded pointer. With apply, the pcrel base (the field's own address) is added;
  * without, only the value format counts (FDE address ranges, skipped personality pointers).
  */
-static bool rd_encoded(const struct cfi_section *sec, struct cursor *c, uint8_t enc, bool apply,
+static bool rd_encoded(const struct cfi_section *sec, struct dwcursor *c, uint8_t enc, bool apply,
 		       uint64_t *out)
 {
 	uint64_t field = sec->vaddr + (uint64_t)(c->p - sec->data);
@@ -201,25 +143,25 @@ static bool rd_encoded(const struct cfi_section *sec, struct cursor *c, uint8_t 
 	case DW_EH_PE_absptr:
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
-		v = rd_u(c, 8);
+		v = dwc_u(c, 8);
 		break;
 	case DW_EH_PE_uleb128:
-		v = rd_uleb(c);
+		v = dwc_uleb(c);
 		break;
 	case DW_EH_PE_udata2:
-		v = rd_u(c, 2);
+		v = dwc_u(c, 2);
 		break;
 	case DW_EH_PE_udata4:
-		v = rd_u(c, 4);
+		v = dwc_u(c, 4);
 		break;
 	case DW_EH_PE_sleb128:
-		v = (uint64_t)rd_sleb(c);
+		v = (uint64_t)dwc_sleb(c);
 		break;
 	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)rd_u(c, 2);
+		v = (uint64_t)(int64_t)(int16_t)dwc_u(c, 2);
 		break;
 	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)rd_u(c, 4);
+		v = (uint64_t)(int64_t)(int32_t)dwc_u(c, 4);
 		break;
 	default:
 		return false;
@@ -243,17 +185,17 @@ static bool rd_encoded(const struct cfi_section *sec, struct cursor *c, uint8_t 
 /* The next entry at *off: 1, 0 at the end (or a terminator), -1 when the section is corrupt. */
 static int next_entry(const struct cfi_section *sec, uint64_t *off, struct entry *e)
 {
-	struct cursor c = {sec->data + *off, sec->data + sec->size, false};
+	struct dwcursor c = dwc_make(sec->data + *off, sec->data + sec->size);
 	uint64_t len, id, id_off;
 	size_t idsz = 4;
 
 	if (*off >= sec->size || sec->size - *off < 4)
 		return 0;
-	len = rd_u(&c, 4);
+	len = dwc_u(&c, 4);
 	if (len == 0)
 		return 0;
 	if (len == 0xffffffff) {
-		len = rd_u(&c, 8);
+		len = dwc_u(&c, 8);
 		idsz = 8;
 	} else if (len >= 0xfffffff0) {
 		return -1;
@@ -262,8 +204,8 @@ static int next_entry(const struct cfi_section *sec, uint64_t *off, struct entry
 		return -1;
 	e->off = *off;
 	id_off = (uint64_t)(c.p - sec->data);
-	e->body = (struct cursor){c.p, c.p + len, false};
-	id = rd_u(&e->body, idsz);
+	e->body = dwc_make(c.p, c.p + len);
+	id = dwc_u(&e->body, idsz);
 	if (sec->eh) {
 		/* .eh_frame: 0 marks a CIE; an FDE's pointer counts back from the field. */
 		e->is_cie = id == 0;
@@ -325,32 +267,32 @@ static bool cfa_is_reg(struct state *st)
 }
 
 /* Rules with a register operand, the primary DW_CFA_offset and DW_CFA_restore excluded. */
-static enum step step_reg(struct interp *in, struct cursor *c, uint8_t op)
+static enum step step_reg(struct interp *in, struct dwcursor *c, uint8_t op)
 {
 	const struct cie *cie = in->cie;
-	uint64_t reg = rd_uleb(c), v;
+	uint64_t reg = dwc_uleb(c), v;
 	const uint8_t *expr;
 	uint64_t len;
 
 	switch (op) {
 	case DW_CFA_offset_extended:
-		v = rd_uleb(c);
+		v = dwc_uleb(c);
 		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
 		break;
 	case DW_CFA_offset_extended_sf:
-		v = (uint64_t)rd_sleb(c);
+		v = (uint64_t)dwc_sleb(c);
 		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
 		break;
 	case DW_CFA_GNU_negative_offset_extended:
-		v = -rd_uleb(c);
+		v = -dwc_uleb(c);
 		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
 		break;
 	case DW_CFA_val_offset:
-		v = rd_uleb(c);
+		v = dwc_uleb(c);
 		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->data_align), NULL, 0);
 		break;
 	case DW_CFA_val_offset_sf:
-		v = (uint64_t)rd_sleb(c);
+		v = (uint64_t)dwc_sleb(c);
 		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->data_align), NULL, 0);
 		break;
 	case DW_CFA_restore_extended:
@@ -364,7 +306,7 @@ static enum step step_reg(struct interp *in, struct cursor *c, uint8_t op)
 		set_rule(in, reg, RULE_SAME, 0, NULL, 0);
 		break;
 	case DW_CFA_register:
-		v = rd_uleb(c);
+		v = dwc_uleb(c);
 		set_rule(in, reg, RULE_REGISTER, (int64_t)v, NULL, 0);
 		break;
 	case DW_CFA_expression:
@@ -380,7 +322,7 @@ static enum step step_reg(struct interp *in, struct cursor *c, uint8_t op)
 	return c->bad ? STEP_ERR : STEP_NEXT;
 }
 
-static enum step step_cfa(struct interp *in, struct cursor *c, uint8_t op)
+static enum step step_cfa(struct interp *in, struct dwcursor *c, uint8_t op)
 {
 	struct state *st = &in->st;
 	uint64_t reg;
@@ -388,25 +330,25 @@ static enum step step_cfa(struct interp *in, struct cursor *c, uint8_t op)
 	switch (op) {
 	case DW_CFA_def_cfa:
 	case DW_CFA_def_cfa_sf:
-		reg = rd_uleb(c);
+		reg = dwc_uleb(c);
 		st->cfa = CFA_REG;
 		st->cfa_reg = reg;
 		if (op == DW_CFA_def_cfa)
-			st->cfa_off = (int64_t)rd_uleb(c);
+			st->cfa_off = (int64_t)dwc_uleb(c);
 		else
-			st->cfa_off = factored((uint64_t)rd_sleb(c), in->cie->data_align);
+			st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->data_align);
 		break;
 	case DW_CFA_def_cfa_register:
-		reg = rd_uleb(c);
+		reg = dwc_uleb(c);
 		if (cfa_is_reg(st))
 			st->cfa_reg = reg;
 		break;
 	case DW_CFA_def_cfa_offset:
-		st->cfa_off = (int64_t)rd_uleb(c);
+		st->cfa_off = (int64_t)dwc_uleb(c);
 		cfa_is_reg(st);
 		break;
 	case DW_CFA_def_cfa_offset_sf:
-		st->cfa_off = factored((uint64_t)rd_sleb(c), in->cie->data_align);
+		st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->data_align);
 		cfa_is_reg(st);
 		break;
 	case DW_CFA_def_cfa_expression:
@@ -420,7 +362,7 @@ static enum step step_cfa(struct interp *in, struct cursor *c, uint8_t op)
 	return c->bad ? STEP_ERR : STEP_NEXT;
 }
 
-static enum step advance(struct cursor *c, uint64_t delta, const struct cie *cie, uint64_t *loc)
+static enum step advance(struct dwcursor *c, uint64_t delta, const struct cie *cie, uint64_t *loc)
 {
 	if (c->bad)
 		return STEP_ERR;
@@ -429,17 +371,17 @@ static enum step advance(struct cursor *c, uint64_t delta, const struct cie *cie
 }
 
 /* Execute one instruction. */
-static enum step step(struct interp *in, struct cursor *c, uint64_t *loc)
+static enum step step(struct interp *in, struct dwcursor *c, uint64_t *loc)
 {
 	const struct cie *cie = in->cie;
-	uint8_t op = (uint8_t)rd_u(c, 1);
+	uint8_t op = (uint8_t)dwc_u(c, 1);
 	uint64_t v;
 
 	switch (op & 0xc0) {
 	case DW_CFA_advance_loc:
 		return advance(c, op & 0x3f, cie, loc);
 	case DW_CFA_offset:
-		v = rd_uleb(c);
+		v = dwc_uleb(c);
 		set_rule(in, op & 0x3f, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
 		return c->bad ? STEP_ERR : STEP_NEXT;
 	case DW_CFA_restore:
@@ -454,13 +396,13 @@ static enum step step(struct interp *in, struct cursor *c, uint64_t *loc)
 		*loc = v;
 		return STEP_ADVANCE;
 	case DW_CFA_advance_loc1:
-		return advance(c, rd_u(c, 1), cie, loc);
+		return advance(c, dwc_u(c, 1), cie, loc);
 	case DW_CFA_advance_loc2:
-		return advance(c, rd_u(c, 2), cie, loc);
+		return advance(c, dwc_u(c, 2), cie, loc);
 	case DW_CFA_advance_loc4:
-		return advance(c, rd_u(c, 4), cie, loc);
+		return advance(c, dwc_u(c, 4), cie, loc);
 	case DW_CFA_MIPS_advance_loc8:
-		return advance(c, rd_u(c, 8), cie, loc);
+		return advance(c, dwc_u(c, 8), cie, loc);
 	case DW_CFA_remember_state:
 		if (in->depth == STATE_STACK_MAX)
 			return STEP_ERR;
@@ -472,7 +414,7 @@ static enum step step(struct interp *in, struct cursor *c, uint64_t *loc)
 		in->st = in->stack[--in->depth];
 		return STEP_NEXT;
 	case DW_CFA_GNU_args_size:
-		rd_uleb(c);
+		dwc_uleb(c);
 		return c->bad ? STEP_ERR : STEP_NEXT;
 	case DW_CFA_def_cfa:
 	case DW_CFA_def_cfa_sf:
@@ -489,12 +431,12 @@ static enum step step(struct interp *in, struct cursor *c, uint64_t *loc)
 }
 
 /* DW_OP_breg<reg> <sleb128> at c; its offset in *off. */
-static bool match_breg(struct cursor *c, unsigned int reg, int64_t *off)
+static bool match_breg(struct dwcursor *c, unsigned int reg, int64_t *off)
 {
 	if (c->p >= c->end || *c->p != DW_OP_breg0 + reg)
 		return false;
 	c->p++;
-	*off = rd_sleb(c);
+	*off = dwc_sleb(c);
 	return !c->bad;
 }
 
@@ -502,7 +444,7 @@ static bool match_breg(struct cursor *c, unsigned int reg, int64_t *off)
 static bool expr_is(const uint8_t *expr, uint64_t len, unsigned int reg, int64_t off,
 		    const uint8_t *tail, size_t tail_len)
 {
-	struct cursor c = {expr, expr + len, false};
+	struct dwcursor c = dwc_make(expr, expr + len);
 	int64_t got;
 
 	return match_breg(&c, reg, &got) && got == off && (size_t)(c.end - c.p) == tail_len &&
@@ -517,7 +459,7 @@ static bool expr_is(const uint8_t *expr, uint64_t len, unsigned int reg, int64_t
  */
 static bool expr_is_plt(const uint8_t *expr, uint64_t len, int64_t *off, int *k)
 {
-	struct cursor c = {expr, expr + len, false};
+	struct dwcursor c = dwc_make(expr, expr + len);
 	int64_t zero;
 
 	if (!match_breg(&c, DW_REG_RSP, off) || !match_breg(&c, DW_REG_RIP, &zero) || zero ||
@@ -640,30 +582,16 @@ static struct cfi_row classify(const struct interp *in, uint64_t pc)
 
 static int push_row(struct cfi_rows *out, struct cfi_row row)
 {
-	if (out->nr_rows == out->cap_rows) {
-		size_t cap = out->cap_rows ? 2 * out->cap_rows : 4096;
-		struct cfi_row *v = realloc(out->rows, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->rows = v;
-		out->cap_rows = cap;
-	}
+	if (vec_grow(&out->rows, &out->cap_rows, out->nr_rows + 1, sizeof(*out->rows), 4096))
+		return -ENOMEM;
 	out->rows[out->nr_rows++] = row;
 	return 0;
 }
 
 static int push_run(struct cfi_rows *out, struct cfi_run run)
 {
-	if (out->nr_runs == out->cap_runs) {
-		size_t cap = out->cap_runs ? 2 * out->cap_runs : 1024;
-		struct cfi_run *v = realloc(out->runs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->runs = v;
-		out->cap_runs = cap;
-	}
+	if (vec_grow(&out->runs, &out->cap_runs, out->nr_runs + 1, sizeof(*out->runs), 1024))
+		return -ENOMEM;
 	out->runs[out->nr_runs++] = run;
 	return 0;
 }
@@ -683,7 +611,7 @@ static struct cfi_row bad_row(const struct interp *in, uint64_t pc)
  * location moves past the row's start; from the row holding an instruction that cannot be
  * executed on, the rest of the FDE is one BAD_CFI row (libdw fails there too).
  */
-static int run_fde(struct interp *in, struct cursor *c, uint64_t lo, uint64_t hi,
+static int run_fde(struct interp *in, struct dwcursor *c, uint64_t lo, uint64_t hi,
 		   struct cfi_rows *out)
 {
 	struct cfi_run run = {.lo = lo, .hi = hi, .first = out->nr_rows};
@@ -733,7 +661,7 @@ static int cie_cmp(const void *key, const void *elem)
 /* Execute the CIE's initial instructions: the state every FDE of it starts from. */
 static void cie_initial_state(const struct cfi_section *sec, struct cie *cie)
 {
-	struct cursor c = {cie->insns, cie->insns_end, false};
+	struct dwcursor c = dwc_make(cie->insns, cie->insns_end);
 	struct interp in = {.sec = sec, .cie = cie, .in_cie = true};
 	uint64_t loc = 0;
 
@@ -748,28 +676,28 @@ static void cie_initial_state(const struct cfi_section *sec, struct cie *cie)
 }
 
 /* The augmentation data of a 'z' CIE: FDE pointer encoding, signal frames. */
-static bool parse_augmentation(const struct cfi_section *sec, struct cursor *c, const char *aug,
+static bool parse_augmentation(const struct cfi_section *sec, struct dwcursor *c, const char *aug,
 			       struct cie *cie)
 {
-	struct cursor a;
+	struct dwcursor a;
 	uint64_t len, ignored;
 
-	len = rd_uleb(c);
-	if (c->bad || len > (uint64_t)(c->end - c->p))
+	len = dwc_uleb(c);
+	if (c->bad || len > dwc_left(c))
 		return false;
-	a = (struct cursor){c->p, c->p + len, false};
+	a = dwc_make(c->p, c->p + len);
 	c->p += len;
 	cie->z = true;
 	for (aug++; *aug; aug++) {
 		switch (*aug) {
 		case 'R':
-			cie->fde_enc = (uint8_t)rd_u(&a, 1);
+			cie->fde_enc = (uint8_t)dwc_u(&a, 1);
 			break;
 		case 'L':
-			rd_u(&a, 1);
+			dwc_u(&a, 1);
 			break;
 		case 'P':
-			if (!rd_encoded(sec, &a, (uint8_t)rd_u(&a, 1), false, &ignored))
+			if (!rd_encoded(sec, &a, (uint8_t)dwc_u(&a, 1), false, &ignored))
 				return false;
 			break;
 		case 'S':
@@ -786,29 +714,26 @@ static bool parse_augmentation(const struct cfi_section *sec, struct cursor *c, 
 /* Read a CIE; false when it cannot be (its FDEs are then skipped). */
 static bool parse_cie(const struct cfi_section *sec, const struct entry *e, struct cie *cie)
 {
-	struct cursor c = e->body;
+	struct dwcursor c = e->body;
 	unsigned int version, addr_size = 8;
 	const char *aug;
-	size_t n;
 
 	memset(cie, 0, sizeof(*cie));
 	cie->off = e->off;
-	version = (unsigned int)rd_u(&c, 1);
+	version = (unsigned int)dwc_u(&c, 1);
 	if (c.bad || (version != 1 && version != 3 && version != 4))
 		return false;
-	aug = (const char *)c.p;
-	n = strnlen(aug, (size_t)(c.end - c.p));
-	if (n == (size_t)(c.end - c.p))
+	aug = dwc_cstr(&c);
+	if (!aug)
 		return false;
-	c.p += n + 1;
 	if (version == 4) {
-		addr_size = (unsigned int)rd_u(&c, 1);
-		if (rd_u(&c, 1) != 0 || (addr_size != 4 && addr_size != 8))
+		addr_size = (unsigned int)dwc_u(&c, 1);
+		if (dwc_u(&c, 1) != 0 || (addr_size != 4 && addr_size != 8))
 			return false;
 	}
-	cie->code_align = rd_uleb(&c);
-	cie->data_align = rd_sleb(&c);
-	cie->ra_reg = version == 1 ? rd_u(&c, 1) : rd_uleb(&c);
+	cie->code_align = dwc_uleb(&c);
+	cie->data_align = dwc_sleb(&c);
+	cie->ra_reg = version == 1 ? dwc_u(&c, 1) : dwc_uleb(&c);
 	cie->fde_enc = !sec->eh && addr_size == 4 ? DW_EH_PE_udata4 : DW_EH_PE_absptr;
 	if (aug[0] == 'z') {
 		if (!parse_augmentation(sec, &c, aug, cie))
@@ -832,15 +757,8 @@ static int read_cies(const struct cfi_section *sec, struct cies *cies, struct un
 	while (next_entry(sec, &off, &e) > 0) {
 		if (!e.is_cie)
 			continue;
-		if (cies->nr == cies->cap) {
-			size_t cap = cies->cap ? 2 * cies->cap : 64;
-			struct cie *v = realloc(cies->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			cies->v = v;
-			cies->cap = cap;
-		}
+		if (vec_grow(&cies->v, &cies->cap, cies->nr + 1, sizeof(*cies->v), 64))
+			return -ENOMEM;
 		if (parse_cie(sec, &e, &cies->v[cies->nr])) {
 			cies->nr++;
 			st->cies++;
@@ -854,7 +772,7 @@ static int decode_fde(struct interp *in, const struct cies *cies, struct entry *
 		      struct cfi_rows *out, struct unwind_stats *st)
 {
 	const struct cie *cie = NULL;
-	struct cursor *c = &e->body;
+	struct dwcursor *c = &e->body;
 	uint64_t lo, len, alen;
 
 	if (cies->nr)
@@ -867,7 +785,7 @@ static int decode_fde(struct interp *in, const struct cies *cies, struct entry *
 	    !rd_encoded(in->sec, c, cie->fde_enc & 0x0f, false, &len))
 		goto skip;
 	if (cie->z) {
-		alen = rd_uleb(c);
+		alen = dwc_uleb(c);
 		if (c->bad || alen > (uint64_t)(c->end - c->p))
 			goto skip;
 		c->p += alen;

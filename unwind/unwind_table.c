@@ -22,6 +22,8 @@
 
 #include "cfi.h"
 #include "lib/log.h"
+#include "lib/search.h"
+#include "lib/vec.h"
 #include "unwind_table.h"
 
 _Static_assert(sizeof(struct unwind_row) == 12, "rows are 12 bytes: see unwind_row.h");
@@ -92,15 +94,8 @@ static int elf_init(void)
 
 static int push_piece(struct pieces *p, struct piece piece)
 {
-	if (p->nr == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
-		struct piece *v = realloc(p->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->v = v;
-		p->cap = cap;
-	}
+	if (vec_grow(&p->v, &p->cap, p->nr + 1, sizeof(*p->v), 1024))
+		return -ENOMEM;
 	p->v[p->nr++] = piece;
 	return 0;
 }
@@ -216,15 +211,8 @@ static int emit(struct out_rows *o, const struct cfi_row *r, uint64_t pc, uint64
 		st->unsupported_bytes[r->why] += end - pc;
 	if (o->nr && same_rule(&o->v[o->nr - 1].row, &r->row))
 		return 0;
-	if (o->nr == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 4096;
-		struct cfi_row *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		o->v = v;
-		o->cap = cap;
-	}
+	if (vec_grow(&o->v, &o->cap, o->nr + 1, sizeof(*o->v), 4096))
+		return -ENOMEM;
 	o->v[o->nr] = *r;
 	o->v[o->nr++].pc = pc;
 	return 0;
@@ -532,7 +520,6 @@ int unwind_table__load_bias(const struct unwind_table *t, uint64_t start, uint64
 
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nr;
 	uint64_t off;
 
 	if (!t->nr || vaddr < t->base)
@@ -541,15 +528,7 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 	if (off > UINT32_MAX)
 		return &t->rows[t->nr - 1];
 	/* The last row whose pc <= off: rows[0].pc is 0, so there is one. */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &t->rows[lo];
+	return &t->rows[search_last_le(t->rows, t->nr, pc, off) - 1];
 }
 
 const char *unwind_cfa__name(unsigned int cfa)

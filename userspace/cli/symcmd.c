@@ -54,7 +54,7 @@ struct symcmd_opts {
 
 struct symcmd {
 	struct symbolizer *sym;
-	struct sym_module_id id;
+	struct sym_module *mod; /* FILE's module, loaded by open_module() */
 	char *path; /* FILE made absolute: its directory is searched for .gnu_debuglink files */
 	bool inlines;
 	bool addresses;
@@ -91,10 +91,9 @@ static void print_addr(struct symcmd *c, uint64_t vaddr)
 
 	if (c->addresses)
 		printf("0x%016" PRIx64 "\n", vaddr);
-	err = symbolizer__vaddr_to_offset(c->sym, &c->id, c->path, vaddr, &off);
+	err = sym_module__vaddr_to_offset(c->mod, vaddr, &off);
 	if (!err) {
-		err = symbolizer__resolve_inline(c->sym, &c->id, c->path, off, c->frames,
-						 MAX_FRAMES, &n);
+		err = sym_module__resolve_inline(c->mod, off, c->frames, MAX_FRAMES, &n);
 		if (err && err != -ENOSPC)
 			n = 0;
 	}
@@ -104,10 +103,10 @@ static void print_addr(struct symcmd *c, uint64_t vaddr)
 	}
 	/* addr2line prints the innermost row's discriminator on every frame of the chain. */
 	if (c->frames[0].file && c->frames[0].line)
-		symbolizer__discriminator(c->sym, &c->id, c->path, off, &disc);
+		sym_module__discriminator(c->mod, off, &disc);
 	/* Where no line table covers the address, the symbol table's source file stands in. */
 	if (!c->frames[0].file)
-		symbolizer__symbol_file(c->sym, &c->id, c->path, off, &sym_file);
+		sym_module__symbol_file(c->mod, off, &sym_file);
 	shown = c->inlines ? n : 1;
 	for (k = 0; k < shown; k++) {
 		const struct sym_frame *f = &c->frames[k];
@@ -202,7 +201,7 @@ static int run_stdin(struct symcmd *c)
 static int open_module(struct symcmd *c, const char *file)
 {
 	struct stat st;
-	uint64_t off;
+	struct sym_module_id id;
 	int fd, err;
 
 	if (stat(file, &st)) {
@@ -224,11 +223,9 @@ static int open_module(struct symcmd *c, const char *file)
 		log_err("symbolize: %s: %s", file, strerror(errno));
 		return PERCH_EXIT_NOFILE;
 	}
-	c->id.dev = st.st_dev;
-	c->id.inode = st.st_ino;
-	c->id.path = c->path;
-	/* Any address loads the module: its failure is known before anything is printed. */
-	err = symbolizer__vaddr_to_offset(c->sym, &c->id, c->path, 0, &off);
+	id = (struct sym_module_id){.dev = st.st_dev, .inode = st.st_ino, .path = c->path};
+	/* Load the module now: its failure is known before anything is printed. */
+	err = symbolizer__module(c->sym, &id, c->path, &c->mod);
 	if (err == -ENOEXEC) {
 		log_err("symbolize: %s: not an ELF executable or shared object", file);
 		return PERCH_EXIT_NOFILE;
@@ -237,7 +234,7 @@ static int open_module(struct symcmd *c, const char *file)
 		log_err("symbolize: out of memory");
 		return PERCH_EXIT_INTERNAL;
 	}
-	if (err && err != -ERANGE) {
+	if (err) {
 		log_err("symbolize: %s: cannot open", file);
 		return PERCH_EXIT_NOFILE;
 	}

@@ -496,6 +496,18 @@ static char *pin_path(uint32_t pid, const struct proc_map *m)
 	return path;
 }
 
+/* The symbolizer's module for a file mapping (the one place its id is built); NULL for anonymous
+ * and special mappings and for files that cannot be read. */
+static struct sym_module *map_module(struct collector *c, const struct proc_map *m)
+{
+	struct sym_module_id mid = {makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+	struct sym_module *mod;
+
+	if (!m->open_path || symbolizer__module(c->sym, &mid, m->open_path, &mod))
+		return NULL;
+	return mod;
+}
+
 /* The process mapped a file executable. Pins the file (opens and indexes it) at once, so it
  * resolves after the process is gone. */
 static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map *map,
@@ -506,7 +518,6 @@ static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map 
 	struct proc *p = proc_of(c, pp);
 	struct image *img = p ? image_for(p, p->pp->gen) : NULL;
 	struct proc_map m = *map;
-	struct sym_result res;
 
 	(void)mod; /* the symbolizer keeps its own modules: it serves `perch symbolize` too */
 	if (!img || (!img->maps && !(img->maps = proc_maps__new())))
@@ -518,11 +529,9 @@ static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map 
 		m.open_path = pin_path(pid, &m);
 	else
 		m.open_path = proc_vdso_path(m.path) ? strdup(proc_vdso_path(m.path)) : NULL;
-	if (proc_maps__add(img->maps, &m) == 0 && m.open_path) {
-		struct sym_module_id mid = {makedev(m.dev_major, m.dev_minor), m.inode, m.path};
-
-		symbolizer__resolve(c->sym, &mid, m.open_path, m.pgoff, &res);
-	}
+	/* Pin the file: the module keeps it open after the process unmaps it or exits. */
+	if (proc_maps__add(img->maps, &m) == 0)
+		map_module(c, &m);
 	free(m.open_path);
 	img->maps_failed = false;
 	/* Addresses in the new range may mean something else now. */
@@ -578,8 +587,8 @@ static uint32_t module_string(struct collector *c, const struct proc_map *m)
 /* Source lines and the inline chain of a new frame, from the module's DWARF (found in the
  * binary or its separate debug file), written once per frame. Returns the out-of-line function's
  * name when the symbol table had none (a stripped binary with a debug file), else 0. */
-static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid,
-			    const char *open_path, uint64_t lookup, uint32_t frame)
+static uint32_t frame_lines(struct collector *c, struct sym_module *mod, uint64_t lookup,
+			    uint32_t frame)
 {
 	struct sym_frame chain[MAX_INLINE];
 	const struct sym_frame *from, *cached;
@@ -601,13 +610,14 @@ static uint32_t frame_lines(struct collector *c, const struct sym_module_id *mid
 		c->lc = linecache__new(NULL);
 		c->lc_tried = true;
 	}
-	if (c->lc && symbolizer__build_id(c->sym, mid, open_path, &build_id))
+	if (!mod)
+		return 0;
+	if (c->lc && sym_module__build_id(mod, &build_id))
 		build_id = NULL;
 	if (build_id && linecache__get(c->lc, build_id, lookup, &cached, &n)) {
 		from = cached;
 	} else {
-		err = symbolizer__resolve_inline(c->sym, mid, open_path, lookup, chain, MAX_INLINE,
-						 &n);
+		err = sym_module__resolve_inline(mod, lookup, chain, MAX_INLINE, &n);
 		if (err && err != -ENOSPC)
 			return 0;
 		if (build_id)
@@ -644,13 +654,13 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 	/* A return address points after the call; the call itself is one byte before it. */
 	lookup = is_return && off ? off - 1 : off;
 	if (m && m->open_path) {
-		struct sym_module_id mid = {makedev(m->dev_major, m->dev_minor), m->inode, m->path};
+		struct sym_module *mod = map_module(c, m);
 
-		if (symbolizer__resolve(c->sym, &mid, m->open_path, lookup, &res) == 0 && res.name)
+		if (mod && sym_module__resolve(mod, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
 		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
 		/* The debug file may name what the symbol table does not (a stripped binary). */
-		if (c->lines && frame_lines(c, &mid, m->open_path, lookup, id))
+		if (c->lines && frame_lines(c, mod, lookup, id))
 			named = true;
 		if (!named && !name)
 			c->stats[COLLECT_UNNAMED]++;
@@ -727,7 +737,7 @@ static int read_code(struct collector *c, struct image *img, uint64_t addr, void
 {
 	const struct proc_map *m = find_map(c, img, addr);
 	const struct proc *p = img->p;
-	struct sym_module_id mid;
+	struct sym_module *mod;
 
 	if (!m || !m->open_path) {
 		struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
@@ -737,8 +747,10 @@ static int read_code(struct collector *c, struct image *img, uint64_t addr, void
 			return -ENOENT;
 		return 0;
 	}
-	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
-	return symbolizer__read(c->sym, &mid, m->open_path, addr - m->start + m->pgoff, buf, len);
+	mod = map_module(c, m);
+	if (!mod)
+		return -ENOENT;
+	return sym_module__read(mod, addr - m->start + m->pgoff, buf, len);
 }
 
 /* Is ret preceded by a call instruction? (x86-64: call rel32, call *r/m with 2..7 bytes.) */
@@ -781,15 +793,14 @@ static bool after_call(struct collector *c, struct image *img, uint64_t ret)
 static uint64_t function_start(struct collector *c, struct image *img, uint64_t pc)
 {
 	const struct proc_map *m = find_map(c, img, pc);
+	struct sym_module *mod;
 	struct sym_result res;
-	struct sym_module_id mid;
 	uint64_t start = 0;
 
 	if (!m || !m->open_path)
 		return jit_name(c, img->p, pc, &start) ? start : 0;
-	mid = (struct sym_module_id){makedev(m->dev_major, m->dev_minor), m->inode, m->path};
-	if (symbolizer__resolve(c->sym, &mid, m->open_path, pc - m->start + m->pgoff, &res) ||
-	    !res.name)
+	mod = map_module(c, m);
+	if (!mod || sym_module__resolve(mod, pc - m->start + m->pgoff, &res) || !res.name)
 		return 0;
 	return pc - (res.vaddr - res.sym_start);
 }
