@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/elfinit.h"
 #include "lib/vec.h"
 #include "debugcache.h"
 #include "debuginfo.h"
@@ -52,14 +53,6 @@ struct symbolizer {
 	char *plain_dir;     /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs; /* symbolizer__prefetch_discriminators(s, true) */
 };
-
-static int elf_init_err;
-
-static void elf_init_once(void)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		elf_init_err = -ENOTSUP;
-}
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
 {
@@ -472,13 +465,11 @@ static void module_load_debug_syms(struct symbolizer *s, struct sym_module *m)
 
 struct symbolizer *symbolizer__new(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct symbolizer *s;
+	int err = perch_elf_init();
 
-	pthread_once(&once, elf_init_once);
-	if (elf_init_err) {
-		log_warn("symbolize: libelf initialization: %s", elf_errmsg(-1));
-		errno = -elf_init_err;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/elfinit.h"
 #include "lib/log.h"
 #include "perch_abi.h"
 #include "bpf/perch_bpf.h"
@@ -260,7 +261,7 @@ static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t 
 
 static void scan_module(struct module *mod, const char *path)
 {
-	Elf *e;
+	Elf *e = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, n;
 	uint64_t section = 0, dynsym = 0;
@@ -269,7 +270,8 @@ static void scan_module(struct module *mod, const char *path)
 
 	if (fd < 0)
 		return;
-	elf_version(EV_CURRENT);
+	if (perch_elf_init())
+		goto out;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
 		goto out;

@@ -80,11 +80,8 @@ const char *sampler_kernel_btf(void)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && log_verbose() < 2)
-		return 0;
-	if (level == LIBBPF_INFO && !log_verbose())
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	/* warnings always, info with -v, debug with -vv */
+	return log_vlibrary(level == LIBBPF_DEBUG ? 2 : level == LIBBPF_INFO ? 1 : 0, fmt, ap);
 }
 
 static uint32_t bpf_unwind_mode(enum record_unwind u)

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/elfinit.h"
 #include "lib/log.h"
 #include "bpf/perch_bpf.h"
 #include "unwind/unwind_table.h"
@@ -129,7 +130,7 @@ static struct unwind_table *build_vdso(void)
 	void *copy;
 	Elf *elf;
 
-	if (!img || elf_version(EV_CURRENT) == EV_NONE)
+	if (!img || perch_elf_init())
 		return NULL;
 	copy = malloc(size);
 	if (!copy)
