@@ -57,7 +57,9 @@ $(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BU
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/userspace/record/record.o: $(BUILD)/sample.skel.h
+# The parts of the recording run that include the BPF skeleton (or headers that do).
+SKEL_USERS := record sampler stats targets
+$(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -95,7 +97,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # (tests/fuzz_replay.c), plain and under the sanitizers.
 FUZZ_HARNESSES := recording report
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out userspace/record/record.c,$(CORE_SRCS)) \
+FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
 		  tests/fuzz_common.c)
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * User-space symbolizer. This part owns the module cache (a hash table keyed by (dev, inode), or
- * by path when no inode is known), one function index per module (built once with libelf from
- * .symtab and .dynsym, sorted by address, searched by binary search), the PT_LOAD table that turns
- * file offsets into ELF virtual addresses, and the open file of every module, kept so its bytes
- * stay readable after the process that mapped it is gone. Failures are cached as well, so a
- * module that cannot be read is tried once, not once per address.
+ * by path when no inode is known; chained, not lib/u64map.h, because path keys whose hashes
+ * collide must stay apart and the chain is the module itself), the open file of every module,
+ * kept so its bytes stay readable after the process that mapped it is gone, and the queries on a
+ * module handle. Failures are cached as well, so a module that cannot be read is tried once, not
+ * once per address.
  *
- * For sym_module__resolve_inline() a module also owns its DWARF index (dwarf_index.c), built on
- * first use from the module or the separate debug file debuginfo.c finds, and the demangled forms
- * of its symbol names. The module's build-id is read with the symbol table.
+ * A module's function index, PT_LOAD table and build-id are built by elfsyms.c, once, with
+ * libelf. For sym_module__resolve_inline() a module also owns its DWARF index (dwarf_index.c),
+ * built on first use from the module or the separate debug file debuginfo.c finds, and the
+ * demangled forms of its symbol names.
  *
  * A module without .symtab (distribution libraries) borrows the .symtab of its separate debug
  * file for sym_module__resolve() too, read without the DWARF. What GNU addr2line prints beyond the
  * inline chain is kept here as well: the source file of a symbol's STT_FILE entry, read with the
- * symbols, and line-table discriminators, read from .debug_line by a small line-program reader
- * on first use (or in a thread beside the DWARF index build: the index keeps none, and libdw
- * would decompress every debug section a second time).
+ * symbols, and line-table discriminators (linediscs.c), read on first use or in a thread beside
+ * the DWARF index build.
  */
 #include <dwarf.h>
 #include <elfutils/libdwelf.h>
@@ -32,114 +32,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/elfinit.h"
 #include "lib/vec.h"
 #include "debugcache.h"
 #include "debuginfo.h"
 #include "demangle.h"
-#include "lib/dwcursor.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/search.h"
 #include "dwarf_index.h"
-#include "line_program.h"
+#include "module.h"
 #include "symbolizer.h"
-
-#define INITIAL_BUCKETS	   64
-#define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
-#define MAX_DIRS	   2
-#define NO_SRC		   UINT32_MAX
-
-struct func_sym {
-	uint64_t start;
-	uint64_t end; /* exclusive */
-	const char *name;
-	uint32_t src; /* index into the module's srcs (its STT_FILE name), or NO_SRC */
-};
-
-struct load_seg {
-	uint64_t offset;
-	uint64_t vaddr;
-	uint64_t filesz;
-};
-
-struct sym_module {
-	struct sym_module *next; /* hash chain */
-	struct symbolizer *s;	 /* the symbolizer it belongs to (NULL for debug_syms) */
-	uint64_t dev;
-	uint64_t inode;
-	char *path; /* the key when inode == 0, else NULL */
-	char *name; /* the path it was first seen under: where its own DWARF is said to come from */
-	int err;    /* cached failure (-ENOENT, -ENOEXEC), or 0 */
-	int fd;
-	struct func_sym *syms; /* sorted by start, no two with the same start */
-	size_t nr_syms;
-	struct load_seg *segs;
-	size_t nr_segs;
-	char *names;	  /* one arena holding every name in syms */
-	uint64_t text_lo; /* executable segments span [text_lo, text_hi] */
-	uint64_t text_hi;
-	uint8_t *build_id;
-	size_t build_id_len;
-	char *build_id_hex;
-	char *dirs[MAX_DIRS + 1]; /* where the module was seen, for .gnu_debuglink; NULL-ended */
-	bool dwarf_tried;
-	struct dwarf_index *dwarf; /* NULL when no DWARF was found */
-	char *debug_path;	   /* the file the DWARF index was built from */
-	const char **sym_dem;	   /* demangled names of syms, built on first use */
-	bool has_symtab;	   /* .symtab, not only .dynsym */
-	/* The .symtab of the separate debug file when the module has none (distributions move it
-	 * there): a module of its own so find_sym() and sym_name() serve both. */
-	struct sym_module *debug_syms;
-	bool debug_syms_tried; /* the debug file was looked for (by either path) */
-	const char **srcs;     /* STT_FILE names that symbols refer to */
-	size_t nr_srcs;
-	char *src_names;	  /* one arena holding every name in srcs */
-	struct line_discs *discs; /* line-table discriminators, read on first use */
-	bool discs_tried;
-	struct disc_job *disc_job; /* their read running beside the DWARF index build */
-	bool dwarf_separate;	   /* the DWARF index came from a separate debug file */
-};
-
-/*
- * The discriminators of a module's line tables, read straight from .debug_line (the DWARF index
- * keeps none, and opening libdw again would decompress every debug section a second time). Rows
- * are kept per sequence, in address order; neighbours with the same discriminator are merged.
- */
-struct disc_seq {
-	uint64_t lo;
-	uint64_t hi;	/* exclusive: the sequence's end */
-	uint32_t first; /* its rows: rows[first..first + n) */
-	uint32_t n;
-};
-
-struct disc_row {
-	uint64_t addr;
-	uint32_t disc;
-};
-
-struct line_discs {
-	struct disc_seq *seqs; /* sorted by lo */
-	size_t nr_seqs, cap_seqs;
-	struct disc_row *rows;
-	size_t nr_rows, cap_rows;
-};
-
-/* The module's executable segments span [lo, hi]. */
-struct text_span {
-	uint64_t lo;
-	uint64_t hi;
-};
-
-/*
- * A read of the discriminators in a thread of its own (symbolizer__prefetch_discriminators()):
- * it owns its descriptor and touches nothing of the module, which collects ld when it needs it.
- */
-struct disc_job {
-	pthread_t thread;
-	int fd;
-	struct text_span text;
-	struct line_discs *ld; /* the result; NULL when there are none */
-};
 
 struct symbolizer {
 	struct sym_module **buckets;
@@ -150,38 +53,6 @@ struct symbolizer {
 	char *plain_dir;     /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs; /* symbolizer__prefetch_discriminators(s, true) */
 };
-
-/* A symbol as read from the ELF file, before duplicates are merged. */
-struct cand {
-	uint64_t addr;
-	uint64_t size;
-	uint64_t sec_end; /* end of its section: bounds a zero-size symbol */
-	const char *name; /* points into libelf's string table until the index is built */
-	unsigned char bind;
-	uint32_t src; /* index into cand_vec.files, or NO_SRC */
-};
-
-struct cand_vec {
-	struct cand *v;
-	size_t nr;
-	size_t cap;
-	const char **files; /* STT_FILE names in table order, into libelf's string table */
-	size_t nr_files;
-	size_t cap_files;
-};
-
-static int elf_init_err;
-
-static void elf_init_once(void)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		elf_init_err = -ENOTSUP;
-}
-
-static void log_elf(const char *path, const char *what)
-{
-	log_warn("symbolize: %s: %s: %s", path, what, elf_errmsg(-1));
-}
 
 static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
 {
@@ -212,16 +83,7 @@ static void free_sym_dem(struct sym_module *m)
 	m->sym_dem = NULL;
 }
 
-static void line_discs_free(struct line_discs *ld)
-{
-	if (!ld)
-		return;
-	free(ld->seqs);
-	free(ld->rows);
-	free(ld);
-}
-
-static void disc_job_start(struct sym_module *m, int fd); /* with the .debug_line reader below */
+static void disc_job_start(struct sym_module *m, int fd);
 
 /* Wait for the module's discriminator read; keep its result as the module's, or drop it. */
 static void disc_job_finish(struct sym_module *m, bool keep)
@@ -235,7 +97,7 @@ static void disc_job_finish(struct sym_module *m, bool keep)
 		m->discs = j->ld;
 		m->discs_tried = true;
 	} else {
-		line_discs_free(j->ld);
+		linediscs_free(j->ld);
 	}
 	free(j);
 	m->disc_job = NULL;
@@ -248,7 +110,7 @@ static void module_free(struct sym_module *m)
 	if (!m)
 		return;
 	disc_job_finish(m, false);
-	line_discs_free(m->discs);
+	linediscs_free(m->discs);
 	if (m->fd >= 0)
 		close(m->fd);
 	free_sym_dem(m);
@@ -292,359 +154,6 @@ static void module_drop_index(struct sym_module *m)
 	m->build_id_len = 0;
 }
 
-static int cand_push(struct cand_vec *cv, const struct cand *c)
-{
-	if (vec_grow(&cv->v, &cv->cap, cv->nr + 1, sizeof(*cv->v), 256))
-		return -ENOMEM;
-	cv->v[cv->nr++] = *c;
-	return 0;
-}
-
-static int file_push(struct cand_vec *cv, const char *name)
-{
-	if (vec_grow(&cv->files, &cv->cap_files, cv->nr_files + 1, sizeof(*cv->files), 64))
-		return -ENOMEM;
-	cv->files[cv->nr_files++] = name;
-	return 0;
-}
-
-static unsigned int leading_underscores(const char *s)
-{
-	unsigned int n = 0;
-
-	while (s[n] == '_')
-		n++;
-	return n;
-}
-
-static int bind_rank(unsigned char bind)
-{
-	switch (bind) {
-	case STB_GLOBAL:
-		return 0;
-	case STB_WEAK:
-		return 1;
-	default:
-		return 2;
-	}
-}
-
-/*
- * By address; among aliases at one address the one to show first: one with a size (it bounds the
- * function), then global over weak over local, then the name with fewer leading underscores
- * (getpid over __getpid), then by name so the choice does not depend on qsort.
- */
-static int cand_cmp(const void *pa, const void *pb)
-{
-	const struct cand *a = pa, *b = pb;
-	unsigned int ua, ub;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	if (!a->size != !b->size)
-		return a->size ? -1 : 1;
-	if (bind_rank(a->bind) != bind_rank(b->bind))
-		return bind_rank(a->bind) - bind_rank(b->bind);
-	ua = leading_underscores(a->name);
-	ub = leading_underscores(b->name);
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	return strcmp(a->name, b->name);
-}
-
-static uint64_t section_end(Elf *elf, size_t shndx)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf_getscn(elf, shndx);
-
-	if (!scn || !gelf_getshdr(scn, &sh))
-		return 0;
-	return sh.sh_addr + sh.sh_size;
-}
-
-/*
- * Which STT_FILE entry a symbol was defined under, the way GNU addr2line (BFD) decides when no line
- * table covers an address: the last one before it in the table; for a global symbol only while no
- * other symbol came between two STT_FILE entries (after that, globals of every file follow).
- */
-enum file_state { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL_SEEN };
-
-static uint32_t symbol_src(const struct cand_vec *cv, enum file_state state, unsigned char bind)
-{
-	if (!cv->nr_files || (bind != STB_LOCAL && state == FILE_AFTER_SYMBOL_SEEN))
-		return NO_SRC;
-	return (uint32_t)(cv->nr_files - 1);
-}
-
-/* Function symbols of one symbol table (SHT_SYMTAB or SHT_DYNSYM) into cv. */
-static int collect_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct cand_vec *cv)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	enum file_state state = NOTHING_SEEN;
-	size_t i, n, first_file = cv->nr_files;
-	int err;
-
-	if (!data || !sh->sh_entsize)
-		return -ENOEXEC;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		struct cand c;
-		GElf_Sym sym;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &sym))
-			return -ENOEXEC;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type == STT_FILE) {
-			c.name = elf_strptr(elf, sh->sh_link, sym.st_name);
-			err = file_push(cv, c.name ? c.name : "");
-			if (err)
-				return err;
-			if (state == SYMBOL_SEEN)
-				state = FILE_AFTER_SYMBOL_SEEN;
-			continue;
-		}
-		if (state == NOTHING_SEEN)
-			state = SYMBOL_SEEN;
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		/* Undefined (imports) and special sections (absolute, common) name no code here. */
-		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
-			continue;
-		c.name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!c.name || !*c.name)
-			continue;
-		c.addr = sym.st_value;
-		c.size = sym.st_size;
-		c.sec_end = c.size ? 0 : section_end(elf, sym.st_shndx);
-		c.bind = GELF_ST_BIND(sym.st_info);
-		c.src = cv->nr_files > first_file ? symbol_src(cv, state, c.bind) : NO_SRC;
-		err = cand_push(cv, &c);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * A zero-size symbol (hand-written assembly, _start) covers the room up to the next symbol, and no
- * further than its section. cv is sorted, so walk it backwards remembering the next start.
- */
-static void extend_zero_size(struct cand_vec *cv)
-{
-	uint64_t next = 0, cur = 0;
-	bool have_next = false, have_cur = false;
-	size_t i;
-
-	for (i = cv->nr; i-- > 0;) {
-		struct cand *c = &cv->v[i];
-		uint64_t end;
-
-		if (!have_cur || c->addr != cur) {
-			have_next = have_cur;
-			next = cur;
-			cur = c->addr;
-			have_cur = true;
-		}
-		if (c->size)
-			continue;
-		end = have_next ? next : c->sec_end;
-		if (c->sec_end > c->addr && c->sec_end < end)
-			end = c->sec_end;
-		c->size = end > c->addr ? end - c->addr : 1;
-	}
-}
-
-/* Copy the STT_FILE names into their own arena (they point into libelf's string table). */
-static int copy_srcs(struct sym_module *m, const struct cand_vec *cv)
-{
-	size_t i, len = 0;
-	char *p;
-
-	if (!cv->nr_files)
-		return 0;
-	for (i = 0; i < cv->nr_files; i++)
-		len += strlen(cv->files[i]) + 1;
-	m->srcs = calloc(cv->nr_files, sizeof(*m->srcs));
-	m->src_names = malloc(len);
-	if (!m->srcs || !m->src_names)
-		return -ENOMEM;
-	p = m->src_names;
-	for (i = 0; i < cv->nr_files; i++) {
-		len = strlen(cv->files[i]) + 1;
-		memcpy(p, cv->files[i], len);
-		m->srcs[i] = p;
-		p += len;
-	}
-	m->nr_srcs = cv->nr_files;
-	return 0;
-}
-
-/*
- * Merge aliases (one entry per address, the preferred name) and copy the names into one arena so
- * the ELF handle can be closed.
- */
-static int build_index(struct sym_module *m, struct cand_vec *cv)
-{
-	size_t i, n = 0, names_len = 0;
-	char *p;
-	int err;
-
-	if (!cv->nr)
-		return 0;
-	err = copy_srcs(m, cv);
-	if (err)
-		return err;
-	qsort(cv->v, cv->nr, sizeof(*cv->v), cand_cmp);
-	extend_zero_size(cv);
-	m->syms = calloc(cv->nr, sizeof(*m->syms));
-	if (!m->syms)
-		return -ENOMEM;
-	for (i = 0; i < cv->nr; i++) {
-		const struct cand *c = &cv->v[i];
-
-		if (n && m->syms[n - 1].start == c->addr)
-			continue;
-		m->syms[n].start = c->addr;
-		m->syms[n].end = c->addr + c->size;
-		m->syms[n].name = c->name;
-		m->syms[n].src = c->src;
-		names_len += strlen(c->name) + 1;
-		n++;
-	}
-	m->names = malloc(names_len);
-	if (!m->names)
-		return -ENOMEM;
-	p = m->names;
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(m->syms[i].name) + 1;
-
-		memcpy(p, m->syms[i].name, len);
-		m->syms[i].name = p;
-		p += len;
-	}
-	m->nr_syms = n;
-	return 0;
-}
-
-static int index_segments(struct sym_module *m, Elf *elf, const char *path)
-{
-	size_t i, phnum;
-
-	if (elf_getphdrnum(elf, &phnum)) {
-		log_elf(path, "read program headers");
-		return -ENOEXEC;
-	}
-	m->segs = calloc(phnum ? phnum : 1, sizeof(*m->segs));
-	if (!m->segs)
-		return -ENOMEM;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph)) {
-			log_elf(path, "read program header");
-			return -ENOEXEC;
-		}
-		if (ph.p_type != PT_LOAD || !ph.p_filesz)
-			continue;
-		if (ph.p_flags & PF_X) {
-			if (!m->text_hi || ph.p_vaddr < m->text_lo)
-				m->text_lo = ph.p_vaddr;
-			if (ph.p_vaddr + ph.p_memsz > m->text_hi)
-				m->text_hi = ph.p_vaddr + ph.p_memsz;
-		}
-		m->segs[m->nr_segs].offset = ph.p_offset;
-		m->segs[m->nr_segs].vaddr = ph.p_vaddr;
-		m->segs[m->nr_segs].filesz = ph.p_filesz;
-		m->nr_segs++;
-	}
-	return 0;
-}
-
-static int read_build_id(struct sym_module *m, Elf *elf)
-{
-	const void *id;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
-	size_t i;
-
-	if (n <= 0)
-		return 0; /* none, or a note we cannot read: the module works without it */
-	m->build_id = malloc((size_t)n);
-	m->build_id_hex = malloc(2 * (size_t)n + 1);
-	if (!m->build_id || !m->build_id_hex)
-		return -ENOMEM;
-	memcpy(m->build_id, id, (size_t)n);
-	m->build_id_len = (size_t)n;
-	for (i = 0; i < (size_t)n; i++)
-		snprintf(m->build_id_hex + 2 * i, 3, "%02x", m->build_id[i]);
-	return 0;
-}
-
-static int index_symbols(struct sym_module *m, Elf *elf, const char *path)
-{
-	struct cand_vec cv = {0};
-	Elf_Scn *scn = NULL;
-	int err = 0;
-
-	/* Both tables: .symtab has the internal functions, .dynsym is all a stripped binary has,
-	 * and duplicates merge in build_index(). */
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh)) {
-			log_elf(path, "read section header");
-			err = -ENOEXEC;
-			goto cleanup;
-		}
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
-			continue;
-		m->has_symtab |= sh.sh_type == SHT_SYMTAB;
-		err = collect_syms(elf, scn, &sh, &cv);
-		if (err) {
-			if (err == -ENOEXEC)
-				log_elf(path, "read symbol table");
-			goto cleanup;
-		}
-	}
-	err = build_index(m, &cv);
-cleanup:
-	free(cv.v);
-	free(cv.files);
-	return err;
-}
-
-static int module_index(struct sym_module *m, int fd, const char *path)
-{
-	GElf_Ehdr eh;
-	Elf *elf;
-	int err;
-
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -ENOEXEC; /* libelf refuses files it cannot map or parse at all */
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
-	if (!gelf_getehdr(elf, &eh)) {
-		log_elf(path, "read ELF header");
-		err = -ENOEXEC;
-		goto cleanup;
-	}
-	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		err = -ENOEXEC;
-		goto cleanup;
-	}
-	err = index_segments(m, elf, path);
-	if (!err)
-		err = index_symbols(m, elf, path);
-	if (!err)
-		err = read_build_id(m, elf);
-cleanup:
-	elf_end(elf);
-	return err;
-}
-
 /* Transient failures say nothing about the module and must not be cached. */
 static bool is_transient(int err)
 {
@@ -669,7 +178,7 @@ static int module_load(struct sym_module *m, const char *open_path)
 		err = -ENOEXEC;
 		goto err_out;
 	}
-	err = module_index(m, fd, open_path);
+	err = elfsyms_load(m, fd, open_path);
 	if (err)
 		goto err_out;
 	m->fd = fd;
@@ -901,7 +410,7 @@ static void index_debug_symbols(struct sym_module *m, Elf *elf, const char *path
 	if (!d)
 		return;
 	d->fd = -1;
-	if (index_symbols(d, elf, path) || !d->nr_syms) {
+	if (elfsyms_index_symbols(d, elf, path) || !d->nr_syms) {
 		module_free(d);
 		return;
 	}
@@ -956,13 +465,11 @@ static void module_load_debug_syms(struct symbolizer *s, struct sym_module *m)
 
 struct symbolizer *symbolizer__new(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct symbolizer *s;
+	int err = perch_elf_init();
 
-	pthread_once(&once, elf_init_once);
-	if (elf_init_err) {
-		log_warn("symbolize: libelf initialization: %s", elf_errmsg(-1));
-		errno = -elf_init_err;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -1308,148 +815,6 @@ int sym_module__symbol_file(struct sym_module *m, uint64_t file_offset, const ch
 	return 0;
 }
 
-static int ld_reserve(void *pv, size_t *cap, size_t need, size_t elem)
-{
-	return vec_grow(pv, cap, need, elem, 256);
-}
-
-/* Row (addr, disc) of the open sequence, whose rows start at first: the last row at an address
- * wins (as in libdw and BFD), and a row with its predecessor's discriminator adds nothing. */
-static int ld_row(struct line_discs *ld, size_t first, uint64_t addr, uint32_t disc)
-{
-	struct disc_row *last = ld->nr_rows > first ? &ld->rows[ld->nr_rows - 1] : NULL;
-	int err;
-
-	if (last && last->addr == addr) {
-		last->disc = disc;
-		if (ld->nr_rows - 1 > first && last[-1].disc == disc)
-			ld->nr_rows--;
-		return 0;
-	}
-	if (last && last->disc == disc)
-		return 0;
-	err = ld_reserve(&ld->rows, &ld->cap_rows, ld->nr_rows + 1, sizeof(*ld->rows));
-	if (err)
-		return err;
-	ld->rows[ld->nr_rows++] = (struct disc_row){.addr = addr, .disc = disc};
-	return 0;
-}
-
-/* Close the sequence whose rows start at first and that ends at end; kept if it covers code. */
-static int ld_end_seq(struct line_discs *ld, const struct text_span *text, size_t first,
-		      uint64_t end)
-{
-	uint64_t lo;
-	int err;
-
-	if (ld->nr_rows == first)
-		return 0;
-	lo = ld->rows[first].addr;
-	/* As the DWARF index: rows outside the text come from sections the linker dropped. */
-	if (end <= lo || lo < text->lo || lo >= text->hi || ld->nr_rows - first > UINT32_MAX) {
-		ld->nr_rows = first;
-		return 0;
-	}
-	err = ld_reserve(&ld->seqs, &ld->cap_seqs, ld->nr_seqs + 1, sizeof(*ld->seqs));
-	if (err)
-		return err;
-	ld->seqs[ld->nr_seqs++] = (struct disc_seq){.lo = lo,
-						    .hi = end,
-						    .first = (uint32_t)first,
-						    .n = (uint32_t)(ld->nr_rows - first)};
-	return 0;
-}
-
-/* The discriminators of the rows of one line-program unit at r->p; r->p is left at the next
- * unit. Returns 0 or -ENOMEM. */
-static int ld_unit(struct line_discs *ld, const struct text_span *text, struct dwcursor *r)
-{
-	size_t first = ld->nr_rows;
-	struct line_program lp;
-	enum line_event ev;
-	int err = 0;
-
-	if (!line_program__begin(&lp, r))
-		return 0;
-	while (!err && (ev = line_program__next(&lp)) != LINE_DONE) {
-		if (ev == LINE_ROW) {
-			err = ld_row(ld, first, lp.at, lp.at_disc);
-			continue;
-		}
-		err = ld_end_seq(ld, text, first, lp.at);
-		first = ld->nr_rows;
-	}
-	/* A program cut short keeps no half sequence. */
-	ld->nr_rows = first;
-	return err;
-}
-
-static int disc_seq_cmp(const void *pa, const void *pb)
-{
-	const struct disc_seq *a = pa, *b = pb;
-
-	if (a->lo != b->lo)
-		return a->lo < b->lo ? -1 : 1;
-	return a->first < b->first ? -1 : a->first > b->first;
-}
-
-/* The .debug_line section of elf, decompressed; NULL when there is none. */
-static Elf_Data *debug_line_data(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
-		if (strcmp(name, ".debug_line") == 0) {
-			if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-				return NULL;
-			return elf_getdata(scn, NULL);
-		}
-		if (strcmp(name, ".zdebug_line") == 0)
-			return elf_compress_gnu(scn, 0, 0) < 0 ? NULL : elf_getdata(scn, NULL);
-	}
-	return NULL;
-}
-
-/* The discriminators of every line program in the ELF file fd (a file of its own: this may run
- * in another thread); NULL when out of memory. */
-static struct line_discs *line_discs_read(int fd, const struct text_span *text)
-{
-	struct line_discs *ld = calloc(1, sizeof(*ld));
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Data *data = NULL;
-	struct dwcursor r;
-	GElf_Ehdr eh;
-	int err = 0;
-
-	if (ld && elf && gelf_getehdr(elf, &eh))
-		data = debug_line_data(elf);
-	if (data && data->d_buf) {
-		r = dwc_make(data->d_buf, (const uint8_t *)data->d_buf + data->d_size);
-		r.msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
-		while (!err && r.p < r.end)
-			err = ld_unit(ld, text, &r);
-		if (ld->nr_seqs)
-			qsort(ld->seqs, ld->nr_seqs, sizeof(*ld->seqs), disc_seq_cmp);
-	}
-	elf_end(elf);
-	if (err) {
-		line_discs_free(ld);
-		return NULL;
-	}
-	return ld;
-}
-
 /* The discriminators of the file m's DWARF index came from, read now. */
 static struct line_discs *line_discs_load(const struct sym_module *m)
 {
@@ -1462,19 +827,10 @@ static struct line_discs *line_discs_load(const struct sym_module *m)
 		fd = open(m->debug_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
-	ld = line_discs_read(fd, &text);
+	ld = linediscs_read(fd, &text);
 	if (fd != m->fd)
 		close(fd);
 	return ld;
-}
-
-static void *disc_job_run(void *arg)
-{
-	struct disc_job *j = arg;
-
-	j->ld = line_discs_read(j->fd, &j->text);
-	close(j->fd);
-	return NULL;
 }
 
 /* Start reading the discriminators of fd (m's DWARF file) in a thread; without one, they are read
@@ -1490,27 +846,13 @@ static void disc_job_start(struct sym_module *m, int fd)
 		return;
 	j->text = (struct text_span){m->text_lo, m->text_hi};
 	j->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (j->fd < 0 || pthread_create(&j->thread, NULL, disc_job_run, j)) {
+	if (j->fd < 0 || pthread_create(&j->thread, NULL, linediscs_job_run, j)) {
 		if (j->fd >= 0)
 			close(j->fd);
 		free(j);
 		return;
 	}
 	m->disc_job = j;
-}
-
-/* The discriminator of the row covering vaddr: the sequence holding it, then its last row at or
- * below it. */
-static unsigned int disc_at(const struct line_discs *ld, uint64_t vaddr)
-{
-	size_t lo = search_last_le(ld->seqs, ld->nr_seqs, lo, vaddr);
-	const struct disc_seq *q;
-
-	if (!lo || vaddr >= ld->seqs[lo - 1].hi)
-		return 0;
-	q = &ld->seqs[lo - 1];
-	lo = search_prefix(q->first, (size_t)q->first + q->n, i, ld->rows[i].addr <= vaddr);
-	return lo > q->first ? ld->rows[lo - 1].disc : 0;
 }
 
 int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsigned int *disc)
@@ -1531,6 +873,6 @@ int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsign
 		m->discs = line_discs_load(m); /* NULL: no discriminators, the rest still works */
 	}
 	if (m->discs)
-		*disc = disc_at(m->discs, vaddr);
+		*disc = linediscs_at(m->discs, vaddr);
 	return 0;
 }

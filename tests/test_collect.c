@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "record/collect.h"
+#include "record/procs.h"
 
 static __attribute__((noinline, used)) int collect_target(int x)
 {
@@ -63,6 +64,7 @@ static int add_leaf(struct collector *c, pid_t pid, uint64_t leaf)
 struct fixture {
 	char path[64];
 	struct rec_writer *w;
+	struct procs *ps;
 	struct collector *c;
 };
 
@@ -76,12 +78,15 @@ static void fixture_open(struct fixture *f)
 	close(fd);
 	f->w = rec_writer__open(f->path);
 	assert_non_null(f->w);
-	f->c = collector__new(f->w, 127);
+	f->ps = procs__new();
+	assert_non_null(f->ps);
+	f->c = collector__new(f->w, 127, f->ps);
 	assert_non_null(f->c);
 }
 
 static void fixture_close(struct fixture *f)
 {
+	procs__free(f->ps);
 	collector__free(f->c);
 	assert_int_equal(rec_writer__close(f->w), 0);
 	unlink(f->path);
@@ -100,7 +105,7 @@ static void collect_keeps_mappings_of_exited_process(void **state)
 	fixture_open(&f);
 	c = f.c;
 	pid = start_child();
-	collector__snapshot(c, (uint32_t)pid);
+	procs__snapshot(f.ps, (uint32_t)pid, NULL);
 	make_zombie(pid);
 
 	assert_int_equal(add_leaf(c, pid, (uint64_t)(uintptr_t)collect_target + 4), 0);
@@ -130,7 +135,7 @@ static void collect_cuts_stack_at_impossible_caller(void **state)
 	(void)state;
 	fixture_open(&f);
 	pid = start_child();
-	collector__snapshot(f.c, (uint32_t)pid);
+	procs__snapshot(f.ps, (uint32_t)pid, NULL);
 	assert_int_equal(add_stack(f.c, pid, good), 0);
 	assert_int_equal(collector__stat(f.c, COLLECT_DAMAGED), 0);
 	assert_int_equal(collector__stat(f.c, COLLECT_TRUNCATED), 0);
@@ -148,18 +153,17 @@ static void collect_cuts_stack_at_impossible_caller(void **state)
  * generations go at the drain after the one that saw the exec, the newest stays. */
 static void collect_drains_processes_without_images_and_frees_old_ones(void **state)
 {
-	struct perch_event fork_ev = {.type = PERCH_EV_FORK, .pid = 4242, .ppid = 1};
 	struct fixture f;
 	pid_t pid;
 
 	(void)state;
 	fixture_open(&f);
-	collector__event(f.c, &fork_ev);
+	procs__fork(f.ps, 1, 0, 4242);
 	collector__drained(f.c);
 	pid = start_child();
-	collector__snapshot(f.c, (uint32_t)pid);
+	procs__snapshot(f.ps, (uint32_t)pid, NULL);
 	assert_int_equal(add_leaf(f.c, pid, (uint64_t)(uintptr_t)collect_target + 4), 0);
-	collector__exec(f.c, (uint32_t)pid); /* generation 1, mapped by events */
+	procs__exec(f.ps, (uint32_t)pid); /* generation 1, mapped by events */
 	collector__drained(f.c);
 	collector__drained(f.c);
 	/* generation 0's image is gone: its addresses no longer resolve */

@@ -22,6 +22,7 @@
 
 #include "perch.h"
 #include "format/recording.h"
+#include "record/procs.h"
 #include "record/regions.h"
 
 static struct perch_abi_thread *me(void)
@@ -613,18 +614,21 @@ static void empty_named_child(int go, int done)
 static struct recording *collect_child(pid_t pid, int go, int done, const char *path)
 {
 	struct rec_writer *w = rec_writer__open(path);
+	struct procs *ps = procs__new();
 	struct recording *r = NULL;
 	struct regions *rg;
 	char c;
 
 	assert_non_null(w);
-	rg = regions__new(w, -1, -1);
+	assert_non_null(ps);
+	rg = regions__new(w, -1, -1, ps);
 	assert_non_null(rg);
-	regions__snapshot(rg, (uint32_t)pid);
+	procs__snapshot(ps, (uint32_t)pid, NULL);
 	assert_int_equal(regions__stat(rg, REGIONS_PROCS), 1);
 	assert_int_equal(write(go, "g", 1), 1);
 	assert_int_equal(read(done, &c, 1), 1);
 	regions__finish(rg);
+	procs__free(ps);
 	regions__free(rg);
 	assert_int_equal(rec_writer__close(w), 0);
 	assert_int_equal(recording__load(path, &r), 0);

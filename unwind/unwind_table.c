@@ -15,12 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cfi.h"
+#include "lib/elfinit.h"
 #include "lib/log.h"
 #include "lib/search.h"
 #include "lib/vec.h"
@@ -73,24 +73,6 @@ struct out_rows {
 	struct cfi_row *v;
 	size_t nr, cap;
 };
-
-static int elf_init_err;
-
-static void elf_init_once(void)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		elf_init_err = -ENOTSUP;
-}
-
-static int elf_init(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, elf_init_once);
-	if (elf_init_err)
-		log_warn("unwind: libelf initialization: %s", elf_errmsg(-1));
-	return elf_init_err;
-}
 
 static int push_piece(struct pieces *p, struct piece piece)
 {
@@ -407,7 +389,7 @@ struct unwind_table *unwind_table__build_elf(Elf *elf, Elf *debug)
 	struct unwind_table *t;
 	int err;
 
-	err = elf_init();
+	err = perch_elf_init();
 	if (err) {
 		errno = -err;
 		return NULL;
@@ -446,7 +428,7 @@ struct unwind_table *unwind_table__build(const char *path)
 	Elf *elf = NULL;
 	int fd, err;
 
-	err = elf_init();
+	err = perch_elf_init();
 	if (err) {
 		errno = -err;
 		return NULL;

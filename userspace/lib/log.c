@@ -26,6 +26,11 @@ __attribute__((format(printf, 2, 0))) static void vlog(const char *prefix, const
 	fprintf(stderr, "perch: %s%s\n", prefix, line);
 }
 
+int log_vlibrary(int level, const char *fmt, va_list ap)
+{
+	return verbose >= level ? vfprintf(stderr, fmt, ap) : 0;
+}
+
 void log_err(const char *fmt, ...)
 {
 	va_list ap;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The collector: raw addresses in, recording samples out (see collect.h). Owns the per-process
- * state of a recording (mappings, parent, frame cache) and the kernel symbol table. Each address
- * is symbolized once per process; each process's mappings are read while it is alive, and a
- * forked child that never called exec borrows its parent's.
+ * The collector: raw addresses in, recording samples out (see collect.h). A listener on the
+ * process table (procs.h): each process's exec images (mappings, frame caches) and JIT map live
+ * in its collector slot; the kernel symbol table is the collector's own. Each address is
+ * symbolized once per image; each process's mappings are read while it is alive, and a forked
+ * child that never called exec borrows its parent's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 #include "lib/log.h"
 #include "symbolize/perfmap.h"
 #include "proc.h"
+#include "procs.h"
 #include "symbolize/symbolizer.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
@@ -46,17 +48,14 @@ struct image {
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
 };
 
+/* A process, in its collector slot of the process table (procs.h), which has its pid, parent
+ * and exec generation (a forked child's generation 0 runs the parent's image until it maps
+ * something of its own). */
 struct proc {
-	uint32_t pid, ppid;
-	uint32_t gen;	     /* the newest generation the events told of */
-	uint32_t parent_gen; /* the parent's generation at the fork (forked: generation 0 runs
-			      * the parent's image until it maps something of its own) */
+	const struct procs_proc *pp;
 	uint32_t keep_from;  /* images older than this are drained and freed */
 	struct image **imgs; /* by generation, oldest first */
 	size_t nimgs, capimgs;
-	bool forked; /* forked from a target while perch watched */
-	bool exited;
-	uint32_t comm;	     /* string id from the last event */
 	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
 	long long jit_size;  /* its size when loaded: reload when it grew */
 	int root_fd;	     /* the process's root directory, held open to find the map in */
@@ -75,11 +74,9 @@ struct collector {
 	bool ksyms_failed;
 	struct linecache *lc; /* lines resolved by earlier runs, per build-id */
 	bool lc_tried;
-	bool mmap_events; /* exec and mmaps arrive in order through collector__exec/mmap */
 	bool lines;	  /* record source lines and inline chains (DWARF) */
-	struct proc **procs;
-	size_t nprocs, cap;
-	struct u64map pid_index;   /* pid -> index in procs */
+	struct procs *ps; /* borrowed: the processes, with our slots */
+	int id;
 	struct u64map kframes;	   /* kernel address -> frame id */
 	struct u64map threads;	   /* pid << 32 | tid -> 1 */
 	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
@@ -89,19 +86,27 @@ struct collector {
 	uint64_t stats[COLLECT_STAT_MAX];
 };
 
-struct collector *collector__new(struct rec_writer *w, unsigned int max_stack)
+static const struct procs_listener listener;
+
+struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, struct procs *ps)
 {
 	struct collector *c = calloc(1, sizeof(*c));
+	struct procs_listener l = listener;
+	int err;
 
 	if (!c)
 		return NULL;
 	c->w = w;
 	c->max_stack = max_stack;
+	c->ps = ps;
 	c->sym = symbolizer__new();
 	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
-	if (!c->sym || !c->frames) {
+	l.ctx = c;
+	c->id = c->sym && c->frames ? procs__listen(ps, &l) : -ENOMEM;
+	if (c->id < 0) {
+		err = c->id;
 		collector__free(c);
-		errno = ENOMEM;
+		errno = -err;
 		return NULL;
 	}
 	/* Names are stored as the binary spells them; reports demangle (or not, --no-demangle). */
@@ -122,8 +127,11 @@ static void image_free(struct image *img)
 	free(img);
 }
 
-static void proc_free(struct proc *p)
+static void proc_free(void *ctx, void *slot)
 {
+	struct proc *p = slot;
+
+	(void)ctx;
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nimgs; i++)
@@ -140,10 +148,6 @@ void collector__free(struct collector *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nprocs; i++)
-		proc_free(c->procs[i]);
-	free(c->procs);
-	u64map__clear(&c->pid_index);
 	u64map__clear(&c->kframes);
 	u64map__clear(&c->threads);
 	u64map__clear(&c->lines_done);
@@ -160,37 +164,38 @@ uint64_t collector__stat(const struct collector *c, enum collect_stat which)
 	return which < COLLECT_STAT_MAX ? c->stats[which] : 0;
 }
 
-static struct proc *find_proc(struct collector *c, uint32_t pid)
+/* Our state of a process in the table, NULL if none yet. */
+static struct proc *slot_of(const struct collector *c, struct procs_proc *pp)
 {
-	uint64_t idx;
+	return pp ? *procs__slot(pp, c->id) : NULL;
+}
 
-	return u64map__get(&c->pid_index, pid, &idx) ? c->procs[idx] : NULL;
+static struct proc *find_proc(const struct collector *c, uint32_t pid)
+{
+	return slot_of(c, procs__find(c->ps, pid));
+}
+
+/* Made if none; NULL only out of memory. */
+static struct proc *proc_of(struct collector *c, struct procs_proc *pp)
+{
+	struct proc **slot;
+
+	if (!pp)
+		return NULL;
+	slot = (struct proc **)procs__slot(pp, c->id);
+	if (*slot)
+		return *slot;
+	*slot = calloc(1, sizeof(**slot));
+	if (*slot) {
+		(*slot)->pp = pp;
+		(*slot)->root_fd = -1;
+	}
+	return *slot;
 }
 
 static struct proc *get_proc(struct collector *c, uint32_t pid)
 {
-	struct proc *p = find_proc(c, pid);
-
-	if (p)
-		return p;
-	if (c->nprocs == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 16;
-		struct proc **t = realloc(c->procs, ncap * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		c->procs = t;
-		c->cap = ncap;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p || u64map__put(&c->pid_index, pid, c->nprocs)) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
-	p->root_fd = -1;
-	c->procs[c->nprocs++] = p;
-	return p;
+	return proc_of(c, procs__get(c->ps, pid));
 }
 
 /* The image of generation gen, or NULL. */
@@ -224,7 +229,7 @@ static struct image *image_add(struct proc *p, uint32_t gen)
 
 static void read_maps(struct image *img)
 {
-	struct proc_maps *m = proc_maps__read(img->p->pid);
+	struct proc_maps *m = proc_maps__read(img->p->pp->pid);
 
 	if (!m) {
 		img->maps_failed = true;
@@ -241,7 +246,7 @@ static void read_maps(struct image *img)
  * image; neither may replace what the samples still waiting in the buffers were taken in. */
 static void reread_maps(struct image *img)
 {
-	struct proc_maps *m = proc_maps__read(img->p->pid);
+	struct proc_maps *m = proc_maps__read(img->p->pp->pid);
 	size_t i;
 
 	if (!m)
@@ -269,7 +274,7 @@ static struct image *image_for(struct proc *p, uint32_t gen)
 	if (img)
 		return img;
 	img = image_add(p, gen);
-	if (img && gen < p->gen)
+	if (img && gen < p->pp->gen)
 		img->maps_failed = true;
 	return img;
 }
@@ -281,13 +286,13 @@ static void jit_context(struct proc *p)
 	char path[64];
 	int fd;
 
-	if (p->root_fd >= 0 || p->exited)
+	if (p->root_fd >= 0 || p->pp->exited)
 		return;
-	snprintf(path, sizeof(path), "/proc/%u/root", p->pid);
+	snprintf(path, sizeof(path), "/proc/%u/root", p->pp->pid);
 	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (proc_ns_ids((pid_t)p->pid, &p->nspid, &p->uid)) {
+	if (proc_ns_ids((pid_t)p->pp->pid, &p->nspid, &p->uid)) {
 		close(fd);
 		return;
 	}
@@ -302,7 +307,7 @@ static void note_capped(struct collector *c, struct proc *p)
 	c->stats[COLLECT_JIT_CAPPED]++;
 	log_warn("pid %u: JIT map /tmp/perf-%u.map is over %u MiB: its first %u MiB read, %llu "
 		 "bytes left out",
-		 p->pid, p->nspid, PERFMAP_MAX_BYTES >> 20, PERFMAP_MAX_BYTES >> 20,
+		 p->pp->pid, p->nspid, PERFMAP_MAX_BYTES >> 20, PERFMAP_MAX_BYTES >> 20,
 		 (unsigned long long)perfmap__unread(p->jit));
 }
 
@@ -324,7 +329,7 @@ static void jit_load(struct collector *c, struct proc *p)
 	p->jit = perfmap__load_at(p->root_fd, path, p->uid);
 	p->jit_size = p->jit ? st.st_size : -1;
 	if (!p->jit && errno != ENOENT)
-		log_debug("pid %u: JIT map /tmp/perf-%u.map not read: %s", p->pid, p->nspid,
+		log_debug("pid %u: JIT map /tmp/perf-%u.map not read: %s", p->pp->pid, p->nspid,
 			  strerror(errno));
 	note_capped(c, p);
 }
@@ -381,59 +386,58 @@ static void rename_jit_frames(struct collector *c, struct proc *p)
 
 void collector__finish(struct collector *c)
 {
-	for (size_t i = 0; i < c->nprocs; i++)
-		rename_jit_frames(c, c->procs[i]);
-}
+	for (size_t i = 0; i < procs__count(c->ps); i++) {
+		struct proc *p = slot_of(c, procs__at(c->ps, i));
 
-void collector__snapshot(struct collector *c, uint32_t pid)
-{
-	struct proc *p = get_proc(c, pid);
-	struct image *img = p ? image_for(p, p->gen) : NULL;
-
-	if (img)
-		read_maps(img);
-	if (p)
-		jit_context(p);
-}
-
-void collector__event(struct collector *c, const struct perch_event *e)
-{
-	struct proc *p = get_proc(c, e->pid);
-	char comm[17];
-
-	if (!p)
-		return;
-	memcpy(comm, e->comm, 16);
-	comm[16] = 0;
-	p->comm = rec_writer__string(c->w, comm);
-	switch (e->type) {
-	case PERCH_EV_FORK:
-		p->ppid = e->ppid;
-		p->parent_gen = e->gen;
-		p->forked = true;
-		break;
-	case PERCH_EV_EXEC:
-		/* With mmap events the exec comes again, in order with them (collector__exec). */
-		if (!c->mmap_events && e->gen > p->gen)
-			p->gen = e->gen;
-		jit_context(p);
-		break;
-	case PERCH_EV_EXIT:
-		if (p->root_fd >= 0) {
-			/* The last word: a JIT may write its map as it exits. */
-			jit_load(c, p);
+		if (p)
 			rename_jit_frames(c, p);
-			close(p->root_fd);
-			p->root_fd = -1;
-		}
-		p->exited = true;
-		break;
 	}
 }
 
-void collector__use_mmap_events(struct collector *c)
+/* Its mappings now (attached, or a launched command's before its exec: perch's own), so a
+ * process that dies before the first drain still resolves. */
+static int proc_started(void *ctx, struct procs_proc *pp, const struct proc_maps *maps,
+			const char *exe)
 {
-	c->mmap_events = true;
+	struct collector *c = ctx;
+	struct proc *p = proc_of(c, pp);
+	struct image *img = p ? image_for(p, p->pp->gen) : NULL;
+	struct proc_maps *copy = maps ? proc_maps__copy(maps) : NULL;
+
+	(void)exe;
+	if (img && copy) {
+		proc_maps__free(img->maps);
+		img->maps = copy;
+		img->maps_failed = false;
+	} else {
+		proc_maps__free(copy);
+		if (img)
+			img->maps_failed = true;
+	}
+	if (p)
+		jit_context(p);
+	return 0;
+}
+
+/* A forked child borrows its parent's image (find_map()). */
+static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc *child)
+{
+	(void)parent;
+	proc_of(ctx, child);
+}
+
+/* The last word: a JIT may write its map as it exits. */
+static void proc_exited(void *ctx, struct procs_proc *pp)
+{
+	struct collector *c = ctx;
+	struct proc *p = proc_of(c, pp);
+
+	if (!p || p->root_fd < 0)
+		return;
+	jit_load(c, p);
+	rename_jit_frames(c, p);
+	close(p->root_fd);
+	p->root_fd = -1;
 }
 
 void collector__set_lines(struct collector *c, bool on)
@@ -441,29 +445,32 @@ void collector__set_lines(struct collector *c, bool on)
 	c->lines = on;
 }
 
-void collector__exec(struct collector *c, uint32_t pid)
+/* Its mappings start over (in order with proc_mapped()), in the new exec generation. */
+static void proc_execd(void *ctx, struct procs_proc *pp)
 {
-	struct proc *p = get_proc(c, pid);
+	struct collector *c = ctx;
+	struct proc *p = proc_of(c, pp);
 	struct image *img;
 
 	if (!p)
 		return;
-	/* Counted as the sampler counts them: one generation per exec it saw. */
-	p->gen++;
-	img = image_find(p, p->gen) ?: image_add(p, p->gen);
+	jit_context(p);
+	img = image_find(p, p->pp->gen) ?: image_add(p, p->pp->gen);
 	if (img && !img->maps)
 		img->maps = proc_maps__new();
 }
 
 void collector__drained(struct collector *c)
 {
-	for (size_t i = 0; i < c->nprocs; i++) {
-		struct proc *p = c->procs[i];
+	for (size_t i = 0; i < procs__count(c->ps); i++) {
+		struct proc *p = slot_of(c, procs__at(c->ps, i));
 		size_t n = 0;
 
+		if (!p)
+			continue;
 		while (n < p->nimgs && p->imgs[n]->gen < p->keep_from)
 			image_free(p->imgs[n++]);
-		p->keep_from = p->gen;
+		p->keep_from = p->pp->gen;
 		if (!n)
 			continue; /* imgs may be NULL: a process known from its events only */
 		memmove(p->imgs, p->imgs + n, (p->nimgs - n) * sizeof(*p->imgs));
@@ -501,12 +508,18 @@ static struct sym_module *map_module(struct collector *c, const struct proc_map 
 	return mod;
 }
 
-void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *map)
+/* The process mapped a file executable. Pins the file (opens and indexes it) at once, so it
+ * resolves after the process is gone. */
+static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map *map,
+			struct procs_module *mod)
 {
-	struct proc *p = get_proc(c, pid);
-	struct image *img = p ? image_for(p, p->gen) : NULL;
+	struct collector *c = ctx;
+	uint32_t pid = pp->pid;
+	struct proc *p = proc_of(c, pp);
+	struct image *img = p ? image_for(p, p->pp->gen) : NULL;
 	struct proc_map m = *map;
 
+	(void)mod; /* the symbolizer keeps its own modules: it serves `perch symbolize` too */
 	if (!img || (!img->maps && !(img->maps = proc_maps__new())))
 		return;
 	/* The kernel names anonymous executable memory (JIT code) "//anon". */
@@ -536,12 +549,12 @@ static const struct proc_map *find_map(struct collector *c, struct image *img, u
 	for (int depth = 0; img && depth < 64; depth++) {
 		struct proc *p = img->p, *parent;
 		struct image *next;
-		bool newest = img->gen >= p->gen;
+		bool newest = img->gen >= p->pp->gen;
 
 		if (!img->maps && !img->maps_failed && newest)
 			read_maps(img);
 		m = img->maps ? proc_maps__find(img->maps, addr) : NULL;
-		if (!m && img->maps && newest && !p->exited) {
+		if (!m && img->maps && newest && !p->pp->exited) {
 			reread_maps(img); /* mapped since we looked (dlopen) */
 			m = proc_maps__find(img->maps, addr);
 		}
@@ -551,9 +564,9 @@ static const struct proc_map *find_map(struct collector *c, struct image *img, u
 			m = proc_maps__find(next->maps, addr);
 		if (m)
 			return m;
-		if (img->gen || !p->forked || !(parent = find_proc(c, p->ppid)))
+		if (img->gen || !p->pp->forked || !(parent = find_proc(c, p->pp->ppid)))
 			return NULL;
-		img = image_for(parent, p->parent_gen);
+		img = image_for(parent, p->pp->parent_gen);
 	}
 	return NULL;
 }
@@ -729,7 +742,8 @@ static int read_code(struct collector *c, struct image *img, uint64_t addr, void
 	if (!m || !m->open_path) {
 		struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
 
-		if (p->exited || process_vm_readv(p->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
+		if (p->pp->exited ||
+		    process_vm_readv(p->pp->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
 			return -ENOENT;
 		return 0;
 	}
@@ -830,15 +844,15 @@ static uint64_t hidden_caller(struct collector *c, struct image *img, const stru
 
 static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 {
-	uint64_t key = (uint64_t)p->pid << 32 | tid, one;
+	uint64_t key = (uint64_t)p->pp->pid << 32 | tid, one;
 	char comm[32];
-	uint32_t comm_id = p->comm;
+	uint32_t comm_id = p->pp->comm[0] ? rec_writer__string(c->w, p->pp->comm) : 0;
 
 	if (u64map__get(&c->threads, key, &one))
 		return;
-	if (proc_comm(p->pid, tid, comm, sizeof(comm)) == 0)
+	if (proc_comm(p->pp->pid, tid, comm, sizeof(comm)) == 0)
 		comm_id = rec_writer__string(c->w, comm);
-	rec_writer__thread(c->w, p->pid, tid, p->ppid, comm_id);
+	rec_writer__thread(c->w, p->pp->pid, tid, p->pp->ppid, comm_id);
 	u64map__put(&c->threads, key, 1);
 }
 
@@ -875,6 +889,9 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	struct proc *p = get_proc(c, key->tgid);
 	struct image *img = p ? image_for(p, key->gen) : NULL;
 	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
+	bool dwarf = key->flags & PERCH_KEY_DWARF;
+	uint32_t flags = 0;
+	uint64_t hidden;
 	struct rec_sample sample = {
 		.pid = key->tgid,
 		.tid = key->tid,
@@ -883,9 +900,6 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		.regions = regions,
 		.frames = c->frames,
 	};
-	bool dwarf = key->flags & PERCH_KEY_DWARF;
-	uint32_t flags = 0;
-	uint64_t hidden;
 
 	if (!img)
 		return -ENOMEM;
@@ -935,3 +949,13 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	sample.nframes = n;
 	return rec_writer__add_sample(c->w, &sample);
 }
+
+static const struct procs_listener listener = {
+	.name = "collector",
+	.start = proc_started,
+	.fork = proc_forked,
+	.exec = proc_execd,
+	.mmap = proc_mapped,
+	.exit = proc_exited,
+	.drop = proc_free,
+};

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
-#include "proc.h"
+#include "procs.h"
 #include "format/recording.h"
 
 struct collector;
@@ -30,12 +30,13 @@ enum collect_stat {
 	COLLECT_STAT_MAX,
 };
 
-/* w is borrowed and must outlive the collector. max_stack: the kernel's callchain limit. */
-struct collector *collector__new(struct rec_writer *w, unsigned int max_stack);
+/* w is borrowed and must outlive the collector. max_stack: the kernel's callchain limit.
+ * Listens to ps (borrowed, freed first): a started process's mappings are copied at once (so one
+ * that dies before the first drain still resolves), an exec starts a new exec generation whose
+ * mappings the mmaps bring (each file pinned, opened and indexed, at once, so it resolves after
+ * the process is gone), an exit names the JIT frames its perf map covers by then. NULL + errno. */
+struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, struct procs *ps);
 void collector__free(struct collector *c);
-
-/* A process event from the sampler's ring buffer. */
-void collector__event(struct collector *c, const struct perch_event *e);
 
 /* Add one counted bucket. regions: the string ids of the thread's open regions' names,
  * outermost first (the sample's regions, recording.h). ustack/kstack are leaf first as the kernel stores them (zero
@@ -45,27 +46,12 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
 		   const uint64_t *kstack);
 
-/* The process exec'd: its mappings start over (in order with collector__mmap()), in a new exec
- * generation, counted as the sampler counts them (see perch_bpf.h). */
-void collector__exec(struct collector *c, uint32_t pid);
-
 /* A drain is done: images of generations no sample still waiting can be from are freed (the
  * newest of each process at the drain before this one, and newer, are kept). */
 void collector__drained(struct collector *c);
 
-/* The process mapped a file executable. Pins the file (opens and indexes it) at once, so it
- * resolves after the process is gone. map->open_path is ignored; strings are copied. */
-void collector__mmap(struct collector *c, uint32_t pid, const struct proc_map *map);
-
-/* Mappings come from mmap events (collector__exec/mmap), not only from /proc. */
-void collector__use_mmap_events(struct collector *c);
-
 /* Record source lines and inline chains from DWARF (costs one index build per module). */
 void collector__set_lines(struct collector *c, bool on);
-
-/* Read /proc/PID/maps now (e.g. right after attaching), so a process that dies before the first
- * drain still resolves. */
-void collector__snapshot(struct collector *c, uint32_t pid);
 
 /* Before the recording ends: name the JIT frames whose processes' maps now cover them. */
 void collector__finish(struct collector *c);

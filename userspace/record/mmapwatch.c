@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "lib/log.h"
+#include "lib/vec.h"
 #include "mmapwatch.h"
 
 #define RING_PAGES 64 /* data pages per CPU (a power of two): 256 KiB */
@@ -134,15 +135,8 @@ uint64_t mmap_watch__lost(const struct mmap_watch *w)
 
 static struct pending *batch_slot(struct mmap_watch *w)
 {
-	if (w->nbatch == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct pending *b = realloc(w->batch, cap * sizeof(*b));
-
-		if (!b)
-			return NULL;
-		w->batch = b;
-		w->cap = cap;
-	}
+	if (vec_grow(&w->batch, &w->cap, w->nbatch + 1, sizeof(*w->batch), 64))
+		return NULL;
 	memset(&w->batch[w->nbatch], 0, sizeof(w->batch[0]));
 	return &w->batch[w->nbatch++];
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/search.h"
+#include "lib/vec.h"
 #include "proc.h"
 
 #define MAPS_LINE "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %" SCNx64 ":%" SCNx64 " %" SCNu64 "%n"
@@ -36,15 +37,8 @@ static int proc_errno(int err)
 
 static int push_map(struct proc_maps *m, const struct proc_map *map)
 {
-	if (m->nr == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 32;
-		struct proc_map *v = reallocarray(m->maps, cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		m->maps = v;
-		m->cap = cap;
-	}
+	if (vec_grow(&m->maps, &m->cap, m->nr + 1, sizeof(*m->maps), 32))
+		return -ENOMEM;
 	m->maps[m->nr++] = *map;
 	return 0;
 }
@@ -143,6 +137,26 @@ err_out:
 struct proc_maps *proc_maps__new(void)
 {
 	return calloc(1, sizeof(struct proc_maps));
+}
+
+struct proc_maps *proc_maps__copy(const struct proc_maps *m)
+{
+	struct proc_maps *c = proc_maps__new();
+
+	for (size_t i = 0; c && i < m->nr; i++) {
+		struct proc_map map = m->maps[i];
+
+		map.path = strdup(map.path);
+		map.open_path = map.open_path ? strdup(map.open_path) : NULL;
+		if (!map.path || (m->maps[i].open_path && !map.open_path) || push_map(c, &map)) {
+			free(map.path);
+			free(map.open_path);
+			proc_maps__free(c);
+			errno = ENOMEM;
+			return NULL;
+		}
+	}
+	return c;
 }
 
 /* Cut [start, end) out of every mapping: drop the ones inside it, trim the ones that stick out on
@@ -244,6 +258,18 @@ const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t i)
 	if (!m || i >= m->nr)
 		return NULL;
 	return &m->maps[i];
+}
+
+int proc_read_uint(const char *path, unsigned int *out)
+{
+	FILE *f = fopen(path, "re");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%u", out) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
 }
 
 /* A small /proc file's text into buf (NUL-terminated, cut at len - 1): 0 or -errno. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Process facts from /proc: executable mappings (captured while the process lives), command
- * name, parent.
+ * name, parent; and the kernel's limits (sysctls) perch runs under.
  */
 #ifndef PERCH_PROC_H
 #define PERCH_PROC_H
@@ -27,6 +27,8 @@ struct proc_maps *proc_maps__read(pid_t pid);
 void proc_maps__free(struct proc_maps *m);
 /* An empty set, filled by proc_maps__add() from mmap events when /proc is too late. */
 struct proc_maps *proc_maps__new(void);
+/* A copy of m (strings too). NULL + errno. */
+struct proc_maps *proc_maps__copy(const struct proc_maps *m);
 /* Add a mapping (copying its strings), replacing whatever part of existing mappings it overlaps,
  * as mmap(MAP_FIXED) does. 0 or -ENOMEM. */
 int proc_maps__add(struct proc_maps *m, const struct proc_map *map);
@@ -41,6 +43,9 @@ const void *proc_vdso_image(size_t *size);
 /* For a mapping named "[vdso]": a path the symbolizer can open holding that image (a memfd of
  * perch's, valid for perch's lifetime), else NULL. */
 const char *proc_vdso_path(const char *map_path);
+
+/* The number a /proc file (a sysctl) starts with. 0 or -errno. */
+int proc_read_uint(const char *path, unsigned int *out);
 
 /* Thread/process name (comm) into buf; returns 0 or -errno. */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);

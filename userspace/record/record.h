@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * `perch record`: loads the BPF sampler, launches or attaches to the targets, drains the
- * kernel's counts into the recording file until the targets exit, and prints a summary.
+ * kernel's counts into the recording file until the targets exit (the CLI then prints the
+ * summary). The parts of the run: record.c (the run), sampler.c, targets.c, procs.c (the process
+ * table the collector, unwinder and regions listen to), stats.c.
  */
 #ifndef PERCH_RECORD_H
 #define PERCH_RECORD_H

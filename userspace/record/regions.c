@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Region markers, the profiler's side (see regions.h and include/perch_abi.h).
+ * Region markers, the profiler's side (see regions.h and include/perch_abi.h). A listener on the
+ * process table (procs.h): what a file holds (the registry's place) lives in its module slot,
+ * the state of a process's runtime in its process slot.
  *
  * The runtime puts its registry in an ELF section of its own (".perch_registry"), so perch finds
  * it in stripped executables too; a program linked with libperch.so usually holds a copy of it
@@ -24,9 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/elfinit.h"
 #include "lib/log.h"
 #include "perch_abi.h"
 #include "bpf/perch_bpf.h"
+#include "procs.h"
 #include "regions.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
@@ -42,9 +46,9 @@ _Static_assert(PERCH_REGION_DEPTH == PERCH_MAX_DEPTH, "sampler and runtime disag
 _Static_assert(PERCH_REGISTRY_TLS_OFFSET == offsetof(struct perch_abi_registry, tls_offset),
 	       "sampler and runtime disagree on the registry");
 
-/* What a file holds: the registry's ELF address and the loadable segments to place it. */
+/* What a file holds, in its module slot (procs.h): the registry's ELF address and the loadable
+ * segments to place it. */
 struct module {
-	uint64_t dev, inode;
 	bool has;
 	uint64_t vaddr;
 	uint32_t nloads;
@@ -82,16 +86,14 @@ struct rproc {
 	size_t nthreads;
 	struct limits lim;   /* of the last read */
 	uint32_t *name_strs; /* per name id: string id in the recording, 0 = not made yet */
+	size_t capnames, capstrs;
 };
 
 struct regions {
 	struct rec_writer *w;
 	int procs_fd, stacks_fd;
-	struct module *mods;
-	size_t nmods, capmods;
-	struct rproc **procs;
-	size_t nprocs, capprocs;
-	struct u64map pid_index;     /* pid -> index in procs */
+	struct procs *ps; /* borrowed: processes and modules, our slots in them */
+	int id;
 	struct u64map stack_index;   /* region stack hash -> index in stacks */
 	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
 	size_t nstacks, capstacks;
@@ -120,17 +122,25 @@ static uint64_t tsc(void)
 #endif
 }
 
-struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd)
+static const struct procs_listener listener;
+
+struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, struct procs *ps)
 {
 	struct regions *rg = calloc(1, sizeof(*rg));
+	struct procs_listener l = listener;
 
 	if (!rg)
 		return NULL;
 	rg->w = w;
 	rg->procs_fd = procs_fd;
 	rg->stacks_fd = stacks_fd;
+	rg->ps = ps;
 	rg->head = malloc(sizeof(*rg->head));
-	if (!rg->head) {
+	l.ctx = rg;
+	rg->id = rg->head ? procs__listen(ps, &l) : -ENOMEM;
+	if (rg->id < 0) {
+		errno = -rg->id;
+		free(rg->head);
 		free(rg);
 		return NULL;
 	}
@@ -148,21 +158,33 @@ static void free_threads(struct rec_region_thread *t, size_t n)
 	free(t);
 }
 
+static void proc_clear(struct rproc *p)
+{
+	free_threads(p->threads, p->nthreads);
+	free(p->names);
+	free(p->name_strs);
+	memset(p, 0, sizeof(*p));
+}
+
+static void drop_proc(void *ctx, void *slot)
+{
+	(void)ctx;
+	proc_clear(slot);
+	free(slot);
+}
+
+static void drop_module(void *ctx, void *slot)
+{
+	(void)ctx;
+	free(slot);
+}
+
 void regions__free(struct regions *rg)
 {
 	if (!rg)
 		return;
-	for (size_t i = 0; i < rg->nprocs; i++) {
-		free(rg->procs[i]->names);
-		free(rg->procs[i]->name_strs);
-		free_threads(rg->procs[i]->threads, rg->procs[i]->nthreads);
-		free(rg->procs[i]);
-	}
-	free(rg->procs);
-	free(rg->mods);
 	free(rg->stacks);
 	free(rg->head);
-	u64map__clear(&rg->pid_index);
 	u64map__clear(&rg->stack_index);
 	free(rg);
 }
@@ -239,7 +261,7 @@ static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t 
 
 static void scan_module(struct module *mod, const char *path)
 {
-	Elf *e;
+	Elf *e = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, n;
 	uint64_t section = 0, dynsym = 0;
@@ -248,7 +270,8 @@ static void scan_module(struct module *mod, const char *path)
 
 	if (fd < 0)
 		return;
-	elf_version(EV_CURRENT);
+	if (perch_elf_init())
+		goto out;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
 		goto out;
@@ -287,22 +310,18 @@ out:
 	close(fd);
 }
 
-static const struct module *get_module(struct regions *rg, uint32_t pid, const struct proc_map *m)
+static const struct module *get_module(struct regions *rg, uint32_t pid, const struct proc_map *m,
+				       struct procs_module *pm)
 {
-	uint64_t dev = makedev(m->dev_major, m->dev_minor);
-	struct module *mod;
+	struct module **slot = (struct module **)procs__module_slot(pm, rg->id), *mod;
 	char *path = NULL;
 
-	for (size_t i = 0; i < rg->nmods; i++) {
-		if (rg->mods[i].dev == dev && rg->mods[i].inode == m->inode)
-			return &rg->mods[i];
-	}
-	if (vec_grow(&rg->mods, &rg->capmods, rg->nmods + 1, sizeof(*rg->mods), 16))
+	if (*slot)
+		return *slot;
+	mod = calloc(1, sizeof(*mod));
+	if (!mod)
 		return NULL;
-	mod = &rg->mods[rg->nmods++];
-	memset(mod, 0, sizeof(*mod));
-	mod->dev = dev;
-	mod->inode = m->inode;
+	*slot = mod;
 	/* Through map_files: the process's own file, whatever its mount namespace. */
 	if (asprintf(&path, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end) > 0)
 		scan_module(mod, path);
@@ -327,37 +346,39 @@ static bool place(const struct module *mod, const struct proc_map *m, uint64_t *
 	return false;
 }
 
-static struct rproc *find_proc(const struct regions *rg, uint32_t pid)
+static struct rproc *slot_of(const struct regions *rg, struct procs_proc *pp)
 {
-	uint64_t idx;
-
-	return u64map__get(&rg->pid_index, pid, &idx) ? rg->procs[idx] : NULL;
+	return pp ? *procs__slot(pp, rg->id) : NULL;
 }
 
-static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
+static struct rproc *find_proc(const struct regions *rg, uint32_t pid)
 {
-	struct rproc *p = find_proc(rg, pid);
+	return slot_of(rg, procs__find(rg->ps, pid));
+}
+
+/* The i-th process of the table, when it has a runtime (else NULL). */
+static struct rproc *proc_at(const struct regions *rg, size_t i)
+{
+	return slot_of(rg, procs__at(rg->ps, i));
+}
+
+static struct rproc *add_proc(struct regions *rg, struct procs_proc *pp, uint64_t addr)
+{
+	struct rproc **slot = (struct rproc **)procs__slot(pp, rg->id), *p = *slot;
 
 	if (p) {
 		/* Known already; or left to the perch that owns it, until it is gone or exec'd. */
 		if (p->state != P_DONE || p->owner)
 			return NULL;
 		/* A new image (after exec, even of the same program): start over. */
-		free_threads(p->threads, p->nthreads);
-		free(p->names);
-		free(p->name_strs);
-		memset(p, 0, sizeof(*p));
+		proc_clear(p);
 	} else {
 		p = calloc(1, sizeof(*p));
-		if (!p ||
-		    vec_grow(&rg->procs, &rg->capprocs, rg->nprocs + 1, sizeof(*rg->procs), 16) ||
-		    u64map__put(&rg->pid_index, pid, rg->nprocs)) {
-			free(p);
+		if (!p)
 			return NULL;
-		}
-		rg->procs[rg->nprocs++] = p;
+		*slot = p;
 	}
-	p->pid = pid;
+	p->pid = pp->pid;
 	p->addr = addr;
 	p->state = P_PENDING;
 	return p;
@@ -365,19 +386,23 @@ static struct rproc *add_proc(struct regions *rg, uint32_t pid, uint64_t addr)
 
 static void switch_on(struct regions *rg, struct rproc *p);
 
-void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
+/* A target mapped an executable file: look for the runtime in it. */
+static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map *m,
+			struct procs_module *pm)
 {
+	struct regions *rg = ctx;
+	uint32_t pid = pp->pid;
 	struct perch_region_proc rp;
 	const struct module *mod;
 	struct rproc *p;
 	uint64_t addr;
 
-	if (!rg || !m->inode)
+	if (!m->inode || !pm)
 		return;
-	mod = get_module(rg, pid, m);
+	mod = get_module(rg, pid, m, pm);
 	if (!mod || !mod->has || !place(mod, m, &addr))
 		return;
-	p = add_proc(rg, pid, addr);
+	p = add_proc(rg, pp, addr);
 	if (!p)
 		return;
 	/* The sampler follows the registry from now on, before the runtime is even initialized. */
@@ -387,14 +412,21 @@ void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m)
 	switch_on(rg, p);
 }
 
-int regions__snapshot(struct regions *rg, uint32_t pid)
+/* Look through the process's current mappings (attached; a launched command's are perch's until
+ * its exec). -EBUSY when another live perch owns its runtime. */
+static int proc_started(void *ctx, struct procs_proc *pp, const struct proc_maps *maps,
+			const char *exe)
 {
-	struct proc_maps *maps = rg ? proc_maps__read((pid_t)pid) : NULL;
+	struct regions *rg = ctx;
 
-	for (size_t i = 0; maps && i < proc_maps__count(maps); i++)
-		regions__mmap(rg, pid, proc_maps__get(maps, i));
-	proc_maps__free(maps);
-	return regions__owner(rg, pid) ? -EBUSY : 0;
+	if (exe)
+		return 0;
+	for (size_t i = 0; i < proc_maps__count(maps); i++) {
+		const struct proc_map *m = proc_maps__get(maps, i);
+
+		proc_mapped(rg, pp, m, procs__module_of(rg->ps, m));
+	}
+	return regions__owner(rg, pp->pid) ? -EBUSY : 0;
 }
 
 uint32_t regions__owner(const struct regions *rg, uint32_t pid)
@@ -538,12 +570,13 @@ static void switch_on(struct regions *rg, struct rproc *p)
 		p->pid, p->addr, p->reg.tls_offset, p->reg.epoch, p->attached ? " (attached)" : "");
 }
 
-void regions__fork(struct regions *rg, uint32_t parent, uint32_t child)
+/* The child has the runtime at the same address; its constructor ran in the parent. */
+static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc *child)
 {
-	struct rproc *pp = rg ? find_proc(rg, parent) : NULL;
+	struct regions *rg = ctx;
+	struct rproc *pp = slot_of(rg, parent);
 	struct rproc *c;
 
-	/* The child has the runtime at the same address; its constructor ran in the parent. */
 	if (!pp || pp->state == P_DONE)
 		return;
 	c = add_proc(rg, child, pp->addr);
@@ -579,16 +612,13 @@ static int read_names(struct rproc *p)
 
 	if (n <= p->nnames)
 		return 0;
-	v = realloc(p->names, (size_t)n * PERCH_NAME_LEN);
-	if (!v)
+	if (vec_grow(&p->names, &p->capnames, n, sizeof(*p->names), 16) ||
+	    vec_grow(&p->name_strs, &p->capstrs, (size_t)n + 2, sizeof(*p->name_strs), 16))
 		return -1;
-	p->names = v;
-	f = realloc(p->name_strs, ((size_t)n + 2) * sizeof(*f));
-	if (!f)
-		return -1;
+	v = p->names;
+	f = p->name_strs;
 	memset(f + (p->nnames ? p->nnames + 2 : 0), 0,
 	       ((size_t)n + 2 - (p->nnames ? p->nnames + 2 : 0)) * sizeof(*f));
-	p->name_strs = f;
 	if (peek(p->pid, p->reg.names + (uint64_t)p->nnames * PERCH_NAME_LEN, v[p->nnames],
 		 (size_t)(n - p->nnames) * PERCH_NAME_LEN))
 		return -1;
@@ -754,9 +784,11 @@ void regions__poll(struct regions *rg)
 {
 	uint32_t exiting;
 
-	for (size_t i = 0; rg && i < rg->nprocs; i++) {
-		struct rproc *p = rg->procs[i];
+	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
+		struct rproc *p = proc_at(rg, i);
 
+		if (!p)
+			continue;
 		if (p->state == P_PENDING) {
 			switch_on(rg, p);
 			continue;
@@ -775,15 +807,20 @@ void regions__poll(struct regions *rg)
 
 void regions__collect(struct regions *rg)
 {
-	for (size_t i = 0; rg && i < rg->nprocs; i++) {
-		if (rg->procs[i]->state == P_ON)
-			collect_proc(rg, rg->procs[i]);
+	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
+		struct rproc *p = proc_at(rg, i);
+
+		if (p && p->state == P_ON)
+			collect_proc(rg, p);
 	}
 }
 
-void regions__gone(struct regions *rg, uint32_t pid)
+/* The process exec'd or exited: write what was last read of it and forget it. */
+static void proc_gone(void *ctx, struct procs_proc *pp)
 {
-	struct rproc *p = rg ? find_proc(rg, pid) : NULL;
+	struct regions *rg = ctx;
+	struct rproc *p = slot_of(rg, pp);
+	uint32_t pid = pp->pid;
 
 	if (p)
 		p->owner = 0; /* a new image is another perch's no longer */
@@ -797,12 +834,23 @@ void regions__gone(struct regions *rg, uint32_t pid)
 	bpf_map_delete_elem(rg->procs_fd, &pid);
 }
 
+static const struct procs_listener listener = {
+	.name = "regions",
+	.start = proc_started,
+	.fork = proc_forked,
+	.exec = proc_gone,
+	.mmap = proc_mapped,
+	.exit = proc_gone,
+	.drop = drop_proc,
+	.drop_module = drop_module,
+};
+
 void regions__finish(struct regions *rg)
 {
-	for (size_t i = 0; rg && i < rg->nprocs; i++) {
-		struct rproc *p = rg->procs[i];
+	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
+		struct rproc *p = proc_at(rg, i);
 
-		if (p->state != P_ON)
+		if (!p || p->state != P_ON)
 			continue;
 		collect_proc(rg, p);
 		write_proc(rg, p);
@@ -811,7 +859,7 @@ void regions__finish(struct regions *rg)
 	}
 }
 
-/* ---- region frames for samples ------------------------------------------------------------------ */
+/* ---- region stacks of samples ------------------------------------------------------------------- */
 
 static const struct perch_rstack *get_stack(struct regions *rg, uint64_t hash)
 {

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "proc.h"
+#include "procs.h"
 #include "format/recording.h"
 
 struct regions;
@@ -33,21 +33,17 @@ enum regions_stat {
 	REGIONS_STAT_MAX,
 };
 
-/* w is borrowed. procs_fd/stacks_fd: the sampler's region_procs and region_stacks maps. */
-struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd);
+/* w is borrowed. procs_fd/stacks_fd: the sampler's region_procs and region_stacks maps.
+ * Listens to ps (borrowed, freed first): looks for the runtime in every executable file a target
+ * maps (or shows when attached), follows forks, and writes and forgets a process's figures when
+ * it execs or exits. An attached process whose runtime another live perch owns is refused
+ * (procs__snapshot() returns -EBUSY: one perch at a time, its figures and its switching off are
+ * its own); regions__owner() names that perch. NULL + errno. */
+struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, struct procs *ps);
 void regions__free(struct regions *rg);
 
-/* A target mapped an executable file: look for the runtime in it. */
-void regions__mmap(struct regions *rg, uint32_t pid, const struct proc_map *m);
-/* Look through the process's current mappings (attach). -EBUSY when another live perch owns the
- * process's region runtime (one perch at a time: its figures and its switching off are its
- * own); regions__owner() names it. */
-int regions__snapshot(struct regions *rg, uint32_t pid);
 /* The pid of the other perch that owns pid's region runtime, 0 if none. */
 uint32_t regions__owner(const struct regions *rg, uint32_t pid);
-void regions__fork(struct regions *rg, uint32_t parent, uint32_t child);
-/* The process exec'd or exited: write what was last read of it and forget it. */
-void regions__gone(struct regions *rg, uint32_t pid);
 
 /* Often (every loop turn): finish switching on runtimes whose constructor had not run yet, and
  * answer exit handshakes. Cheap: one small read per process. */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The unwind tables in the kernel (see unwinder.h). Modules are cached by (device, inode), as
- * the symbolizer does, so a library that many processes map is built and copied once (one batch
- * update of the rows array per table). Rows are never taken back: the array holds every table
+ * The unwind tables in the kernel (see unwinder.h), a listener on the process table (procs.h):
+ * a module's table lives in its module slot, so a library that many processes map is built and
+ * copied once (one batch update of the rows array per table); a process's list of mappings with
+ * tables lives in its process slot. Rows are never taken back: the array holds every table
  * loaded during the recording (PERCH_UNWIND_ROWS rows, enough for a few hundred typical
  * modules); when it is full, further modules are walked with frame pointers and counted.
  */
@@ -18,38 +19,37 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include "lib/elfinit.h"
 #include "lib/log.h"
 #include "bpf/perch_bpf.h"
-#include "lib/u64map.h"
 #include "unwind/unwind_table.h"
+#include "procs.h"
 #include "unwinder.h"
 
 _Static_assert(sizeof(struct perch_row_pair) == 2 * sizeof(struct unwind_row),
 	       "row pairs have no padding: a table's rows are copied in as they are");
 
+/* A module's table, in the module's unwinder slot (procs.h) once it was tried. */
 struct module {
-	uint64_t dev, ino;	/* 0, 0: the vDSO */
 	struct unwind_table *t; /* NULL: no table (none, unreadable, or no room) */
 	uint32_t first_row;
 };
 
+/* A process's list of mappings with tables, in its unwinder slot, as the sampler has it. */
 struct uproc {
-	uint32_t pid;
 	struct perch_proc_unwind v;
 };
 
 struct unwinder {
 	int rows_fd, procs_fd;
+	struct procs *ps;  /* borrowed */
+	int id;		   /* this listener's slots */
 	uint32_t next_row; /* even: tables start on a pair */
-	struct module *mods;
-	size_t nmods, capmods;
-	struct uproc **procs;
-	size_t nprocs, capprocs;
-	struct u64map pid_index; /* pid -> index in procs */
 	uint64_t stats[UNWINDER_STAT_MAX];
 };
 
-static const struct module *get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m);
+static const struct module *get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m,
+				       struct procs_module *pm);
 
 /*
  * Build the tables of the modules nearly every target maps (the C library, the dynamic loader,
@@ -66,35 +66,52 @@ static void preload(struct unwinder *u)
 
 		if (!strcmp(m->path, "[vdso]") ||
 		    (base && (!strncmp(base, "/libc.so", 8) || !strncmp(base, "/ld-linux", 9))))
-			get_module(u, getpid(), m);
+			get_module(u, getpid(), m, procs__module_of(u->ps, m));
 	}
 	proc_maps__free(maps);
 }
 
-struct unwinder *unwinder__new(int rows_fd, int procs_fd)
+static const struct procs_listener listener;
+
+struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	struct procs_listener l = listener;
 
 	if (!u)
 		return NULL;
 	u->rows_fd = rows_fd;
 	u->procs_fd = procs_fd;
+	u->ps = ps;
+	l.ctx = u;
+	u->id = procs__listen(ps, &l);
+	if (u->id < 0) {
+		errno = -u->id;
+		free(u);
+		return NULL;
+	}
 	preload(u);
 	return u;
 }
 
 void unwinder__free(struct unwinder *u)
 {
-	if (!u)
-		return;
-	for (size_t i = 0; i < u->nmods; i++)
-		unwind_table__free(u->mods[i].t);
-	for (size_t i = 0; i < u->nprocs; i++)
-		free(u->procs[i]);
-	free(u->mods);
-	free(u->procs);
-	u64map__clear(&u->pid_index);
 	free(u);
+}
+
+static void drop_module(void *ctx, void *slot)
+{
+	struct module *mod = slot;
+
+	(void)ctx;
+	unwind_table__free(mod->t);
+	free(mod);
+}
+
+static void drop_proc(void *ctx, void *slot)
+{
+	(void)ctx;
+	free(slot);
 }
 
 uint64_t unwinder__stat(const struct unwinder *u, enum unwinder_stat which)
@@ -113,7 +130,7 @@ static struct unwind_table *build_vdso(void)
 	void *copy;
 	Elf *elf;
 
-	if (!img || elf_version(EV_CURRENT) == EV_NONE)
+	if (!img || perch_elf_init())
 		return NULL;
 	copy = malloc(size);
 	if (!copy)
@@ -206,38 +223,23 @@ static bool load_rows(struct unwinder *u, struct module *mod)
 	return true;
 }
 
-static struct module *find_module(struct unwinder *u, uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < u->nmods; i++)
-		if (u->mods[i].dev == dev && u->mods[i].ino == ino)
-			return &u->mods[i];
-	return NULL;
-}
-
 /* The module a mapping shows, its table built and loaded the first time; NULL when it has no
  * table (anonymous memory, special mappings other than the vDSO, no CFI). */
-static const struct module *get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m)
+static const struct module *get_module(struct unwinder *u, uint32_t pid, const struct proc_map *m,
+				       struct procs_module *pm)
 {
 	bool vdso = !strcmp(m->path, "[vdso]");
-	uint64_t dev = vdso ? 0 : makedev(m->dev_major, m->dev_minor), ino = vdso ? 0 : m->inode;
-	struct module *mod;
+	struct module **slot, *mod;
 
-	if (!vdso && (m->path[0] != '/' || !m->inode))
+	if (!pm || (!vdso && m->path[0] != '/'))
 		return NULL;
-	mod = find_module(u, dev, ino);
-	if (mod)
-		return mod->t ? mod : NULL;
-	if (u->nmods == u->capmods) {
-		size_t cap = u->capmods ? 2 * u->capmods : 32;
-		struct module *v = realloc(u->mods, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		u->mods = v;
-		u->capmods = cap;
-	}
-	mod = &u->mods[u->nmods++];
-	*mod = (struct module){.dev = dev, .ino = ino};
+	slot = (struct module **)procs__module_slot(pm, u->id);
+	if (*slot)
+		return (*slot)->t ? *slot : NULL;
+	mod = calloc(1, sizeof(*mod));
+	if (!mod)
+		return NULL;
+	*slot = mod;
 	mod->t = vdso ? build_vdso() : build_file(pid, m);
 	if (mod->t && !load_rows(u, mod)) {
 		unwind_table__free(mod->t);
@@ -260,7 +262,7 @@ static const struct module *get_module(struct unwinder *u, uint32_t pid, const s
 	return mod;
 }
 
-void unwinder__preload(struct unwinder *u, const char *path)
+static void preload_file(struct unwinder *u, const char *path)
 {
 	struct stat st;
 	struct proc_map m = {.path = (char *)path};
@@ -270,55 +272,19 @@ void unwinder__preload(struct unwinder *u, const char *path)
 	m.dev_major = major(st.st_dev);
 	m.dev_minor = minor(st.st_dev);
 	m.inode = st.st_ino;
-	get_module(u, getpid(), &m);
+	get_module(u, getpid(), &m, procs__module_of(u->ps, &m));
 }
 
 /* ---- processes ------------------------------------------------------------------------------ */
 
-static struct uproc *find_proc(struct unwinder *u, uint32_t pid)
+/* pid's list, made empty if none; NULL only out of memory. */
+static struct uproc *get_proc(struct unwinder *u, struct procs_proc *p)
 {
-	uint64_t idx;
+	struct uproc **slot = (struct uproc **)procs__slot(p, u->id);
 
-	return u64map__get(&u->pid_index, pid, &idx) ? u->procs[idx] : NULL;
-}
-
-static struct uproc *get_proc(struct unwinder *u, uint32_t pid)
-{
-	struct uproc *p = find_proc(u, pid);
-
-	if (p)
-		return p;
-	if (u->nprocs == u->capprocs) {
-		size_t cap = u->capprocs ? 2 * u->capprocs : 16;
-		struct uproc **v = realloc(u->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		u->procs = v;
-		u->capprocs = cap;
-	}
-	p = calloc(1, sizeof(*p));
-	if (!p || u64map__put(&u->pid_index, pid, u->nprocs)) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
-	u->procs[u->nprocs++] = p;
-	return p;
-}
-
-static void drop_proc(struct unwinder *u, uint32_t pid)
-{
-	uint64_t idx;
-
-	if (!u64map__get(&u->pid_index, pid, &idx))
-		return;
-	free(u->procs[idx]);
-	u->procs[idx] = u->procs[--u->nprocs];
-	/* u64map has no delete: rebuild the index (exits are rare next to samples). */
-	u64map__clear(&u->pid_index);
-	for (size_t i = 0; i < u->nprocs; i++)
-		u64map__put(&u->pid_index, u->procs[i]->pid, i);
+	if (!*slot)
+		*slot = calloc(1, sizeof(**slot));
+	return *slot;
 }
 
 static void push_map(struct perch_proc_unwind *out, const struct perch_unwind_map *m,
@@ -369,25 +335,25 @@ static void place(struct perch_proc_unwind *v, uint64_t start, uint64_t end,
 	*v = out;
 }
 
-static void publish(struct unwinder *u, const struct uproc *p)
+static void publish(struct unwinder *u, uint32_t pid, const struct uproc *up)
 {
-	if (bpf_map_update_elem(u->procs_fd, &p->pid, &p->v, BPF_ANY)) {
+	if (bpf_map_update_elem(u->procs_fd, &pid, &up->v, BPF_ANY)) {
 		if (!u->stats[UNWINDER_PROCS_FULL])
-			log_warn("unwinder: list tables of process %u: %s", p->pid,
-				 strerror(errno));
+			log_warn("unwinder: list tables of process %u: %s", pid, strerror(errno));
 		u->stats[UNWINDER_PROCS_FULL]++;
 	}
 }
 
-static void add_map(struct unwinder *u, struct uproc *p, uint32_t pid, const struct proc_map *m)
+static void add_map(struct unwinder *u, struct uproc *up, uint32_t pid, const struct proc_map *m,
+		    struct procs_module *pm)
 {
-	const struct module *mod = get_module(u, pid, m);
+	const struct module *mod = get_module(u, pid, m, pm);
 	struct perch_unwind_map e;
 	size_t nrows;
 	uint64_t bias;
 
 	if (!mod || unwind_table__load_bias(mod->t, m->start, m->end, m->pgoff, &bias)) {
-		place(&p->v, m->start, m->end, NULL, &u->stats[UNWINDER_MAPS_FULL]);
+		place(&up->v, m->start, m->end, NULL, &u->stats[UNWINDER_MAPS_FULL]);
 		return;
 	}
 	unwind_table__rows(mod->t, &nrows);
@@ -398,47 +364,64 @@ static void add_map(struct unwinder *u, struct uproc *p, uint32_t pid, const str
 		.first_row = mod->first_row,
 		.nrows = (uint32_t)nrows,
 	};
-	place(&p->v, m->start, m->end, &e, &u->stats[UNWINDER_MAPS_FULL]);
+	place(&up->v, m->start, m->end, &e, &u->stats[UNWINDER_MAPS_FULL]);
 }
 
-void unwinder__mmap(struct unwinder *u, uint32_t pid, const struct proc_map *m)
-{
-	struct uproc *p = get_proc(u, pid);
+/* ---- the listener --------------------------------------------------------------------------- */
 
-	if (!p)
+static void proc_mapped(void *ctx, struct procs_proc *p, const struct proc_map *m,
+			struct procs_module *pm)
+{
+	struct unwinder *u = ctx;
+	struct uproc *up = get_proc(u, p);
+
+	if (!up)
 		return;
-	add_map(u, p, pid, m);
-	publish(u, p);
+	add_map(u, up, p->pid, m, pm);
+	publish(u, p->pid, up);
 }
 
-void unwinder__snapshot(struct unwinder *u, uint32_t pid)
+/* Attached: list every executable mapping /proc shows. Launched: its mappings are perch's until
+ * the exec; build the table of what it will exec now, so the sampler has it from its first
+ * tick. */
+static int proc_started(void *ctx, struct procs_proc *p, const struct proc_maps *maps,
+			const char *exe)
 {
-	struct proc_maps *maps = proc_maps__read(pid);
-	struct uproc *p = get_proc(u, pid);
+	struct unwinder *u = ctx;
+	struct uproc *up;
 
-	if (!maps || !p) {
-		proc_maps__free(maps);
-		return;
+	if (exe) {
+		preload_file(u, exe);
+		return 0;
 	}
-	for (size_t i = 0; i < proc_maps__count(maps); i++)
-		add_map(u, p, pid, proc_maps__get(maps, i));
-	publish(u, p);
-	proc_maps__free(maps);
+	up = maps ? get_proc(u, p) : NULL;
+	if (!up)
+		return 0;
+	for (size_t i = 0; i < proc_maps__count(maps); i++) {
+		const struct proc_map *m = proc_maps__get(maps, i);
+
+		add_map(u, up, p->pid, m, procs__module_of(u->ps, m));
+	}
+	publish(u, p->pid, up);
+	return 0;
 }
 
-void unwinder__exec(struct unwinder *u, uint32_t pid)
+/* The sampler dropped its copy at the exec; the new image's mmaps publish a new one. */
+static void proc_execd(void *ctx, struct procs_proc *p)
 {
-	struct uproc *p = find_proc(u, pid);
+	struct unwinder *u = ctx;
+	struct uproc *up = *procs__slot(p, u->id);
 
-	if (p)
-		p->v.n = 0;
-	/* The sampler dropped its copy at the exec; the new image's mmaps publish a new one. */
-	bpf_map_delete_elem(u->procs_fd, &pid);
+	if (up)
+		up->v.n = 0;
+	bpf_map_delete_elem(u->procs_fd, &p->pid);
 }
 
-void unwinder__fork(struct unwinder *u, uint32_t parent, uint32_t child)
+/* The child starts with the parent's list (the sampler copied it). */
+static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc *child)
 {
-	struct uproc *pp = find_proc(u, parent), *c;
+	struct unwinder *u = ctx;
+	struct uproc *pp = *procs__slot(parent, u->id), *c;
 
 	if (!pp)
 		return;
@@ -447,8 +430,24 @@ void unwinder__fork(struct unwinder *u, uint32_t parent, uint32_t child)
 		c->v = pp->v;
 }
 
-void unwinder__exit(struct unwinder *u, uint32_t pid)
+/* Forget its list, here and in the kernel. */
+static void proc_exited(void *ctx, struct procs_proc *p)
 {
-	drop_proc(u, pid);
-	bpf_map_delete_elem(u->procs_fd, &pid);
+	struct unwinder *u = ctx;
+	void **slot = procs__slot(p, u->id);
+
+	free(*slot);
+	*slot = NULL;
+	bpf_map_delete_elem(u->procs_fd, &p->pid);
 }
+
+static const struct procs_listener listener = {
+	.name = "unwinder",
+	.start = proc_started,
+	.fork = proc_forked,
+	.exec = proc_execd,
+	.mmap = proc_mapped,
+	.exit = proc_exited,
+	.drop = drop_proc,
+	.drop_module = drop_module,
+};

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The sampler, userspace side: loads the BPF program (bpf/sample.bpf.c) sized to the machine and
+ * attaches it to one perf_event per CPU; owns its target map; turns its ring buffer of process
+ * events and the mmap watch (mmapwatch.h) into events of the process table (procs.h); drains the
+ * kernel's double-buffered counts and stacks; reads its counters and its own cost.
+ */
+#ifndef PERCH_SAMPLER_H
+#define PERCH_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "bpf/perch_bpf.h"
+#include "procs.h"
+#include "record.h"
+
+/* Drains come every SAMPLER_DRAIN_MS; the buffers are sized for it. */
+#define SAMPLER_DRAIN_MS 100
+
+struct sampler;
+
+/* The sampler's maps the record-time parts keep in step (borrowed: valid until sampler__free). */
+struct sampler_fds {
+	int unwind_rows, proc_unwind;	 /* the unwinder's */
+	int region_procs, region_stacks; /* regions' */
+};
+
+/* Load and attach the sampler for o->freq and o->unwind; its process events go to ps (borrowed,
+ * freed after the sampler), and it listens to ps to drop exited targets from its map. Returns 0
+ * with *out set, or the enum perch_exit to end with (its line logged). */
+int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler **out);
+void sampler__free(struct sampler *sp);
+
+/* Where the kernel's BTF is, which the sampler is loaded against (PERCH_SYSFS_BTF: for tests). */
+const char *sampler_kernel_btf(void);
+
+/* Sample pid and follow its children from now on. launched: the command perch started, whose
+ * first ticks after its exec should unwind as completely as the rest (see sampler__wait_ms()).
+ * 0 or PERCH_EXIT_BPF (logged). */
+int sampler__add_target(struct sampler *sp, pid_t pid, bool launched);
+
+/* Read the process events waiting (the ring buffer, then the mmap records), waiting at most
+ * timeout_ms for the first. */
+void sampler__read_events(struct sampler *sp, int timeout_ms);
+/* How long the run may wait for events now, at most wait_ms: less for a while after an exec, so
+ * that the unwind tables follow the new image's mappings (right after the launched command's
+ * exec it naps 100 us here and returns 0). */
+int sampler__wait_ms(struct sampler *sp, int wait_ms);
+
+/* One counted bucket: stacks leaf first, zero-terminated, NULL when missing. */
+typedef void (*sampler_sample_fn)(void *ctx, const struct perch_key *key, uint64_t count,
+				  const uint64_t *ustack, const uint64_t *kstack);
+/* Switch the sampler to the other buffer, and hand every bucket of the one it filled to fn. */
+void sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx);
+
+/* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
+void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
+		    bool ok[PERCH_STAT_MAX]);
+/* The sampler's own cost, as the kernel measures it (kernel.bpf_stats_enabled=1; else 0). */
+void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs);
+const char *sampler__event_name(const struct sampler *sp); /* "cycles" or "cpu-clock" */
+uint32_t sampler__unwind_mode(const struct sampler *sp);   /* enum perch_unwind_mode */
+const struct sampler_fds *sampler__fds(const struct sampler *sp);
+
+#endif /* PERCH_SAMPLER_H */

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A recording's META, STATS and END blocks (see stats.h): one entry per key of format/keys.h,
+ * from the part that counts it.
+ */
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "format/keys.h"
+#include "stats.h"
+
+static struct rec_kv meta_kv(enum rec_meta key, const char *value)
+{
+	return (struct rec_kv){.key = (char *)rec_meta_keys[key], .str = (char *)value};
+}
+
+int stats__meta(struct rec_writer *w, const struct stats_parts *p)
+{
+	static const char *const unwind_names[] = {[PERCH_UNWIND_FP] = "fp",
+						   [PERCH_UNWIND_AUTO] = "auto",
+						   [PERCH_UNWIND_DWARF] = "dwarf"};
+	char command[4096], pids[1024], freq[32], start[64], maxstack[32];
+	struct utsname u;
+	time_t now = time(NULL);
+	struct rec_kv kv[10];
+	size_t n = 0;
+
+	targets__command(p->tg, command, sizeof(command));
+	targets__pids(p->tg, pids, sizeof(pids));
+	snprintf(freq, sizeof(freq), "%u", p->o->freq);
+	snprintf(maxstack, sizeof(maxstack), "%u", p->max_stack);
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
+	uname(&u);
+	kv[n++] = meta_kv(REC_META_command, command);
+	kv[n++] = meta_kv(REC_META_pids, pids);
+	kv[n++] = meta_kv(REC_META_mode, p->o->argv ? "launch" : "attach");
+	kv[n++] = meta_kv(REC_META_event, sampler__event_name(p->sp));
+	kv[n++] = meta_kv(REC_META_frequency, freq);
+	kv[n++] = meta_kv(REC_META_start_time, start);
+	kv[n++] = meta_kv(REC_META_hostname, u.nodename);
+	kv[n++] = meta_kv(REC_META_kernel, u.release);
+	kv[n++] = meta_kv(REC_META_max_stack, maxstack);
+	kv[n++] = meta_kv(REC_META_unwind, unwind_names[sampler__unwind_mode(p->sp)]);
+	return rec_writer__meta(w, kv, n);
+}
+
+static struct rec_kv stat_kv(enum rec_stat key, uint64_t value)
+{
+	return (struct rec_kv){.key = (char *)rec_stat_keys[key], .value = value};
+}
+
+static size_t cost_kv(struct rec_kv *kv, const struct sampler *sp)
+{
+	uint64_t cost[4];
+	struct rusage ru;
+	size_t n = 0;
+
+	sampler__cost(sp, &cost[0], &cost[1]);
+	getrusage(RUSAGE_SELF, &ru);
+	cost[2] = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
+	cost[3] = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;
+#define COST_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, cost[i]);
+	REC_STATS_COST(COST_KV)
+	return n;
+}
+
+void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
+{
+	uint64_t totals[PERCH_STAT_MAX];
+	bool ok[PERCH_STAT_MAX];
+	struct rec_kv kv[REC_STAT_NR];
+	size_t n = 0;
+
+	sampler__stats(p->sp, totals, ok);
+#define BPF_KV(k, i) \
+	if (ok[i])   \
+		kv[n++] = stat_kv(REC_STAT_##k, totals[i]);
+	REC_STATS_BPF(BPF_KV)
+#define COLLECT_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, collector__stat(p->col, i));
+	REC_STATS_COLLECT(COLLECT_KV)
+	/* Written only when it ran. */
+#define UNWINDER_KV(k, i) \
+	if (p->uw)        \
+		kv[n++] = stat_kv(REC_STAT_##k, unwinder__stat(p->uw, i));
+	REC_STATS_UNWINDER(UNWINDER_KV)
+#define REGIONS_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, regions__stat(p->rg, i));
+	REC_STATS_REGIONS(REGIONS_KV)
+	if (cost)
+		n += cost_kv(kv + n, p->sp);
+	rec_writer__stats(w, kv, n);
+}
+
+int stats__end(struct rec_writer *w, uint64_t duration_ns, int status, uint64_t drains)
+{
+	struct rec_kv kv[3] = {
+		{.key = (char *)rec_end_keys[REC_END_duration_ns], .value = duration_ns},
+		{.key = (char *)rec_end_keys[REC_END_exit_status], .value = (uint64_t)status},
+		{.key = (char *)rec_end_keys[REC_END_drains], .value = drains},
+	};
+
+	return rec_writer__end(w, kv, 3);
+}
