@@ -69,7 +69,7 @@ launch() {
 jit_launch() {
 	local pid
 	perch_record "$1" -- "$WL/$2" 2 ${3:+"$3"}
-	pid=$(stat "$T/$1.data" pids)
+	pid=$(rec_stat "$T/$1.data" pids)
 	rm -f "/tmp/perf-$pid.map"
 	folded "$T/$1.data" >"$T/$1.folded"
 }
@@ -94,17 +94,17 @@ expect() {
 
 # ---- a recording's numbers ----------------------------------------------------------------------
 
-# stat REC KEY: one number of a recording, from `perch report --format=stats` (format/keys.h
+# rec_stat REC KEY: one number of a recording, from `perch report --format=stats` (format/keys.h
 # names the keys; sampled, processes and threads are the counts the text header derives); empty
 # when the recording has no such key (duration_ns and exit_status of one that did not finish).
-# It shadows stat(1): take a file's size with wc -c.
-stat() { "$PERCH" report --format=stats "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }'; }
+# (Not called stat: that would shadow stat(1).)
+rec_stat() { "$PERCH" report --format=stats "$1" | awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }'; }
 # freq REC: the sampling frequency perch recorded at (Hz)
-freq() { stat "$1" frequency; }
+freq() { rec_stat "$1" frequency; }
 # seconds REC: the recording's duration in seconds, to the ms as the text report gives it
 seconds() {
 	local ns
-	ns=$(stat "$1" duration_ns)
+	ns=$(rec_stat "$1" duration_ns)
 	[ -n "$ns" ] && awk -v n="$ns" 'BEGIN { printf "%.3f", n / 1e9 }'
 }
 # says REC [GREP_OPTION...] PATTERN: the text report has a line that matches PATTERN, for the checks

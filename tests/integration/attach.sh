@@ -20,8 +20,8 @@ if [ $rc -ne 0 ]; then
 else
 	folded "$T/attach.data" >"$T/attach.folded"
 	check_shares "attach shares" "$T/attach.folded" "$T/attach.truth"
-	mode=$(stat "$T/attach.data" mode)
-	dur=$(stat "$T/attach.data" duration_ns)
+	mode=$(rec_stat "$T/attach.data" mode)
+	dur=$(rec_stat "$T/attach.data" duration_ns)
 	if [ "$mode" = attach ] && [ -n "$dur" ]; then
 		ok "attach: the recording says mode attach and has a duration ($dur ns)"
 	else

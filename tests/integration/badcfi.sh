@@ -15,7 +15,7 @@ eoff=$((16#$eoff))
 esize=$((16#$esize))
 head -c $((esize - 24)) /dev/zero | tr '\0' '\132' | dd of="$T/nofp-badcfi" bs=1 seek=$((eoff + 24)) conv=notrunc status=none
 "$PERCH" record -o "$T/badcfi.data" -- "$T/nofp-badcfi" 0.5 >/dev/null 2>"$T/err"
-dmg=$(stat "$T/badcfi.data" unwind_modules_cfi_damaged)
+dmg=$(rec_stat "$T/badcfi.data" unwind_modules_cfi_damaged)
 if [ "${dmg:-0}" -ge 1 ] && grep -q "nofp-badcfi: its CFI (.eh_frame) is damaged" "$T/err"; then
 	ok "damaged .eh_frame: counted in the report ($dmg module) and warned about while recording"
 else

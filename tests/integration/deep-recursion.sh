@@ -9,8 +9,8 @@ set -u
 it_begin deep-recursion "${1:-build}"
 
 launch deeprec -- "$WL/deep" 1 recurse
-tr_=$(stat "$T/deeprec.data" truncated_stacks)
-tot=$(stat "$T/deeprec.data" sampled)
+tr_=$(rec_stat "$T/deeprec.data" truncated_stacks)
+tot=$(rec_stat "$T/deeprec.data" sampled)
 # Nodes labelled recurse under each root of the call tree (roots are the outermost frames: their
 # total's "%" is the 9th character, a child's is two further right). Complete stacks root at
 # _start, truncated ones (127 frames from the leaf) at recurse, or, for the few ticks at depths

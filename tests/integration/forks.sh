@@ -11,7 +11,7 @@ it_begin forks "${1:-build}"
 launch forks -- "$WL/forks" 2
 cw=$(share "$T/forks.folded" child_work)
 gw=$(share "$T/forks.folded" grandchild_work)
-nproc=$(stat "$T/forks.data" processes)
+nproc=$(rec_stat "$T/forks.data" processes)
 # the grandchild was forked inside child_work, so child_work is on the stacks of the children and
 # the grandchild: the children's CPU time with their waited-for grandchild's, from rusage
 ecw=$(truth_pct "$T/forks.truth" child_tree)

@@ -16,7 +16,7 @@ wait "$ppid" 2>/dev/null
 sleep 1.2 # the workload runs on to its end
 "$PERCH" report "$T/killed.data" >"$T/killed.txt" 2>"$T/err"
 rc=$?
-samples=$(stat "$T/killed.data" sampled)
+samples=$(rec_stat "$T/killed.data" sampled)
 # perch loses at most the last second it held (README): the workload ran its one CPU for at
 # least 2.5 s less perch's start-up, so at least a second of ticks must be on disk
 mink=$(min_samples 1 "$(freq "$T/killed.data")")

@@ -11,7 +11,7 @@ it_begin manythreads "${1:-build}"
 launch many -- "$WL/manythreads" 3 1000
 mw=$(share "$T/many.folded" thread_work)
 emw=$(truth_pct "$T/many.truth" thread_work)
-mnomaps=$(stat "$T/many.data" samples_without_mappings)
+mnomaps=$(rec_stat "$T/many.data" samples_without_mappings)
 mtotal=$(samples "$T/many.folded")
 # stacks of 127 frames of one repeated address (a frame-pointer walk gone round in a loop) are
 # cut where the walk left the mappings, and counted: none may stay in the folded output

@@ -11,7 +11,7 @@ it_begin reexec "${1:-build}"
 launch reexec -- "$WL/reexec" 300 5
 rw=$(share "$T/reexec.folded" image_work)
 erw=$(truth_pct "$T/reexec.truth" image_work)
-rnomaps=$(stat "$T/reexec.data" samples_without_mappings)
+rnomaps=$(rec_stat "$T/reexec.data" samples_without_mappings)
 rtotal=$(samples "$T/reexec.folded")
 # every sample resolved in the image it was taken in (its exec generation): none without
 # mappings but the odd tick inside exec itself, when the old image is gone and the new one not

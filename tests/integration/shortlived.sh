@@ -12,7 +12,7 @@ launch short -- "$WL/shortlived"
 # share of samples whose innermost user frame has a function name
 named=$(leaf_named "$T/short.folded")
 burn=$(share "$T/short.folded" child_burn)
-nomaps=$(stat "$T/short.data" samples_without_mappings)
+nomaps=$(rec_stat "$T/short.data" samples_without_mappings)
 # ld.so and libc internals are named through their separate debug info (libc6-dbg).
 total=$(samples "$T/short.folded")
 # child_burn's share of the tree's CPU time (rusage: forks, execs, start-up and exits included).

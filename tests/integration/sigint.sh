@@ -19,7 +19,7 @@ rc=$?
 kill "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
 # complete: the recording has its end (a duration)
-if [ $rc -eq 0 ] && [ -n "$(stat "$T/int.data" duration_ns)" ]; then
+if [ $rc -eq 0 ] && [ -n "$(rec_stat "$T/int.data" duration_ns)" ]; then
 	ok "Ctrl-C while attached: exit 0, recording complete"
 else
 	bad "Ctrl-C" "exit $rc: $(cat "$T/err")"
