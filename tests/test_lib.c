@@ -153,6 +153,7 @@ static void vec_grow_doubles_from_first_and_keeps_contents(void **state)
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(v[i], i);
 	assert_int_equal(vec_grow(&v, &cap, SIZE_MAX / 2, sizeof(*v), 16), -ENOMEM);
+	assert_int_equal(vec_grow(&v, &cap, SIZE_MAX, sizeof(*v), 16), -ENOMEM); /* no wrap */
 	assert_int_equal(cap, 128); /* kept on failure */
 	free(v);
 }

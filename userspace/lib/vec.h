@@ -4,6 +4,7 @@
 #define PERCH_VEC_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Make *pv (an array of elem-byte entries with room for *cap) hold at least need entries,
@@ -16,8 +17,13 @@ static inline int vec_grow(void *pv, size_t *cap, size_t need, size_t elem, size
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
+	while (n < need) {
+		if (n > SIZE_MAX / 2) /* need is past any size: doubling would wrap to 0 */
+			return -ENOMEM;
 		n *= 2;
+	}
+	if (n > SIZE_MAX / elem) /* refused here, not by the allocator (ASan aborts there) */
+		return -ENOMEM;
 	p = reallocarray(*v, n, elem);
 	if (!p)
 		return -ENOMEM;
