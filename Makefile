@@ -212,6 +212,7 @@ check-integration: all
 check-format:
 	@bash scripts/check-format.sh
 	@bash scripts/check-layers.sh
+	@bash scripts/check-size.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
