@@ -58,7 +58,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # The parts of the recording run that include the BPF skeleton (or headers that do).
-SKEL_USERS := record sampler stats targets
+SKEL_USERS := record sampler sampler_events sampler_drain stats targets
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
@@ -212,6 +212,7 @@ check-integration: all
 check-format:
 	@bash scripts/check-format.sh
 	@bash scripts/check-layers.sh
+	@bash scripts/check-size.sh
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -65,7 +65,7 @@ static inline uint64_t le64_get(const uint8_t *p)
 /* CRC-32 of a block's payload (zlib's). */
 uint32_t codec_crc(const uint8_t *p, size_t len);
 
-/* ---- building: a growable buffer and put_* into room made by buf_reserve() ---- */
+/* Building: a growable buffer and put_* into room made by buf_reserve(). */
 
 struct buf {
 	uint8_t *data;
@@ -102,7 +102,7 @@ static inline void put_u64(struct buf *b, uint64_t v)
 /* u32 length + bytes, room included. 0, -E2BIG or -ENOMEM. */
 int put_str(struct buf *b, const char *s, size_t len);
 
-/* ---- reading: the unread rest of a payload; every cur_* is false when it is too short ---- */
+/* Reading: the unread rest of a payload; every cur_* is false when it is too short. */
 
 struct cur {
 	const uint8_t *p;

@@ -68,8 +68,6 @@ struct linecache *linecache__new(const char *dir)
 	return lc;
 }
 
-/* ---- reading ------------------------------------------------------------------------------- */
-
 struct cur {
 	char *p;
 	size_t left;
@@ -218,8 +216,6 @@ bool linecache__get(struct linecache *lc, const char *build_id, uint64_t offset,
 	*n = m->entries[idx].n;
 	return true;
 }
-
-/* ---- adding --------------------------------------------------------------------------------- */
 
 static void put_bytes(struct lc_module *m, const void *p, size_t n)
 {

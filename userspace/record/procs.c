@@ -79,8 +79,6 @@ int procs__listen(struct procs *ps, const struct procs_listener *l)
 	return ps->nl++;
 }
 
-/* ---- lookups -------------------------------------------------------------------------------- */
-
 struct procs_proc *procs__find(const struct procs *ps, uint32_t pid)
 {
 	uint64_t idx;
@@ -166,8 +164,6 @@ struct procs_module *procs__module_of(struct procs *ps, const struct proc_map *m
 		return NULL;
 	return procs__module(ps, makedev(m->dev_major, m->dev_minor), m->inode);
 }
-
-/* ---- events --------------------------------------------------------------------------------- */
 
 int procs__snapshot(struct procs *ps, uint32_t pid, const char *exe)
 {

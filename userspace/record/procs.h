@@ -84,7 +84,7 @@ void procs__free(struct procs *ps);
 /* Register l (copied). Returns the listener's id (for its slots), or -ENOSPC. */
 int procs__listen(struct procs *ps, const struct procs_listener *l);
 
-/* ---- events, from the recording run ---- */
+/* Events, from the recording run. */
 
 /* Read pid's mappings from /proc and start it with every listener (see the start hook): a
  * process perch attached to (exe NULL), a command it launched (exe: what it will exec), or one
@@ -100,7 +100,7 @@ void procs__mmap(struct procs *ps, uint32_t pid, const struct proc_map *m);
 void procs__exit(struct procs *ps, uint32_t pid);
 void procs__flush(struct procs *ps);
 
-/* ---- lookups, for listeners ---- */
+/* Lookups, for listeners. */
 
 /* The entry of pid, NULL if none (procs__get: made if none, NULL only out of memory). */
 struct procs_proc *procs__find(const struct procs *ps, uint32_t pid);

@@ -62,8 +62,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* ---- checks before anything starts ---------------------------------------------------------- */
-
 static int check_caps(void)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
@@ -124,8 +122,6 @@ static int preflight(const struct record_opts *o)
 	return ret;
 }
 
-/* ---- setting up ----------------------------------------------------------------------------- */
-
 /* The parts that follow the targets, in the order they hear of them: the unwinder first (the
  * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
 static int add_listeners(struct session *s)
@@ -168,8 +164,6 @@ static int setup(struct session *s)
 	ret = sampler__open(s->o, s->procs, &s->sp);
 	return ret ? ret : add_listeners(s);
 }
-
-/* ---- the loop ------------------------------------------------------------------------------- */
 
 /* Process events first (forks, exits), then the mmap records they make relevant, then forget the
  * targets that exited: their last mmap records have been read. */
@@ -236,8 +230,6 @@ static void run_loop(struct session *s)
 		}
 	}
 }
-
-/* ---- the end -------------------------------------------------------------------------------- */
 
 static int finish(struct session *s, int status)
 {

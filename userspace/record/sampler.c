@@ -1,73 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The sampler, userspace side (see sampler.h): the BPF object and its perf events, its target
- * map, the process events it and the mmap watch report, and the drain of its double buffers.
+ * The sampler, userspace side (see sampler.h and sampler_impl.h): the BPF object sized to the
+ * machine and loaded (falling back to frame pointers where the kernel refuses the unwinder), its
+ * perf events, its target map, its counters and its own cost. Its process events are
+ * sampler_events.c's, the drain of its double buffers sampler_drain.c's.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "sample.skel.h"
 #include "btfcache.h"
 #include "cachedir.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "lib/u64map.h"
-#include "lib/vec.h"
 #include "mmapwatch.h"
 #include "proc.h"
-#include "sampler.h"
-
-/* After an exec, poll the mmap records this often for a while, so the new image's unwind tables
- * are in the kernel within a millisecond of its libraries being mapped; after the launched
- * command's exec, every 100 us: it reaches main about a millisecond after the dynamic loader
- * mapped its libraries, and its first ticks should unwind as completely as the rest. */
-#define FAST_POLL_MS  1
-#define FAST_POLL_FOR 100000000ull /* ns */
-#define SPIN_FOR      30000000ull  /* ns */
-#define SPIN_NAP_NS   100000	   /* ns */
-/* The longest wait for events otherwise. */
-#define POLL_MS 20
-/* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
- * old value to finish before the idle buffer is drained. */
-#define FLIP_GRACE_NS 2000000
-
-struct sampler {
-	unsigned int freq;
-	struct procs *procs; /* borrowed: where the process events go */
-	struct sample_bpf *skel;
-	struct bpf_link **tick_links;
-	int *perf_fds;
-	int ncpus;
-	const char *event_name;
-	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
-	struct sampler_fds fds;
-	struct ring_buffer *rb;
-	struct mmap_watch *mw;
-	pid_t launched; /* the command perch launched, or 0 */
-	uint64_t fast_poll_until, spin_until;
-	bool spun;
-	uint64_t *stack_buf; /* one bucket's user and kernel stacks */
-	struct perch_key *keys;
-	uint64_t *vals;
-	uint64_t *dkeys; /* one period's dwarf stacks: hashes, stacks, hash -> index */
-	struct perch_ustack *dvals;
-	struct u64map dindex;
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
+#include "sampler_impl.h"
 
 const char *sampler_kernel_btf(void)
 {
@@ -75,8 +27,6 @@ const char *sampler_kernel_btf(void)
 
 	return path ? path : "/sys/kernel/btf/vmlinux";
 }
-
-/* ---- loading -------------------------------------------------------------------------------- */
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -220,127 +170,8 @@ static int attach_ticks(struct sampler *sp)
 	return 0;
 }
 
-/* ---- process events ------------------------------------------------------------------------- */
-
-/* An exec: poll the mmap records often for a while, so that the unwind tables follow them. */
-static void follow_exec(struct sampler *sp, uint32_t pid)
-{
-	if (sp->unwind_mode == PERCH_UNWIND_FP)
-		return;
-	sp->fast_poll_until = now_ns() + FAST_POLL_FOR;
-	if ((pid_t)pid == sp->launched && !sp->spun) {
-		sp->spin_until = now_ns() + SPIN_FOR;
-		sp->spun = true;
-	}
-}
-
-/* The sampler's process events, into the process table. */
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	struct sampler *sp = ctx;
-	const struct perch_event *e = data;
-
-	if (len < sizeof(*e))
-		return 0;
-	procs__comm(sp->procs, e->pid, e->comm);
-	switch (e->type) {
-	case PERCH_EV_FORK:
-		procs__fork(sp->procs, e->ppid, e->gen, e->pid);
-		break;
-	case PERCH_EV_EXEC:
-		follow_exec(sp, e->pid);
-		if (sp->mw)
-			break; /* the exec comes again, in order with the mmap records */
-		/* No mmap records: what /proc shows now (the libraries may come later). */
-		procs__exec(sp->procs, e->pid);
-		procs__snapshot(sp->procs, e->pid, NULL);
-		break;
-	case PERCH_EV_EXIT:
-		procs__exit(sp->procs, e->pid);
-		break;
-	}
-	return 0;
-}
-
-static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
-{
-	struct sampler *sp = ctx;
-	__u32 pid = e->pid, v;
-	struct proc_map m;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(sp->skel->maps.targets), &pid, &v))
-		return; /* another process on the system */
-	if (e->type == MW_EXEC) {
-		procs__exec(sp->procs, pid);
-		return;
-	}
-	m = (struct proc_map){.start = e->start,
-			      .end = e->start + e->len,
-			      .pgoff = e->pgoff,
-			      .dev_major = e->maj,
-			      .dev_minor = e->min,
-			      .inode = e->ino,
-			      .path = (char *)e->path};
-	procs__mmap(sp->procs, pid, &m);
-}
-
-static void start_mmap_watch(struct sampler *sp)
-{
-	sp->mw = mmap_watch__new(sp->ncpus, on_mmap_event, sp);
-	if (!sp->mw)
-		log_warn("no mmap events (%s): processes that exit within %d ms may stay unnamed",
-			 strerror(errno), SAMPLER_DRAIN_MS);
-}
-
-/* The sampler's own listener: a target that exited leaves its map. */
-static void target_exited(void *ctx, struct procs_proc *p)
-{
-	struct sampler *sp = ctx;
-
-	bpf_map_delete_elem(bpf_map__fd(sp->skel->maps.targets), &p->pid);
-}
-
-void sampler__read_events(struct sampler *sp, int timeout_ms)
-{
-	ring_buffer__poll(sp->rb, timeout_ms);
-	if (sp->mw)
-		mmap_watch__read(sp->mw);
-}
-
-int sampler__wait_ms(struct sampler *sp, int wait_ms)
-{
-	uint64_t t = now_ns();
-	int most = POLL_MS;
-
-	if (t < sp->spin_until) {
-		/* Right after the exec: look every SPIN_NAP_NS (no busy spin: it would cost the
-		 * whole window in CPU for a latency the nap barely changes). */
-		struct timespec nap = {.tv_nsec = SPIN_NAP_NS};
-
-		nanosleep(&nap, NULL);
-		most = 0;
-	} else if (t < sp->fast_poll_until) {
-		most = FAST_POLL_MS;
-	}
-	return wait_ms > most ? most : wait_ms;
-}
-
-static int alloc_buffers(struct sampler *sp)
-{
-	sp->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
-	sp->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->keys));
-	sp->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->vals));
-	/* Touched only as far as a period's stacks reach. */
-	sp->dkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dkeys));
-	sp->dvals = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dvals));
-	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->dkeys || !sp->dvals)
-		return PERCH_EXIT_INTERNAL;
-	return 0;
-}
-
 static int load(struct sampler *sp, const struct record_opts *o)
 {
-	const struct procs_listener l = {.name = "sampler", .ctx = sp, .exit = target_exited};
 	int err;
 
 	libbpf_set_print(libbpf_print);
@@ -357,19 +188,14 @@ static int load(struct sampler *sp, const struct record_opts *o)
 				       bpf_map__fd(sp->skel->maps.proc_unwind),
 				       bpf_map__fd(sp->skel->maps.region_procs),
 				       bpf_map__fd(sp->skel->maps.region_stacks)};
-	if (procs__listen(sp->procs, &l) < 0)
+	if (sampler_listen(sp) < 0)
 		return PERCH_EXIT_INTERNAL;
 	if (sample_bpf__attach(sp->skel)) {
 		log_err("attach process tracepoints: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
-	sp->rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.events), handle_event, sp, NULL);
-	if (!sp->rb) {
-		log_err("ring buffer: %s", strerror(errno));
-		return PERCH_EXIT_BPF;
-	}
-	start_mmap_watch(sp);
-	return attach_ticks(sp);
+	err = sampler_open_events(sp);
+	return err ? err : attach_ticks(sp);
 }
 
 int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler **out)
@@ -382,7 +208,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 		return PERCH_EXIT_INTERNAL;
 	sp->freq = o->freq;
 	sp->procs = ps;
-	ret = alloc_buffers(sp);
+	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
 }
 
@@ -400,12 +226,7 @@ void sampler__free(struct sampler *sp)
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
 	sample_bpf__destroy(sp->skel);
-	free(sp->stack_buf);
-	free(sp->keys);
-	free(sp->vals);
-	free(sp->dkeys);
-	free(sp->dvals);
-	u64map__clear(&sp->dindex);
+	sampler_drain_free(sp);
 	free(sp);
 }
 
@@ -421,140 +242,6 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 	}
 	return 0;
 }
-
-/* ---- draining ------------------------------------------------------------------------------- */
-
-static const uint64_t *lookup_stack(int map_fd, __s32 id, uint64_t *buf)
-{
-	if (id < 0)
-		return NULL;
-	memset(buf, 0, PERCH_MAX_STACK * sizeof(*buf));
-	if (bpf_map_lookup_elem(map_fd, &id, buf))
-		return NULL;
-	return buf;
-}
-
-static void clear_stacks(int map_fd)
-{
-	__u32 key, next, *prev = NULL;
-	__u32 *ids = NULL;
-	size_t n = 0, cap = 0;
-
-	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
-		if (vec_grow(&ids, &cap, n + 1, sizeof(*ids), 256))
-			break;
-		ids[n++] = next;
-		key = next;
-		prev = &key;
-	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(map_fd, &ids[i]);
-	free(ids);
-}
-
-/* Read every (key, count) of the idle counts map and delete it. */
-static size_t take_counts(struct sampler *sp, int map_fd)
-{
-	__u32 count = PERCH_COUNT_ENTRIES;
-	struct perch_key cursor, *prev = NULL;
-	size_t n = 0;
-	void *out_batch = &cursor;
-	int err;
-
-	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, out_batch, sp->keys, sp->vals, &count,
-					      NULL);
-	if (err == 0 || errno == ENOENT)
-		return count;
-	/* No batch operations on this kernel: one key at a time. */
-	while (n < PERCH_COUNT_ENTRIES && bpf_map_get_next_key(map_fd, prev, &sp->keys[n]) == 0) {
-		if (bpf_map_lookup_elem(map_fd, &sp->keys[n], &sp->vals[n]) == 0)
-			n++;
-		cursor = sp->keys[n ? n - 1 : 0];
-		prev = &cursor;
-	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(map_fd, &sp->keys[i]);
-	return n;
-}
-
-/* Read every stack of the idle dwarf stack map, delete them, and index them by hash. */
-static void take_dwarf_stacks(struct sampler *sp, int map_fd)
-{
-	__u32 count = PERCH_STACK_ENTRIES;
-	__u64 cursor, *prev = NULL;
-	size_t n = 0;
-	int err;
-
-	u64map__clear(&sp->dindex);
-	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, sp->dkeys, sp->dvals, &count,
-					      NULL);
-	if (err == 0 || errno == ENOENT) {
-		n = count;
-	} else {
-		/* No batch operations on this kernel: one key at a time. */
-		while (n < PERCH_STACK_ENTRIES &&
-		       bpf_map_get_next_key(map_fd, prev, &sp->dkeys[n]) == 0) {
-			if (bpf_map_lookup_elem(map_fd, &sp->dkeys[n], &sp->dvals[n]) == 0)
-				n++;
-			cursor = sp->dkeys[n ? n - 1 : 0];
-			prev = &cursor;
-		}
-		for (size_t i = 0; i < n; i++)
-			bpf_map_delete_elem(map_fd, &sp->dkeys[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		u64map__put(&sp->dindex, sp->dkeys[i], i);
-}
-
-/* The user stack a DWARF key names, zero-terminated in buf, leaf first. */
-static const uint64_t *dwarf_stack(struct sampler *sp, const struct perch_key *key, uint64_t *buf)
-{
-	const struct perch_ustack *st;
-	uint64_t idx;
-	uint32_t n;
-
-	if (key->ustack_id < 0 || !u64map__get(&sp->dindex, key->ustack_hash, &idx))
-		return NULL;
-	st = &sp->dvals[idx];
-	n = st->n < PERCH_MAX_STACK ? st->n : PERCH_MAX_STACK;
-	memcpy(buf, st->pc, n * sizeof(*buf));
-	memset(buf + n, 0, (PERCH_MAX_STACK - n) * sizeof(*buf));
-	return buf;
-}
-
-static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_fn fn, void *ctx)
-{
-	struct bpf_map *cmap = which ? sp->skel->maps.counts1 : sp->skel->maps.counts0;
-	struct bpf_map *smap = which ? sp->skel->maps.stacks1 : sp->skel->maps.stacks0;
-	struct bpf_map *dmap = which ? sp->skel->maps.dstacks1 : sp->skel->maps.dstacks0;
-	int sfd = bpf_map__fd(smap);
-	uint64_t *ubuf = sp->stack_buf, *kbuf = sp->stack_buf + PERCH_MAX_STACK;
-	size_t n = take_counts(sp, bpf_map__fd(cmap));
-
-	if (sp->unwind_mode != PERCH_UNWIND_FP)
-		take_dwarf_stacks(sp, bpf_map__fd(dmap));
-	for (size_t i = 0; i < n; i++) {
-		const struct perch_key *key = &sp->keys[i];
-		const uint64_t *u = key->flags & PERCH_KEY_DWARF
-					    ? dwarf_stack(sp, key, ubuf)
-					    : lookup_stack(sfd, key->ustack_id, ubuf);
-
-		fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
-	}
-	clear_stacks(sfd);
-}
-
-void sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
-{
-	unsigned int old = sp->skel->bss->active;
-	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS};
-
-	sp->skel->bss->active = !old;
-	nanosleep(&grace, NULL);
-	drain_buffer(sp, old, fn, ctx);
-}
-
-/* ---- counters ------------------------------------------------------------------------------- */
 
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX])

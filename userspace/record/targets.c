@@ -34,8 +34,6 @@ struct targets {
 	bool nofile_raised;
 };
 
-/* ---- checks before anything starts ---------------------------------------------------------- */
-
 /* The shell's rules: a name with a slash is a path, else search $PATH. Fills buf with the
  * executable file found and returns 0; -EACCES when only files that are not executable have
  * the name, -ENOENT when none does. */
@@ -108,8 +106,6 @@ int targets__check(const struct record_opts *o)
 {
 	return o->argv ? check_command(o->argv[0]) : check_pids(o);
 }
-
-/* ---- starting ------------------------------------------------------------------------------- */
 
 /* The symbolizer keeps one open file per module it indexed, and perch opens one perf event
  * per CPU: raise the soft descriptor limit to the hard one. */
@@ -265,8 +261,6 @@ int targets__start(struct targets *tg, struct sampler *sp, struct procs *ps,
 {
 	return tg->o->argv ? start_launched(tg, sp, ps) : start_attached(tg, sp, ps, rg);
 }
-
-/* ---- running and ending --------------------------------------------------------------------- */
 
 bool targets__done(struct targets *tg)
 {

@@ -119,8 +119,6 @@ uint64_t unwinder__stat(const struct unwinder *u, enum unwinder_stat which)
 	return which < UNWINDER_STAT_MAX ? u->stats[which] : 0;
 }
 
-/* ---- modules -------------------------------------------------------------------------------- */
-
 /* The vDSO the kernel maps into every process is the one it maps into perch: read our own. */
 static struct unwind_table *build_vdso(void)
 {
@@ -275,8 +273,6 @@ static void preload_file(struct unwinder *u, const char *path)
 	get_module(u, getpid(), &m, procs__module_of(u->ps, &m));
 }
 
-/* ---- processes ------------------------------------------------------------------------------ */
-
 /* pid's list, made empty if none; NULL only out of memory. */
 static struct uproc *get_proc(struct unwinder *u, struct procs_proc *p)
 {
@@ -366,8 +362,6 @@ static void add_map(struct unwinder *u, struct uproc *up, uint32_t pid, const st
 	};
 	place(&up->v, m->start, m->end, &e, &u->stats[UNWINDER_MAPS_FULL]);
 }
-
-/* ---- the listener --------------------------------------------------------------------------- */
 
 static void proc_mapped(void *ctx, struct procs_proc *p, const struct proc_map *m,
 			struct procs_module *pm)

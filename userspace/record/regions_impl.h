@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internal to record/regions*: the profiler's side of region markers as its parts see it.
+ * regions.c owns the listener on the process table and the API of regions.h; regions_find.c
+ * finds the runtime's registry in a module's ELF file; regions_mem.c reads and writes the
+ * target's memory; regions_switch.c switches a runtime on and back off (one perch at a time);
+ * regions_read.c reads the per-thread trees and writes them as REGIONS blocks;
+ * regions_stacks.c turns the sampler's region stacks into the region names of samples.
+ */
+#ifndef PERCH_RECORD_REGIONS_IMPL_H
+#define PERCH_RECORD_REGIONS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "perch_abi.h"
+#include "bpf/perch_bpf.h"
+#include "format/recording.h"
+#include "lib/u64map.h"
+#include "procs.h"
+#include "regions.h"
+
+#define REG_FIELD(f) offsetof(struct perch_abi_registry, f)
+
+/* Region calls the runtime could not keep under their own name and place (its limits). */
+struct limits {
+	uint64_t names_over; /* under PERCH_NAME_TOO_MANY: the name table was full */
+	uint64_t tree_full;  /* under PERCH_NODE_OTHER: the thread's tree was full */
+	uint64_t too_deep;   /* deeper than PERCH_MAX_DEPTH: counted only */
+};
+
+enum proc_state {
+	P_PENDING = 0, /* registry found, the runtime's constructor has not run yet */
+	P_ON,	       /* switched on, tables read periodically */
+	P_DONE,	       /* final figures written */
+};
+
+/* A process with a runtime, in its process slot (procs.h). */
+struct rproc {
+	uint32_t pid;
+	enum proc_state state;
+	bool attached;	/* perch switched the runtime on (not the environment of a launch) */
+	uint32_t owner; /* another live perch that owns the runtime (the process is left alone) */
+	uint64_t addr;	/* the registry in the process */
+	struct perch_abi_registry reg;
+	char (*names)[PERCH_NAME_LEN]; /* names[0 .. nnames) read so far */
+	uint32_t nnames;
+	struct rec_region_thread *threads; /* the last read */
+	size_t nthreads;
+	struct limits lim;   /* of the last read */
+	uint32_t *name_strs; /* per name id: string id in the recording, 0 = not made yet */
+	size_t capnames, capstrs;
+};
+
+struct regions {
+	struct rec_writer *w;
+	int procs_fd, stacks_fd;
+	struct procs *ps; /* borrowed: processes and modules, our slots in them */
+	int id;
+	struct u64map stack_index;   /* region stack hash -> index in stacks */
+	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
+	size_t nstacks, capstacks;
+	uint64_t tsc0, ns0; /* calibration start */
+	uint64_t stats[REGIONS_STAT_MAX];
+	uint32_t me; /* this perch's pid and start time: the owner it writes */
+	uint64_t me_start;
+	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
+	bool warned;
+};
+
+/* regions.c: pid's process, when it has a runtime (else NULL). */
+struct rproc *regions_find_proc(const struct regions *rg, uint32_t pid);
+
+/* regions_find.c: the registry's address in pid, from its executable mapping m of module pm
+ * (whose slot caches what the file holds); false when the file holds no runtime. */
+bool regions_find(struct regions *rg, uint32_t pid, const struct proc_map *m,
+		  struct procs_module *pm, uint64_t *addr);
+
+/* regions_mem.c: 0, or -1 with errno. read_registry also checks the ABI (EPROTO). */
+int regions_peek(uint32_t pid, uint64_t addr, void *buf, size_t len);
+int regions_poke_u32(struct rproc *p, size_t off, uint32_t v);
+int regions_poke_u64(struct rproc *p, size_t off, uint64_t v);
+int regions_read_registry(struct rproc *p);
+
+/* regions_switch.c: switch p's runtime on (or leave it pending, busy or unreadable); release
+ * gives it back at the end. */
+void regions_switch_on(struct regions *rg, struct rproc *p);
+void regions_release(struct regions *rg, struct rproc *p);
+
+/* regions_read.c */
+void regions_clock_start(struct regions *rg);
+void regions_free_threads(struct rec_region_thread *t, size_t n);
+int regions_read_names(struct rproc *p);
+const char *regions_name_of(const struct rproc *p, uint32_t id);
+bool regions_collect_proc(struct regions *rg, struct rproc *p);
+void regions_write_proc(struct regions *rg, struct rproc *p);
+
+#endif /* PERCH_RECORD_REGIONS_IMPL_H */

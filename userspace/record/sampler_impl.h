@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internal to record/sampler*: the sampler as its parts see it. sampler.c owns the BPF object,
+ * its perf events, its target map and its counters; sampler_events.c turns its ring buffer and
+ * the mmap watch into events of the process table and paces the waits for them; sampler_drain.c
+ * drains the double-buffered counts and stacks.
+ */
+#ifndef PERCH_RECORD_SAMPLER_IMPL_H
+#define PERCH_RECORD_SAMPLER_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sample.skel.h"
+#include "lib/u64map.h"
+#include "sampler.h"
+
+struct sampler {
+	unsigned int freq;
+	struct procs *procs; /* borrowed: where the process events go */
+	struct sample_bpf *skel;
+	struct bpf_link **tick_links;
+	int *perf_fds;
+	int ncpus;
+	const char *event_name;
+	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
+	struct sampler_fds fds;
+	struct ring_buffer *rb;
+	struct mmap_watch *mw;
+	pid_t launched; /* the command perch launched, or 0 */
+	uint64_t fast_poll_until, spin_until;
+	bool spun;
+	uint64_t *stack_buf; /* one bucket's user and kernel stacks */
+	struct perch_key *keys;
+	uint64_t *vals;
+	uint64_t *dkeys; /* one period's dwarf stacks: hashes, stacks, hash -> index */
+	struct perch_ustack *dvals;
+	struct u64map dindex;
+};
+
+/* sampler_events.c: listen to the process table (a target that exited leaves the target map);
+ * start reading the process events (0, or the enum perch_exit to end with, logged). */
+int sampler_listen(struct sampler *sp);
+int sampler_open_events(struct sampler *sp);
+
+/* sampler_drain.c: the buffers a drain reads into (0 or PERCH_EXIT_INTERNAL), freed by
+ * sampler_drain_free(). */
+int sampler_drain_alloc(struct sampler *sp);
+void sampler_drain_free(struct sampler *sp);
+
+#endif /* PERCH_RECORD_SAMPLER_IMPL_H */
