@@ -28,7 +28,8 @@ const char *sampler_kernel_btf(void)
 	return path ? path : "/sys/kernel/btf/vmlinux";
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static int libbpf_print(enum libbpf_print_level level,
+							      const char *fmt, va_list ap)
 {
 	/* warnings always, info with -v, debug with -vv */
 	return log_vlibrary(level == LIBBPF_DEBUG ? 2 : level == LIBBPF_INFO ? 1 : 0, fmt, ap);
