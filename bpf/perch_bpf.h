@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Record layouts shared by the BPF sampler (bpf/sample.bpf.c) and the userspace loader
- * (userspace/record.c). Both sides include this one header; fixed-width types only, no pointers.
+ * (userspace/record/sampler*.c). Both sides include this one header; fixed-width types only, no pointers.
  */
 #ifndef PERCH_BPF_H
 #define PERCH_BPF_H

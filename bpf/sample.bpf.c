@@ -655,7 +655,7 @@ static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, __u32 
 
 /* Raw tracepoints, not tp_btf: attaching those would make libbpf read the kernel's BTF from
  * sysfs, which costs more than loading every program here (the CO-RE relocations read perch's
- * copy of it instead; see userspace/btfcache.h). The task pointers are read with CO-RE. */
+ * copy of it instead; see userspace/record/btfcache.h). The task pointers are read with CO-RE. */
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the kernel BTF copy (userspace/btfcache.c) and of the cache directory
- * (userspace/cachedir.c): the copy has the source's bytes and is made once per boot; a copy of
+ * Tests of the kernel BTF copy (userspace/record/btfcache.c) and of the cache directory
+ * (userspace/record/cachedir.c): the copy has the source's bytes and is made once per boot; a copy of
  * the wrong size, one others can write, or one of another boot is not used; without a source
  * there is none.
  */

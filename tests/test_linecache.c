@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the line cache (userspace/linecache.c): chains survive a run, misses are cached too,
+ * Tests of the line cache (userspace/record/linecache.c): chains survive a run, misses are cached too,
  * a damaged tail or a file others can write is not trusted, build-ids that are not hex are not
  * paths.
  */
