@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/idxtab.h"
+#include "lib/u64map.h"
 #include "lib/vec.h"
 
 #define NO_IDX	      UINT32_MAX
@@ -44,24 +46,12 @@ struct arena_chunk {
 	char data[];
 };
 
-/*
- * Open addressing; key 0 marks an empty slot. Not lib/u64map.h: this is a multimap (string
- * hashes that collide keep one entry each, told apart by the string), with 32-bit values, and it
- * sits on the index build's hottest path (every name and file interned).
- */
-struct hmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap; /* a power of two, or 0 */
-	size_t nr;
-};
-
-/* Interned strings: strs[i], looked up by hash in map. */
+/* Interned strings: strs[i], found by hash32(fnv64(string)) through map (lib/idxtab.h). */
 struct strtab {
 	const char **strs;
 	size_t nr;
 	size_t cap;
-	struct hmap map;
+	struct idxtab map;
 };
 
 /* Strings of every group, interned once per module. The arena never moves a string. */
@@ -70,7 +60,7 @@ struct strings {
 	const char **name_dem; /* the demangled name, or names' when it is not mangled */
 	size_t cap_dem;
 	struct strtab files;
-	struct hmap name_by_ptr; /* libdw's string pointer -> names index, while libdw is open */
+	struct u64map name_by_ptr; /* libdw's string pointer -> names index, while libdw is open */
 	struct arena_chunk *arena;
 };
 
@@ -129,7 +119,7 @@ struct lazy {
 	Elf *elf;  /* ours, or NULL when dw reads the caller's Elf (eager) */
 	Dwarf *dw; /* NULL once every group is built */
 	struct strings str;
-	struct hmap pu_empty; /* partial units (by DIE address) known to hold no code */
+	struct u64map pu_empty; /* a set: partial units (by DIE address) known to hold no code */
 	struct group *groups;
 	size_t nr_groups;
 	size_t nr_built;
@@ -182,7 +172,7 @@ struct unit_ctx {
 
 struct builder {
 	struct strings *str;
-	struct hmap *pu_empty;
+	struct u64map *pu_empty;
 	uint64_t text_lo;
 	uint64_t text_hi;
 	struct range *ranges;
@@ -210,10 +200,6 @@ struct raw {
 	size_t size;
 };
 
-void dwidx_hmap_free(struct hmap *h);
-int dwidx_hmap_put(struct hmap *h, uint64_t key, uint32_t val);
-uint32_t dwidx_hmap_get(const struct hmap *h, uint64_t key, const char *str,
-			const char *const *strs);
 const char *dwidx_arena_dup(struct arena_chunk **head, const char *s);
 int dwidx_strtab_intern(struct strings *str, struct strtab *t, const char *s, uint32_t *out,
 			bool *added);

@@ -71,8 +71,8 @@ static void lazy_release(struct lazy *lz)
 	if (lz->fd >= 0)
 		close(lz->fd);
 	lz->fd = -1;
-	dwidx_hmap_free(&lz->str.name_by_ptr);
-	dwidx_hmap_free(&lz->pu_empty);
+	u64map__clear(&lz->str.name_by_ptr);
+	u64map__clear(&lz->pu_empty);
 }
 
 /* Where the map entries of group g begin, ascending; *n of them (a NULL array when none). */
@@ -112,8 +112,8 @@ static void lazy_recycle(struct lazy *lz)
 	lz->dw = dw;
 	lz->since_begin = 0;
 	/* Keyed by addresses inside the old handle. */
-	dwidx_hmap_free(&lz->str.name_by_ptr);
-	dwidx_hmap_free(&lz->pu_empty);
+	u64map__clear(&lz->str.name_by_ptr);
+	u64map__clear(&lz->pu_empty);
 }
 
 /* Index the units of group g. */

@@ -114,6 +114,7 @@ static int scope_name(struct builder *b, Dwarf_Die *die, uint32_t *out)
 	struct strings *str = b->str;
 	const char *raw = die_raw_name(die), *dem;
 	char *demangled;
+	uint64_t idx;
 	bool added;
 	int err;
 
@@ -121,9 +122,10 @@ static int scope_name(struct builder *b, Dwarf_Die *die, uint32_t *out)
 	if (!raw)
 		return 0;
 	/* Names come from one string table: the same pointer is the same name, without hashing. */
-	*out = dwidx_hmap_get(&str->name_by_ptr, (uint64_t)(uintptr_t)raw, NULL, NULL);
-	if (*out != NO_IDX)
+	if (u64map__get(&str->name_by_ptr, (uint64_t)(uintptr_t)raw, &idx)) {
+		*out = (uint32_t)idx;
 		return 0;
+	}
 	/* Room for the demangled form first, so that every interned name has one. */
 	err = vec_reserve(&str->name_dem, &str->cap_dem, str->names.nr + 1, sizeof(*str->name_dem));
 	if (!err)
@@ -141,7 +143,7 @@ static int scope_name(struct builder *b, Dwarf_Die *die, uint32_t *out)
 			str->name_dem[*out] = dem;
 		}
 	}
-	return dwidx_hmap_put(&str->name_by_ptr, (uint64_t)(uintptr_t)raw, *out);
+	return u64map__put(&str->name_by_ptr, (uint64_t)(uintptr_t)raw, *out);
 }
 
 /* Record die as a scope if it covers code; *out is its index, or NO_IDX when it covers none. */
@@ -312,7 +314,7 @@ static int walk_import(struct builder *b, Dwarf_Die *die, uint32_t parent, uint3
 	struct unit_ctx outer = b->cu;
 	Dwarf_Attribute a;
 	Dwarf_Die pu;
-	uint64_t key;
+	uint64_t key, unused;
 	int err;
 
 	b->nr_imports++;
@@ -320,7 +322,7 @@ static int walk_import(struct builder *b, Dwarf_Die *die, uint32_t parent, uint3
 	    dwarf_tag(&pu) != DW_TAG_partial_unit)
 		return 0;
 	key = (uint64_t)(uintptr_t)pu.addr;
-	if (dwidx_hmap_get(b->pu_empty, key, NULL, NULL) != NO_IDX)
+	if (u64map__get(b->pu_empty, key, &unused))
 		return 0;
 	for (i = 0; i < b->nr_imported; i++) {
 		if (b->imported[i] == pu.addr)
@@ -341,7 +343,7 @@ static int walk_import(struct builder *b, Dwarf_Die *die, uint32_t parent, uint3
 		return err;
 	/* With imports inside, "nothing" may only mean they were walked already. */
 	if (b->nr_ranges == nr_ranges && b->nr_rows == nr_rows && b->nr_imports == nr_imports)
-		return dwidx_hmap_put(b->pu_empty, key, 1);
+		return u64map__put(b->pu_empty, key, 1);
 	return 0;
 }
 

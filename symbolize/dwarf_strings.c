@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The strings of a DWARF index (see dwarf_impl.h): function names and source files, copied out of
- * libdw into an arena that never moves them and interned once per module through a hash table.
+ * libdw into an arena that never moves them and interned once per module through lib/idxtab.h.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,70 +10,9 @@
 #include "dwarf_impl.h"
 #include "lib/hash.h"
 
-static uint64_t str_hash(const char *s)
+static bool str_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	uint64_t h = fnv64_str(FNV64_OFFSET, s);
-
-	return h ? h : 1;
-}
-
-void dwidx_hmap_free(struct hmap *h)
-{
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
-static void hmap_insert(struct hmap *h, uint64_t key, uint32_t val)
-{
-	size_t i = mix64(key) & (h->cap - 1);
-
-	while (h->keys[i])
-		i = (i + 1) & (h->cap - 1);
-	h->keys[i] = key;
-	h->vals[i] = val;
-	h->nr++;
-}
-
-int dwidx_hmap_put(struct hmap *h, uint64_t key, uint32_t val)
-{
-	if ((h->nr + 1) * 2 > h->cap) {
-		struct hmap old = *h;
-		size_t i;
-
-		h->cap = old.cap ? old.cap * 2 : 256;
-		h->nr = 0;
-		h->keys = calloc(h->cap, sizeof(*h->keys));
-		h->vals = calloc(h->cap, sizeof(*h->vals));
-		if (!h->keys || !h->vals) {
-			free(h->keys);
-			free(h->vals);
-			*h = old;
-			return -ENOMEM;
-		}
-		for (i = 0; i < old.cap; i++) {
-			if (old.keys[i])
-				hmap_insert(h, old.keys[i], old.vals[i]);
-		}
-		dwidx_hmap_free(&old);
-	}
-	hmap_insert(h, key, val);
-	return 0;
-}
-
-/* The value of key; with strs, the value whose string equals str among those under key. */
-uint32_t dwidx_hmap_get(const struct hmap *h, uint64_t key, const char *str,
-			const char *const *strs)
-{
-	size_t i;
-
-	if (!h->cap)
-		return NO_IDX;
-	for (i = mix64(key) & (h->cap - 1); h->keys[i]; i = (i + 1) & (h->cap - 1)) {
-		if (h->keys[i] == key && (!strs || strcmp(strs[h->vals[i]], str) == 0))
-			return h->vals[i];
-	}
-	return NO_IDX;
+	return strcmp(((const struct strtab *)ctx)->strs[idx], key) == 0;
 }
 
 const char *dwidx_arena_dup(struct arena_chunk **head, const char *s)
@@ -104,14 +43,18 @@ const char *dwidx_arena_dup(struct arena_chunk **head, const char *s)
 int dwidx_strtab_intern(struct strings *str, struct strtab *t, const char *s, uint32_t *out,
 			bool *added)
 {
-	uint64_t h = str_hash(s);
-	uint32_t idx = dwidx_hmap_get(&t->map, h, s, t->strs);
+	uint32_t h = hash32(fnv64_str(FNV64_OFFSET, s));
+	struct idxtab_slot *slot;
 	const char *copy;
 	int err;
 
 	*added = false;
-	if (idx != NO_IDX) {
-		*out = idx;
+	err = idxtab__reserve(&t->map);
+	if (err)
+		return err;
+	slot = idxtab__find(&t->map, h, str_eq, t, s);
+	if (slot->idx1) {
+		*out = slot->idx1 - 1;
 		return 0;
 	}
 	if (t->nr >= NO_IDX - 1)
@@ -123,9 +66,7 @@ int dwidx_strtab_intern(struct strings *str, struct strtab *t, const char *s, ui
 	if (!copy)
 		return -ENOMEM;
 	t->strs[t->nr] = copy;
-	err = dwidx_hmap_put(&t->map, h, (uint32_t)t->nr);
-	if (err)
-		return err;
+	idxtab__set(&t->map, slot, (uint32_t)t->nr, h);
 	*out = (uint32_t)t->nr++;
 	*added = true;
 	return 0;
@@ -134,7 +75,7 @@ int dwidx_strtab_intern(struct strings *str, struct strtab *t, const char *s, ui
 static void strtab_free(struct strtab *t)
 {
 	free(t->strs);
-	dwidx_hmap_free(&t->map);
+	idxtab__clear(&t->map);
 }
 
 void dwidx_strings_free(struct strings *str)
@@ -144,7 +85,7 @@ void dwidx_strings_free(struct strings *str)
 	strtab_free(&str->names);
 	free(str->name_dem);
 	strtab_free(&str->files);
-	dwidx_hmap_free(&str->name_by_ptr);
+	u64map__clear(&str->name_by_ptr);
 	for (c = str->arena; c; c = next) {
 		next = c->next;
 		free(c);

@@ -18,7 +18,6 @@
 struct symbolizer;
 struct dwarf_index;
 
-#define INITIAL_BUCKETS	   64
 #define DEFAULT_DEBUG_ROOT "/usr/lib/debug"
 #define MAX_DIRS	   2
 #define NO_SRC		   UINT32_MAX
@@ -37,8 +36,7 @@ struct load_seg {
 };
 
 struct sym_module {
-	struct sym_module *next; /* hash chain */
-	struct symbolizer *s;	 /* the symbolizer it belongs to (NULL for debug_syms) */
+	struct symbolizer *s; /* the symbolizer it belongs to (NULL for debug_syms) */
 	uint64_t dev;
 	uint64_t inode;
 	char *path; /* the key when inode == 0, else NULL */

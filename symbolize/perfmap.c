@@ -48,40 +48,27 @@ struct perfmap {
 	uint64_t unread; /* bytes past PERFMAP_MAX_BYTES */
 };
 
-/* Grow buf to hold at least cap bytes. */
-static int grow_buf(char **buf, size_t cap)
-{
-	char *p = realloc(*buf, cap);
-
-	if (!p)
-		return -ENOMEM;
-	*buf = p;
-	return 0;
-}
-
 /* Up to max bytes of fd, NUL-terminated, in *bufp (the caller frees it). Past max, the partial
  * last line is dropped and *more says whether anything was left unread. */
 static int read_capped(int fd, size_t size_hint, size_t max, char **bufp, size_t *lenp, bool *more)
 {
-	size_t len = 0, cap = size_hint >= READ_MIN ? size_hint + 1 : READ_MIN;
+	size_t len = 0, cap = 0, first = size_hint >= READ_MIN ? size_hint + 1 : READ_MIN;
 	char *buf = NULL, c;
-	int err = 0;
+	int err;
 
-	if (cap > max + 1)
-		cap = max + 1;
-	err = grow_buf(&buf, cap);
+	if (first > max + 1)
+		first = max + 1;
+	err = vec_grow(&buf, &cap, 1, 1, first);
 	if (err)
 		goto cleanup;
 	while (len < max) {
 		ssize_t n;
 
-		if (cap - len < 2) {
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			err = grow_buf(&buf, cap);
-			if (err)
-				goto cleanup;
-		}
-		n = read(fd, buf + len, cap - len - 1);
+		err = vec_grow(&buf, &cap, len + 2, 1, first);
+		if (err)
+			goto cleanup;
+		/* cap doubles past max + 1; never read past max. */
+		n = read(fd, buf + len, cap - len - 1 < max - len ? cap - len - 1 : max - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * User-space symbolizer. This part owns the module cache (a hash table keyed by (dev, inode), or
- * by path when no inode is known; chained, not lib/u64map.h, because path keys whose hashes
- * collide must stay apart and the chain is the module itself), the open file of every module,
+ * User-space symbolizer. This part owns the module cache (an array of modules indexed by
+ * lib/idxtab.h on (dev, inode), or on the path when no inode is known), the open file of every
+ * module,
  * kept so its bytes stay readable after the process that mapped it is gone, and the queries on a
  * module handle. Failures are cached as well, so a module that cannot be read is tried once, not
  * once per address.
@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "lib/elfinit.h"
+#include "lib/idxtab.h"
 #include "lib/vec.h"
 #include "debugcache.h"
 #include "debuginfo.h"
@@ -45,28 +46,39 @@
 #include "symbolizer.h"
 
 struct symbolizer {
-	struct sym_module **buckets;
-	size_t nr_buckets; /* a power of two */
-	size_t nr_modules;
-	bool raw_names;	     /* symbolizer__set_demangle(s, false) */
-	char *debug_root;    /* NULL: DEFAULT_DEBUG_ROOT */
-	char *plain_dir;     /* symbolizer__set_debug_cache(); NULL: none */
-	bool prefetch_discs; /* symbolizer__prefetch_discriminators(s, true) */
+	struct sym_module **mods; /* every module seen, failures too, in the order first seen */
+	size_t nr_mods, cap_mods;
+	struct idxtab mod_tab; /* mods by struct mod_key */
+	bool raw_names;	       /* symbolizer__set_demangle(s, false) */
+	char *debug_root;      /* NULL: DEFAULT_DEBUG_ROOT */
+	char *plain_dir;       /* symbolizer__set_debug_cache(); NULL: none */
+	bool prefetch_discs;   /* symbolizer__prefetch_discriminators(s, true) */
 };
 
-static uint64_t hash_key(uint64_t dev, uint64_t inode, const char *path)
+/* What a module is cached by: (dev, inode), or its path when no inode is known. */
+struct mod_key {
+	uint64_t dev;
+	uint64_t inode;
+	const char *path;
+};
+
+/* One mix64 (dev's halves swapped, so that they do not cancel the inode's low bits): the hash
+ * is on the path of every lookup. */
+static uint32_t mod_hash(const struct mod_key *k)
 {
-	if (inode)
-		return mix64(mix64(dev) ^ inode);
-	return mix64(fnv64_str(FNV64_OFFSET, path));
+	if (k->inode)
+		return hash32(mix64((k->dev << 32 | k->dev >> 32) ^ k->inode));
+	return hash32(fnv64_str(FNV64_OFFSET, k->path));
 }
 
-static bool module_matches(const struct sym_module *m, uint64_t dev, uint64_t inode,
-			   const char *path)
+static inline bool mod_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	if (inode)
-		return !m->path && m->dev == dev && m->inode == inode;
-	return m->path && strcmp(m->path, path) == 0;
+	const struct sym_module *m = ((const struct symbolizer *)ctx)->mods[idx];
+	const struct mod_key *k = key;
+
+	if (k->inode)
+		return !m->path && m->dev == k->dev && m->inode == k->inode;
+	return m->path && strcmp(m->path, k->path) == 0;
 }
 
 static void free_sym_dem(struct sym_module *m)
@@ -188,30 +200,6 @@ err_out:
 	return err;
 }
 
-static int grow_buckets(struct symbolizer *s)
-{
-	size_t i, nr = s->nr_buckets * 2;
-	struct sym_module **b = calloc(nr, sizeof(*b));
-
-	if (!b)
-		return -ENOMEM;
-	for (i = 0; i < s->nr_buckets; i++) {
-		struct sym_module *m, *next;
-
-		for (m = s->buckets[i]; m; m = next) {
-			size_t h = hash_key(m->dev, m->inode, m->path) & (nr - 1);
-
-			next = m->next;
-			m->next = b[h];
-			b[h] = m;
-		}
-	}
-	free(s->buckets);
-	s->buckets = b;
-	s->nr_buckets = nr;
-	return 0;
-}
-
 /* Add dirname(path) to the directories searched for the module's .gnu_debuglink file. */
 static int add_dir(struct sym_module *m, const char *path)
 {
@@ -256,44 +244,29 @@ static int remember_dirs(struct sym_module *m, const char *mapped, const char *o
 }
 
 /*
- * The module for id, loaded on first sight. Returns 0 with *out set (its err may hold a cached
- * failure), or -errno for failures that were not cached.
+ * A new module for k, loaded from open_path. Failures to read it are cached in it (m->err);
+ * returns -errno only for those that are not (transient ones).
  */
-static int get_module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
+static int module_new(struct symbolizer *s, const struct mod_key *k, const char *open_path,
 		      struct sym_module **out)
 {
-	const char *key_path = id->path ? id->path : open_path;
-	struct sym_module *m;
-	size_t h;
+	struct sym_module *m = calloc(1, sizeof(*m));
 	int err;
 
-	if (!id->inode && !key_path)
-		return -EINVAL;
-	h = hash_key(id->dev, id->inode, key_path) & (s->nr_buckets - 1);
-	for (m = s->buckets[h]; m; m = m->next) {
-		if (module_matches(m, id->dev, id->inode, key_path)) {
-			*out = m;
-			return 0;
-		}
-	}
-	if (!open_path)
-		return -ENOENT;
-
-	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
 	m->fd = -1;
 	m->s = s;
-	m->dev = id->dev;
-	m->inode = id->inode;
-	m->name = strdup(key_path);
-	if (!m->name || (!id->inode && !(m->path = strdup(key_path)))) {
+	m->dev = k->dev;
+	m->inode = k->inode;
+	m->name = strdup(k->path);
+	if (!m->name || (!k->inode && !(m->path = strdup(k->path)))) {
 		err = -ENOMEM;
 		goto err_out;
 	}
 	err = module_load(m, open_path);
 	if (!err)
-		err = remember_dirs(m, key_path, open_path);
+		err = remember_dirs(m, k->path, open_path);
 	if (is_transient(err))
 		goto err_out;
 	if (err) {
@@ -301,16 +274,47 @@ static int get_module(struct symbolizer *s, const struct sym_module_id *id, cons
 		m->err = err == -ENOEXEC ? -ENOEXEC : -ENOENT;
 		module_drop_index(m);
 	}
-	if (s->nr_modules >= s->nr_buckets && grow_buckets(s) == 0)
-		h = hash_key(id->dev, id->inode, key_path) & (s->nr_buckets - 1);
-	m->next = s->buckets[h];
-	s->buckets[h] = m;
-	s->nr_modules++;
 	*out = m;
 	return 0;
 err_out:
 	module_free(m);
 	return err == -ENOMEM ? err : -ENOENT;
+}
+
+/*
+ * The module for id, loaded on first sight. Returns 0 with *out set (its err may hold a cached
+ * failure), or -errno for failures that were not cached.
+ */
+static int get_module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
+		      struct sym_module **out)
+{
+	struct mod_key k = {id->dev, id->inode, id->path ? id->path : open_path};
+	struct idxtab_slot *slot;
+	uint32_t h;
+	int err;
+
+	if (!k.inode && !k.path)
+		return -EINVAL;
+	h = mod_hash(&k);
+	/* symbolizer__new() reserved the table: a hit need not. */
+	slot = idxtab__find(&s->mod_tab, h, mod_eq, s, &k);
+	if (slot->idx1) {
+		*out = s->mods[slot->idx1 - 1];
+		return 0;
+	}
+	if (!open_path)
+		return -ENOENT;
+	if (s->nr_mods >= UINT32_MAX - 1 || idxtab__reserve(&s->mod_tab) ||
+	    vec_grow(&s->mods, &s->cap_mods, s->nr_mods + 1, sizeof(*s->mods), 16))
+		return -ENOMEM;
+	err = module_new(s, &k, open_path, &s->mods[s->nr_mods]);
+	if (err)
+		return err;
+	/* Again: reserving may have moved the slots. */
+	slot = idxtab__find(&s->mod_tab, h, mod_eq, s, &k);
+	idxtab__set(&s->mod_tab, slot, (uint32_t)s->nr_mods, h);
+	*out = s->mods[s->nr_mods++];
+	return 0;
 }
 
 int symbolizer__module(struct symbolizer *s, const struct sym_module_id *id, const char *open_path,
@@ -473,11 +477,7 @@ struct symbolizer *symbolizer__new(void)
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
-	if (!s)
-		return NULL;
-	s->nr_buckets = INITIAL_BUCKETS;
-	s->buckets = calloc(s->nr_buckets, sizeof(*s->buckets));
-	if (!s->buckets) {
+	if (s && idxtab__reserve(&s->mod_tab)) {
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -487,19 +487,12 @@ struct symbolizer *symbolizer__new(void)
 
 void symbolizer__free(struct symbolizer *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nr_buckets; i++) {
-		struct sym_module *m, *next;
-
-		for (m = s->buckets[i]; m; m = next) {
-			next = m->next;
-			module_free(m);
-		}
-	}
-	free(s->buckets);
+	for (size_t i = 0; i < s->nr_mods; i++)
+		module_free(s->mods[i]);
+	free(s->mods);
+	idxtab__clear(&s->mod_tab);
 	free(s->debug_root);
 	free(s->plain_dir);
 	free(s);

@@ -187,20 +187,16 @@ static int next_entry(const struct cfi_section *sec, uint64_t *off, struct entry
 {
 	struct dwcursor c = dwc_make(sec->data + *off, sec->data + sec->size);
 	uint64_t len, id, id_off;
-	size_t idsz = 4;
+	size_t idsz;
 
+	/* Under 4 bytes left is the end, not a corrupt length: linkers pad sections. */
 	if (*off >= sec->size || sec->size - *off < 4)
 		return 0;
-	len = dwc_u(&c, 4);
-	if (len == 0)
+	len = dwc_unit_length(&c, &idsz);
+	/* A 32-bit length of 0 terminates .eh_frame; a 64-bit one is corrupt (len < idsz). */
+	if (idsz == 4 && len == 0)
 		return 0;
-	if (len == 0xffffffff) {
-		len = dwc_u(&c, 8);
-		idsz = 8;
-	} else if (len >= 0xfffffff0) {
-		return -1;
-	}
-	if (c.bad || len > (uint64_t)(c.end - c.p) || len < idsz)
+	if ((idsz == 4 && len >= 0xfffffff0) || c.bad || len > dwc_left(&c) || len < idsz)
 		return -1;
 	e->off = *off;
 	id_off = (uint64_t)(c.p - sec->data);

@@ -20,9 +20,7 @@
 
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = fnv64_bytes(FNV64_OFFSET, s, len);
-
-	return (uint32_t)(h ^ h >> 32);
+	return hash32(fnv64_bytes(FNV64_OFFSET, s, len));
 }
 
 static uint32_t hash_frame(const struct rec_frame *f)

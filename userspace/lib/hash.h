@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The hashes every table uses, written once: FNV-1a (64 bits) for strings and bytes, and mix64
- * (the finalizer of MurmurHash3) to spread integer keys over a power-of-two table.
+ * The hashes every table uses, written once: FNV-1a (64 bits) for strings and bytes, mix64
+ * (the finalizer of MurmurHash3) to spread integer keys over a power-of-two table, and hash32 to
+ * fold either into the 32 bits an idxtab slot keeps.
  */
 #ifndef PERCH_HASH_H
 #define PERCH_HASH_H
@@ -36,6 +37,12 @@ static inline uint64_t mix64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53ull;
 	x ^= x >> 33;
 	return x;
+}
+
+/* A 64-bit hash folded to 32 bits, keeping entropy from both halves (lib/idxtab.h's slots). */
+static inline uint32_t hash32(uint64_t h)
+{
+	return (uint32_t)(h ^ h >> 32);
 }
 
 #endif /* PERCH_HASH_H */

@@ -65,12 +65,12 @@ static bool func_eq(const void *ctx, uint32_t idx, const void *key)
 static int intern(struct profile *p, const char *module, char *name, bool kernel)
 {
 	struct func_key key = {module, name, kernel};
-	uint64_t h = hash_str(hash_str(FNV64_OFFSET, module), name);
+	uint32_t h = hash32(hash_str(hash_str(FNV64_OFFSET, module), name));
 	struct idxtab_slot *slot;
 
 	if (p->nfuncs >= INT32_MAX || idxtab__reserve(&p->func_tab))
 		goto nomem;
-	slot = idxtab__find(&p->func_tab, (uint32_t)(h ^ h >> 32), func_eq, p, &key);
+	slot = idxtab__find(&p->func_tab, h, func_eq, p, &key);
 	if (slot->idx1) {
 		free(name);
 		return (int)(slot->idx1 - 1);
@@ -78,7 +78,7 @@ static int intern(struct profile *p, const char *module, char *name, bool kernel
 	if (vec_grow(&p->funcs, &p->cap_funcs, p->nfuncs + 1, sizeof(*p->funcs), 256))
 		goto nomem;
 	p->funcs[p->nfuncs] = (struct func){name, module, kernel};
-	idxtab__set(&p->func_tab, slot, p->nfuncs, (uint32_t)(h ^ h >> 32));
+	idxtab__set(&p->func_tab, slot, p->nfuncs, h);
 	return (int)p->nfuncs++;
 nomem:
 	free(name);

@@ -92,9 +92,7 @@ struct index_key {
 
 static uint32_t index_hash(size_t parent, uint32_t label)
 {
-	uint64_t h = mix64((uint64_t)parent << 32 ^ label);
-
-	return (uint32_t)(h ^ h >> 32);
+	return hash32(mix64((uint64_t)parent << 32 ^ label));
 }
 
 static bool index_eq(const void *ctx, uint32_t id, const void *key)

@@ -2,13 +2,14 @@
 /*
  * The recording's process and module tables, and the fan-out of process events to listeners
  * (see procs.h). Entries are allocated one by one, so the pointers listeners hold stay valid;
- * pids and (device, inode) pairs are found through u64map indexes.
+ * pids are found through a u64map, modules by (device, inode) through an idxtab over mods.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include "lib/hash.h"
+#include "lib/idxtab.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "procs.h"
@@ -21,7 +22,6 @@ struct entry {
 struct module {
 	struct procs_module pub;
 	void *slot[PROCS_MAX_LISTENERS];
-	struct module *next; /* another module whose key hashes alike */
 };
 
 struct procs {
@@ -32,7 +32,7 @@ struct procs {
 	struct u64map pid_index; /* pid -> index in procs */
 	struct module **mods;
 	size_t nmods, capmods;
-	struct u64map mod_index; /* hash of (dev, inode) -> index of the first such module */
+	struct idxtab mod_index; /* mods by (dev, inode) */
 	uint32_t *exited;	 /* exits to deliver at procs__flush() */
 	size_t nexited, capexited;
 };
@@ -67,7 +67,7 @@ void procs__free(struct procs *ps)
 	free(ps->mods);
 	free(ps->exited);
 	u64map__clear(&ps->pid_index);
-	u64map__clear(&ps->mod_index);
+	idxtab__clear(&ps->mod_index);
 	free(ps);
 }
 
@@ -115,33 +115,33 @@ struct procs_proc *procs__at(const struct procs *ps, size_t i)
 	return i < ps->nprocs ? &ps->procs[i]->pub : NULL;
 }
 
-static uint64_t module_hash(uint64_t dev, uint64_t inode)
+static bool module_eq(const void *ctx, uint32_t idx, const void *key)
 {
-	return mix64(dev ^ mix64(inode));
+	const struct procs_module *m = &((const struct procs *)ctx)->mods[idx]->pub;
+	const struct procs_module *k = key;
+
+	return m->dev == k->dev && m->inode == k->inode;
 }
 
 struct procs_module *procs__module(struct procs *ps, uint64_t dev, uint64_t inode)
 {
-	uint64_t h = module_hash(dev, inode), idx;
-	struct module *first = NULL, *m;
+	struct procs_module key = {dev, inode};
+	uint32_t h = hash32(mix64(dev ^ mix64(inode)));
+	struct idxtab_slot *slot;
+	struct module *m;
 
-	if (u64map__get(&ps->mod_index, h, &idx))
-		first = ps->mods[idx];
-	for (m = first; m; m = m->next)
-		if (m->pub.dev == dev && m->pub.inode == inode)
-			return &m->pub;
+	if (ps->nmods >= UINT32_MAX - 1 || idxtab__reserve(&ps->mod_index))
+		return NULL;
+	slot = idxtab__find(&ps->mod_index, h, module_eq, ps, &key);
+	if (slot->idx1)
+		return &ps->mods[slot->idx1 - 1]->pub;
 	if (vec_grow(&ps->mods, &ps->capmods, ps->nmods + 1, sizeof(*ps->mods), 32))
 		return NULL;
 	m = calloc(1, sizeof(*m));
-	if (!m || (!first && u64map__put(&ps->mod_index, h, ps->nmods))) {
-		free(m);
+	if (!m)
 		return NULL;
-	}
-	m->pub = (struct procs_module){dev, inode};
-	if (first) {
-		m->next = first->next;
-		first->next = m;
-	}
+	m->pub = key;
+	idxtab__set(&ps->mod_index, slot, (uint32_t)ps->nmods, h);
 	ps->mods[ps->nmods++] = m;
 	return &m->pub;
 }
