@@ -21,6 +21,7 @@
 
 #include "cfi.h"
 #include "lib/dwcursor.h"
+#include "lib/search.h"
 #include "lib/vec.h"
 
 /* DWARF register numbers on x86-64. */
@@ -646,12 +647,12 @@ out:
 	return push_run(out, run);
 }
 
-static int cie_cmp(const void *key, const void *elem)
+/* The CIE at section offset off (cies are read in section order, so sorted), or NULL. */
+static const struct cie *find_cie(const struct cies *cies, uint64_t off)
 {
-	uint64_t off = *(const uint64_t *)key;
-	const struct cie *cie = elem;
+	size_t i = search_last_le(cies->v, cies->nr, off, off);
 
-	return off < cie->off ? -1 : off > cie->off;
+	return i && cies->v[i - 1].off == off ? &cies->v[i - 1] : NULL;
 }
 
 /* Execute the CIE's initial instructions: the state every FDE of it starts from. */
@@ -767,12 +768,10 @@ static int read_cies(const struct cfi_section *sec, struct cies *cies, struct un
 static int decode_fde(struct interp *in, const struct cies *cies, struct entry *e,
 		      struct cfi_rows *out, struct unwind_stats *st)
 {
-	const struct cie *cie = NULL;
+	const struct cie *cie = find_cie(cies, e->cie_off);
 	struct dwcursor *c = &e->body;
 	uint64_t lo, len, alen;
 
-	if (cies->nr)
-		cie = bsearch(&e->cie_off, cies->v, cies->nr, sizeof(*cies->v), cie_cmp);
 	if (in->sec->eh)
 		st->fdes_eh++;
 	else
