@@ -6,7 +6,7 @@
 #   bash tests/golden.sh BUILD            check
 #   bash tests/golden.sh BUILD --update   rewrite the expected files (an intended change only)
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build}
 PERCH=$BUILD/perch
 UPDATE=${2:-}
@@ -26,23 +26,29 @@ VARIANTS=(
 
 mkdir -p "$EXP"
 pass=0 fail=0
+
+# golden WANT ARGS...: perch report ARGS (its output, stderr and exit status) must equal WANT
+golden() {
+	local want=$1 got
+	shift
+	got=$("$PERCH" report "$@" 2>&1; echo "exit $?")
+	if [ "$UPDATE" = --update ]; then
+		printf '%s\n' "$got" >"$want"
+	elif [ "$got" = "$(cat "$want" 2>/dev/null)" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL golden: perch report $* differs from $want:"
+		diff <(printf '%s\n' "$got") "$want" | head -20
+	fi
+}
 for data in tests/golden/*.data tests/corpus/*.data; do
 	base=$(basename "$data" .data)
 	[ "${data#tests/corpus/}" != "$data" ] && base=corpus-$base
 	for v in "${VARIANTS[@]}"; do
 		name=${v%%|*} opts=${v#*|}
-		want=$EXP/$base.$name
 		# shellcheck disable=SC2086
-		got=$("$PERCH" report $opts "$data" 2>&1; echo "exit $?")
-		if [ "$UPDATE" = --update ]; then
-			printf '%s\n' "$got" >"$want"
-		elif [ "$got" = "$(cat "$want" 2>/dev/null)" ]; then
-			pass=$((pass + 1))
-		else
-			fail=$((fail + 1))
-			echo "FAIL golden: perch report $opts $data differs from $want:"
-			diff <(printf '%s\n' "$got") "$want" | head -20
-		fi
+		golden "$EXP/$base.$name" $opts "$data"
 	done
 done
 # each region of each recording alone (the --region filter)
@@ -50,17 +56,7 @@ for data in tests/golden/regions*.data tests/corpus/regions-*.data; do
 	base=$(basename "$data" .data)
 	[ "${data#tests/corpus/}" != "$data" ] && base=corpus-$base
 	for r in $("$PERCH" report --format=csv "$data" 2>/dev/null | awk -F, 'NR > 1 && $2 == "" { print $1 }' | sort -u); do
-		want=$EXP/$base.region-$r
-		got=$("$PERCH" report --region="$r" --min-percent=0 "$data" 2>&1; echo "exit $?")
-		if [ "$UPDATE" = --update ]; then
-			printf '%s\n' "$got" >"$want"
-		elif [ "$got" = "$(cat "$want" 2>/dev/null)" ]; then
-			pass=$((pass + 1))
-		else
-			fail=$((fail + 1))
-			echo "FAIL golden: perch report --region=$r $data differs from $want:"
-			diff <(printf '%s\n' "$got") "$want" | head -20
-		fi
+		golden "$EXP/$base.region-$r" --region="$r" --min-percent=0 "$data"
 	done
 done
 [ "$UPDATE" = --update ] && { echo "golden: expected outputs rewritten in $EXP"; exit 0; }
