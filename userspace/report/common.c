@@ -56,6 +56,27 @@ uint64_t report_sample_total(const struct recording *r)
 		n += r->samples[i].count;
 	return n;
 }
+
+/* The sample's thread's name when it was taken; from the thread table for recordings made before
+ * samples carried it (its name when perch first saw it). */
+const char *report_sample_comm(const struct recording *r, const struct rec_sample *s)
+{
+	const char *thread = NULL;
+	uint32_t pid = s->pid, tid = s->tid;
+
+	if (s->comm)
+		return recording__string(r, s->comm);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].pid != pid)
+			continue;
+		if (r->threads[i].tid == pid)
+			return recording__string(r, r->threads[i].comm);
+		if (r->threads[i].tid == tid)
+			thread = recording__string(r, r->threads[i].comm);
+	}
+	return thread && *thread ? thread : "?";
+}
+
 /* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
 const char *report_fmt_time(char buf[24], uint64_t ns)
 {

@@ -31,6 +31,9 @@ const char *report_meta(const struct recording *r, enum rec_meta key); /* NULL w
 bool report_end(const struct recording *r, enum rec_end key, uint64_t *value);
 /* The weight of every sample. */
 uint64_t report_sample_total(const struct recording *r);
+/* The sample's thread's name when it was taken (its process's, or "?", for recordings made
+ * before samples carried it). Valid while r lives. */
+const char *report_sample_comm(const struct recording *r, const struct rec_sample *s);
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 

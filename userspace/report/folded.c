@@ -21,26 +21,6 @@ static int by_text(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
-/* The sample's thread's name when it was taken; from the thread table for recordings made before
- * samples carried it (its name when perch first saw it). */
-static const char *process_name(const struct recording *r, const struct rec_sample *s)
-{
-	const char *thread = NULL;
-	uint32_t pid = s->pid, tid = s->tid;
-
-	if (s->comm)
-		return recording__string(r, s->comm);
-	for (size_t i = 0; i < r->nthreads; i++) {
-		if (r->threads[i].pid != pid)
-			continue;
-		if (r->threads[i].tid == pid)
-			return recording__string(r, r->threads[i].comm);
-		if (r->threads[i].tid == tid)
-			thread = recording__string(r, r->threads[i].comm);
-	}
-	return thread && *thread ? thread : "?";
-}
-
 /* A name as one folded frame: ';' separates frames and a line break ends the line, so they
  * become ':' and ' ' (what flamegraph.pl's stackcollapse scripts do; README: folded output). */
 static void put_folded_name(FILE *f, const char *s)
@@ -60,7 +40,7 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 
 	if (!f)
 		return NULL;
-	put_folded_name(f, process_name(r, s));
+	put_folded_name(f, report_sample_comm(r, s));
 	for (uint32_t j = 0; j < s->nregions; j++) {
 		fputs(";region:", f);
 		put_folded_name(f, recording__string(r, s->regions[j]));
