@@ -23,7 +23,7 @@ ifneq ($(SAN),)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
 endif
-LDLIBS   := -lbpf -lelf -ldw -lz -lm
+LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
 	      -I$(BUILD) -I.
@@ -31,7 +31,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-pr
 CLI_SRCS  := $(wildcard userspace/cli/*.c)
 CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c))
-CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS))
+CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
@@ -65,6 +65,18 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# pprof's profile.proto (report/pprof.c), as C from protoc-c into the build folder (BUILD or
+# build-fuzz): generated code, so not held to our warnings.
+PROTO := userspace/report/profile.proto
+%/profile.pb-c.c %/profile.pb-c.h: $(PROTO)
+	@mkdir -p $*
+	protoc-c --proto_path=$(dir $(PROTO)) --c_out=$* $(PROTO)
+
+$(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
+	$(CC) $(filter-out -Werror -W%,$(CFLAGS)) -c $< -o $@
+
+$(BUILD)/userspace/report/pprof.o: $(BUILD)/profile.pb-c.h
+
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -96,9 +108,9 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
 FUZZ_HARNESSES := recording report
-FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
-		  tests/fuzz_common.c)
+		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 
 fuzz:
@@ -108,6 +120,11 @@ fuzz:
 build-fuzz/%.o: %.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build-fuzz/profile.pb-c.o: build-fuzz/profile.pb-c.c
+	$(CLANG) $(filter-out -Werror -W%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link -c $< -o $@
+
+build-fuzz/userspace/report/pprof.o: build-fuzz/profile.pb-c.h
 
 build-fuzz/libperchfuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -201,11 +218,13 @@ san-unit: $(TESTS) $(REPLAYS)
 
 check-integration: all
 	@bash tests/golden.sh $(BUILD)
+	@bash tests/pprof.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/golden.sh build-san
+	@bash tests/pprof.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 

@@ -3,6 +3,7 @@
 # argument fuzz, also what make fuzz needs.
 set -euo pipefail
 pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
+      libprotobuf-c-dev protobuf-c-compiler golang-go
       pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils)
 # make fuzz: libFuzzer's runtime for the installed clang (only a Recommends of clang's packages).
 if [ "${1:-}" = fuzz ]; then

@@ -40,6 +40,8 @@ expect "unknown record option" 64 "unknown option '--bogus'" -- "$PERCH" record 
 expect "unknown report option" 64 "unknown option '--bogus'" -- "$PERCH" report --bogus
 expect "unwritable output" 73 "cannot write /nonexistent/dir/x.data" -- \
 	"$PERCH" record -o /nonexistent/dir/x.data -- true
+expect "unwritable report output" 73 "cannot write /nonexistent/dir/x.pb.gz" -- \
+	"$PERCH" report --format=pprof -o /nonexistent/dir/x.pb.gz "$(dirname "$0")/../corpus/shares.data"
 expect "missing recording" 66 "cannot open recording" -- "$PERCH" report "$T/nothing.data"
 expect "not a recording" 65 "not a perch recording" -- "$PERCH" report /etc/passwd
 

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
@@ -64,7 +65,8 @@ static void report_options(FILE *out)
 	      "  --top=N              rows in the top-functions tables (default 20)\n"
 	      "  --lines              one entry per source line (function (file:line)), not per "
 	      "function\n"
-	      "  --no-demangle        show C++ names as the binary spells them\n",
+	      "  --no-demangle        show C++ names as the binary spells them\n"
+	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n",
 	      out);
 }
 
@@ -144,8 +146,9 @@ static int unknown_region(const struct recording *r, const char *path, const cha
 	return ret;
 }
 
-/* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
-static int report_option(int c, struct report_opts *o, char **argv)
+/* One option c (getopt's) into o (and -o into *output); 0, HELP_DONE, or the exit status after
+ * a usage line. */
+static int report_option(int c, struct report_opts *o, const char **output, char **argv)
 {
 	unsigned long v;
 	char *end;
@@ -174,6 +177,9 @@ static int report_option(int c, struct report_opts *o, char **argv)
 	case 'r':
 		o->region = optarg;
 		return 0;
+	case 'o':
+		*output = optarg;
+		return 0;
 	case 'h':
 		cli_usage(stdout);
 		return HELP_DONE;
@@ -182,12 +188,35 @@ static int report_option(int c, struct report_opts *o, char **argv)
 	}
 }
 
-/* Load path and print it as o asks; the exit status. */
-static int report_file(const char *path, const struct report_opts *o)
+/* The report of r into output (NULL: standard output); the exit status. */
+static int print_to(const struct recording *r, const char *path, const struct report_opts *o,
+		    const char *output)
+{
+	FILE *out = output ? fopen(output, "w") : stdout;
+	int ret = 0;
+
+	if (!out) {
+		log_err("cannot write %s: %s", output, strerror(errno));
+		return PERCH_EXIT_OUTPUT;
+	}
+	if (report__print(r, path, o, out))
+		ret = PERCH_EXIT_INTERNAL;
+	/* a failed write (full disk, closed pipe) is the output's fault, not an internal one */
+	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
+		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	return ret;
+}
+
+/* Load path and print it as o asks into output (NULL: standard output); the exit status. */
+static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
 	struct recording *r = NULL;
 	int err, ret = 0;
 
+	if (o->format == REPORT_PPROF && !output && isatty(STDOUT_FILENO))
+		return log_usage(NULL, "--format=pprof is binary: give -o FILE or a pipe");
 	err = recording__load(path, &r);
 	if (!r)
 		return load_error(path, err);
@@ -195,9 +224,7 @@ static int report_file(const char *path, const struct report_opts *o)
 		recording__free(r);
 		return ret;
 	}
-	if (report__print(r, path, o, stdout))
-		ret = PERCH_EXIT_INTERNAL;
-	fflush(stdout);
+	ret = print_to(r, path, o, output);
 	if (err)
 		ret = report_damage(path, r, err);
 	recording__free(r);
@@ -213,28 +240,29 @@ static int run_report(int argc, char **argv)
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
 		{"region", required_argument, NULL, 'r'},
+		{"output", required_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct report_opts o = {.sz = sizeof(o), .min_percent = 0.5, .top = 20};
-	const char *path = "perch.data";
+	const char *path = "perch.data", *output = NULL;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-		ret = report_option(c, &o, argv);
+	while (!ret && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
+		ret = report_option(c, &o, &output, argv);
 	if (ret)
 		return ret == HELP_DONE ? 0 : ret;
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc)
 		return log_usage(NULL, "unexpected argument '%s'", argv[optind]);
-	return report_file(path, &o);
+	return report_file(path, &o, output);
 }
 
 const struct cli_command cli_report = {
 	.name = "report",
 	.run = run_report,
 	.synopsis = "perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
-		    "                    [--lines] [--no-demangle] [FILE]\n",
+		    "                    [--lines] [--no-demangle] [-o FILE] [FILE]\n",
 	.options = report_options,
 };

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --format=pprof: the recording as pprof's profile.proto (report/profile.proto), gzip-compressed,
+ * as `go tool pprof` and the other pprof readers open it. Two sample types, samples/count and
+ * cpu/nanoseconds (count / frequency); one Location per recording frame, its inline chain as
+ * Lines (innermost first, as pprof orders them); Functions by (name, file) with the names the
+ * text report uses; one Mapping per module; labels pid, tid, thread, and, inside regions, region
+ * (the innermost) and region_stack (outermost;...;innermost). --region keeps the samples the text
+ * report keeps. The message is packed straight into zlib, so the output is never held whole.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "common.h"
+#include "lib/hash.h"
+#include "lib/idxtab.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
+#include "profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+#define MAX_LABELS 5 /* pid, tid, thread, region, region_stack */
+
+struct pprof {
+	const struct recording *r;
+	const struct profile *p;
+	uint64_t frequency; /* Hz; 0 when the recording does not say */
+	char **strs;	    /* the string table; strs[0] == "" */
+	size_t nstrs, cap_strs;
+	struct idxtab str_tab;
+	char **owned; /* strings of the table this exporter allocated */
+	size_t nowned, cap_owned;
+	uint64_t *mapping_of; /* module string id -> mapping id (0: none yet) */
+	pb_mapping *maps;
+	size_t nmaps, cap_maps;
+	struct u64map func_of; /* (profile function << 32 | file string id) -> function id */
+	pb_function *funcs;
+	size_t nfuncs, cap_funcs;
+	uint64_t *location_of; /* recording frame -> location id (0: a region frame) */
+	pb_location *locs;
+	size_t nlocs;
+	pb_line *lines;
+	pb_sample *samples;
+	size_t nsamples;
+	uint64_t *location_ids; /* every sample's, back to back */
+	int64_t *values;	/* two per sample */
+	pb_label *labels;	/* MAX_LABELS per sample */
+	pb_label **label_ptrs;
+	int64_t comment; /* the recorded command's string */
+};
+
+static bool str_eq(const void *ctx, uint32_t idx, const void *key)
+{
+	return !strcmp(((const struct pprof *)ctx)->strs[idx], key);
+}
+
+/* The index of s in the string table, added on first use; with own, this exporter frees s (at
+ * once when the table has it already). -ENOMEM (s freed when owned). */
+static int64_t intern_str(struct pprof *x, char *s, bool own)
+{
+	uint32_t h = hash32(fnv64_str(FNV64_OFFSET, s));
+	struct idxtab_slot *slot;
+
+	if (x->nstrs >= INT32_MAX || idxtab__reserve(&x->str_tab) ||
+	    vec_grow(&x->strs, &x->cap_strs, x->nstrs + 1, sizeof(*x->strs), 256) ||
+	    (own && vec_grow(&x->owned, &x->cap_owned, x->nowned + 1, sizeof(*x->owned), 64)))
+		goto nomem;
+	slot = idxtab__find(&x->str_tab, h, str_eq, x, s);
+	if (slot->idx1) {
+		if (own)
+			free(s);
+		return slot->idx1 - 1;
+	}
+	if (own)
+		x->owned[x->nowned++] = s;
+	x->strs[x->nstrs] = s;
+	idxtab__set(&x->str_tab, slot, x->nstrs, h);
+	return (int64_t)x->nstrs++;
+nomem:
+	if (own)
+		free(s);
+	return -ENOMEM;
+}
+
+/* A string that lives as long as the recording or the profile. */
+static int64_t str_id(struct pprof *x, const char *s)
+{
+	return intern_str(x, (char *)s, false);
+}
+
+/* The mapping of a module (string id), created on first use. Its addresses are the frames'
+ * offsets in the module's file (the kernel's: addresses), so it starts at 0 with file offset
+ * 0. The recording keeps no build-id for its modules, so build_id stays empty: a reader
+ * symbolizes nothing anyway, since every location carries its functions and lines. */
+static int64_t mapping_id(struct pprof *x, uint32_t module, uint64_t offset, bool inlines)
+{
+	pb_mapping *m;
+
+	if (module >= x->r->nstrings)
+		module = 0;
+	if (!x->mapping_of[module]) {
+		int64_t name = str_id(x, x->r->strings[module]);
+
+		if (name < 0 ||
+		    vec_grow(&x->maps, &x->cap_maps, x->nmaps + 1, sizeof(*x->maps), 16))
+			return -ENOMEM;
+		m = &x->maps[x->nmaps++];
+		perftools__profiles__mapping__init(m);
+		m->id = x->nmaps;
+		m->filename = name;
+		m->has_functions = m->has_filenames = m->has_line_numbers = true;
+		x->mapping_of[module] = m->id;
+	}
+	m = &x->maps[x->mapping_of[module] - 1];
+	if (offset >= m->memory_limit)
+		m->memory_limit = offset + 1;
+	m->has_inline_frames |= inlines;
+	return (int64_t)m->id;
+}
+
+/* The function of profile function func with source file file (string id), created on first
+ * use; its name is the one every other output prints. */
+static int64_t function_id(struct pprof *x, uint32_t func, uint32_t file)
+{
+	uint64_t key = (uint64_t)func << 32 | file, id;
+	int64_t name, filename;
+	pb_function *f;
+
+	if (u64map__get(&x->func_of, key, &id))
+		return (int64_t)id;
+	name = str_id(x, profile__func_name(x->p, func));
+	filename = str_id(x, recording__string(x->r, file));
+	if (name < 0 || filename < 0 ||
+	    vec_grow(&x->funcs, &x->cap_funcs, x->nfuncs + 1, sizeof(*x->funcs), 256))
+		return -ENOMEM;
+	f = &x->funcs[x->nfuncs++];
+	perftools__profiles__function__init(f);
+	f->id = x->nfuncs;
+	f->name = name;
+	f->filename = filename;
+	if (u64map__put(&x->func_of, key, f->id))
+		return -ENOMEM;
+	return (int64_t)f->id;
+}
+
+/* Location l for recording frame i: its lines innermost first, as both the recording's LINES
+ * and pprof's Location.line order them (profile__frame_funcs gives the outermost first). */
+static int add_location(struct pprof *x, uint32_t i, pb_location *l, pb_line *lines)
+{
+	const struct rec_frame *fr = &x->r->frames[i];
+	const uint32_t *fns;
+	uint32_t n = profile__frame_funcs(x->p, i, &fns);
+	int64_t map = mapping_id(x, fr->module, fr->offset, n > 1);
+
+	if (map < 0)
+		return -ENOMEM;
+	perftools__profiles__location__init(l);
+	l->line = calloc(n, sizeof(*l->line));
+	if (!l->line)
+		return -ENOMEM;
+	l->id = ++x->nlocs;
+	l->mapping_id = (uint64_t)map;
+	l->address = fr->offset;
+	l->n_line = n;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct rec_line *rl = k < fr->nlines ? &fr->lines[k] : NULL;
+		int64_t fn = function_id(x, fns[n - 1 - k], rl ? rl->file : 0);
+
+		if (fn < 0)
+			return -ENOMEM;
+		perftools__profiles__line__init(&lines[k]);
+		lines[k].function_id = (uint64_t)fn;
+		lines[k].line = rl ? rl->line : 0;
+		l->line[k] = &lines[k];
+	}
+	return 0;
+}
+
+static int add_locations(struct pprof *x)
+{
+	const struct recording *r = x->r;
+	size_t nlines = 0, used = 0;
+	const uint32_t *fns;
+
+	for (size_t i = 0; i < r->nframes; i++)
+		nlines += profile__frame_funcs(x->p, i, &fns);
+	x->locs = calloc(r->nframes + 1, sizeof(*x->locs));
+	x->lines = calloc(nlines + 1, sizeof(*x->lines));
+	x->location_of = calloc(r->nframes + 1, sizeof(*x->location_of));
+	x->mapping_of = calloc(r->nstrings + 1, sizeof(*x->mapping_of));
+	if (!x->locs || !x->lines || !x->location_of || !x->mapping_of)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nframes; i++) {
+		pb_location *l = &x->locs[x->nlocs];
+		uint32_t n = profile__frame_funcs(x->p, i, &fns);
+
+		if (!n)
+			continue; /* a region frame: samples carry their regions apart */
+		if (add_location(x, i, l, x->lines + used))
+			return -ENOMEM;
+		x->location_of[i] = l->id;
+		used += n;
+	}
+	return 0;
+}
+
+static pb_label *label(pb_sample *s, int64_t key)
+{
+	pb_label *l = s->label[s->n_label++];
+
+	perftools__profiles__label__init(l);
+	l->key = key;
+	return l;
+}
+
+/* The region labels of a sample inside regions: the innermost, and the whole stack. */
+static int region_labels(struct pprof *x, pb_sample *ps, const struct rec_sample *s)
+{
+	char *stack = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&stack, &len);
+	int64_t k_region = str_id(x, "region"), k_stack = str_id(x, "region_stack"), inner, all;
+
+	if (!f)
+		return -ENOMEM;
+	for (uint32_t j = 0; j < s->nregions; j++)
+		fprintf(f, "%s%s", j ? ";" : "", recording__string(x->r, s->regions[j]));
+	if (fclose(f)) {
+		free(stack);
+		return -ENOMEM;
+	}
+	inner = str_id(x, recording__string(x->r, s->regions[s->nregions - 1]));
+	all = intern_str(x, stack, true);
+	if (k_region < 0 || k_stack < 0 || inner < 0 || all < 0)
+		return -ENOMEM;
+	label(ps, k_region)->str = inner;
+	label(ps, k_stack)->str = all;
+	return 0;
+}
+
+/* Sample ps for recording sample s; ids is where its location ids go (the leaf first). */
+static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s, uint64_t *ids,
+		      int64_t *values)
+{
+	int64_t k_pid = str_id(x, "pid"), k_tid = str_id(x, "tid"), k_thread = str_id(x, "thread");
+	int64_t comm = str_id(x, report_sample_comm(x->r, s));
+
+	if (k_pid < 0 || k_tid < 0 || k_thread < 0 || comm < 0)
+		return -ENOMEM;
+	ps->n_location_id = s->nframes;
+	ps->location_id = ids;
+	for (uint32_t j = 0; j < s->nframes; j++)
+		ids[j] = x->location_of[s->frames[s->nframes - 1 - j]];
+	values[0] = (int64_t)s->count;
+	/* in 128 bits: a count times 1e9 passes 2^64 from 2^34 samples on */
+	values[1] = x->frequency
+			    ? (int64_t)((unsigned __int128)s->count * 1000000000u / x->frequency)
+			    : 0;
+	ps->n_value = 2;
+	ps->value = values;
+	label(ps, k_pid)->num = s->pid;
+	label(ps, k_tid)->num = s->tid;
+	label(ps, k_thread)->str = comm;
+	return s->nregions ? region_labels(x, ps, s) : 0;
+}
+
+static int add_samples(struct pprof *x)
+{
+	const struct recording *r = x->r;
+	size_t nids = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		nids += r->samples[i].nframes;
+	x->samples = calloc(r->nsamples + 1, sizeof(*x->samples));
+	x->location_ids = calloc(nids + 1, sizeof(*x->location_ids));
+	x->values = calloc(2 * r->nsamples + 1, sizeof(*x->values));
+	x->labels = calloc(MAX_LABELS * r->nsamples + 1, sizeof(*x->labels));
+	x->label_ptrs = calloc(MAX_LABELS * r->nsamples + 1, sizeof(*x->label_ptrs));
+	if (!x->samples || !x->location_ids || !x->values || !x->labels || !x->label_ptrs)
+		return -ENOMEM;
+	nids = 0;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		pb_sample *ps = &x->samples[x->nsamples];
+
+		if (!profile__sample_kept(x->p, i))
+			continue;
+		perftools__profiles__sample__init(ps);
+		ps->label = x->label_ptrs + MAX_LABELS * x->nsamples;
+		for (size_t k = 0; k < MAX_LABELS; k++)
+			ps->label[k] = &x->labels[MAX_LABELS * x->nsamples + k];
+		if (add_sample(x, ps, &r->samples[i], x->location_ids + nids,
+			       x->values + 2 * x->nsamples))
+			return -ENOMEM;
+		nids += r->samples[i].nframes;
+		x->nsamples++;
+	}
+	return 0;
+}
+
+/* An array of pointers to each of n elements of size elem at base (protobuf-c's repeated
+ * messages); NULL on ENOMEM. */
+static void **pointers(void *base, size_t n, size_t elem)
+{
+	void **v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (char *)base + i * elem;
+	return v;
+}
+
+/* The message's header and tables, pointing into x; types[2] and period are x's too. */
+static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[3],
+			pb_value_type **type_ptrs)
+{
+	static const char *const names[3][2] = {
+		{"samples", "count"}, {"cpu", "nanoseconds"}, {"cpu", "nanoseconds"}};
+	const char *command = report_meta(x->r, REC_META_command);
+	uint64_t duration;
+
+	for (int i = 0; i < 3; i++) {
+		perftools__profiles__value_type__init(&types[i]);
+		types[i].type = str_id(x, names[i][0]);
+		types[i].unit = str_id(x, names[i][1]);
+		if (types[i].type < 0 || types[i].unit < 0)
+			return -ENOMEM;
+		type_ptrs[i] = &types[i];
+	}
+	pb->n_sample_type = 2;
+	pb->sample_type = type_ptrs;
+	pb->period_type = &types[2];
+	pb->period = x->frequency ? (int64_t)(1000000000u / x->frequency) : 0;
+	if (report_end(x->r, REC_END_duration_ns, &duration))
+		pb->duration_nanos = (int64_t)duration;
+	pb->n_sample = x->nsamples;
+	pb->sample = (pb_sample **)pointers(x->samples, x->nsamples, sizeof(*x->samples));
+	pb->n_mapping = x->nmaps;
+	pb->mapping = (pb_mapping **)pointers(x->maps, x->nmaps, sizeof(*x->maps));
+	pb->n_location = x->nlocs;
+	pb->location = (pb_location **)pointers(x->locs, x->nlocs, sizeof(*x->locs));
+	pb->n_function = x->nfuncs;
+	pb->function = (pb_function **)pointers(x->funcs, x->nfuncs, sizeof(*x->funcs));
+	if (!pb->sample || !pb->mapping || !pb->location || !pb->function)
+		return -ENOMEM;
+	if (command && *command) {
+		x->comment = str_id(x, command);
+		pb->n_comment = x->comment > 0;
+		pb->comment = &x->comment;
+	}
+	pb->n_string_table = x->nstrs; /* last: everything above may add strings */
+	pb->string_table = x->strs;
+	return 0;
+}
+
+/* protobuf-c's output buffer, deflating into a gzip stream (no name, no time: the same recording
+ * gives the same bytes). */
+struct gz_out {
+	ProtobufCBuffer base;
+	z_stream z;
+	FILE *out;
+	int err;
+	unsigned char chunk[65536];
+};
+
+/* Deflate what z holds with flush, writing every full chunk. */
+static void gz_drain(struct gz_out *g, int flush)
+{
+	int zerr;
+
+	do {
+		g->z.next_out = g->chunk;
+		g->z.avail_out = sizeof(g->chunk);
+		zerr = deflate(&g->z, flush);
+		if (zerr == Z_STREAM_ERROR) {
+			g->err = g->err ?: -EIO;
+			return;
+		}
+		size_t n = sizeof(g->chunk) - g->z.avail_out;
+		if (!g->err && n && fwrite(g->chunk, 1, n, g->out) != n)
+			g->err = -errno ?: -EIO;
+	} while (g->z.avail_out == 0 || (flush == Z_FINISH && zerr != Z_STREAM_END));
+}
+
+static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct gz_out *g = (struct gz_out *)b;
+
+	g->z.next_in = (unsigned char *)data;
+	g->z.avail_in = (uInt)len;
+	gz_drain(g, Z_NO_FLUSH);
+}
+
+static int write_gzip(const pb_profile *pb, FILE *out)
+{
+	struct gz_out *g = calloc(1, sizeof(*g));
+	int err;
+
+	if (!g)
+		return -ENOMEM;
+	g->base.append = gz_append;
+	g->out = out;
+	/* 15 + 16: the largest window, with a gzip header and trailer */
+	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return -ENOMEM;
+	}
+	protobuf_c_message_pack_to_buffer(&pb->base, &g->base);
+	gz_drain(g, Z_FINISH);
+	deflateEnd(&g->z);
+	err = g->err; /* the CLI names the file that could not be written */
+	free(g);
+	return err;
+}
+
+static void pprof_free(struct pprof *x)
+{
+	for (size_t i = 0; i < x->nlocs; i++)
+		free(x->locs[i].line);
+	for (size_t i = 0; i < x->nowned; i++)
+		free(x->owned[i]);
+	free(x->owned);
+	free(x->strs);
+	idxtab__clear(&x->str_tab);
+	free(x->mapping_of);
+	free(x->maps);
+	u64map__clear(&x->func_of);
+	free(x->funcs);
+	free(x->location_of);
+	free(x->locs);
+	free(x->lines);
+	free(x->samples);
+	free(x->location_ids);
+	free(x->values);
+	free(x->labels);
+	free(x->label_ptrs);
+}
+
+static int export(struct pprof *x, FILE *out)
+{
+	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_value_type types[3], *type_ptrs[3];
+	int err;
+
+	if (str_id(x, "") < 0 || add_locations(x) || add_samples(x) ||
+	    fill_profile(x, &pb, types, type_ptrs))
+		err = -ENOMEM;
+	else
+		err = write_gzip(&pb, out);
+	free(pb.sample);
+	free(pb.mapping);
+	free(pb.location);
+	free(pb.function);
+	return err;
+}
+
+int report_pprof(const struct recording *r, const char *path, const struct report_opts *o,
+		 FILE *out)
+{
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region};
+	struct profile *p = profile__build(r, &po);
+	const char *freq = report_meta(r, REC_META_frequency);
+	struct pprof x = {.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0};
+	int err;
+
+	(void)path;
+	if (!p)
+		return -errno;
+	err = export(&x, out);
+	pprof_free(&x);
+	profile__free(p);
+	return err;
+}
