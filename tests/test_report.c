@@ -562,6 +562,40 @@ static void report_folded_escapes_separators_in_names(void **state)
 	free(out);
 }
 
+/* Process "t\"h" with a function whose name holds a quote, a backslash, control bytes, a byte
+ * that is no UTF-8, a cut-short sequence and a valid two-byte character. */
+static void write_json_escape_fixture(void)
+{
+	struct rec_writer *w;
+	uint32_t mod, fodd;
+
+	w = open_fixture();
+	mod = rec_writer__string(w, "/usr/bin/app");
+	fodd = rec_writer__frame(w, REC_FRAME_USER, mod,
+				 rec_writer__string(w, "q\"b\\c\x01\x1f\td\xff"
+						       "e\xe2\x82"
+						       "f\xc3\xa9"),
+				 0x200);
+	assert_int_equal(rec_writer__thread(w, 10, 11, 1, rec_writer__string(w, "t\"h")), 0);
+	assert_int_equal(rec_writer__sample(w, 10, 11, 7, 0, &fodd, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+/* JSON strings: '"' and '\\' escaped, control bytes as \u00XX, each byte of what is not UTF-8
+ * as \ufffd, valid UTF-8 as it is. */
+static void report_speedscope_escapes_json_strings(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_SPEEDSCOPE};
+	char *out = render_with(write_json_escape_fixture, &o);
+
+	(void)state;
+	assert_non_null(strstr(out, "\"name\":\"q\\\"b\\\\c\\u0001\\u001f\\u0009d\\ufffde\\ufffd"
+				    "\\ufffdf\xc3\xa9\"}"));
+	assert_non_null(strstr(out, "\"name\":\"t\\\"h (10/11)\""));
+	assert_non_null(strstr(out, "\"weights\":[7]"));
+	free(out);
+}
+
 /* At any depth of the region stack, and a sample in a recursion of the region counted once. */
 static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 {
@@ -883,6 +917,7 @@ int main(void)
 		cmocka_unit_test(report_text_shows_region_table_tree_and_notes),
 		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
 		cmocka_unit_test(report_folded_escapes_separators_in_names),
+		cmocka_unit_test(report_speedscope_escapes_json_strings),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),

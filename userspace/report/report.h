@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
- * csv.c, stats.c, pprof.c), and the short summary `perch record` prints when the command exits. A new
+ * csv.c, stats.c, pprof.c,
+ * speedscope.c), and the short summary `perch record` prints when the command exits. A new
  * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
  * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
@@ -21,7 +22,9 @@
 	  "(per region and thread: calls, total, self, mean, min, max in seconds, samples, " \
 	  "size)")                                                                           \
 	X(REPORT_STATS, stats, "(\"key value\" lines: every count the recording holds)")     \
-	X(REPORT_PPROF, pprof, "(gzipped profile.proto for go tool pprof; binary: use -o)")
+	X(REPORT_PPROF, pprof, "(gzipped profile.proto for go tool pprof; binary: use -o)")  \
+	X(REPORT_SPEEDSCOPE, speedscope,                                                     \
+	  "(speedscope.app JSON: a sampled profile per thread; regions lead as region:NAME)")
 
 #define REPORT_ENUM(id, name, help) id,
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
@@ -34,7 +37,8 @@ struct report_opts {
 	unsigned int top;   /* rows in each top-functions table */
 	bool lines;	    /* functions by source line (file:line) */
 	bool no_demangle;   /* keep C++ names mangled */
-	const char *region; /* text, folded, pprof: only samples inside this region (NULL: all) */
+	const char *
+		region; /* text, folded, pprof, speedscope: samples inside this region (NULL: all) */
 };
 
 /* An output: path is the recording's, as the text header names it. 0 or -errno. */

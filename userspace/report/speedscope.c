@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --format=speedscope: the recording as speedscope's JSON file format
+ * (https://www.speedscope.app/file-format-schema.json). One sampled profile per thread, named
+ * "comm (pid/tid)" (a thread that exec'd gets one per name, as folded names its stacks), its
+ * samples' stacks outermost first; frames shared by every profile, one per function as the text
+ * report names it (kernel functions marked "_[k]", with file and line under --lines), inline
+ * chains expanded, and the sample's regions leading its stack as "region:NAME" frames, exactly as
+ * --format=folded shows them: summing a profile's weights by stack gives folded's lines.
+ *
+ * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
+ * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
+ * frequency, rounded. Regions are only in the sampled stacks: an evented profile of region
+ * spans needs each span's start and end, and the recording has no timestamps yet.
+ *
+ * Streamed: profiles first, written while the samples are walked, then the frames they used
+ * ("shared" after "profiles": JSON objects are unordered). What is held is one entry per kept
+ * sample (to group them by thread) and one per frame, never the output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "lib/vec.h"
+
+enum ss_kind { SS_FUNC, SS_REGION, SS_NO_STACK };
+
+struct ss_frame {
+	enum ss_kind kind;
+	uint32_t id;	     /* profile function or region name's string id */
+	uint32_t file, line; /* --lines: where the function is (string id, 0: unknown) */
+};
+
+struct ss_sample {
+	uint32_t pid, tid;
+	const char *comm;
+	size_t idx; /* in the recording */
+};
+
+struct ss {
+	const struct recording *r;
+	const struct profile *p;
+	bool lines;
+	FILE *out;
+	uint32_t *func_frame;	/* profile function -> frame index + 1 (0: not used yet) */
+	uint32_t *region_frame; /* string id -> frame index + 1 */
+	uint32_t no_stack;	/* the "[no stack]" frame's index + 1 */
+	struct ss_frame *frames;
+	size_t nframes, cap_frames;
+	struct ss_sample *samples; /* the kept ones, by thread */
+	size_t nsamples;
+};
+
+/* The length of the valid UTF-8 sequence at s, 0 when it is not one (overlong, surrogate, past
+ * U+10FFFF, cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t cp, min;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* s inside a JSON string: '"' and '\\' escaped, control characters as \u00XX, and each byte
+ * that is not part of valid UTF-8 as \ufffd (JSON text is UTF-8; names come from binaries). */
+static void put_json_chars(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+}
+
+static void put_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	put_json_chars(f, s);
+	fputc('"', f);
+}
+
+/* The index of a frame, added on first use (*slot: its index + 1); -ENOMEM. */
+static int64_t frame_index(struct ss *x, uint32_t *slot, struct ss_frame fr)
+{
+	if (*slot)
+		return *slot - 1;
+	if (vec_grow(&x->frames, &x->cap_frames, x->nframes + 1, sizeof(*x->frames), 256))
+		return -ENOMEM;
+	x->frames[x->nframes] = fr;
+	*slot = (uint32_t)++x->nframes;
+	return *slot - 1;
+}
+
+/* Writes one frame index of a sample's stack, after a ',' unless it is the first. */
+static int put_index(struct ss *x, int64_t idx, bool *first)
+{
+	if (idx < 0)
+		return -ENOMEM;
+	fprintf(x->out, "%s%" PRId64, *first ? "" : ",", idx);
+	*first = false;
+	return 0;
+}
+
+/* One sample's stack as a JSON array: its regions, then its functions, outermost first. */
+static int put_stack(struct ss *x, const struct rec_sample *s)
+{
+	const struct recording *r = x->r;
+	bool first = true, funcs = false;
+	int err = 0;
+
+	fputc('[', x->out);
+	for (uint32_t j = 0; !err && j < s->nregions; j++) {
+		uint32_t id = s->regions[j] < r->nstrings ? s->regions[j] : 0;
+
+		err = put_index(x,
+				frame_index(x, &x->region_frame[id],
+					    (struct ss_frame){SS_REGION, id, 0, 0}),
+				&first);
+	}
+	for (uint32_t j = 0; !err && j < s->nframes; j++) {
+		const struct rec_frame *fr = &r->frames[s->frames[j]];
+		const uint32_t *fns;
+		uint32_t n = profile__frame_funcs(x->p, s->frames[j], &fns);
+
+		for (uint32_t k = 0; !err && k < n; k++) {
+			/* the recording's LINES are innermost first */
+			const struct rec_line *rl =
+				n - 1 - k < fr->nlines ? &fr->lines[n - 1 - k] : NULL;
+			struct ss_frame f = {SS_FUNC, fns[k], rl && x->lines ? rl->file : 0,
+					     rl && x->lines ? rl->line : 0};
+
+			err = put_index(x, frame_index(x, &x->func_frame[fns[k]], f), &first);
+		}
+		funcs |= n > 0;
+	}
+	if (!err && !funcs) /* neither stack could be read, as folded shows it */
+		err = put_index(
+			x, frame_index(x, &x->no_stack, (struct ss_frame){SS_NO_STACK, 0, 0, 0}),
+			&first);
+	fputc(']', x->out);
+	return err;
+}
+
+static int by_thread(const void *a, const void *b)
+{
+	const struct ss_sample *x = a, *y = b;
+	int c;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if ((c = strcmp(x->comm, y->comm)))
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static bool same_thread(const struct ss_sample *a, const struct ss_sample *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && !strcmp(a->comm, b->comm);
+}
+
+/* The samples [from, to) of x->samples, one thread's, as a sampled profile. */
+static int put_profile(struct ss *x, size_t from, size_t to)
+{
+	const struct ss_sample *t = &x->samples[from];
+	uint64_t total = 0;
+	int err = 0;
+
+	for (size_t i = from; i < to; i++)
+		total += x->r->samples[x->samples[i].idx].count;
+	fputs("{\"type\":\"sampled\",\"name\":\"", x->out);
+	put_json_chars(x->out, t->comm);
+	fprintf(x->out,
+		" (%" PRIu32 "/%" PRIu32
+		")\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+		t->pid, t->tid, total);
+	for (size_t i = from; !err && i < to; i++) {
+		fputs(i > from ? ",\n" : "\n", x->out);
+		err = put_stack(x, &x->r->samples[x->samples[i].idx]);
+	}
+	fputs("],\n\"weights\":[", x->out);
+	for (size_t i = from; i < to; i++)
+		fprintf(x->out, "%s%" PRIu64, i > from ? "," : "",
+			x->r->samples[x->samples[i].idx].count);
+	fputs("]}", x->out);
+	return err;
+}
+
+static void put_frames(struct ss *x)
+{
+	fputs("\"shared\":{\"frames\":[", x->out);
+	for (size_t i = 0; i < x->nframes; i++) {
+		const struct ss_frame *f = &x->frames[i];
+
+		fputs(i ? ",\n{\"name\":\"" : "\n{\"name\":\"", x->out);
+		if (f->kind == SS_REGION) {
+			fputs("region:", x->out);
+			put_json_chars(x->out, recording__string(x->r, f->id));
+		} else if (f->kind == SS_NO_STACK) {
+			fputs("[no stack]", x->out);
+		} else {
+			put_json_chars(x->out, profile__func_name(x->p, f->id));
+			fputs(profile__func_kernel(x->p, f->id) ? "_[k]" : "", x->out);
+		}
+		fputc('"', x->out);
+		if (f->file) {
+			fputs(",\"file\":", x->out);
+			put_json_str(x->out, recording__string(x->r, f->file));
+		}
+		if (f->line)
+			fprintf(x->out, ",\"line\":%" PRIu32, f->line);
+		fputc('}', x->out);
+	}
+	fputs("]}}\n", x->out);
+}
+
+static int export(struct ss *x, const char *path)
+{
+	const struct recording *r = x->r;
+	const char *command = report_meta(r, REC_META_command);
+	size_t nprofiles = 0;
+	int err = 0;
+
+	x->func_frame = calloc(profile__nfuncs(x->p) + 1, sizeof(*x->func_frame));
+	x->region_frame = calloc(r->nstrings + 1, sizeof(*x->region_frame));
+	x->samples = calloc(r->nsamples + 1, sizeof(*x->samples));
+	if (!x->func_frame || !x->region_frame || !x->samples)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct rec_sample *s = &r->samples[i];
+
+		if (profile__sample_kept(x->p, i))
+			x->samples[x->nsamples++] =
+				(struct ss_sample){s->pid, s->tid, report_sample_comm(r, s), i};
+	}
+	qsort(x->samples, x->nsamples, sizeof(*x->samples), by_thread);
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+	      "\"exporter\":\"perch report --format=speedscope\",\n\"name\":",
+	      x->out);
+	put_json_str(x->out, command && *command ? command : path);
+	fputs(x->nsamples ? ",\n\"activeProfileIndex\":0" : "", x->out);
+	fputs(",\n\"profiles\":[", x->out);
+	for (size_t i = 0, j; !err && i < x->nsamples; i = j) {
+		for (j = i + 1; j < x->nsamples && same_thread(&x->samples[i], &x->samples[j]); j++)
+			;
+		fputs(nprofiles++ ? ",\n" : "\n", x->out);
+		err = put_profile(x, i, j);
+	}
+	fputs("],\n", x->out);
+	if (!err)
+		put_frames(x);
+	return err;
+}
+
+int report_speedscope(const struct recording *r, const char *path, const struct report_opts *o,
+		      FILE *out)
+{
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region};
+	struct profile *p = profile__build(r, &po);
+	struct ss x = {.r = r, .p = p, .lines = o->lines, .out = out};
+	int err;
+
+	if (!p)
+		return -errno;
+	err = export(&x, path);
+	free(x.func_frame);
+	free(x.region_frame);
+	free(x.frames);
+	free(x.samples);
+	profile__free(p);
+	return err;
+}
