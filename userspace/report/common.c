@@ -99,3 +99,13 @@ uint64_t report_mean_ns(const struct region_stat *s)
 
 	return timed ? (sum + timed / 2) / timed : 0;
 }
+
+struct profile *report_profile(const struct recording *r, const struct report_opts *o)
+{
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region};
+
+	return profile__build(r, &po);
+}

@@ -30,6 +30,8 @@ uint64_t report_stat(const struct recording *r, enum rec_stat key);
 const char *report_meta(const struct recording *r, enum rec_meta key); /* NULL when absent */
 bool report_end(const struct recording *r, enum rec_end key, uint64_t *value);
 /* The weight of every sample. */
+/* The profile model as the options ask for it (--lines, --no-demangle, --region). NULL + errno. */
+struct profile *report_profile(const struct recording *r, const struct report_opts *o);
 uint64_t report_sample_total(const struct recording *r);
 /* The sample's thread's name when it was taken (its process's, or "?", for recordings made
  * before samples carried it). Valid while r lives. */

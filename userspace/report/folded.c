@@ -101,11 +101,7 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 int report_folded(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
-				  .no_demangle = o->no_demangle,
-				  .region = o->region};
-	struct profile *p = profile__build(r, &po);
+	struct profile *p = report_profile(r, o);
 	int err;
 
 	(void)path;

@@ -465,11 +465,7 @@ static int export(struct pprof *x, FILE *out)
 int report_pprof(const struct recording *r, const char *path, const struct report_opts *o,
 		 FILE *out)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
-				  .no_demangle = o->no_demangle,
-				  .region = o->region};
-	struct profile *p = profile__build(r, &po);
+	struct profile *p = report_profile(r, o);
 	const char *freq = report_meta(r, REC_META_frequency);
 	struct pprof x = {.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0};
 	int err;

@@ -286,11 +286,7 @@ static int export(struct ss *x, const char *path)
 int report_speedscope(const struct recording *r, const char *path, const struct report_opts *o,
 		      FILE *out)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
-				  .no_demangle = o->no_demangle,
-				  .region = o->region};
-	struct profile *p = profile__build(r, &po);
+	struct profile *p = report_profile(r, o);
 	struct ss x = {.r = r, .p = p, .lines = o->lines, .out = out};
 	int err;
 

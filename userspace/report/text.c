@@ -277,11 +277,7 @@ static void print_tree(const struct profile *p, double min_percent, const char *
 
 int report_text(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
-				  .no_demangle = o->no_demangle,
-				  .region = o->region};
-	struct profile *p = profile__build(r, &po);
+	struct profile *p = report_profile(r, o);
 	struct regiontab *t = NULL;
 	int err = 0;
 
