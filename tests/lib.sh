@@ -18,7 +18,12 @@ it_begin() {
 	PERCH=$(realpath "$BUILD/perch")
 	WL=$(realpath "$BUILD/workloads")
 	T=$(mktemp -d "/tmp/perch-$IT_NAME.XXXXXX")
-	trap 'rm -rf "$T"' EXIT
+	# PERCH_KEEP=1 keeps the scenario's files (recordings, folded stacks) for a look afterwards
+	if [ -n "${PERCH_KEEP:-}" ]; then
+		echo "$IT_NAME: files kept in $T"
+	else
+		trap 'rm -rf "$T"' EXIT
+	fi
 	pass=0
 	fail=0
 	if [ "$(id -u)" -ne 0 ]; then

@@ -133,6 +133,52 @@ struct rec_region_thread {
 	struct rec_region_node *nodes;
 };
 
+/*
+ * The time axis (version 4 on). Every time is CLOCK_MONOTONIC in nanoseconds, the clock of
+ * bpf_ktime_get_ns(), which GPU spans and system metrics share.
+ *
+ * A loaded v4 recording has one rec_sample per key (a thread's stack: pid, tid, comm, flags,
+ * regions, frames), its count the sum over the windows; each window says how much of which key
+ * fell into it. Older recordings load as before, with no windows, events or spans.
+ */
+struct rec_count {
+	uint32_t sample; /* index into recording.samples */
+	uint64_t count;
+};
+
+struct rec_window {
+	uint64_t start_ns, end_ns; /* [start, end) */
+	uint32_t ncounts;
+	const struct rec_count *counts; /* samples ascending */
+};
+
+/* One tick of the exact timeline (--timeline): when, and which key (its thread and stack). */
+struct rec_event {
+	uint64_t time_ns;
+	uint32_t sample; /* index into recording.samples */
+};
+
+enum rec_span_kind {
+	REC_SPAN_BEGIN = 0,
+	REC_SPAN_END = 1,
+	REC_SPAN_MARK = 2,
+};
+
+/* A region begin, end or mark of one thread (--timeline), in the thread's order. */
+struct rec_span {
+	uint32_t pid, tid;
+	uint64_t time_ns;
+	uint8_t kind;  /* enum rec_span_kind */
+	uint32_t name; /* string id of the region's name (END: of the region it ends) */
+	uint64_t size; /* perch_region_begin_n's n; 0 otherwise */
+};
+
+/* A module's GNU build-id (for pprof's mappings). */
+struct rec_module {
+	uint32_t path;	   /* string id, as the frames' module */
+	uint32_t build_id; /* string id: lowercase hex */
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -156,6 +202,14 @@ struct recording {
 	size_t nsamples;
 	struct rec_region_thread *rthreads; /* region statistics, one per (pid, tid) */
 	size_t nrthreads;
+	struct rec_window *windows; /* version 4 on: in time order, not overlapping */
+	size_t nwindows;
+	struct rec_event *events; /* version 4 on, with --timeline: in time order */
+	size_t nevents;
+	struct rec_span *spans; /* version 4 on, with --timeline: each thread's in its order */
+	size_t nspans;
+	struct rec_module *modules;
+	size_t nmodules;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -218,6 +272,28 @@ int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, u
 			     uint64_t count, uint32_t flags, const uint32_t *frames,
 			     uint32_t nframes);
 int rec_writer__flush(struct rec_writer *w);
+
+/*
+ * The time axis (version 4). The counts added since the last call belong to the window
+ * [start_ns, end_ns); windows come in time order. The writer keeps a fixed budget of windows,
+ * merging neighbours pairwise as the run grows, so the file is bounded by the program, not the
+ * run (the growth law is in the format comment above).
+ */
+int rec_writer__window(struct rec_writer *w, uint64_t start_ns, uint64_t end_ns);
+/* The key id of s (its thread and stack; s->count is ignored), defined if new: for the
+ * timeline. 0 or -errno (as rec_writer__add_sample). */
+int rec_writer__key(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
+/* One exact sample at time_ns (--timeline), in time order. -ENOSPC when it would take the file
+ * past the size cap: dropped and counted. */
+int rec_writer__event(struct rec_writer *w, uint64_t time_ns, uint32_t key);
+/* A region begin, end or mark (--timeline). -ENOSPC as rec_writer__event. */
+int rec_writer__span(struct rec_writer *w, const struct rec_span *s);
+/* The cap on the file's size for events and spans (0: none); what it drops is counted. */
+void rec_writer__max_size(struct rec_writer *w, uint64_t bytes);
+uint64_t rec_writer__events_dropped(const struct rec_writer *w);
+uint64_t rec_writer__spans_dropped(const struct rec_writer *w);
+/* A module's build-id (hex), once per module path. */
+int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id);
 
 /* These write their block at once (flushing pending data first). rec_writer__regions: -EINVAL
  * for a thread whose nodes break the rules above or name an undefined string. */
