@@ -58,7 +58,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # The parts of the recording run that include the BPF skeleton (or headers that do).
-SKEL_USERS := record sampler sampler_events sampler_drain stats targets
+SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline stats targets
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c

@@ -4,6 +4,8 @@
  *   perch    perch_region_begin/end with no profiler attached (the shipped fast path)
  *   active   the same with perch_registry.active set, i.e. the path a profiler turns on:
  *            TSC timestamps and the per-thread region tree (what recording costs in-process)
+ *   timeline the same with perch_registry.timeline set too (perch record --timeline): every
+ *            begin and end also goes into the thread's timeline ring
  *   nvtx     NVTX-style markers: calls through global function pointers to no-op stubs, which
  *            is what nvtxRangePush/Pop cost with no tool attached
  *   usdt     a USDT probe pair (sys/sdt.h), not traced
@@ -51,7 +53,7 @@ static void *loop(void *arg)
 {
 	double *ns = arg, t0 = now();
 
-	if (!strcmp(mode, "perch") || !strcmp(mode, "active")) {
+	if (!strcmp(mode, "perch") || !strcmp(mode, "active") || !strcmp(mode, "timeline")) {
 		for (unsigned long long i = 0; i < ITERS; i++) {
 			perch_region_begin("bench");
 			sink = i;
@@ -92,7 +94,8 @@ int main(int argc, char **argv)
 
 	mode = argc > 1 ? argv[1] : "perch";
 #ifndef PERCH_DISABLE
-	perch_registry.active = !strcmp(mode, "active");
+	perch_registry.timeline = !strcmp(mode, "timeline");
+	perch_registry.active = !strcmp(mode, "active") || perch_registry.timeline;
 #endif
 	if (threads < 1 || threads > 2)
 		return 2;

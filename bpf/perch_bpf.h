@@ -140,6 +140,8 @@ enum perch_stat {
 	PERCH_STAT_FP_FALLBACK,	    /* user stacks of processes with tables walked with frame
 				     * pointers: the leaf is in code without a table (JIT code) */
 	PERCH_STAT_REGION_LOST,	    /* region stacks unreadable, colliding, or region map full */
+	PERCH_STAT_TICK_LOST,	    /* --timeline: ticks counted but not in the timeline (its ring
+				     * buffer was full) */
 	PERCH_STAT_MAX,
 };
 
@@ -163,6 +165,19 @@ struct perch_event {
 	__u32 gen;     /* EXEC: the generation the exec starts; FORK: the parent's at the fork */
 	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	char comm[16];
+};
+
+/*
+ * --timeline: every tick that was counted also goes through the `ticks` ring buffer with its time
+ * and its key, so the loader gives it the key id of the bucket it was counted in, at the drain of
+ * that buffer. The time is taken before the tick reads `active`: once the loader has flipped
+ * `active` and waited, no tick still to come has a time before the flip.
+ */
+struct perch_tick {
+	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+	__u32 buf;     /* the counts buffer it was counted in */
+	__u32 pad;
+	struct perch_key key;
 };
 
 #endif /* PERCH_BPF_H */

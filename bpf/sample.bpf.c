@@ -33,6 +33,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 volatile __u32 active = 0;
 /* enum perch_unwind_mode; set by the loader before loading. */
 const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
+/* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
+const volatile __u32 timeline = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -134,6 +136,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
+
+/* --timeline only (the loader sizes it to the machine; one page otherwise). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} ticks SEC(".maps");
 
 static __always_inline void stat_inc(__u32 which)
 {
@@ -582,13 +590,51 @@ lost:
 	key->flags |= PERCH_KEY_REGION_LOST;
 }
 
+/* One more tick of key in countmap; false when the map is full (counted). */
+static __always_inline bool count_key(void *countmap, struct perch_key *key)
+{
+	__u64 one = 1, *count = bpf_map_lookup_elem(countmap, key);
+
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		return true;
+	}
+	if (!bpf_map_update_elem(countmap, key, &one, BPF_NOEXIST))
+		return true;
+	/* Lost the race with another CPU inserting the same key, or the map is full. */
+	count = bpf_map_lookup_elem(countmap, key);
+	if (count) {
+		__sync_fetch_and_add(count, 1);
+		return true;
+	}
+	stat_inc(PERCH_STAT_COUNT_FULL);
+	return false;
+}
+
+/* --timeline: the counted tick, its time and key (see struct perch_tick). */
+static __always_inline void send_tick(__u64 now, __u32 buf, const struct perch_key *key)
+{
+	struct perch_tick *t = bpf_ringbuf_reserve(&ticks, sizeof(*t), 0);
+
+	if (!t) {
+		stat_inc(PERCH_STAT_TICK_LOST);
+		return;
+	}
+	t->time_ns = now;
+	t->buf = buf;
+	t->pad = 0;
+	__builtin_memcpy(&t->key, key, sizeof(*key));
+	bpf_ringbuf_submit(t, 0);
+}
+
 SEC("perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	struct perch_key key = {};
-	__u64 one = 1, *count;
+	/* Before `active` is read (see struct perch_tick); a call the compiler keeps in order. */
+	__u64 now = timeline ? bpf_ktime_get_ns() : 0;
 	__u32 buf = active;
 	void *stackmap, *countmap;
 	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
@@ -619,19 +665,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	if (err < 0 && err != -EFAULT)
 		note_stack_error(err, PERCH_STAT_KSTACK_FULL, PERCH_STAT_KSTACK_FAULT);
 
-	count = bpf_map_lookup_elem(countmap, &key);
-	if (count) {
-		__sync_fetch_and_add(count, 1);
-		return 0;
-	}
-	if (bpf_map_update_elem(countmap, &key, &one, BPF_NOEXIST)) {
-		/* Lost the race with another CPU inserting the same key, or the map is full. */
-		count = bpf_map_lookup_elem(countmap, &key);
-		if (count)
-			__sync_fetch_and_add(count, 1);
-		else
-			stat_inc(PERCH_STAT_COUNT_FULL);
-	}
+	if (count_key(countmap, &key) && timeline)
+		send_tick(now, buf, &key);
 	return 0;
 }
 

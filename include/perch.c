@@ -59,6 +59,34 @@ static uint64_t now_ticks(void)
 #endif
 }
 
+/* One entry into the thread's timeline ring (see perch_abi.h): never waits, never fails; the
+ * profiler counts what it overwrites before being read. */
+static inline void ring_put(struct perch_abi_thread *th, uint64_t value, uint32_t kind, uint32_t id,
+			    uint32_t aux)
+{
+	uint64_t h = th->ring_head;
+	struct perch_abi_event *e = &th->ring[h & (PERCH_RING_ENTRIES - 1)];
+
+	e->value = value;
+	e->word = kind << PERCH_RING_KIND_SHIFT | (id & PERCH_RING_ID_MASK);
+	e->aux = aux;
+	/* The entry before the head that publishes it. */
+	__atomic_store_n(&th->ring_head, h + 1, __ATOMIC_RELEASE);
+}
+
+/* The profiler reads a block it did not know from here: what is before is not its epoch's. */
+static void ring_restart(struct perch_abi_thread *th)
+{
+	th->ring_start = th->ring_head;
+}
+
+/* The thread that writes the block's entries from now on. */
+static void ring_thread(struct perch_abi_thread *th)
+{
+	if (perch_registry.timeline)
+		ring_put(th, th->tid, PERCH_RING_THREAD, 0, 0);
+}
+
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
 static uint32_t find_child(const struct perch_abi_thread *th, uint32_t parent, uint32_t name);
 static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name);
@@ -183,6 +211,8 @@ static void forked_child(void)
 	th->next = 0;
 	th->tid = (uint32_t)syscall(SYS_gettid);
 	start_epoch(th, perch_registry.epoch);
+	ring_restart(th); /* the parent's entries are the parent's */
+	ring_thread(th);
 }
 
 /* Where each thread's perch__tls sits relative to its thread pointer: the same for every thread
@@ -190,7 +220,7 @@ static void forked_child(void)
  * command perch launched finds the profiler's pid in the environment and times from the start. */
 __attribute__((constructor)) static void perch_runtime_init(void)
 {
-	const char *env = getenv(PERCH_ENV_ACTIVE);
+	const char *env = getenv(PERCH_ENV_ACTIVE), *timeline = getenv(PERCH_ENV_TIMELINE);
 
 #if defined(__x86_64__)
 	uintptr_t tp;
@@ -203,8 +233,10 @@ __attribute__((constructor)) static void perch_runtime_init(void)
 #endif
 	pthread_key_create(&exit_key, thread_exited);
 	pthread_atfork(fork_prepare, fork_parent, forked_child);
+	perch_registry.ring_entries = PERCH_RING_ENTRIES;
 	if (env && atoi(env) > 0) {
 		perch_registry.profiler_pid = (uint32_t)atoi(env);
+		perch_registry.timeline = timeline && !strcmp(timeline, "1");
 		perch_registry.collector = PERCH_COLLECT_AT_EXIT;
 		__atomic_store_n(&perch_registry.active, 1, __ATOMIC_RELEASE);
 	}
@@ -299,6 +331,7 @@ static struct perch_abi_thread *thread_block(void)
 		return NULL;
 	th->tid = (uint32_t)syscall(SYS_gettid);
 	start_epoch(th, perch_registry.epoch);
+	ring_thread(th);
 	__atomic_store_n(&th->exited, 0, __ATOMIC_RELEASE);
 	perch__tls.thread = (uintptr_t)th;
 	pthread_setspecific(exit_key, th);
@@ -326,8 +359,11 @@ static struct perch_abi_thread *current_block(void)
 	struct perch_abi_thread *th = thread_block();
 	uint32_t epoch = perch_registry.epoch;
 
-	if (th && __builtin_expect(th->epoch != epoch, 0))
+	if (th && __builtin_expect(th->epoch != epoch, 0)) {
 		start_epoch(th, epoch);
+		ring_restart(th);
+		ring_thread(th);
+	}
 	return th;
 }
 
@@ -393,6 +429,19 @@ static inline void catch_up(struct perch_abi_thread *th, uint32_t depth)
 		catch_up_slow(th, depth);
 }
 
+/* The begin's timestamp, and its entry in the ring with the same time. */
+static inline void begin_event(struct perch_abi_thread *th, uint32_t depth, uint32_t id,
+			       uint64_t size)
+{
+	uint64_t now;
+
+	if (__builtin_expect(size > UINT32_MAX, 0))
+		ring_put(th, size, PERCH_RING_SIZE, id, 0);
+	now = now_ticks();
+	th->start_at[depth] = now;
+	ring_put(th, now, PERCH_RING_BEGIN, id, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size);
+}
+
 void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 {
 	struct perch_abi_thread *th = current_block();
@@ -415,6 +464,10 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->nodes[node].open++;
 	th->nodes[node].size_sum += size;
 	th->valid_depth = depth + 1;
+	if (__builtin_expect(perch_registry.timeline, 0)) {
+		begin_event(th, depth, id, size);
+		return;
+	}
 	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
 }
 
@@ -435,8 +488,10 @@ void perch__end_slow(uint32_t depth)
 	th->valid_depth = depth;
 	if (!th->start_at[depth]) {
 		n->unmatched++;
-		return;
+		return; /* not in the timeline either: its begin is not */
 	}
+	if (__builtin_expect(perch_registry.timeline, 0))
+		ring_put(th, now, PERCH_RING_END, perch__tls.ids[depth], 0);
 	dur = now - th->start_at[depth];
 	n->sum_ticks += dur;
 	n->self_ticks += dur - (th->child_at[depth] < dur ? th->child_at[depth] : dur);
@@ -464,6 +519,8 @@ void perch__mark_slow(uint32_t id)
 	}
 	catch_up(th, depth);
 	th->nodes[child_of(th, depth ? th->node_at[depth - 1] : 0, id)].calls++;
+	if (perch_registry.timeline)
+		ring_put(th, now_ticks(), PERCH_RING_MARK, id, 0);
 }
 
 static const char *name_of(uint32_t id)

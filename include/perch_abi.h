@@ -11,8 +11,10 @@
 
 #include <stdint.h>
 
-#define PERCH_ABI_MAGIC	  0x3147524843524550ull /* "PERCHRG1" little endian */
-#define PERCH_ABI_VERSION 3
+#define PERCH_ABI_MAGIC 0x3147524843524550ull /* "PERCHRG1" little endian */
+/* 4: the per-thread timeline ring (registry.timeline, the ring after each thread's nodes);
+ * 3: the same registry and thread block without them (perch still reads it: no spans) */
+#define PERCH_ABI_VERSION 4
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
 #define PERCH_MAX_NAMES	 4096 /* distinct region names per process */
@@ -30,6 +32,25 @@ struct perch_abi_tls {
 	uint32_t pad;
 	uint32_t ids[PERCH_MAX_DEPTH]; /* region name ids (1-based), outermost first */
 	uint64_t thread;	       /* address of this thread's perch_abi_thread, 0 until used */
+};
+
+/* The timeline ring (version 4): entries per thread (a power of two), and what one holds. */
+#define PERCH_RING_ENTRIES 16384
+enum perch_ring_kind {
+	PERCH_RING_BEGIN = 0,  /* value: time (tick_unit); aux: size, UINT32_MAX when it did not fit
+				* (a PERCH_RING_SIZE entry just before holds it) */
+	PERCH_RING_END = 1,    /* value: time; the id is the region it ends */
+	PERCH_RING_MARK = 2,   /* value: time */
+	PERCH_RING_SIZE = 3,   /* value: the size of the next BEGIN */
+	PERCH_RING_THREAD = 4, /* value: the tid of the thread that writes the entries after it */
+};
+#define PERCH_RING_KIND_SHIFT 28
+#define PERCH_RING_ID_MASK    ((1u << PERCH_RING_KIND_SHIFT) - 1)
+
+struct perch_abi_event {
+	uint64_t value;
+	uint32_t word; /* kind << PERCH_RING_KIND_SHIFT | region name id */
+	uint32_t aux;
 };
 
 /* One node of a thread's bounded path tree of regions (recursion folded as in DESIGN.md). */
@@ -67,6 +88,15 @@ struct perch_abi_thread {
 	uint64_t start_at[PERCH_MAX_DEPTH];
 	uint64_t child_at[PERCH_MAX_DEPTH];
 	struct perch_abi_node nodes[PERCH_MAX_NODES];
+	/* Version 4 on, past everything version 3 has: the thread's timeline ring, written only
+	 * while registry.timeline is set. The thread writes entry i at ring[i % PERCH_RING_ENTRIES]
+	 * and then sets ring_head to i + 1; it never waits: the profiler reads with its own cursor
+	 * and counts what was overwritten before it came. ring_start is ring_head when the epoch
+	 * (or a forked child) began: the profiler starts there with a block it did not know. Every
+	 * thread that takes the block first writes a PERCH_RING_THREAD entry naming itself. */
+	volatile uint64_t ring_head;
+	uint64_t ring_start;
+	struct perch_abi_event ring[PERCH_RING_ENTRIES];
 };
 
 struct perch_abi_registry {
@@ -95,6 +125,11 @@ struct perch_abi_registry {
 	uint32_t pad;
 	uint64_t profiler_start; /* the owner's start time (/proc/PID/stat field 22; 0: unknown):
 				  * a reused pid is not the owner */
+	/* Version 4 on. Set by the profiler (or the environment, PERCH_ENV_TIMELINE) before
+	 * `active`: while active, every timed begin, end and mark also goes into the thread's
+	 * ring. ring_entries: PERCH_RING_ENTRIES of the runtime that wrote it. */
+	volatile uint32_t timeline;
+	uint32_t ring_entries;
 };
 
 #define PERCH_TICKS_TSC	      0 /* x86 time-stamp counter (invariant TSC); the profiler calibrates */
@@ -105,5 +140,7 @@ struct perch_abi_registry {
 /* In the environment of a command perch launches: start timing at once (set active and
  * collector from the runtime's constructor), so not a single region goes untimed. */
 #define PERCH_ENV_ACTIVE "PERCH_REGIONS_ACTIVE" /* value: the profiler's pid */
+/* And with it, the timeline from the start (value "1"; version 4 on). */
+#define PERCH_ENV_TIMELINE "PERCH_REGIONS_TIMELINE"
 
 #endif /* PERCH_ABI_H */

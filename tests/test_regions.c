@@ -24,6 +24,7 @@
 #include "format/recording.h"
 #include "record/procs.h"
 #include "record/regions.h"
+#include "record/regions_impl.h"
 
 static struct perch_abi_thread *me(void)
 {
@@ -676,6 +677,114 @@ static void empty_region_name_is_kept_with_the_others(void **state)
 	recording__free(r);
 }
 
+/* ---- the timeline ring (--timeline) */
+
+static const struct perch_abi_event *ring_entry(const struct perch_abi_thread *th, uint64_t i)
+{
+	return &th->ring[i % PERCH_RING_ENTRIES];
+}
+
+static uint32_t ring_kind(const struct perch_abi_event *e)
+{
+	return e->word >> PERCH_RING_KIND_SHIFT;
+}
+
+static uint64_t ring_head0;
+
+static void timeline_pair(void)
+{
+	perch_registry.active = 1;
+	perch_registry.timeline = 1;
+	perch_region_begin_n("tl_pair", 7);
+	burn();
+	perch_mark("tl_mark");
+	perch_region_end("tl_pair");
+	perch_region_begin_n("tl_big", 1ull << 40);
+	perch_region_end("tl_big");
+	perch_registry.timeline = 0;
+	result = me();
+}
+
+/* Each timed begin, end and mark goes into the thread's ring in order, after the entry naming the
+ * thread, with the very timestamps the region tree was timed with; a size too big for an entry
+ * comes in one of its own just before its begin. */
+static void timeline_ring_holds_the_timed_markers_in_order(void **state)
+{
+	const struct perch_abi_event *e[7];
+	uint64_t h;
+	uint32_t pair;
+
+	(void)state;
+	run_in_thread(timeline_pair);
+	h = result->ring_head;
+	assert_true(h >= 7);
+	for (int i = 0; i < 7; i++)
+		e[i] = ring_entry(result, h - 7 + i);
+	assert_int_equal(ring_kind(e[0]), PERCH_RING_THREAD);
+	assert_int_equal(e[0]->value, result->tid);
+	assert_int_equal(ring_kind(e[1]), PERCH_RING_BEGIN);
+	assert_int_equal(e[1]->word & PERCH_RING_ID_MASK, name_id("tl_pair"));
+	assert_int_equal(e[1]->aux, 7);
+	assert_int_equal(ring_kind(e[2]), PERCH_RING_MARK);
+	assert_int_equal(e[2]->word & PERCH_RING_ID_MASK, name_id("tl_mark"));
+	assert_int_equal(ring_kind(e[3]), PERCH_RING_END);
+	assert_int_equal(e[3]->word & PERCH_RING_ID_MASK, name_id("tl_pair"));
+	assert_true(e[1]->value <= e[2]->value && e[2]->value <= e[3]->value);
+	pair = node_at_path(result, 1, "tl_pair");
+	assert_true(pair);
+	assert_int_equal(e[3]->value - e[1]->value, result->nodes[pair].sum_ticks);
+	assert_int_equal(ring_kind(e[4]), PERCH_RING_SIZE);
+	assert_int_equal(e[4]->value, 1ull << 40);
+	assert_int_equal(ring_kind(e[5]), PERCH_RING_BEGIN);
+	assert_int_equal(e[5]->aux, UINT32_MAX);
+	assert_int_equal(ring_kind(e[6]), PERCH_RING_END);
+}
+
+static void timeline_wrap(void)
+{
+	perch_registry.active = 1;
+	perch_region_begin("tl_wrap_first"); /* takes the block (timeline off: no entry) */
+	perch_region_end("tl_wrap_first");
+	ring_head0 = me()->ring_head;
+	perch_registry.timeline = 1;
+	for (int i = 0; i < PERCH_RING_ENTRIES + 100; i++)
+		perch_mark("tl_wrap");
+	perch_registry.timeline = 0;
+	perch_region_begin("tl_wrap_off"); /* timeline off: nothing more in the ring */
+	perch_region_end("tl_wrap_off");
+	result = me();
+}
+
+/* The ring never waits: past its size the thread overwrites its oldest entries, and the reader
+ * knows exactly which ones it lost. */
+static void timeline_ring_wraps_and_counts_what_was_overwritten(void **state)
+{
+	uint64_t h, last = 0;
+
+	(void)state;
+	run_in_thread(timeline_wrap);
+	h = result->ring_head;
+	assert_int_equal(h - ring_head0, PERCH_RING_ENTRIES + 100);
+	for (uint64_t i = h - (PERCH_RING_ENTRIES - 1); i < h; i++) {
+		const struct perch_abi_event *e = ring_entry(result, i);
+
+		assert_int_equal(ring_kind(e), PERCH_RING_MARK);
+		assert_true(e->value >= last);
+		last = e->value;
+	}
+	/* Read from where the marks began: the first 101 were overwritten (one more is the slot the
+	 * writer may be rewriting while the reader copies). */
+	assert_int_equal(regions_ring_valid_from(ring_head0, h, h, PERCH_RING_ENTRIES),
+			 ring_head0 + 101);
+	/* Nothing lost: all read from the cursor, the writer idle. */
+	assert_int_equal(regions_ring_valid_from(h - 10, h, h, PERCH_RING_ENTRIES), h - 10);
+	/* The writer went on by 5000 while the reader copied: those slots' old entries are gone. */
+	assert_int_equal(regions_ring_valid_from(h - 16000, h, h + 5000, PERCH_RING_ENTRIES),
+			 h + 5000 + 1 - PERCH_RING_ENTRIES);
+	/* A fresh ring: nothing to lose. */
+	assert_int_equal(regions_ring_valid_from(0, 3, 5, PERCH_RING_ENTRIES), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -695,6 +804,8 @@ int main(void)
 		cmocka_unit_test(short_threads_leave_memory_bounded),
 		cmocka_unit_test(exited_tree_too_big_to_merge_stays_whole),
 		cmocka_unit_test(empty_region_name_is_kept_with_the_others),
+		cmocka_unit_test(timeline_ring_holds_the_timed_markers_in_order),
+		cmocka_unit_test(timeline_ring_wraps_and_counts_what_was_overwritten),
 		/* Last: it fills this process's name table for good (and the tables of children
 		 * forked after it), so no later test could name a new region. */
 		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),

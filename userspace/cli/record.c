@@ -3,6 +3,7 @@
  * `perch record`: its options into struct record_opts, the run (record/), and the summary it
  * prints when the recording is complete.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -34,6 +35,10 @@ static void record_options(FILE *out)
 	      "tables,\n"
 	      "                       frame pointers where a module has none), dwarf (tables "
 	      "only), fp\n"
+	      "      --timeline       every sample's time and thread, every region begin, end and\n"
+	      "                       mark (grows with the run; see --max-size)\n"
+	      "      --max-size=SIZE  cap the file's size for the timeline (K, M, G suffixes):\n"
+	      "                       past it, samples' times and spans are dropped, counted\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
@@ -57,6 +62,30 @@ static int parse_pids(const char *s, pid_t **pids, size_t *n)
 err_out:
 	free(copy);
 	return -EINVAL;
+}
+
+/* SIZE with an optional K, M or G (powers of 1024) suffix; more than 0. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMG";
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+	unsigned long v;
+	const char *u;
+	char num[32];
+
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	u = strchr(units, toupper((unsigned char)s[n - 1]));
+	if (u && *u) {
+		shift = 10 * (unsigned int)(u - units + 1);
+		num[n - 1] = '\0';
+	}
+	if (cli_parse_uint(num, ULONG_MAX >> shift, &v) || !v)
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
 }
 
 static int parse_unwind(const char *s, enum record_unwind *mode)
@@ -107,6 +136,14 @@ static int record_option(int c, struct record_opts *o, pid_t **pids, char **argv
 			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
 					 optarg);
 		return 0;
+	case 'T':
+		o->timeline = true;
+		return 0;
+	case 'S':
+		if (parse_size(optarg, &o->max_size))
+			return log_usage(NULL, "bad size '%s' (a number, optionally K, M or G)",
+					 optarg);
+		return 0;
 	case 'v':
 		log_set_verbose(log_verbose() + 1);
 		return 0;
@@ -142,6 +179,8 @@ static int run_record(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-lines", no_argument, NULL, 'L'},
 		{"unwind", required_argument, NULL, 'U'},
+		{"timeline", no_argument, NULL, 'T'},
+		{"max-size", required_argument, NULL, 'S'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -174,8 +213,9 @@ static int run_record(int argc, char **argv)
 const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
-	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -- CMD [ARGS...]\n"
-		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] -p PID[,PID...] [-d "
-		    "SECONDS]\n",
+	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
+		    "[--max-size=SIZE]] -- CMD [ARGS...]\n"
+		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
+		    "[--max-size=SIZE]] -p PID[,PID...] [-d SECONDS]\n",
 	.options = record_options,
 };

@@ -29,7 +29,8 @@
 	X(dwarf_stopped_bad_frame, PERCH_STAT_DWARF_BAD_FRAME)        \
 	X(lost_user_stack_hash_collision, PERCH_STAT_DWARF_COLLISION) \
 	X(dwarf_frame_pointer_fallback, PERCH_STAT_FP_FALLBACK)       \
-	X(region_stack_unreadable, PERCH_STAT_REGION_LOST)
+	X(region_stack_unreadable, PERCH_STAT_REGION_LOST)            \
+	X(timeline_ticks_lost, PERCH_STAT_TICK_LOST)
 
 /* Counted by the collector (record/collect.h). */
 #define REC_STATS_COLLECT(X)                            \
@@ -61,7 +62,16 @@
 	X(region_processes_busy, REGIONS_BUSY)                 \
 	X(region_calls_names_over_limit, REGIONS_NAMES_OVER)   \
 	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
-	X(region_calls_too_deep, REGIONS_TOO_DEEP)
+	X(region_calls_too_deep, REGIONS_TOO_DEEP)             \
+	X(region_spans_lost, REGIONS_SPANS_LOST)               \
+	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
+
+/* --timeline: what --max-size dropped (the writer's counts) and ticks whose bucket had no key
+ * (the sampler's); written only with --timeline. */
+#define REC_STATS_TIMELINE(X)         \
+	X(timeline_events_dropped, 0) \
+	X(timeline_spans_dropped, 1)  \
+	X(timeline_ticks_unkeyed, 2)
 
 /* perch's own cost, written once a second and at the end. */
 #define REC_STATS_COST(X)     \
@@ -73,7 +83,7 @@
 #define REC_STATS(X)         \
 	REC_STATS_BPF(X)     \
 	REC_STATS_COLLECT(X) \
-	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_COST(X)
+	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_TIMELINE(X) REC_STATS_COST(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)   \

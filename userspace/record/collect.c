@@ -84,6 +84,8 @@ struct collector {
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
+	bool keys;	   /* --timeline: key ids wanted */
+	uint32_t last_key; /* the last bucket's, UINT32_MAX: none */
 };
 
 static const struct procs_listener listener;
@@ -892,6 +894,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	bool dwarf = key->flags & PERCH_KEY_DWARF;
 	uint32_t flags = 0;
 	uint64_t hidden;
+	int err;
 	struct rec_sample sample = {
 		.pid = key->tgid,
 		.tid = key->tid,
@@ -901,6 +904,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		.frames = c->frames,
 	};
 
+	c->last_key = UINT32_MAX;
 	if (!img)
 		return -ENOMEM;
 	note_thread(c, p, key->tid);
@@ -947,7 +951,20 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	sample.flags = flags;
 	sample.comm = thread_name(c, key);
 	sample.nframes = n;
-	return rec_writer__add_sample(c->w, &sample);
+	err = rec_writer__add_sample(c->w, &sample);
+	if (!err && c->keys && rec_writer__key(c->w, &sample, &c->last_key))
+		c->last_key = UINT32_MAX;
+	return err;
+}
+
+void collector__set_keys(struct collector *c, bool on)
+{
+	c->keys = on;
+}
+
+uint32_t collector__last_key(const struct collector *c)
+{
+	return c->last_key;
 }
 
 static const struct procs_listener listener = {

@@ -46,6 +46,11 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
 		   const uint64_t *kstack);
 
+/* --timeline: collector__add() also gives each bucket its key id (rec_writer__key), which
+ * collector__last_key() returns (UINT32_MAX when the last bucket has none). */
+void collector__set_keys(struct collector *c, bool on);
+uint32_t collector__last_key(const struct collector *c);
+
 /* A drain is done: images of generations no sample still waiting can be from are freed (the
  * newest of each process at the drain before this one, and newer, are kept). */
 void collector__drained(struct collector *c);

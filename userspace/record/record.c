@@ -122,6 +122,14 @@ static int preflight(const struct record_opts *o)
 	return ret;
 }
 
+/* --timeline: one tick (dropped past --max-size: the writer counts it). */
+static void add_tick(void *ctx, uint64_t time_ns, uint32_t key)
+{
+	struct session *s = ctx;
+
+	rec_writer__event(s->w, time_ns, key);
+}
+
 /* The parts that follow the targets, in the order they hear of them: the unwinder first (the
  * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
 static int add_listeners(struct session *s)
@@ -139,7 +147,11 @@ static int add_listeners(struct session *s)
 	if (!s->col)
 		return PERCH_EXIT_INTERNAL;
 	collector__set_lines(s->col, !s->o->no_lines);
+	collector__set_keys(s->col, s->o->timeline);
+	sampler__on_tick(s->sp, add_tick, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
+	if (s->rg)
+		regions__set_timeline(s->rg, s->o->timeline);
 	return s->rg ? 0 : PERCH_EXIT_INTERNAL;
 }
 
@@ -158,6 +170,7 @@ static int setup(struct session *s)
 		log_err("cannot write %s: %s", s->o->output, strerror(errno));
 		return PERCH_EXIT_OUTPUT;
 	}
+	rec_writer__max_size(s->w, s->o->max_size);
 	s->procs = procs__new();
 	if (!s->procs)
 		return PERCH_EXIT_INTERNAL;
@@ -174,9 +187,10 @@ static void read_events(struct session *s, int timeout_ms)
 	procs__flush(s->procs);
 }
 
-/* One counted bucket of the sampler, with the region stack of its thread. */
-static void add_sample(void *ctx, const struct perch_key *key, uint64_t count, const uint64_t *u,
-		       const uint64_t *k)
+/* One counted bucket of the sampler, with the region stack of its thread; its key id for the
+ * timeline. */
+static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t count,
+			   const uint64_t *u, const uint64_t *k)
 {
 	struct session *s = ctx;
 	uint32_t nr =
@@ -185,6 +199,7 @@ static void add_sample(void *ctx, const struct perch_key *key, uint64_t count, c
 	if (key->flags & PERCH_KEY_REGION_LOST || (key->region_hash && !nr))
 		regions__count_lost(s->rg, count);
 	collector__add(s->col, key, count, s->rnames, nr, u, k);
+	return collector__last_key(s->col);
 }
 
 static void write_stats(struct session *s, bool cost)
@@ -238,6 +253,7 @@ static int finish(struct session *s, int status)
 	/* Both buffers: the active one holds the last period, the idle one is empty. */
 	flip_and_drain(s);
 	flip_and_drain(s);
+	sampler__flush_ticks(s->sp);
 	collector__finish(s->col);
 	regions__finish(s->rg);
 	write_stats(s, true);

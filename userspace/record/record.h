@@ -31,6 +31,8 @@ struct record_opts {
 	bool quiet;	   /* no progress notes (the CLI also skips its summary) */
 	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
 	enum record_unwind unwind;
+	bool timeline;	   /* every sample's time and thread, and region spans (--timeline) */
+	uint64_t max_size; /* --max-size: bytes the timeline may take the file to (0: no cap) */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

@@ -48,6 +48,7 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, 
 
 static void proc_clear(struct rproc *p)
 {
+	regions_free_rings(p);
 	regions_free_threads(p->threads, p->nthreads);
 	free(p->names);
 	free(p->name_strs);
@@ -75,6 +76,11 @@ void regions__free(struct regions *rg)
 	free(rg->head);
 	u64map__clear(&rg->stack_index);
 	free(rg);
+}
+
+void regions__set_timeline(struct regions *rg, bool on)
+{
+	rg->timeline = on;
 }
 
 uint64_t regions__stat(const struct regions *rg, enum regions_stat which)

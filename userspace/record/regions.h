@@ -30,6 +30,9 @@ enum regions_stat {
 	REGIONS_NAMES_OVER,   /* region calls whose name did not fit the runtime's name table */
 	REGIONS_TREE_FULL,    /* region calls that did not fit their thread's tree */
 	REGIONS_TOO_DEEP,     /* region begins and marks nested deeper than the runtime keeps */
+	REGIONS_SPANS_LOST,   /* --timeline: region begins, ends and marks overwritten in a
+			       * thread's ring before perch read them */
+	REGIONS_NO_TIMELINE,  /* --timeline: processes whose runtime is too old for spans */
 	REGIONS_STAT_MAX,
 };
 
@@ -41,6 +44,10 @@ enum regions_stat {
  * its own); regions__owner() names that perch. NULL + errno. */
 struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, struct procs *ps);
 void regions__free(struct regions *rg);
+
+/* --timeline: switch the runtimes' timeline rings on and write their spans (before any target
+ * starts). */
+void regions__set_timeline(struct regions *rg, bool on);
 
 /* The pid of the other perch that owns pid's region runtime, 0 if none. */
 uint32_t regions__owner(const struct regions *rg, uint32_t pid);

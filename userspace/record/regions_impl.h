@@ -22,6 +22,8 @@
 #include "regions.h"
 
 #define REG_FIELD(f) offsetof(struct perch_abi_registry, f)
+/* The registry of ABI version 3, which perch still reads (no timeline): everything before. */
+#define REG_V3_SIZE REG_FIELD(timeline)
 
 /* Region calls the runtime could not keep under their own name and place (its limits). */
 struct limits {
@@ -37,6 +39,15 @@ enum proc_state {
 };
 
 /* A process with a runtime, in its process slot (procs.h). */
+/* Where perch is in one thread block's timeline ring (regions_timeline.c). */
+struct ring_cursor {
+	uint64_t addr; /* the block */
+	uint64_t next; /* the next entry to read */
+	uint64_t size; /* a PERCH_RING_SIZE entry's value, for the BEGIN after it */
+	uint32_t tid;  /* the thread writing the entries, 0 until a PERCH_RING_THREAD says */
+	bool has_size;
+};
+
 struct rproc {
 	uint32_t pid;
 	enum proc_state state;
@@ -51,6 +62,10 @@ struct rproc {
 	struct limits lim;   /* of the last read */
 	uint32_t *name_strs; /* per name id: string id in the recording, 0 = not made yet */
 	size_t capnames, capstrs;
+	bool timeline;		   /* its runtime writes timeline rings (ABI 4 on, --timeline) */
+	struct ring_cursor *rings; /* per thread block */
+	size_t nrings, caprings;
+	struct u64map ring_index; /* block address -> index in rings */
 };
 
 struct regions {
@@ -62,6 +77,7 @@ struct regions {
 	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
 	size_t nstacks, capstacks;
 	uint64_t tsc0, ns0; /* calibration start */
+	bool timeline;	    /* --timeline: region spans from the runtimes' rings */
 	uint64_t stats[REGIONS_STAT_MAX];
 	uint32_t me; /* this perch's pid and start time: the owner it writes */
 	uint64_t me_start;
@@ -77,7 +93,8 @@ struct rproc *regions_find_proc(const struct regions *rg, uint32_t pid);
 bool regions_find(struct regions *rg, uint32_t pid, const struct proc_map *m,
 		  struct procs_module *pm, uint64_t *addr);
 
-/* regions_mem.c: 0, or -1 with errno. read_registry also checks the ABI (EPROTO). */
+/* regions_mem.c: 0, or -1 with errno. read_registry also checks the ABI (EPROTO): version 3
+ * reads with the fields after REG_V3_SIZE zero. */
 int regions_peek(uint32_t pid, uint64_t addr, void *buf, size_t len);
 int regions_poke_u32(struct rproc *p, size_t off, uint32_t v);
 int regions_poke_u64(struct rproc *p, size_t off, uint64_t v);
@@ -88,12 +105,27 @@ int regions_read_registry(struct rproc *p);
 void regions_switch_on(struct regions *rg, struct rproc *p);
 void regions_release(struct regions *rg, struct rproc *p);
 
+/* regions_stacks.c: name id's string in the recording (made once per process). */
+uint32_t regions_name_string(struct regions *rg, struct rproc *p, uint32_t id);
+
 /* regions_read.c */
 void regions_clock_start(struct regions *rg);
+/* A TSC reading and CLOCK_MONOTONIC at the same instant (the closest of a few tries), and the
+ * ns per tick of p's runtime (1 when it counts nanoseconds). */
+void regions_clock_now(uint64_t *tsc, uint64_t *ns);
+double regions_ns_per_tick(const struct regions *rg, const struct rproc *p);
 void regions_free_threads(struct rec_region_thread *t, size_t n);
 int regions_read_names(struct rproc *p);
 const char *regions_name_of(const struct rproc *p, uint32_t id);
 bool regions_collect_proc(struct regions *rg, struct rproc *p);
 void regions_write_proc(struct regions *rg, struct rproc *p);
+
+/* regions_timeline.c: the spans in p's thread rings since the last read, written with
+ * rec_writer__span; what was overwritten before perch came is counted. */
+void regions_read_spans(struct regions *rg, struct rproc *p);
+void regions_free_rings(struct rproc *p);
+/* Of a ring of n entries that perch read from cursor while the writer's head went from h1 (all
+ * of [.., h1) written) to h2: the first entry still intact (entries [cursor, it) were lost). */
+uint64_t regions_ring_valid_from(uint64_t cursor, uint64_t h1, uint64_t h2, uint64_t n);
 
 #endif /* PERCH_RECORD_REGIONS_IMPL_H */

@@ -5,6 +5,7 @@
  * ABI this perch speaks before anything trusts it.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/uio.h>
 #include "regions_impl.h"
 
@@ -32,14 +33,21 @@ int regions_poke_u64(struct rproc *p, size_t off, uint64_t v)
 	return poke(p->pid, p->addr + off, &v, sizeof(v));
 }
 
+/* Version 3's registry is version 4's without the fields at its end. */
 int regions_read_registry(struct rproc *p)
 {
-	if (regions_peek(p->pid, p->addr, &p->reg, sizeof(p->reg)))
+	struct perch_abi_registry *r = &p->reg;
+
+	memset(r, 0, sizeof(*r));
+	if (regions_peek(p->pid, p->addr, r, REG_V3_SIZE))
 		return -1;
-	if (p->reg.magic != PERCH_ABI_MAGIC || p->reg.version != PERCH_ABI_VERSION ||
-	    p->reg.size != sizeof(p->reg)) {
+	if (r->magic == PERCH_ABI_MAGIC && r->version == 3 && r->size == REG_V3_SIZE)
+		return 0;
+	if (r->magic != PERCH_ABI_MAGIC || r->version != PERCH_ABI_VERSION ||
+	    r->size != sizeof(*r)) {
 		errno = EPROTO;
 		return -1;
 	}
-	return 0;
+	return regions_peek(p->pid, p->addr + REG_V3_SIZE, (char *)r + REG_V3_SIZE,
+			    sizeof(*r) - REG_V3_SIZE);
 }

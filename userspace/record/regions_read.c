@@ -49,7 +49,23 @@ void regions_free_threads(struct rec_region_thread *t, size_t n)
 	free(t);
 }
 
-static double ns_per_tick(const struct regions *rg, const struct rproc *p)
+void regions_clock_now(uint64_t *tsc_out, uint64_t *ns_out)
+{
+	uint64_t best = UINT64_MAX;
+
+	/* The tightest of a few tries: a read interrupted between its clocks is far off. */
+	for (int i = 0; i < 4; i++) {
+		uint64_t t0 = tsc(), ns = mono_ns(), t1 = tsc();
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tsc_out = t0 + (t1 - t0) / 2;
+			*ns_out = ns;
+		}
+	}
+}
+
+double regions_ns_per_tick(const struct regions *rg, const struct rproc *p)
 {
 	uint64_t dns, dt;
 
@@ -185,7 +201,7 @@ bool regions_collect_proc(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
 	struct rec_region_thread *v = NULL;
-	double scale = ns_per_tick(rg, p);
+	double scale = regions_ns_per_tick(rg, p);
 	struct limits lim = {0};
 	uint64_t addr;
 	size_t n = 0, cap = 0;
@@ -211,6 +227,7 @@ bool regions_collect_proc(struct regions *rg, struct rproc *p)
 	p->threads = v;
 	p->nthreads = n;
 	p->lim = lim;
+	regions_read_spans(rg, p);
 	return true;
 }
 

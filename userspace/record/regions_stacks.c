@@ -34,7 +34,7 @@ static uint32_t *string_slot(struct rproc *p, uint32_t id)
 	return &p->name_strs[id == PERCH_NAME_TOO_MANY ? 0 : id];
 }
 
-static uint32_t name_string(struct regions *rg, struct rproc *p, uint32_t id)
+uint32_t regions_name_string(struct regions *rg, struct rproc *p, uint32_t id)
 {
 	uint32_t str, *slot;
 
@@ -66,7 +66,7 @@ uint32_t regions__names(struct regions *rg, uint32_t pid, uint64_t hash, uint32_
 		return 0;
 	n = st->depth < PERCH_REGION_DEPTH ? st->depth : PERCH_REGION_DEPTH;
 	for (uint32_t i = 0; i < n && k < max; i++) {
-		uint32_t str = name_string(rg, p, st->ids[i]);
+		uint32_t str = regions_name_string(rg, p, st->ids[i]);
 
 		if (str)
 			out[k++] = str;

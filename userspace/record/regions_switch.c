@@ -76,6 +76,19 @@ static bool owned_by_other(const struct regions *rg, const struct perch_abi_regi
 	return !r->profiler_start || r->profiler_start == start;
 }
 
+/* The runtime's timeline rings on with --timeline, before it is switched on (a launched one has
+ * them on from its environment), else off (another perch may have left them on); a runtime of
+ * ABI 3 has none, counted. false when the memory can't be written. */
+static bool switch_timeline(struct regions *rg, struct rproc *p)
+{
+	p->timeline = rg->timeline && p->reg.version >= 4;
+	if (rg->timeline && !p->timeline)
+		rg->stats[REGIONS_NO_TIMELINE]++;
+	if (p->reg.version < 4 || !p->reg.timeline == !p->timeline)
+		return true;
+	return !regions_poke_u32(p, REG_FIELD(timeline), p->timeline);
+}
+
 /* Make this perch the owner of an attached process's runtime and switch it on, in a new epoch
  * (figures start now); -EBUSY, with p->owner set, when another perch owns it. */
 static int claim(struct regions *rg, struct rproc *p)
@@ -87,7 +100,8 @@ static int claim(struct regions *rg, struct rproc *p)
 	} else if (owned_by_other(rg, &p->reg)) {
 		p->owner = p->reg.profiler_pid;
 		err = -EBUSY;
-	} else if (regions_poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
+	} else if (!switch_timeline(rg, p) ||
+		   regions_poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
 		   regions_poke_u32(p, REG_FIELD(profiler_pid), rg->me) ||
 		   regions_poke_u64(p, REG_FIELD(profiler_start), rg->me_start) ||
 		   regions_poke_u32(p, REG_FIELD(collector), PERCH_COLLECT_AT_EXIT) ||
@@ -125,6 +139,10 @@ void regions_switch_on(struct regions *rg, struct rproc *p)
 	if (launched_here(rg, &p->reg)) {
 		/* The environment named this perch's pid only; the start time makes it certain. */
 		regions_poke_u64(p, REG_FIELD(profiler_start), rg->me_start);
+		if (!switch_timeline(rg, p)) {
+			unreadable(rg, p);
+			return;
+		}
 	} else {
 		p->attached = true;
 		err = claim(rg, p);
@@ -152,6 +170,8 @@ void regions_release(struct regions *rg, struct rproc *p)
 	if (regions_read_registry(p) || p->reg.profiler_pid != rg->me)
 		return;
 	if (p->attached) {
+		if (p->reg.version >= 4)
+			regions_poke_u32(p, REG_FIELD(timeline), 0);
 		regions_poke_u32(p, REG_FIELD(active), 0);
 		regions_poke_u32(p, REG_FIELD(collector), 0);
 	} else {

@@ -86,6 +86,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	for (size_t i = 0; i < 6; i++)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
+	sampler_timeline_size(sp, sp->timeline);
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -196,6 +197,8 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		return PERCH_EXIT_BPF;
 	}
 	err = sampler_open_events(sp);
+	if (!err && sp->timeline)
+		err = sampler_timeline_open(sp);
 	return err ? err : attach_ticks(sp);
 }
 
@@ -208,6 +211,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	if (!sp)
 		return PERCH_EXIT_INTERNAL;
 	sp->freq = o->freq;
+	sp->timeline = o->timeline;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
@@ -226,6 +230,7 @@ void sampler__free(struct sampler *sp)
 	free(sp->perf_fds);
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
+	sampler_timeline_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);

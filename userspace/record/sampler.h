@@ -49,11 +49,22 @@ void sampler__read_events(struct sampler *sp, int timeout_ms);
  * exec it naps 100 us here and returns 0). */
 int sampler__wait_ms(struct sampler *sp, int wait_ms);
 
-/* One counted bucket: stacks leaf first, zero-terminated, NULL when missing. */
-typedef void (*sampler_sample_fn)(void *ctx, const struct perch_key *key, uint64_t count,
-				  const uint64_t *ustack, const uint64_t *kstack);
-/* Switch the sampler to the other buffer, and hand every bucket of the one it filled to fn. */
+/* One counted bucket: stacks leaf first, zero-terminated, NULL when missing. Returns the key id
+ * the recording gave it (rec_writer__key), SAMPLER_NO_KEY when none: --timeline's ticks name it. */
+typedef uint32_t (*sampler_sample_fn)(void *ctx, const struct perch_key *key, uint64_t count,
+				      const uint64_t *ustack, const uint64_t *kstack);
+#define SAMPLER_NO_KEY UINT32_MAX
+/* Switch the sampler to the other buffer, and hand every bucket of the one it filled to fn; with
+ * --timeline, then every tick of those buckets to the tick function, in time order. */
 void sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx);
+
+/* --timeline: one exact tick, at time_ns (CLOCK_MONOTONIC), of the bucket with key id key. */
+typedef void (*sampler_tick_fn)(void *ctx, uint64_t time_ns, uint32_t key);
+void sampler__on_tick(struct sampler *sp, sampler_tick_fn fn, void *ctx);
+/* At the end: the ticks held back for time order (a later drain could have had earlier ones). */
+void sampler__flush_ticks(struct sampler *sp);
+/* Ticks whose bucket had no key id (the collector could not make one). */
+uint64_t sampler__ticks_unkeyed(const struct sampler *sp);
 
 /* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],

@@ -2,8 +2,8 @@
 /*
  * The sampler's drain (see sampler_impl.h): flips the BPF program to its other buffer, then
  * reads every (key, count) of the one it filled, with the stacks the keys name (frame-pointer
- * stacks by id, DWARF stacks by hash), hands each bucket on, and clears the buffer for its next
- * turn. Batch map operations where the kernel has them, one key at a time where not.
+ * stacks by id, DWARF stacks by hash), hands each bucket on (and with --timeline the ticks
+ * counted in them), and clears the buffer for its next turn. Batch map operations where the kernel has them, one key at a time where not.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,10 +23,11 @@ int sampler_drain_alloc(struct sampler *sp)
 	sp->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
 	sp->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->keys));
 	sp->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->vals));
+	sp->key_ids = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->key_ids));
 	/* Touched only as far as a period's stacks reach. */
 	sp->dkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dkeys));
 	sp->dvals = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dvals));
-	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->dkeys || !sp->dvals)
+	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->key_ids || !sp->dkeys || !sp->dvals)
 		return PERCH_EXIT_INTERNAL;
 	return 0;
 }
@@ -36,6 +37,7 @@ void sampler_drain_free(struct sampler *sp)
 	free(sp->stack_buf);
 	free(sp->keys);
 	free(sp->vals);
+	free(sp->key_ids);
 	free(sp->dkeys);
 	free(sp->dvals);
 	u64map__clear(&sp->dindex);
@@ -156,8 +158,10 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 					    ? dwarf_stack(sp, key, ubuf)
 					    : lookup_stack(sfd, key->ustack_id, ubuf);
 
-		fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
+		sp->key_ids[i] =
+			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
 	}
+	sampler_timeline_drained(sp, which, n, sp->key_ids);
 	clear_stacks(sfd);
 }
 

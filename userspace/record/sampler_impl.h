@@ -3,7 +3,8 @@
  * Internal to record/sampler*: the sampler as its parts see it. sampler.c owns the BPF object,
  * its perf events, its target map and its counters; sampler_events.c turns its ring buffer and
  * the mmap watch into events of the process table and paces the waits for them; sampler_drain.c
- * drains the double-buffered counts and stacks.
+ * drains the double-buffered counts and stacks; sampler_timeline.c gives each tick of
+ * --timeline the key id of the bucket it was counted in.
  */
 #ifndef PERCH_RECORD_SAMPLER_IMPL_H
 #define PERCH_RECORD_SAMPLER_IMPL_H
@@ -24,6 +25,7 @@ struct sampler {
 	int ncpus;
 	const char *event_name;
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
+	bool timeline;	      /* --timeline */
 	struct sampler_fds fds;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
@@ -33,9 +35,11 @@ struct sampler {
 	uint64_t *stack_buf; /* one bucket's user and kernel stacks */
 	struct perch_key *keys;
 	uint64_t *vals;
-	uint64_t *dkeys; /* one period's dwarf stacks: hashes, stacks, hash -> index */
+	uint32_t *key_ids; /* per bucket: its key id in the recording (--timeline) */
+	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
+	struct timeline *tl; /* --timeline, else NULL */
 };
 
 /* sampler_events.c: listen to the process table (a target that exited leaves the target map);
@@ -47,5 +51,14 @@ int sampler_open_events(struct sampler *sp);
  * sampler_drain_free(). */
 int sampler_drain_alloc(struct sampler *sp);
 void sampler_drain_free(struct sampler *sp);
+
+/* sampler_timeline.c. The ticks' ring buffer, sized to the machine before loading (one page
+ * without --timeline); read it from the loaded object (0 or PERCH_EXIT_INTERNAL). */
+void sampler_timeline_size(struct sampler *sp, bool on);
+int sampler_timeline_open(struct sampler *sp);
+void sampler_timeline_free(struct sampler *sp);
+/* The drain of buffer `which` is done: keys[i] (n of them) were counted under key_ids[i]. */
+void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
+			      const uint32_t *key_ids);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

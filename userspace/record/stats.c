@@ -65,6 +65,17 @@ static size_t cost_kv(struct rec_kv *kv, const struct sampler *sp)
 	return n;
 }
 
+static size_t timeline_kv(struct rec_kv *kv, const struct rec_writer *w, const struct sampler *sp)
+{
+	uint64_t v[3] = {rec_writer__events_dropped(w), rec_writer__spans_dropped(w),
+			 sampler__ticks_unkeyed(sp)};
+	size_t n = 0;
+
+#define TIMELINE_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, v[i]);
+	REC_STATS_TIMELINE(TIMELINE_KV)
+	return n;
+}
+
 void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 {
 	uint64_t totals[PERCH_STAT_MAX];
@@ -86,6 +97,8 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_UNWINDER(UNWINDER_KV)
 #define REGIONS_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, regions__stat(p->rg, i));
 	REC_STATS_REGIONS(REGIONS_KV)
+	if (p->o->timeline)
+		n += timeline_kv(kv + n, w, p->sp);
 	if (cost)
 		n += cost_kv(kv + n, p->sp);
 	rec_writer__stats(w, kv, n);

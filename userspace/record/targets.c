@@ -170,6 +170,8 @@ static int launch(struct targets *tg, int *go_fd, int *err_fd)
 		/* A program with region markers times them from its first instruction. */
 		snprintf(pid, sizeof(pid), "%d", (int)getppid());
 		setenv(PERCH_ENV_ACTIVE, pid, 1);
+		if (tg->o->timeline) /* and its spans from the first one */
+			setenv(PERCH_ENV_TIMELINE, "1", 1);
 		/* CMD runs with the user's limits, not perch's (a program may size tables by it). */
 		if (tg->nofile_raised)
 			setrlimit(RLIMIT_NOFILE, &tg->user_nofile);

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Region markers: the spans of --timeline (see regions_impl.h and include/perch_abi.h). Each
+ * thread block of a runtime holds a ring its thread writes every timed begin, end and mark to,
+ * without ever waiting; perch reads the ring out of the target's memory at every drain with a
+ * cursor of its own per block, converts the runtime's ticks to CLOCK_MONOTONIC and writes the
+ * entries as rec_writer__span. What the thread overwrote before perch came is counted lost.
+ * Everything read is untrusted: heads are bounded, unknown kinds skipped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "regions_impl.h"
+
+#define MAX_THREADS 65536 /* thread blocks walked per process */
+#define RING_AT	    offsetof(struct perch_abi_thread, ring_head)
+#define ENTRY_AT(i)                                \
+	(offsetof(struct perch_abi_thread, ring) + \
+	 ((i) % PERCH_RING_ENTRIES) * sizeof(struct perch_abi_event))
+
+/* A runtime's ticks to CLOCK_MONOTONIC ns: from a reading of both clocks taken now, at the ratio
+ * measured over the recording (the one the region tables are converted with). */
+struct clock_map {
+	uint64_t tsc, ns;
+	double scale;
+	bool ticks_are_ns;
+};
+
+uint64_t regions_ring_valid_from(uint64_t cursor, uint64_t h1, uint64_t h2, uint64_t n)
+{
+	uint64_t from = cursor;
+
+	/* Entry i is rewritten as entry i + n, which may be under way while the head is h2. */
+	if (h2 + 1 > n && from < h2 + 1 - n)
+		from = h2 + 1 - n;
+	return from < h1 ? from : h1;
+}
+
+void regions_free_rings(struct rproc *p)
+{
+	free(p->rings);
+	p->rings = NULL;
+	p->nrings = p->caprings = 0;
+	u64map__clear(&p->ring_index);
+}
+
+static uint64_t to_mono(const struct clock_map *c, uint64_t ticks)
+{
+	if (c->ticks_are_ns)
+		return ticks;
+	return (uint64_t)((int64_t)c->ns + (int64_t)((double)(int64_t)(ticks - c->tsc) * c->scale));
+}
+
+/* The cursor of the block at addr; a new one starts at ring_start, but only for a block of this
+ * epoch (another epoch's entries are not this recording's), with the thread the block names
+ * until a PERCH_RING_THREAD entry says (a thread that took its block before the timeline was on
+ * wrote none). NULL when it has none. */
+static struct ring_cursor *cursor_of(struct rproc *p, const struct perch_abi_thread *head,
+				     uint64_t addr, uint64_t ring_start)
+{
+	struct ring_cursor *c;
+	uint64_t idx;
+
+	if (u64map__get(&p->ring_index, addr, &idx))
+		return &p->rings[idx];
+	if (head->epoch != p->reg.epoch ||
+	    vec_grow(&p->rings, &p->caprings, p->nrings + 1, sizeof(*p->rings), 16) ||
+	    u64map__put(&p->ring_index, addr, p->nrings))
+		return NULL;
+	c = &p->rings[p->nrings++];
+	memset(c, 0, sizeof(*c));
+	c->addr = addr;
+	c->next = ring_start;
+	c->tid = head->tid;
+	return c;
+}
+
+/* Entries [from, to) of the ring at addr (to - from < PERCH_RING_ENTRIES), in one or two reads. */
+static int read_entries(uint32_t pid, uint64_t addr, uint64_t from, uint64_t to,
+			struct perch_abi_event *out)
+{
+	uint64_t n = to - from, first = PERCH_RING_ENTRIES - from % PERCH_RING_ENTRIES;
+
+	if (first > n)
+		first = n;
+	if (first && regions_peek(pid, addr + ENTRY_AT(from), out, first * sizeof(*out)))
+		return -1;
+	if (n > first &&
+	    regions_peek(pid, addr + ENTRY_AT(0), out + first, (n - first) * sizeof(*out)))
+		return -1;
+	return 0;
+}
+
+/* One entry into a span (false: not one, or its thread unknown). */
+static bool to_span(struct regions *rg, struct rproc *p, struct ring_cursor *c,
+		    const struct clock_map *clk, const struct perch_abi_event *e,
+		    struct rec_span *s)
+{
+	uint32_t kind = e->word >> PERCH_RING_KIND_SHIFT, id = e->word & PERCH_RING_ID_MASK;
+
+	switch (kind) {
+	case PERCH_RING_THREAD:
+		c->tid = (uint32_t)e->value;
+		return false;
+	case PERCH_RING_SIZE:
+		c->size = e->value;
+		c->has_size = true;
+		return false;
+	case PERCH_RING_BEGIN:
+	case PERCH_RING_END:
+	case PERCH_RING_MARK:
+		break;
+	default:
+		return false;
+	}
+	*s = (struct rec_span){.pid = p->pid, .tid = c->tid, .time_ns = to_mono(clk, e->value)};
+	s->kind = kind == PERCH_RING_BEGIN ? REC_SPAN_BEGIN
+		  : kind == PERCH_RING_END ? REC_SPAN_END
+					   : REC_SPAN_MARK;
+	s->name = regions_name_string(rg, p, id);
+	if (kind == PERCH_RING_BEGIN)
+		s->size = e->aux == UINT32_MAX && c->has_size ? c->size : e->aux;
+	c->has_size = false;
+	return c->tid != 0;
+}
+
+/* The entries of one block since perch last read it. */
+static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
+		      const struct perch_abi_thread *bhead, const struct clock_map *clk,
+		      struct perch_abi_event *buf)
+{
+	uint64_t head[2], h2, copied, from;
+	struct ring_cursor *c;
+	struct rec_span s;
+
+	if (regions_peek(p->pid, addr + RING_AT, head, sizeof(head)))
+		return;
+	c = cursor_of(p, bhead, addr, head[1]);
+	if (!c)
+		return;
+	if (head[0] < c->next) /* not what the runtime writes: go on from where it is */
+		c->next = head[0];
+	/* buf[0] is entry `copied`: the oldest that may still be intact. */
+	copied = head[0] - c->next >= PERCH_RING_ENTRIES ? head[0] - (PERCH_RING_ENTRIES - 1)
+							 : c->next;
+	if (copied == head[0] || read_entries(p->pid, addr, copied, head[0], buf) ||
+	    regions_peek(p->pid, addr + RING_AT, &h2, sizeof(h2)))
+		return;
+	from = regions_ring_valid_from(copied, head[0], h2, PERCH_RING_ENTRIES);
+	rg->stats[REGIONS_SPANS_LOST] += from - c->next;
+	if (from > c->next)
+		c->has_size = false;
+	for (uint64_t i = from; i < head[0]; i++) {
+		if (to_span(rg, p, c, clk, &buf[i - copied], &s))
+			rec_writer__span(rg->w, &s);
+		else if (!c->tid &&
+			 (buf[i - copied].word >> PERCH_RING_KIND_SHIFT) <= PERCH_RING_MARK)
+			rg->stats[REGIONS_SPANS_LOST]++; /* its thread is unknown */
+	}
+	c->next = head[0];
+}
+
+void regions_read_spans(struct regions *rg, struct rproc *p)
+{
+	struct perch_abi_thread *head = rg->head;
+	struct perch_abi_event *buf;
+	struct clock_map clk = {.scale = regions_ns_per_tick(rg, p)};
+	uint64_t addr = p->reg.threads;
+
+	if (!p->timeline)
+		return;
+	buf = malloc(PERCH_RING_ENTRIES * sizeof(*buf));
+	if (!buf)
+		return;
+	clk.ticks_are_ns = p->reg.tick_unit == PERCH_TICKS_NS;
+	regions_clock_now(&clk.tsc, &clk.ns);
+	for (size_t k = 0; addr && k < MAX_THREADS; k++) {
+		if (regions_peek(p->pid, addr, head, offsetof(struct perch_abi_thread, node_at)))
+			break;
+		read_ring(rg, p, addr, head, &clk, buf);
+		addr = head->next;
+	}
+	free(buf);
+}

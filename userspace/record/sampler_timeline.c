@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sampler's exact timeline (--timeline, see sampler_impl.h and struct perch_tick): every
+ * counted tick comes through a ring buffer with its time and its key. At the drain of a buffer
+ * its ticks get the key ids the drain just gave its buckets; ticks of the other buffer wait for
+ * its drain. Ticks go out in time order: those no later drain can precede (earlier than every
+ * tick still waiting) at once, the rest held until then.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "lib/exitcodes.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "sampler_impl.h"
+
+#define RING_MIN (256u * 1024)	     /* bytes */
+#define RING_MAX (64u * 1024 * 1024) /* bytes */
+
+struct ready_tick {
+	uint64_t time_ns;
+	uint32_t key;
+};
+
+struct timeline {
+	struct ring_buffer *rb;
+	struct perch_tick *waiting; /* read, not yet drained: of the other buffer */
+	size_t nwaiting, capwaiting;
+	struct ready_tick *ready; /* with their key ids, held back for time order */
+	size_t nready, capready;
+	struct u64map index; /* one drain's buckets: key hash -> index */
+	sampler_tick_fn fn;
+	void *ctx;
+	uint64_t unkeyed;
+};
+
+/* Room for eight drain periods of every CPU's ticks (a drain may come late); a page without
+ * --timeline (the map must exist). */
+void sampler_timeline_size(struct sampler *sp, bool on)
+{
+	uint64_t need = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * 8 *
+			(sizeof(struct perch_tick) + 8);
+	__u32 size = RING_MIN;
+
+	while (size < need && size < RING_MAX)
+		size *= 2;
+	sp->skel->rodata->timeline = on;
+	bpf_map__set_max_entries(sp->skel->maps.ticks, on ? size : 4096);
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct timeline *tl = ctx;
+
+	if (len < sizeof(struct perch_tick) ||
+	    vec_grow(&tl->waiting, &tl->capwaiting, tl->nwaiting + 1, sizeof(*tl->waiting), 256))
+		return 0;
+	memcpy(&tl->waiting[tl->nwaiting++], data, sizeof(struct perch_tick));
+	return 0;
+}
+
+int sampler_timeline_open(struct sampler *sp)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+
+	if (!tl)
+		return PERCH_EXIT_INTERNAL;
+	sp->tl = tl;
+	tl->rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.ticks), on_record, tl, NULL);
+	if (!tl->rb) {
+		log_err("timeline ring buffer: %s", strerror(errno));
+		return PERCH_EXIT_BPF;
+	}
+	return 0;
+}
+
+void sampler_timeline_free(struct sampler *sp)
+{
+	struct timeline *tl = sp->tl;
+
+	if (!tl)
+		return;
+	ring_buffer__free(tl->rb);
+	free(tl->waiting);
+	free(tl->ready);
+	u64map__clear(&tl->index);
+	free(tl);
+	sp->tl = NULL;
+}
+
+void sampler__on_tick(struct sampler *sp, sampler_tick_fn fn, void *ctx)
+{
+	if (sp->tl) {
+		sp->tl->fn = fn;
+		sp->tl->ctx = ctx;
+	}
+}
+
+uint64_t sampler__ticks_unkeyed(const struct sampler *sp)
+{
+	return sp->tl ? sp->tl->unkeyed : 0;
+}
+
+static uint64_t key_hash(const struct perch_key *key)
+{
+	return fnv64_bytes(FNV64_OFFSET, key, sizeof(*key));
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ready_tick *x = a, *y = b;
+
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
+/* The ready ticks before cutoff to the tick function, in time order; the rest stay. */
+static void emit_before(struct timeline *tl, uint64_t cutoff)
+{
+	size_t k = 0;
+
+	qsort(tl->ready, tl->nready, sizeof(*tl->ready), by_time);
+	for (; k < tl->nready && tl->ready[k].time_ns < cutoff; k++) {
+		if (tl->fn)
+			tl->fn(tl->ctx, tl->ready[k].time_ns, tl->ready[k].key);
+	}
+	memmove(tl->ready, tl->ready + k, (tl->nready - k) * sizeof(*tl->ready));
+	tl->nready -= k;
+}
+
+/* The key id of a tick of this drain's buffer; SAMPLER_NO_KEY when its bucket has none. */
+static uint32_t key_of(const struct sampler *sp, const struct timeline *tl,
+		       const struct perch_key *key, size_t n, const uint32_t *key_ids)
+{
+	uint64_t i;
+
+	if (!u64map__get(&tl->index, key_hash(key), &i) || i >= n ||
+	    memcmp(&sp->keys[i], key, sizeof(*key)))
+		return SAMPLER_NO_KEY;
+	return key_ids[i];
+}
+
+void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
+			      const uint32_t *key_ids)
+{
+	struct timeline *tl = sp->tl;
+	uint64_t cutoff = UINT64_MAX;
+	size_t kept = 0;
+
+	if (!tl)
+		return;
+	ring_buffer__consume(tl->rb);
+	u64map__clear(&tl->index);
+	for (size_t i = 0; i < n; i++)
+		u64map__put(&tl->index, key_hash(&sp->keys[i]), i);
+	for (size_t i = 0; i < tl->nwaiting; i++) {
+		const struct perch_tick *t = &tl->waiting[i];
+		uint32_t key;
+
+		if (t->buf != which) {
+			cutoff = t->time_ns < cutoff ? t->time_ns : cutoff;
+			tl->waiting[kept++] = *t;
+			continue;
+		}
+		key = key_of(sp, tl, &t->key, n, key_ids);
+		if (key == SAMPLER_NO_KEY ||
+		    vec_grow(&tl->ready, &tl->capready, tl->nready + 1, sizeof(*tl->ready), 256)) {
+			tl->unkeyed++;
+			continue;
+		}
+		tl->ready[tl->nready++] = (struct ready_tick){t->time_ns, key};
+	}
+	tl->nwaiting = kept;
+	emit_before(tl, cutoff);
+}
+
+void sampler__flush_ticks(struct sampler *sp)
+{
+	if (sp->tl)
+		emit_before(sp->tl, UINT64_MAX);
+}
