@@ -42,7 +42,8 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so
+all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so \
+     $(BUILD)/tests/timeline_dump
 
 deps:
 	@bash scripts/install-deps.sh

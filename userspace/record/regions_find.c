@@ -32,8 +32,9 @@ struct module {
 	} load[MAX_LOADS];
 };
 
-/* A defined, full-sized perch_registry in the dynamic symbol table: where the live registry is
- * when the executable took a copy of libperch.so's (a copy relocation), and in libperch.so. */
+/* A defined perch_registry (of ABI 3's size at least) in the dynamic symbol table: where the
+ * live registry is when the executable took a copy of libperch.so's (a copy relocation), and in
+ * libperch.so. */
 static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t *vaddr)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -44,7 +45,7 @@ static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t 
 		const char *name;
 
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_size < sizeof(struct perch_abi_registry))
+		    sym.st_size < REG_V3_SIZE)
 			continue;
 		name = elf_strptr(e, sh->sh_link, sym.st_name);
 		if (name && !strcmp(name, "perch_registry")) {
@@ -81,7 +82,7 @@ static void scan_module(struct module *mod, const char *path)
 			in_dynsym = dynsym_registry(e, scn, &sh, &dynsym);
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if ((sh.sh_flags & SHF_ALLOC) && name && !strcmp(name, REGISTRY_SECTION) &&
-		    sh.sh_size >= sizeof(struct perch_abi_registry)) {
+		    sh.sh_size >= REG_V3_SIZE) {
 			in_section = true;
 			section = sh.sh_addr;
 		}

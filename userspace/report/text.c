@@ -79,6 +79,13 @@ static const struct {
 	{REC_STAT_unwind_processes_not_listed, "processes the unwinder could not list"},
 	{REC_STAT_dwarf_frame_pointer_fallback,
 	 "user stacks walked by frame pointers (leaf in code without unwind tables: JIT)"},
+	{REC_STAT_timeline_events_dropped, "sample times dropped past --max-size"},
+	{REC_STAT_timeline_spans_dropped, "region spans dropped past --max-size"},
+	{REC_STAT_timeline_ticks_lost, "sample times (timeline ring buffer full)"},
+	{REC_STAT_timeline_ticks_unkeyed, "sample times whose stack had no key"},
+	{REC_STAT_region_spans_lost, "region spans overwritten before perch read them"},
+	{REC_STAT_region_processes_without_spans,
+	 "processes whose region runtime is too old for spans"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)

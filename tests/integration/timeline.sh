@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# perch record --timeline: every tick's time and key, every region begin, end and mark per thread.
+# The truth is the recording's own other half and the workload's: each key has exactly as many
+# timed ticks as it has counted samples (both come from the same ticks), the times are in order
+# and inside the recording's windows; per thread the spans nest, each region has as many ends as
+# the region table has calls (marks: as many marks) and their durations add up to the table's
+# time. With a small --max-size what is dropped is counted, every tick accounted for, and the
+# file stays under the cap by no more than what the recording holds without a timeline.
+#
+#   tests/integration/timeline.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin timeline "${1:-build}"
+DUMP=$(realpath "$BUILD/tests/timeline_dump")
+
+# dump NAME: the recording's time axis as lines (tests/timeline_dump.c) in $T/NAME.tl
+dump() { "$DUMP" "$T/$1.data" >"$T/$1.tl"; }
+
+# check_ticks NAME: the ticks against the counts, key by key, and their times
+check_ticks() {
+	local name=$1 sampled lost unkeyed res
+	sampled=$(rec_stat "$T/$name.data" sampled)
+	lost=$(rec_stat "$T/$name.data" timeline_ticks_lost)
+	unkeyed=$(rec_stat "$T/$name.data" timeline_ticks_unkeyed)
+	# keys whose event count differs from their count; events; out of order; outside the windows
+	res=$(awk '$1 == "window" { if (!ws) ws = $2; we = $3 }
+		$1 == "sample" { want[$2] = $5 }
+		$1 == "event" { n++; got[$3]++; if ($2 < last) order++; last = $2; t[n] = $2 }
+		END { for (k in want) if (want[k] != got[k] + 0) diff++
+		      for (k in got) if (!(k in want)) diff++
+		      for (i = 1; i <= n; i++) if (t[i] < ws || t[i] >= we) out++
+		      print diff + 0, n + 0, order + 0, out + 0 }' "$T/$name.tl")
+	read -r diff events order out <<<"$res"
+	if [ "$diff" -eq 0 ] && [ "$events" -eq "$sampled" ] && [ "$lost" -eq 0 ] && [ "$unkeyed" -eq 0 ]; then
+		ok "$name: $events timed ticks, each key's as many as its count ($sampled samples)"
+	else
+		bad "$name ticks" "$events timed ticks for $sampled samples ($diff keys differ, $lost lost, $unkeyed without a key)"
+	fi
+	if [ "$order" -eq 0 ] && [ "$out" -eq 0 ] && [ "$events" -gt 0 ]; then
+		ok "$name: tick times in order, inside the recording's windows"
+	else
+		bad "$name tick times" "$order out of order, $out outside the windows"
+	fi
+}
+
+# span_table NAME: per region name "NAME ENDS MARKS SECONDS": ends (marks) and the summed
+# durations of its begin-end pairs, from the spans of every thread; nesting errors (an end that is
+# not the innermost open begin's, time going back on a thread, a span outside the windows) are
+# counted under the name "!errors"
+span_table() {
+	awk '$1 == "window" { if (!ws) ws = $2; we = $3 }
+		$1 != "span" { next }
+		{ th = $2 "/" $3; tm = $4; nm = $7; for (i = 8; i <= NF; i++) nm = nm " " $i
+		  if (tm < last[th] || tm < ws || tm >= we) err++
+		  last[th] = tm; names[nm] = 1 }
+		$5 == "begin" { d = ++depth[th]; open[th, d] = nm; start[th, d] = tm }
+		$5 == "end" { d = depth[th]
+			if (d < 1 || open[th, d] != nm) { err++; next }
+			ends[nm]++; secs[nm] += (tm - start[th, d]) / 1e9; depth[th] = d - 1 }
+		$5 == "mark" { marks[nm]++ }
+		END { for (nm in names) printf "%s\t%d\t%d\t%.9f\n", nm, ends[nm], marks[nm], secs[nm]
+		      printf "!errors\t%d\t0\t0\n", err }' "$T/$1.tl"
+}
+
+# check_spans NAME COLUMN: the spans against the region table (perch report --format=csv):
+# per region ends (marks for a mark) = calls, and durations = calls * mean (COLUMN mean: every
+# activation, nested ones too) or total (COLUMN total: no region of the workload recurses),
+# within 0.1 % and a microsecond a call (the runtime's ticks converted at two moments)
+check_spans() {
+	local name=$1 col=$2 errs res
+	span_table "$name" >"$T/$name.spans"
+	"$PERCH" report --format=csv "$T/$name.data" >"$T/$name.csv"
+	errs=$(awk -F'\t' '$1 == "!errors" { print $2 }' "$T/$name.spans")
+	if [ "$errs" -eq 0 ] && [ "$(wc -l <"$T/$name.spans")" -gt 1 ]; then
+		ok "$name: spans nest per thread, in time order, inside the recording's windows"
+	else
+		bad "$name nesting" "$errs spans out of place ($(wc -l <"$T/$name.spans") names)"
+	fi
+	res=$(awk -F'\t' -v col="$col" 'NR == FNR { if ($1 != "!errors") { e[$1] = $2; m[$1] = $3; s[$1] = $4 }; next }
+		FNR > 1 { split($0, f, ","); if (f[2] != "") next
+			nm = f[1]; calls = f[3]; t = col == "mean" ? f[6] * calls : f[4]
+			n = (nm in m) && m[nm] > 0 ? m[nm] : e[nm] + 0
+			if (n != calls) { bad = bad " " nm ":" n "/" calls; next }
+			if (m[nm] > 0) next
+			d = s[nm] - t; if (d < 0) d = -d
+			if (d > t * 0.001 + calls * 1e-6) bad = bad " " nm ":" s[nm] "s/" t "s"; checked++ }
+		END { print checked + 0, (bad == "" ? "-" : bad) }' "$T/$name.spans" FS=, "$T/$name.csv")
+	read -r checked diffs <<<"$res"
+	if [ "$diffs" = - ] && [ "$checked" -gt 0 ]; then
+		ok "$name: spans = the region table's calls, their durations its time ($checked regions)"
+	else
+		bad "$name spans" "differ from the region table (region:spans/calls or span s/table s):$diffs"
+	fi
+}
+
+perch_record share --timeline -- "$WL/regions" share 1.5
+dump share
+version=$(awk '$1 == "version" { print $2 }' "$T/share.tl")
+if [ "${version:-0}" -lt 4 ]; then
+	echo "timeline: skipped: the recording is version ${version:-?}, which keeps no timeline"
+	it_end
+	exit
+fi
+check_ticks share
+check_spans share total
+
+# two threads, nesting, a folded recursion, a mismatched end, marks, a region left open at exit
+perch_record shape --timeline -- "$WL/regions" shape
+dump shape
+check_spans shape mean
+
+# the cap: the same run without a timeline says what the profile itself takes
+perch_record plain -- "$WL/regions" share 1.5
+plain=$(stat -c %s "$T/plain.data")
+cap=$((plain + 4096))
+perch_record capped --timeline --max-size=$((cap / 1024))K -- "$WL/regions" share 1.5
+dump capped
+size=$(stat -c %s "$T/capped.data")
+sampled=$(rec_stat "$T/capped.data" sampled)
+edropped=$(rec_stat "$T/capped.data" timeline_events_dropped)
+sdropped=$(rec_stat "$T/capped.data" timeline_spans_dropped)
+events=$(awk '$1 == "event" { n++ } END { print n + 0 }' "$T/capped.tl")
+spans=$(awk '$1 == "span" { n++ } END { print n + 0 }' "$T/capped.tl")
+steps=$(csv_all "$T/capped.data" step 3)
+cap=$((cap / 1024 * 1024))
+if [ "$edropped" -gt 0 ] && [ $((events + edropped)) -eq "$sampled" ] &&
+	[ $((spans + sdropped)) -eq $((steps * 6)) ]; then
+	ok "capped: $edropped sample times and $sdropped spans dropped past --max-size, every one counted ($events + $edropped = $sampled samples; $spans + $sdropped = 6 x $steps steps)"
+else
+	bad "capped" "$events kept + $edropped dropped for $sampled samples; $spans + $sdropped spans for $steps steps"
+fi
+if [ "$size" -le $((cap + plain)) ] && says "$T/capped.data" "dropped past --max-size"; then
+	ok "capped: $size bytes for a cap of $cap (the profile alone: $plain), and the report says what was dropped"
+else
+	bad "capped size" "$size bytes for a cap of $cap (the profile alone: $plain), or the report does not say"
+fi
+
+it_end
