@@ -975,6 +975,38 @@ static void report_of_version_1_file_is_unchanged(void **state)
 	recording__free(r);
 }
 
+/* Two timed windows of 100 ms from 1 s on CLOCK_MONOTONIC, and one untimed. */
+static void write_timed_fixture(void)
+{
+	struct rec_writer *w = open_fixture();
+	uint32_t f = rec_writer__frame(w, REC_FRAME_USER, rec_writer__string(w, "/bin/app"),
+				       rec_writer__string(w, "main"), 0x10);
+
+	assert_int_equal(rec_writer__sample(w, 1, 1, 3, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__window(w, 1000000000, 1100000000), 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 4, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__window(w, 1100000000, 1200000000), 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 5, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void report_header_gives_the_time_axis_of_version_4(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT};
+	struct report_opts st = {.sz = sizeof(st), .format = REPORT_STATS};
+	char *text = render_with(write_timed_fixture, &o);
+	char *stats = render_with(write_timed_fixture, &st);
+
+	(void)state;
+	assert_non_null(strstr(text, "\ntime       CLOCK_MONOTONIC 1.000 s to 1.200 s (0.200 s); 3 "
+				     "windows of 100.0 ms\n"));
+	assert_non_null(strstr(stats, "\ntime_start_ns 1000000000\ntime_end_ns 1200000000\n"
+				      "windows 3\nwindow_ns 100000000\n"));
+	assert_non_null(strstr(stats, "\nsampled 12\n"));
+	free(text);
+	free(stats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -994,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(report_finds_regions_by_name_and_lists_them),
 		cmocka_unit_test(report_regions_without_trees_count_samples_only),
 		cmocka_unit_test(report_of_version_1_file_is_unchanged),
+		cmocka_unit_test(report_header_gives_the_time_axis_of_version_4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,7 +87,7 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t)
 		t->resolution_ns = d[n / 2];
 	}
 	free(d);
-	return true;
+	return t->resolution_ns > 0; /* only untimed windows: a writer that kept no time */
 }
 
 /* The sample's thread's name when it was taken; from the thread table for recordings made before
