@@ -37,7 +37,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
 
-.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
+.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench bench-size \
 	install fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -247,6 +247,10 @@ bench: all
 	@bash bench/symbolize.sh $(BUILD)
 	@bash bench/unwind.sh $(BUILD)
 	@bash bench/regions.sh $(BUILD)
+
+# Recording size against run length (10 s, 60 s, 600 s: some 22 minutes); not in `make bench`.
+bench-size: all
+	@bash bench/size.sh $(BUILD)
 
 clean:
 	rm -rf build build-san build-fuzz

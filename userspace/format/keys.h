@@ -66,12 +66,9 @@
 	X(region_spans_lost, REGIONS_SPANS_LOST)               \
 	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
 
-/* --timeline: what --max-size dropped (the writer's counts) and ticks whose bucket had no key
- * (the sampler's); written only with --timeline. */
-#define REC_STATS_TIMELINE(X)         \
-	X(timeline_events_dropped, 0) \
-	X(timeline_spans_dropped, 1)  \
-	X(timeline_ticks_unkeyed, 2)
+/* --timeline: ticks whose bucket had no key id (the sampler's); written only with --timeline.
+ * What --max-size dropped the writer counts (REC_STATS_WRITER). */
+#define REC_STATS_TIMELINE(X) X(timeline_ticks_unkeyed, 0)
 
 /* perch's own cost, written once a second and at the end. */
 #define REC_STATS_COST(X)     \
@@ -80,24 +77,32 @@
 	X(perch_user_us, 2)   \
 	X(perch_sys_us, 3)
 
-#define REC_STATS(X)         \
-	REC_STATS_BPF(X)     \
-	REC_STATS_COLLECT(X) \
-	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_TIMELINE(X) REC_STATS_COST(X)
+/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped). */
+#define REC_STATS_WRITER(X)           \
+	X(timeline_events_dropped, 0) \
+	X(timeline_spans_dropped, 1)
+
+#define REC_STATS(X)          \
+	REC_STATS_BPF(X)      \
+	REC_STATS_COLLECT(X)  \
+	REC_STATS_UNWINDER(X) \
+	REC_STATS_REGIONS(X) REC_STATS_TIMELINE(X) REC_STATS_COST(X) REC_STATS_WRITER(X)
 
 /* META: strings fixed when the recording starts. */
-#define REC_META(X)   \
-	X(command)    \
-	X(pids)       \
-	X(mode)       \
-	X(event)      \
-	X(frequency)  \
-	X(start_time) \
-	X(hostname)   \
-	X(kernel)     \
-	X(max_stack)  \
-	X(unwind)     \
-	X(regions_note)
+#define REC_META(X)     \
+	X(command)      \
+	X(pids)         \
+	X(mode)         \
+	X(event)        \
+	X(frequency)    \
+	X(start_time)   \
+	X(hostname)     \
+	X(kernel)       \
+	X(max_stack)    \
+	X(unwind)       \
+	X(regions_note) \
+	X(clock)        \
+	X(window_budget)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). */
 #define REC_END(X)     \

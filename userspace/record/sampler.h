@@ -55,8 +55,9 @@ typedef uint32_t (*sampler_sample_fn)(void *ctx, const struct perch_key *key, ui
 				      const uint64_t *ustack, const uint64_t *kstack);
 #define SAMPLER_NO_KEY UINT32_MAX
 /* Switch the sampler to the other buffer, and hand every bucket of the one it filled to fn; with
- * --timeline, then every tick of those buckets to the tick function, in time order. */
-void sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx);
+ * --timeline, then every tick of those buckets to the tick function, in time order. Returns when
+ * it switched (CLOCK_MONOTONIC ns): every tick of the buckets was taken before. */
+uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx);
 
 /* --timeline: one exact tick, at time_ns (CLOCK_MONOTONIC), of the bucket with key id key. */
 typedef void (*sampler_tick_fn)(void *ctx, uint64_t time_ns, uint32_t key);

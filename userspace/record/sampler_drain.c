@@ -165,12 +165,15 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	clear_stacks(sfd);
 }
 
-void sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
+uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 {
 	unsigned int old = sp->skel->bss->active;
-	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS};
+	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS}, now;
 
 	sp->skel->bss->active = !old;
+	/* After the switch: a tick takes its time before it reads `active` (sample.bpf.c). */
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	nanosleep(&grace, NULL);
 	drain_buffer(sp, old, fn, ctx);
+	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }

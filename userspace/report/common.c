@@ -5,6 +5,8 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+
 #include "common.h"
 #include "lib/u64map.h"
 
@@ -55,6 +57,37 @@ uint64_t report_sample_total(const struct recording *r)
 	for (size_t i = 0; i < r->nsamples; i++)
 		n += r->samples[i].count;
 	return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+bool report_time_axis(const struct recording *r, struct report_time_axis *t)
+{
+	uint64_t *d;
+	size_t n = 0;
+
+	*t = (struct report_time_axis){0};
+	if (!r->nwindows)
+		return false;
+	t->start_ns = r->windows[0].start_ns;
+	t->end_ns = r->windows[r->nwindows - 1].end_ns;
+	t->nwindows = r->nwindows;
+	d = malloc(r->nwindows * sizeof(*d));
+	for (size_t i = 0; d && i < r->nwindows; i++) {
+		if (r->windows[i].end_ns > r->windows[i].start_ns)
+			d[n++] = r->windows[i].end_ns - r->windows[i].start_ns;
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		t->resolution_ns = d[n / 2];
+	}
+	free(d);
+	return t->resolution_ns > 0; /* only untimed windows: a writer that kept no time */
 }
 
 /* The sample's thread's name when it was taken; from the thread table for recordings made before
