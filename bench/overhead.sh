@@ -4,8 +4,9 @@
 #   bash bench/overhead.sh [BUILD]        BUILD: the build folder holding perch (default build)
 #   env: RUNS (rounds, default 3), FREQ (Hz, default 999), ROUNDS (work units; 7300 = ~3 s on the 2-CPU VM)
 #
-# Each round runs the same fixed CPU-bound workload (bench/cpu_work.c) three times, interleaved:
-# unprofiled, under `perch record -p PID` and under `perf record -g -p PID`, both at FREQ Hz on
+# Each round runs the same fixed CPU-bound workload (bench/cpu_work.c) four times, interleaved:
+# unprofiled, under `perch record -p PID`, under `perch record --timeline -p PID` (every sample's
+# time too) and under `perf record -g -p PID`, all at FREQ Hz on
 # cpu-clock. The workload blocks on a FIFO until released, so the profiler attaches first and its
 # start-up stays out of the target's timing; the profiler runs under bench/rusage.c, which
 # reports the CPU time the kernel charged to the profiler's process alone. perch adds its BPF
@@ -38,6 +39,7 @@ bench_start
 profiler_cmd() {
 	case $1 in
 	perch) cmd=(env XDG_CACHE_HOME="$OUT/cache" "$PERCH" record -q -F "$FREQ" -p "$2" -o "$3") ;;
+	perch-timeline) cmd=(env XDG_CACHE_HOME="$OUT/cache" "$PERCH" record -q --timeline -F "$FREQ" -p "$2" -o "$3") ;;
 	perf) cmd=(perf record -q -g -e cpu-clock -F "$FREQ" -p "$2" -o "$3") ;;
 	esac
 }
@@ -48,7 +50,7 @@ count_samples() {
 	local mode=$1 rec=$2
 
 	case $mode in
-	perch)
+	perch | perch-timeline)
 		"$PERCH" report "$rec" >"$rec.head" 2>&1 || die "perch report $rec failed"
 		samples=$(sed -n 's/^sampling .* \([0-9][0-9]*\) samples.*/\1/p' "$rec.head")
 		bpf_ms=$(sed -n 's/.*BPF programs ran [0-9]* times for \([0-9.]*\) ms.*/\1/p' "$rec.head")
@@ -70,7 +72,7 @@ read_recording() {
 
 	count_samples "$mode" "$rec"
 	case $mode in
-	perch) "$BENCH/rusage" "$cost" "$PERCH" report "$rec" >/dev/null 2>&1 ;;
+	perch | perch-timeline) "$BENCH/rusage" "$cost" "$PERCH" report "$rec" >/dev/null 2>&1 ;;
 	perf) "$BENCH/rusage" "$cost" perf report -i "$rec" --stdio >/dev/null 2>&1 ;;
 	esac || die "$mode report $rec failed"
 }
@@ -79,7 +81,7 @@ event='?'
 warm_caches perch
 
 for ((run = 1; run <= RUNS; run++)); do
-	for mode in baseline perch perf; do
+	for mode in baseline perch perch-timeline perf; do
 		echo "overhead: round $run/$RUNS: $mode" >&2
 		run_one "$mode" "$run"
 	done
@@ -101,7 +103,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 # Columns of results.tsv: 1 mode, 2 run, 3 target wall ms, 4 target CPU ms, 5 profiler user+sys
 # ms, 6 BPF ms, 7 samples, 8 CPU ms per 1000 samples, 9 max RSS KB, 10 recording bytes,
 # 11 report wall ms.
-for mode in baseline perch perf; do
+for mode in baseline perch perch-timeline perf; do
 	row="| $mode | $(summary "$mode" 3 1000 2) | $(summary "$mode" 3 "$base_wall" 3)"
 	row+=" | $(summary "$mode" 5) | $(summary "$mode" 6 1 2) | $(summary "$mode" 7 1 0)"
 	row+=" | $(summary "$mode" 8) | $(summary "$mode" 9 1024) | $(summary "$mode" 10 1024 0)"

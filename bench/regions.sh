@@ -26,9 +26,14 @@ row "perch, no profiler" "$out/regions" perch
 row "perch, -DPERCH_DISABLE" "$out/regions-disabled" perch
 row "two rdtsc reads (the floor of a timed pair)" "$out/regions" rdtsc2
 row "perch, profiler active (timestamps + region tree)" "$out/regions" active
+row "perch, profiler active with the timeline ring (--timeline)" "$out/regions" timeline
 row "perch, under perch record -F 997 (sampled, regions timed)" "$BUILD/perch" record -q -o "$out/regions.data" -- "$out/regions" perch
+row "perch, under perch record -F 997 --timeline (spans too)" "$BUILD/perch" record -q --timeline -o "$out/regions.data" -- "$out/regions" perch
 row "NVTX-style function pointers (no tool)" "$out/regions" nvtx
 row "USDT probes (sys/sdt.h, not traced)" "$out/regions" usdt
 echo
-echo "'profiler active' sets perch_registry.active as perch record does; 'under perch record' is"
-echo "the real thing: perch launched the benchmark, times every region and samples it at 997 Hz."
+echo "'profiler active' sets perch_registry.active as perch record does ('with the timeline ring':"
+echo "perch_registry.timeline too, so each begin and end also goes into the thread's ring, which"
+echo "nobody reads: the ring overwrites itself, the cost of the write alone); 'under perch record' is"
+echo "the real thing: perch launched the benchmark, times every region and samples it at 997 Hz (with"
+echo "--timeline it also reads the rings every 100 ms; at this rate most entries are overwritten first)."

@@ -633,15 +633,17 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
 	struct perch_key key = {};
-	/* Before `active` is read (see struct perch_tick); a call the compiler keeps in order. */
-	__u64 now = timeline ? bpf_ktime_get_ns() : 0;
-	__u32 buf = active;
 	void *stackmap, *countmap;
 	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
+	__u64 now;
+	__u32 buf;
 	long err;
 
 	if (!gen)
 		return 0;
+	/* The time before `active` (see struct perch_tick): a call the compiler keeps in order. */
+	now = timeline ? bpf_ktime_get_ns() : 0;
+	buf = active;
 	stat_inc(PERCH_STAT_SAMPLES);
 
 	stackmap = buf ? (void *)&stacks1 : (void *)&stacks0;

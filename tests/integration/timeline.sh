@@ -5,7 +5,7 @@
 # and inside the recording's windows; per thread the spans nest, each region has as many ends as
 # the region table has calls (marks: as many marks) and their durations add up to the table's
 # time. With a small --max-size what is dropped is counted, every tick accounted for, and the
-# file stays under the cap by no more than what the recording holds without a timeline.
+# file is the profile and no more than the cap besides.
 #
 #   tests/integration/timeline.sh [BUILD_DIR]
 set -u
@@ -110,11 +110,12 @@ perch_record shape --timeline -- "$WL/regions" shape
 dump shape
 check_spans shape mean
 
-# the cap: the same run without a timeline says what the profile itself takes
+# the cap on the timeline's bytes: 1 KiB, less than the ticks and steps of any run of the workload
+# take (a step's six spans alone); the same run without a timeline says what the profile takes
 perch_record plain -- "$WL/regions" share 1.5
 plain=$(stat -c %s "$T/plain.data")
-cap=$((plain + 4096))
-perch_record capped --timeline --max-size=$((cap / 1024))K -- "$WL/regions" share 1.5
+cap=1024
+perch_record capped --timeline --max-size=1K -- "$WL/regions" share 1.5
 dump capped
 size=$(stat -c %s "$T/capped.data")
 sampled=$(rec_stat "$T/capped.data" sampled)
@@ -123,17 +124,17 @@ sdropped=$(rec_stat "$T/capped.data" timeline_spans_dropped)
 events=$(awk '$1 == "event" { n++ } END { print n + 0 }' "$T/capped.tl")
 spans=$(awk '$1 == "span" { n++ } END { print n + 0 }' "$T/capped.tl")
 steps=$(csv_all "$T/capped.data" step 3)
-cap=$((cap / 1024 * 1024))
-if [ "$edropped" -gt 0 ] && [ $((events + edropped)) -eq "$sampled" ] &&
+if [ "$edropped" -gt 0 ] && [ "$sdropped" -gt 0 ] && [ $((events + edropped)) -eq "$sampled" ] &&
 	[ $((spans + sdropped)) -eq $((steps * 6)) ]; then
 	ok "capped: $edropped sample times and $sdropped spans dropped past --max-size, every one counted ($events + $edropped = $sampled samples; $spans + $sdropped = 6 x $steps steps)"
 else
 	bad "capped" "$events kept + $edropped dropped for $sampled samples; $spans + $sdropped spans for $steps steps"
 fi
-if [ "$size" -le $((cap + plain)) ] && says "$T/capped.data" "dropped past --max-size"; then
-	ok "capped: $size bytes for a cap of $cap (the profile alone: $plain), and the report says what was dropped"
+# the profile of two runs differs by their stacks and windows: a quarter of it is the margin
+if [ "$size" -le $((plain + cap + plain / 4)) ] && says "$T/capped.data" "dropped past --max-size"; then
+	ok "capped: $size bytes with a timeline cap of $cap (the profile alone: $plain), and the report says what was dropped"
 else
-	bad "capped size" "$size bytes for a cap of $cap (the profile alone: $plain), or the report does not say"
+	bad "capped size" "$size bytes with a timeline cap of $cap (the profile alone: $plain), or the report does not say"
 fi
 
 it_end

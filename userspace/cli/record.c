@@ -37,8 +37,9 @@ static void record_options(FILE *out)
 	      "only), fp\n"
 	      "      --timeline       every sample's time and thread, every region begin, end and\n"
 	      "                       mark (grows with the run; see --max-size)\n"
-	      "      --max-size=SIZE  cap the file's size for the timeline (K, M, G suffixes):\n"
-	      "                       past it, samples' times and spans are dropped, counted\n"
+	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
+	      "                       suffixes): past it, sample times and spans are dropped, "
+	      "counted\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
