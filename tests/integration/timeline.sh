@@ -110,6 +110,26 @@ perch_record shape --timeline -- "$WL/regions" shape
 dump shape
 check_spans shape mean
 
+# attached to a running program (libperch.so): spans from when perch arrived to the recording's
+# end, nesting (the batch open at attach has no begin in them, nor its end); no more ends than
+# the table has calls
+"$WL/regions-so" loop 3 >"$T/attached.truth" &
+rpid=$!
+sleep 0.5
+"$PERCH" record -q --timeline -p "$rpid" -d 1 -o "$T/attached.data" 2>"$T/attached.err" ||
+	bad "attached" "perch failed: $(cat "$T/attached.err")"
+wait "$rpid"
+dump attached
+span_table attached >"$T/attached.spans"
+errs=$(awk -F'\t' '$1 == "!errors" { print $2 }' "$T/attached.spans")
+tends=$(awk -F'\t' '$1 == "tick" { print $2 }' "$T/attached.spans")
+tcalls=$(csv_all "$T/attached.data" tick 3)
+if [ "$errs" -eq 0 ] && [ "${tends:-0}" -gt 0 ] && [ "$tends" -le "${tcalls:-0}" ]; then
+	ok "attached: spans nest inside the recording's windows; $tends tick ends for $tcalls calls"
+else
+	bad "attached" "$errs spans out of place; ${tends:-no} tick ends for ${tcalls:-?} calls"
+fi
+
 # the cap on the timeline's bytes: 1 KiB, less than the ticks and steps of any run of the workload
 # take (a step's six spans alone); the same run without a timeline says what the profile takes
 perch_record plain -- "$WL/regions" share 1.5

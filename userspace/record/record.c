@@ -261,6 +261,7 @@ static int finish(struct session *s, int status)
 	flip_and_drain(s);
 	sampler__flush_ticks(s->sp);
 	collector__finish(s->col);
+	regions__spans_end(s->rg, s->flip_ns);
 	regions__finish(s->rg);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);

@@ -83,6 +83,12 @@ void regions__set_timeline(struct regions *rg, bool on)
 	rg->timeline = on;
 }
 
+void regions__spans_end(struct regions *rg, uint64_t end_ns)
+{
+	if (rg)
+		rg->spans_end = end_ns;
+}
+
 uint64_t regions__stat(const struct regions *rg, enum regions_stat which)
 {
 	return rg && which < REGIONS_STAT_MAX ? rg->stats[which] : 0;

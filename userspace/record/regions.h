@@ -46,8 +46,11 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, 
 void regions__free(struct regions *rg);
 
 /* --timeline: switch the runtimes' timeline rings on and write their spans (before any target
- * starts). */
+ * starts). regions__spans_end(): the recording's time ends at end_ns (CLOCK_MONOTONIC): spans
+ * read later (regions__finish() reads the attached processes, still running, once more) are kept
+ * only up to it. */
 void regions__set_timeline(struct regions *rg, bool on);
+void regions__spans_end(struct regions *rg, uint64_t end_ns);
 
 /* The pid of the other perch that owns pid's region runtime, 0 if none. */
 uint32_t regions__owner(const struct regions *rg, uint32_t pid);

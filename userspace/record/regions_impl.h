@@ -78,6 +78,7 @@ struct regions {
 	size_t nstacks, capstacks;
 	uint64_t tsc0, ns0; /* calibration start */
 	bool timeline;	    /* --timeline: region spans from the runtimes' rings */
+	uint64_t spans_end; /* spans after it are past the recording's end (0: none yet) */
 	uint64_t stats[REGIONS_STAT_MAX];
 	uint32_t me; /* this perch's pid and start time: the owner it writes */
 	uint64_t me_start;

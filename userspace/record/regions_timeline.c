@@ -153,7 +153,8 @@ static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
 	if (from > c->next)
 		c->has_size = false;
 	for (uint64_t i = from; i < head[0]; i++) {
-		if (to_span(rg, p, c, clk, &buf[i - copied], &s))
+		if (to_span(rg, p, c, clk, &buf[i - copied], &s) &&
+		    (!rg->spans_end || s.time_ns < rg->spans_end))
 			rec_writer__span(rg->w, &s);
 		else if (!c->tid &&
 			 (buf[i - copied].word >> PERCH_RING_KIND_SHIFT) <= PERCH_RING_MARK)
