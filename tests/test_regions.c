@@ -785,6 +785,86 @@ static void timeline_ring_wraps_and_counts_what_was_overwritten(void **state)
 	assert_int_equal(regions_ring_valid_from(0, 3, 5, PERCH_RING_ENTRIES), 0);
 }
 
+/* The child's two bursts: a nest and a mark, then more marks than its ring holds. */
+static void timeline_child(int go, int done)
+{
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	perch_region_begin("tl_outer");
+	perch_region_begin_n("tl_inner", 3);
+	perch_region_end("tl_inner");
+	perch_mark("tl_point");
+	perch_region_end("tl_outer");
+	if (write(done, "d", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(1);
+	for (int i = 0; i < PERCH_RING_ENTRIES + 50; i++)
+		perch_mark("tl_burst");
+	if (write(done, "d", 1) != 1 || read(go, &c, 1) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* perch's side of --timeline on a process it attaches to: its spans read at two drains, the
+ * second after the thread overwrote part of its ring: what was lost is counted exactly, the rest
+ * written in the thread's order. */
+static void timeline_spans_are_read_across_drains_and_losses_counted(void **state)
+{
+	char path[] = "/tmp/perch-test-timeline-XXXXXX", c;
+	int go[2], done[2], fd = mkstemp(path), status;
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	struct procs *ps;
+	struct regions *rg;
+	pid_t pid;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(go[1]);
+		timeline_child(go[0], done[1]);
+	}
+	w = rec_writer__open(path);
+	ps = procs__new();
+	rg = regions__new(w, -1, -1, ps);
+	assert_non_null(rg);
+	regions__set_timeline(rg, true);
+	procs__snapshot(ps, (uint32_t)pid, NULL);
+	for (int burst = 0; burst < 2; burst++) {
+		assert_int_equal(write(go[1], "g", 1), 1);
+		assert_int_equal(read(done[0], &c, 1), 1);
+		regions__collect(rg);
+	}
+	regions__finish(rg);
+	/* The second read found the ring lapped: the first 50 marks and the slot being written. */
+	assert_int_equal(regions__stat(rg, REGIONS_SPANS_LOST), 51);
+	procs__free(ps);
+	regions__free(rg);
+	assert_int_equal(rec_writer__close(w), 0);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	unlink(path);
+	assert_int_equal(r->nspans, 5 + PERCH_RING_ENTRIES - 1);
+	assert_int_equal(r->spans[0].kind, REC_SPAN_BEGIN);
+	assert_string_equal(recording__string(r, r->spans[1].name), "tl_inner");
+	assert_int_equal(r->spans[1].size, 3);
+	assert_int_equal(r->spans[2].kind, REC_SPAN_END);
+	assert_int_equal(r->spans[3].kind, REC_SPAN_MARK);
+	assert_string_equal(recording__string(r, r->spans[4].name), "tl_outer");
+	assert_int_equal(r->spans[4].kind, REC_SPAN_END);
+	assert_int_equal(r->spans[0].tid, (uint32_t)pid);
+	for (size_t i = 1; i < r->nspans; i++)
+		assert_true(r->spans[i].time_ns >= r->spans[i - 1].time_ns);
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +886,7 @@ int main(void)
 		cmocka_unit_test(empty_region_name_is_kept_with_the_others),
 		cmocka_unit_test(timeline_ring_holds_the_timed_markers_in_order),
 		cmocka_unit_test(timeline_ring_wraps_and_counts_what_was_overwritten),
+		cmocka_unit_test(timeline_spans_are_read_across_drains_and_losses_counted),
 		/* Last: it fills this process's name table for good (and the tables of children
 		 * forked after it), so no later test could name a new region. */
 		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),

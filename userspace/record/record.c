@@ -220,6 +220,7 @@ static void flip_and_drain(struct session *s)
 	collector__drained(s->col);
 	rec_writer__window(s->w, s->flip_ns, flip);
 	s->flip_ns = flip;
+	regions__spans_until(s->rg, flip);
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
@@ -261,7 +262,6 @@ static int finish(struct session *s, int status)
 	flip_and_drain(s);
 	sampler__flush_ticks(s->sp);
 	collector__finish(s->col);
-	regions__spans_end(s->rg, s->flip_ns);
 	regions__finish(s->rg);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);

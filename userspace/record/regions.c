@@ -83,10 +83,10 @@ void regions__set_timeline(struct regions *rg, bool on)
 	rg->timeline = on;
 }
 
-void regions__spans_end(struct regions *rg, uint64_t end_ns)
+void regions__spans_until(struct regions *rg, uint64_t until_ns)
 {
 	if (rg)
-		rg->spans_end = end_ns;
+		rg->spans_until = until_ns;
 }
 
 uint64_t regions__stat(const struct regions *rg, enum regions_stat which)
@@ -217,10 +217,11 @@ void regions__poll(struct regions *rg)
 		    regions_peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
 		    !exiting)
 			continue;
-		/* The exit handshake: the runtime waits in its destructor for this. */
+		/* The exit handshake: the runtime waits in its destructor for this (its last read:
+		 * done first, so that every span is taken). */
+		p->state = P_DONE;
 		if (regions_collect_proc(rg, p))
 			regions_write_proc(rg, p);
-		p->state = P_DONE;
 		regions_poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
 	}
 }

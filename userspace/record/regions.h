@@ -46,11 +46,12 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, 
 void regions__free(struct regions *rg);
 
 /* --timeline: switch the runtimes' timeline rings on and write their spans (before any target
- * starts). regions__spans_end(): the recording's time ends at end_ns (CLOCK_MONOTONIC): spans
- * read later (regions__finish() reads the attached processes, still running, once more) are kept
- * only up to it. */
+ * starts). regions__spans_until(): the spans reads write from now on stop at until_ns
+ * (CLOCK_MONOTONIC), the end of the window the drain just wrote; later ones wait in their rings
+ * for the next read, so every span falls in a window (those still waiting at the end are past
+ * the recording). A process's last read at its exit handshake takes them all. */
 void regions__set_timeline(struct regions *rg, bool on);
-void regions__spans_end(struct regions *rg, uint64_t end_ns);
+void regions__spans_until(struct regions *rg, uint64_t until_ns);
 
 /* The pid of the other perch that owns pid's region runtime, 0 if none. */
 uint32_t regions__owner(const struct regions *rg, uint32_t pid);

@@ -76,9 +76,9 @@ struct regions {
 	struct u64map stack_index;   /* region stack hash -> index in stacks */
 	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
 	size_t nstacks, capstacks;
-	uint64_t tsc0, ns0; /* calibration start */
-	bool timeline;	    /* --timeline: region spans from the runtimes' rings */
-	uint64_t spans_end; /* spans after it are past the recording's end (0: none yet) */
+	uint64_t tsc0, ns0;   /* calibration start */
+	bool timeline;	      /* --timeline: region spans from the runtimes' rings */
+	uint64_t spans_until; /* spans at or after it wait for a later read (0: none) */
 	uint64_t stats[REGIONS_STAT_MAX];
 	uint32_t me; /* this perch's pid and start time: the owner it writes */
 	uint64_t me_start;

@@ -126,14 +126,35 @@ static bool to_span(struct regions *rg, struct rproc *p, struct ring_cursor *c,
 	return c->tid != 0;
 }
 
-/* The entries of one block since perch last read it. */
+/* The entries e[0 .. n) in spans; those from the first timed one at or past limit on wait for
+ * the next read (they belong to the next window). Returns how many were taken. */
+static uint64_t take_entries(struct regions *rg, struct rproc *p, struct ring_cursor *c,
+			     const struct clock_map *clk, const struct perch_abi_event *e,
+			     uint64_t n, uint64_t limit)
+{
+	struct rec_span s;
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		bool timed = e[i].word >> PERCH_RING_KIND_SHIFT <= PERCH_RING_MARK;
+
+		if (timed && to_mono(clk, e[i].value) >= limit)
+			break;
+		if (to_span(rg, p, c, clk, &e[i], &s))
+			rec_writer__span(rg->w, &s);
+		else if (timed)
+			rg->stats[REGIONS_SPANS_LOST]++; /* its thread is unknown */
+	}
+	return i;
+}
+
+/* The entries of one block since perch last read it, up to limit. */
 static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
 		      const struct perch_abi_thread *bhead, const struct clock_map *clk,
-		      struct perch_abi_event *buf)
+		      struct perch_abi_event *buf, uint64_t limit)
 {
 	uint64_t head[2], h2, copied, from;
 	struct ring_cursor *c;
-	struct rec_span s;
 
 	if (regions_peek(p->pid, addr + RING_AT, head, sizeof(head)))
 		return;
@@ -152,15 +173,7 @@ static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
 	rg->stats[REGIONS_SPANS_LOST] += from - c->next;
 	if (from > c->next)
 		c->has_size = false;
-	for (uint64_t i = from; i < head[0]; i++) {
-		if (to_span(rg, p, c, clk, &buf[i - copied], &s) &&
-		    (!rg->spans_end || s.time_ns < rg->spans_end))
-			rec_writer__span(rg->w, &s);
-		else if (!c->tid &&
-			 (buf[i - copied].word >> PERCH_RING_KIND_SHIFT) <= PERCH_RING_MARK)
-			rg->stats[REGIONS_SPANS_LOST]++; /* its thread is unknown */
-	}
-	c->next = head[0];
+	c->next = from + take_entries(rg, p, c, clk, buf + (from - copied), head[0] - from, limit);
 }
 
 void regions_read_spans(struct regions *rg, struct rproc *p)
@@ -168,10 +181,13 @@ void regions_read_spans(struct regions *rg, struct rproc *p)
 	struct perch_abi_thread *head = rg->head;
 	struct perch_abi_event *buf;
 	struct clock_map clk = {.scale = regions_ns_per_tick(rg, p)};
-	uint64_t addr = p->reg.threads;
+	uint64_t addr = p->reg.threads, limit = UINT64_MAX;
 
 	if (!p->timeline)
 		return;
+	/* A process done (its exit handshake) is read to its last span. */
+	if (rg->spans_until && p->state != P_DONE)
+		limit = rg->spans_until;
 	buf = malloc(PERCH_RING_ENTRIES * sizeof(*buf));
 	if (!buf)
 		return;
@@ -180,7 +196,7 @@ void regions_read_spans(struct regions *rg, struct rproc *p)
 	for (size_t k = 0; addr && k < MAX_THREADS; k++) {
 		if (regions_peek(p->pid, addr, head, offsetof(struct perch_abi_thread, node_at)))
 			break;
-		read_ring(rg, p, addr, head, &clk, buf);
+		read_ring(rg, p, addr, head, &clk, buf, limit);
 		addr = head->next;
 	}
 	free(buf);
