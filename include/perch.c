@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,10 @@ static uint64_t now_ticks(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 #endif
 }
+
+_Static_assert(offsetof(struct perch_abi_thread, ring_head) % 64 == 0 &&
+		       offsetof(struct perch_abi_thread, ring) % 64 == 0,
+	       "a ring entry must not straddle two cache lines");
 
 /* One entry into the thread's timeline ring (see perch_abi.h): never waits, never fails; the
  * profiler counts what it overwrites before being read. */

@@ -94,8 +94,10 @@ struct perch_abi_thread {
 	 * and counts what was overwritten before it came. ring_start is ring_head when the epoch
 	 * (or a forked child) began: the profiler starts there with a block it did not know. Every
 	 * thread that takes the block first writes a PERCH_RING_THREAD entry naming itself. */
+	uint64_t ring_pad0; /* ring_head starts a cache line (64 bytes) */
 	volatile uint64_t ring_head;
 	uint64_t ring_start;
+	uint64_t ring_pad1[6]; /* and the ring the next: no entry straddles two */
 	struct perch_abi_event ring[PERCH_RING_ENTRIES];
 };
 
