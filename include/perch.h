@@ -14,9 +14,11 @@
  * aggregates); perch_region_begin_str()/end_str() take any string at the cost of a lookup.
  * With no profiler attached a begin/end pair is a few instructions on thread-local memory: no
  * allocation, no system call, no lock. While profiled, a thread's first marker takes a
- * statistics block (one that an exited thread freed, or a new one), outside its region. Compile with
- * -DPERCH_DISABLE and every marker is gone. Regions are per thread; an end that does not match
- * the innermost begin is counted, reported once on stderr and in the report, and never crashes.
+ * statistics block (one that an exited thread freed, or a new one), outside its region; under
+ * `perch record --timeline` each timed marker also goes into a ring in that block (a few stores,
+ * never a wait). Compile with -DPERCH_DISABLE and every marker is gone. Regions are per thread;
+ * an end that does not match the innermost begin is counted, reported once on stderr and in the
+ * report, and never crashes.
  */
 #ifndef PERCH_H
 #define PERCH_H
