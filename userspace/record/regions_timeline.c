@@ -7,10 +7,8 @@
  * entries as rec_writer__span. What the thread overwrote before perch came is counted lost.
  * Everything read is untrusted: heads are bounded, unknown kinds skipped.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/log.h"
 #include "lib/vec.h"
 #include "regions_impl.h"
 
