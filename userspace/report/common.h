@@ -39,6 +39,11 @@ const char *report_sample_comm(const struct recording *r, const struct rec_sampl
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
+/* s inside a JSON string (the quotes are the caller's): '"' and '\\' escaped, control
+ * characters as \u00XX, each byte that is not part of valid UTF-8 as \ufffd; and s quoted. */
+void report_json_chars(FILE *f, const char *s);
+void report_json_str(FILE *f, const char *s);
+
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);
 /* The mean time per timed call of a region (0 with none). */

@@ -52,63 +52,6 @@ struct ss {
 	size_t nsamples;
 };
 
-/* The length of the valid UTF-8 sequence at s, 0 when it is not one (overlong, surrogate, past
- * U+10FFFF, cut short). */
-static size_t utf8_len(const unsigned char *s)
-{
-	uint32_t cp, min;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* s inside a JSON string: '"' and '\\' escaped, control characters as \u00XX, and each byte
- * that is not part of valid UTF-8 as \ufffd (JSON text is UTF-8; names come from binaries). */
-static void put_json_chars(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (!n) {
-			fputs("\\ufffd", f);
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-		}
-	}
-}
-
-static void put_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	put_json_chars(f, s);
-	fputc('"', f);
-}
-
 /* The index of a frame, added on first use (*slot: its index + 1); -ENOMEM. */
 static int64_t frame_index(struct ss *x, uint32_t *slot, struct ss_frame fr)
 {
@@ -200,7 +143,7 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	for (size_t i = from; i < to; i++)
 		total += x->r->samples[x->samples[i].idx].count;
 	fputs("{\"type\":\"sampled\",\"name\":\"", x->out);
-	put_json_chars(x->out, t->comm);
+	report_json_chars(x->out, t->comm);
 	fprintf(x->out,
 		" (%" PRIu32 "/%" PRIu32
 		")\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
@@ -226,17 +169,17 @@ static void put_frames(struct ss *x)
 		fputs(i ? ",\n{\"name\":\"" : "\n{\"name\":\"", x->out);
 		if (f->kind == SS_REGION) {
 			fputs("region:", x->out);
-			put_json_chars(x->out, recording__string(x->r, f->id));
+			report_json_chars(x->out, recording__string(x->r, f->id));
 		} else if (f->kind == SS_NO_STACK) {
 			fputs("[no stack]", x->out);
 		} else {
-			put_json_chars(x->out, profile__func_name(x->p, f->id));
+			report_json_chars(x->out, profile__func_name(x->p, f->id));
 			fputs(profile__func_kernel(x->p, f->id) ? "_[k]" : "", x->out);
 		}
 		fputc('"', x->out);
 		if (f->file) {
 			fputs(",\"file\":", x->out);
-			put_json_str(x->out, recording__string(x->r, f->file));
+			report_json_str(x->out, recording__string(x->r, f->file));
 		}
 		if (f->line)
 			fprintf(x->out, ",\"line\":%" PRIu32, f->line);
@@ -268,7 +211,7 @@ static int export(struct ss *x, const char *path)
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"perch report --format=speedscope\",\n\"name\":",
 	      x->out);
-	put_json_str(x->out, command && *command ? command : path);
+	report_json_str(x->out, command && *command ? command : path);
 	fputs(x->nsamples ? ",\n\"activeProfileIndex\":0" : "", x->out);
 	fputs(",\n\"profiles\":[", x->out);
 	for (size_t i = 0, j; !err && i < x->nsamples; i = j) {
