@@ -697,6 +697,36 @@ static void report_chrome_writes_counters_ticks_and_nested_spans(void **state)
 	free(out);
 }
 
+/* The region spans of the same recording as speedscope's evented profile: opens and closes
+ * nested, the unmatched end and the mark left out, the open span closed at the end. */
+static void report_speedscope_writes_region_spans_as_evented_profile(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_SPEEDSCOPE};
+	struct recording r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	v4_recording(&r);
+	assert_non_null(f);
+	assert_int_equal(report__print(&r, "v4.data", &o, f), 0);
+	fclose(f);
+	assert_non_null(
+		strstr(out, "{\"type\":\"evented\",\"name\":\"regions of app (30/31)\",\"unit\":"
+			    "\"nanoseconds\",\"startValue\":0,\"endValue\":3000000,\n\"events\":[\n"
+			    "{\"type\":\"O\",\"frame\":0,\"at\":100000},\n"
+			    "{\"type\":\"O\",\"frame\":4,\"at\":200000},\n"
+			    "{\"type\":\"C\",\"frame\":4,\"at\":300000},\n"
+			    "{\"type\":\"C\",\"frame\":0,\"at\":300000},\n"
+			    "{\"type\":\"O\",\"frame\":4,\"at\":2200000},\n"
+			    "{\"type\":\"C\",\"frame\":4,\"at\":3000000}]}],\n"));
+	assert_non_null(strstr(out, "{\"name\":\"region:outer\"},\n{\"name\":\"main\"},\n"
+				    "{\"name\":\"solve\"},\n{\"name\":\"io\"},\n"
+				    "{\"name\":\"region:inner\"}]}}"));
+	free(out);
+}
+
 /* At any depth of the region stack, and a sample in a recursion of the region counted once. */
 static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 {
@@ -1020,6 +1050,7 @@ int main(void)
 		cmocka_unit_test(report_folded_escapes_separators_in_names),
 		cmocka_unit_test(report_speedscope_escapes_json_strings),
 		cmocka_unit_test(report_chrome_writes_counters_ticks_and_nested_spans),
+		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),

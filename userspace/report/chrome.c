@@ -159,38 +159,6 @@ static int collect_threads(struct chrome *x)
 	return 0;
 }
 
-static bool has_time_axis(const struct recording *r)
-{
-	return r->nwindows || r->nevents || r->nspans;
-}
-
-/* The trace's start and end: the windows' span, widened to every event and span. */
-static void time_bounds(struct chrome *x)
-{
-	const struct recording *r = x->r;
-	uint64_t lo = UINT64_MAX, hi = 0;
-
-	if (r->nwindows) {
-		lo = r->windows[0].start_ns;
-		hi = r->windows[r->nwindows - 1].end_ns;
-	}
-	if (r->nevents) {
-		lo = r->events[0].time_ns < lo ? r->events[0].time_ns : lo;
-		hi = r->events[r->nevents - 1].time_ns > hi ? r->events[r->nevents - 1].time_ns
-							    : hi;
-	}
-	for (size_t i = 0; i < r->nspans; i++) {
-		lo = r->spans[i].time_ns < lo ? r->spans[i].time_ns : lo;
-		hi = r->spans[i].time_ns > hi ? r->spans[i].time_ns : hi;
-	}
-	if (lo == UINT64_MAX) { /* no time axis: the recording's duration from 0 */
-		lo = 0;
-		report_end(r, REC_END_duration_ns, &hi);
-	}
-	x->origin = lo;
-	x->end = hi > lo ? hi : lo;
-}
-
 /* Microseconds, three decimals, from the trace's start. */
 static void put_us(struct chrome *x, const char *key, uint64_t ns)
 {
@@ -473,9 +441,9 @@ static void put_other_data(struct chrome *x, const char *path)
 		"\",\"time_axis\":\"%s\",\"origin_ns\":\"%" PRIu64
 		"\",\"region_ends_unmatched\":\"%" PRIu64 "\"}}\n",
 		r->version,
-		r->nevents	   ? "ticks"
-		: has_time_axis(r) ? "windows"
-				   : "none",
+		r->nevents		  ? "ticks"
+		: report_has_time_axis(r) ? "windows"
+					  : "none",
 		x->origin, x->unmatched);
 }
 
@@ -485,10 +453,10 @@ static int export(struct chrome *x, const char *path)
 
 	if (err)
 		return err;
-	time_bounds(x);
+	report_time_span(x->r, &x->origin, &x->end);
 	fputs("{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[", x->out);
 	put_metadata(x);
-	if (has_time_axis(x->r)) {
+	if (report_has_time_axis(x->r)) {
 		put_windows(x);
 		put_ticks(x);
 		err = put_spans(x);

@@ -167,3 +167,33 @@ void report_json_str(FILE *f, const char *s)
 	report_json_chars(f, s);
 	fputc('"', f);
 }
+
+bool report_has_time_axis(const struct recording *r)
+{
+	return r->nwindows || r->nevents || r->nspans;
+}
+
+void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	if (r->nwindows) {
+		lo = r->windows[0].start_ns;
+		hi = r->windows[r->nwindows - 1].end_ns;
+	}
+	if (r->nevents) {
+		lo = r->events[0].time_ns < lo ? r->events[0].time_ns : lo;
+		hi = r->events[r->nevents - 1].time_ns > hi ? r->events[r->nevents - 1].time_ns
+							    : hi;
+	}
+	for (size_t i = 0; i < r->nspans; i++) {
+		lo = r->spans[i].time_ns < lo ? r->spans[i].time_ns : lo;
+		hi = r->spans[i].time_ns > hi ? r->spans[i].time_ns : hi;
+	}
+	if (lo == UINT64_MAX) { /* no time axis: the recording's duration from 0 */
+		lo = 0;
+		report_end(r, REC_END_duration_ns, &hi);
+	}
+	*start = lo;
+	*end = hi > lo ? hi : lo;
+}

@@ -39,6 +39,12 @@ const char *report_sample_comm(const struct recording *r, const struct rec_sampl
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
+/* Whether the recording has a time axis (version 4 on: windows, ticks or region spans). */
+bool report_has_time_axis(const struct recording *r);
+/* The recording's span on CLOCK_MONOTONIC in ns: from the first window's start to the last
+ * one's end, widened to every tick and region span; without a time axis, 0 to its duration. */
+void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end);
+
 /* s inside a JSON string (the quotes are the caller's): '"' and '\\' escaped, control
  * characters as \u00XX, each byte that is not part of valid UTF-8 as \ufffd; and s quoted. */
 void report_json_chars(FILE *f, const char *s);
