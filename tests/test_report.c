@@ -603,7 +603,7 @@ static void report_speedscope_escapes_json_strings(void **state)
  * too, an end that matches nothing, a mark, and an inner left open.
  */
 static char *v4_strings[] = {"",   "app",   "/usr/bin/app", "main", "solve",
-			     "io", "outer", "inner",	    "tick"};
+			     "io", "outer", "inner",	    "tick", "4f1c0ffee0ddba11"};
 static const uint32_t v4_stack_solve[] = {0, 1}, v4_stack_io[] = {0, 2}, v4_regions[] = {6};
 static const struct rec_count v4_w0[] = {{0, 3}, {1, 1}}, v4_w1[] = {{0, 2}};
 
@@ -613,6 +613,7 @@ static void v4_recording(struct recording *r)
 					    {REC_FRAME_USER, 2, 4, 0x200, NULL, 0},
 					    {REC_FRAME_USER, 2, 5, 0x300, NULL, 0}};
 	static struct rec_thread threads[] = {{30, 31, 1, 1}};
+	static struct rec_module modules[] = {{2, 9}};
 	static struct rec_sample samples[] = {{30, 31, 5, 0, 1, 1, v4_regions, 2, v4_stack_solve},
 					      {30, 31, 1, 0, 1, 0, NULL, 2, v4_stack_io}};
 	static struct rec_window windows[] = {{1000000, 2000000, 2, v4_w0},
@@ -625,7 +626,7 @@ static void v4_recording(struct recording *r)
 
 	*r = (struct recording){.version = 4,
 				.strings = v4_strings,
-				.nstrings = 9,
+				.nstrings = 10,
 				.frames = frames,
 				.nframes = 3,
 				.threads = threads,
@@ -637,7 +638,9 @@ static void v4_recording(struct recording *r)
 				.events = events,
 				.nevents = 3,
 				.spans = spans,
-				.nspans = 6};
+				.nspans = 6,
+				.modules = modules,
+				.nmodules = 1};
 }
 
 /* Names, one counter per window (back to 0 across the gap and at the end), one instant per
@@ -724,6 +727,34 @@ static void report_speedscope_writes_region_spans_as_evented_profile(void **stat
 	assert_non_null(strstr(out, "{\"name\":\"region:outer\"},\n{\"name\":\"main\"},\n"
 				    "{\"name\":\"solve\"},\n{\"name\":\"io\"},\n"
 				    "{\"name\":\"region:inner\"}]}}"));
+	free(out);
+}
+
+/* pprof's mapping of a module carries the build-id the recording keeps for it: the gunzipped
+ * profile holds it as a string (go tool pprof -raw shows it: tests/chrome.sh). */
+static void report_pprof_mapping_carries_build_id(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF};
+	struct recording r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	unsigned char plain[4096];
+	z_stream z = {0};
+
+	(void)state;
+	v4_recording(&r);
+	assert_non_null(f);
+	assert_int_equal(report__print(&r, "v4.data", &o, f), 0);
+	fclose(f);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (unsigned char *)out;
+	z.avail_in = (uInt)len;
+	z.next_out = plain;
+	z.avail_out = sizeof(plain);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_non_null(memmem(plain, z.total_out, "4f1c0ffee0ddba11", 16));
+	inflateEnd(&z);
 	free(out);
 }
 
@@ -1051,6 +1082,7 @@ int main(void)
 		cmocka_unit_test(report_speedscope_escapes_json_strings),
 		cmocka_unit_test(report_chrome_writes_counters_ticks_and_nested_spans),
 		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
+		cmocka_unit_test(report_pprof_mapping_carries_build_id),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),
