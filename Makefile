@@ -37,12 +37,13 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
 
-.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench \
+.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench bench-size \
 	install fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so
+all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so \
+     $(BUILD)/tests/mkrec
 
 deps:
 	@bash scripts/install-deps.sh
@@ -85,6 +86,11 @@ $(BUILD)/perch: $(CLI_OBJS) $(BUILD)/libperchcore.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Synthetic recordings through the real writer, for the exporters' tests (tests/chrome.sh) and
+# the README's export measurements.
+$(BUILD)/tests/mkrec: $(BUILD)/tests/mkrec.o $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The region runtime users link into their programs (include/perch.h): no dependencies beyond
 # libc and pthreads, position independent for the shared library.
@@ -248,6 +254,10 @@ bench: all
 	@bash bench/symbolize.sh $(BUILD)
 	@bash bench/unwind.sh $(BUILD)
 	@bash bench/regions.sh $(BUILD)
+
+# Recording size against run length (10 s, 60 s, 600 s: some 22 minutes); not in `make bench`.
+bench-size: all
+	@bash bench/size.sh $(BUILD)
 
 clean:
 	rm -rf build build-san build-fuzz

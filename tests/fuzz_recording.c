@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Fuzz harness for the recording loader: any bytes must load or be refused with a documented
- * error, never crash, and whatever loads must only hold ids that resolve (region frames and
- * REGIONS trees included).
+ * error, never crash, and whatever loads must only hold ids that resolve (region frames, REGIONS
+ * trees and version 4's windows, timeline, spans and modules included).
  *
  *   make fuzz && build-fuzz/fuzz_recording -max_total_time=60 CORPUS_DIR tests/corpus
  *
@@ -49,6 +49,32 @@ static void check_regions(const struct recording *r)
 	}
 }
 
+/* Version 4: windows in time order, their counts on samples ascending; events in time order on
+ * samples; spans and modules naming defined strings. */
+static void check_time_axis(const struct recording *r)
+{
+	for (size_t i = 0; i < r->nwindows; i++) {
+		const struct rec_window *w = &r->windows[i];
+
+		fuzz_check(w->start_ns <= w->end_ns);
+		fuzz_check(!i || r->windows[i - 1].end_ns <= w->start_ns);
+		for (uint32_t j = 0; j < w->ncounts; j++) {
+			fuzz_check(w->counts[j].sample < r->nsamples);
+			fuzz_check(!j || w->counts[j - 1].sample < w->counts[j].sample);
+		}
+	}
+	for (size_t i = 0; i < r->nevents; i++) {
+		fuzz_check(r->events[i].sample < r->nsamples);
+		fuzz_check(!i || r->events[i - 1].time_ns <= r->events[i].time_ns);
+	}
+	for (size_t i = 0; i < r->nspans; i++)
+		fuzz_check(r->spans[i].kind <= REC_SPAN_MARK && r->spans[i].name &&
+			   r->spans[i].name < r->nstrings);
+	for (size_t i = 0; i < r->nmodules; i++)
+		fuzz_check(r->modules[i].path && r->modules[i].path < r->nstrings &&
+			   r->modules[i].build_id < r->nstrings);
+}
+
 /* Touch every key and value, so the sanitizers see a bad pointer among them. */
 static void check_kv(const struct rec_kv *kv, size_t n, bool with_str)
 {
@@ -66,6 +92,7 @@ static void check_loaded(const struct recording *r, int err, size_t size)
 	fuzz_check(r->good_size <= size);
 	check_ids(r);
 	check_regions(r);
+	check_time_axis(r);
 	check_kv(r->meta, r->nmeta, true);
 	check_kv(r->stats, r->nstats, false);
 	check_kv(r->end, r->nend, false);

@@ -164,6 +164,13 @@ pct_within() {
 		END { printf "%.2f %d", all ? 100 * hit / all : 0, all }' "$1"
 }
 
+# misses FOLDED REGEX WITHIN: the three heaviest stacks that match WITHIN but not REGEX, with their
+# sample counts and the recording's unwinder counters, for a failed check's message
+misses() {
+	RE=$2 IN=$3 awk "$FOLD_AWK"'{ parse() } stack ~ ENVIRON["IN"] && stack !~ ENVIRON["RE"] { c[stack] += n }
+		END { for (s in c) print c[s], s }' "$1" | sort -rn | head -3 | tr '\n' '|'
+}
+
 # deeper FOLDED N: how many samples are on lines of more than N frames (the thread's name counted)
 deeper() { awk -v d="$2" "$FOLD_AWK"'{ parse(); if (k > d) s += n } END { print s + 0 }' "$1"; }
 

@@ -5,11 +5,12 @@
  * the same arguments give the same file.
  *
  *   mkrec [-n SAMPLES] [-s STACKS] [-t THREADS] [-d DEPTH] [-w WINDOW_MS] [--timeline]
- *         [--regions] [--v3] OUT
+ *         [--regions] OUT
  *
  * Process 1000 ("mkrec-app") with THREADS threads (tids 1000, 1001, ...; "worker-N" but the
  * first), each ticking every millisecond (frequency 1000), interleaved: tick i is thread
- * i % THREADS's, at 1 s + i ms / THREADS. Tick i's stack is stack (i * 2654435761) % STACKS:
+ * i % THREADS's, at 1 s + (i + 1/2) ms / THREADS; the recording spans 1 s to 1 s + SAMPLES ms /
+ * THREADS. Tick i's stack is stack (i * 2654435761) % STACKS:
  * main, DEPTH - 3 frames lvl_N, mid_(k % 16), leaf_k, all in /usr/bin/mkrec-app (build-id
  * 00112233445566778899aabbccddeeff00112233).
  *
@@ -19,9 +20,8 @@
  * regions; the REGIONS block holds the exact table (calls and times of the completed spans, the
  * ones open at the end counted open).
  *
- * Version 4 (default): counts per window of WINDOW_MS (100); --timeline adds every tick as an
- * event and, with --regions, every begin, end and mark as a span. --v3: what a version 3 perch
- * wrote, the counts of each window as SAMPLES again (no windows, events or spans).
+ * Counts per window of WINDOW_MS (100); --timeline adds every tick as an event and, with
+ * --regions, every begin, end and mark as a span.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -42,7 +42,7 @@ struct opts {
 	uint64_t samples;
 	uint32_t stacks, threads, depth;
 	uint64_t window_ns;
-	bool timeline, regions, v3;
+	bool timeline, regions;
 	const char *out;
 };
 
@@ -103,7 +103,7 @@ static int define(struct gen *g)
 		if (rec_writer__thread(g->w, PID, PID + t, 1, g->comms[t]))
 			return -EIO;
 	}
-	return g->o.v3 ? 0 : rec_writer__module(g->w, g->mod, BUILD_ID);
+	return rec_writer__module(g->w, g->mod, BUILD_ID);
 }
 
 /* The region state of a thread's j-th tick: 0 none, 1 in outer, 2 in outer > inner. */
@@ -118,7 +118,7 @@ static int span(struct gen *g, uint32_t t, uint64_t ns, uint8_t kind, uint32_t n
 {
 	struct rec_span s = {.pid = PID, .tid = PID + t, .time_ns = ns, .kind = kind, .name = name};
 
-	if (!g->o.timeline || g->o.v3)
+	if (!g->o.timeline)
 		return 0;
 	return rec_writer__span(g->w, &s);
 }
@@ -168,7 +168,7 @@ static int regions_before(struct gen *g, uint32_t t, uint64_t j, uint64_t ns)
 	return err;
 }
 
-/* The window's counts as samples (each key once), then the window itself (version 4). */
+/* The window's counts as samples (each key once), then the window itself. */
 static int flush_window(struct gen *g, uint64_t start, uint64_t end)
 {
 	uint32_t regions[2] = {g->s_outer, g->s_inner};
@@ -191,7 +191,7 @@ static int flush_window(struct gen *g, uint64_t start, uint64_t end)
 			err = rec_writer__add_sample(g->w, &s);
 		g->counts[i] = 0;
 	}
-	if (!err && !g->o.v3)
+	if (!err)
 		err = rec_writer__window(g->w, start, end);
 	return err ? err : rec_writer__flush(g->w);
 }
@@ -212,7 +212,7 @@ static int tick(struct gen *g, uint64_t i, uint64_t ns)
 	int err = regions_before(g, t, j, ns - TICK_NS / g->o.threads / 4);
 
 	g->counts[((size_t)t * g->o.stacks + k) * NREGIONS + rs]++;
-	if (err || !g->o.timeline || g->o.v3)
+	if (err || !g->o.timeline)
 		return err;
 	err = rec_writer__key(g->w, &s, &key);
 	return err ? err : rec_writer__event(g->w, ns, key);
@@ -234,7 +234,7 @@ static int write_regions(struct gen *g)
 
 static int generate(struct gen *g)
 {
-	uint64_t step = TICK_NS / g->o.threads, start = START_NS, ns = START_NS;
+	uint64_t step = TICK_NS / g->o.threads, start = START_NS, ns = START_NS + step / 2;
 	uint64_t end = START_NS + g->o.samples * step;
 	char cmd[64];
 	struct rec_kv meta[] = {{.key = "command", .str = cmd},
@@ -264,20 +264,18 @@ static int generate(struct gen *g)
 static int usage(void)
 {
 	fputs("usage: mkrec [-n SAMPLES] [-s STACKS] [-t THREADS] [-d DEPTH] [-w WINDOW_MS] "
-	      "[--timeline] [--regions] [--v3] OUT\n",
+	      "[--timeline] [--regions] OUT\n",
 	      stderr);
 	return 64;
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {{"timeline", no_argument, NULL, 'T'},
-						 {"regions", no_argument, NULL, 'R'},
-						 {"v3", no_argument, NULL, '3'},
-						 {0}};
+	static const struct option longopts[] = {
+		{"timeline", no_argument, NULL, 'T'}, {"regions", no_argument, NULL, 'R'}, {0}};
 	int c;
 
-	*o = (struct opts){1000, 10, 1, 8, 100 * 1000000ull, false, false, false, NULL};
+	*o = (struct opts){1000, 10, 1, 8, 100 * 1000000ull, false, false, NULL};
 	while ((c = getopt_long(argc, argv, "n:s:t:d:w:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -300,9 +298,6 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->regions = true;
-			break;
-		case '3':
-			o->v3 = true;
 			break;
 		default:
 			return -EINVAL;

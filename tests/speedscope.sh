@@ -122,7 +122,13 @@ compare() {
 	check "$what: schema, and stacks equal folded" "${err:-same}" same
 }
 
-for data in tests/golden/*.data tests/corpus/*.data; do
+# and a version 4 recording with region spans (tests/mkrec): its evented profiles
+recordings=(tests/golden/*.data tests/corpus/*.data)
+if [ -x "${1:-build}/tests/mkrec" ]; then
+	"${1:-build}/tests/mkrec" -n 3000 -s 20 -t 2 --timeline --regions "$T/v4-timeline.data"
+	recordings+=("$T/v4-timeline.data")
+fi
+for data in "${recordings[@]}"; do
 	base=$(basename "$data" .data)
 	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
 	for opts in "" "--lines" "--no-demangle"; do

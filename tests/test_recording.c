@@ -119,7 +119,8 @@ static void assert_prefix(const struct recording *r, const struct layout *l, siz
 	assert_int_equal(r->nstrings, 1 + sum_n(l, k, REC_STRINGS));
 	assert_int_equal(r->nframes, sum_n(l, k, REC_FRAMES));
 	assert_int_equal(r->nthreads, sum_n(l, k, REC_THREADS));
-	assert_int_equal(r->nsamples, sum_n(l, k, REC_SAMPLES));
+	assert_int_equal(r->nsamples, sum_n(l, k, REC_SAMPLES) + sum_n(l, k, REC_KEYS));
+	assert_int_equal(r->nwindows, sum_n(l, k, REC_WINDOWS));
 	assert_int_equal(r->meta != NULL, has_block(l, k, REC_META));
 	assert_int_equal(r->stats != NULL, has_block(l, k, REC_STATS));
 	assert_int_equal(r->end != NULL, has_block(l, k, REC_END));
@@ -393,8 +394,9 @@ static void round_trip_keeps_every_block_type_exact(void **state)
 	assert_known_kv(r);
 	data = read_bytes(path, &len);
 	assert_int_equal(r->good_size, len);
-	/* META, 2 x (STRINGS FRAMES THREADS SAMPLES), 2 x STATS, END */
-	assert_int_equal(r->nblocks, 12);
+	/* Compacted at close: META STRINGS FRAMES THREADS STACKS KEYS WINDOWS STATS END */
+	assert_int_equal(r->nblocks, 9);
+	assert_int_equal(r->nwindows, 2); /* untimed: one a flush */
 	free(data);
 	recording__free(r);
 }
@@ -576,15 +578,24 @@ static void flush_writes_blocks_in_dependency_order(void **state)
 	assert_int_equal(rec_writer__flush(w), 0);
 	assert_int_equal(rec_writer__flush(w), 0); /* nothing pending: writes nothing */
 	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
-	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
 	data = read_bytes(path, &len);
 	layout_of(data, len, &l);
-	assert_int_equal(l.nblocks, 5);
+	assert_int_equal(l.nblocks, 7);
 	assert_int_equal(l.type[0], REC_STRINGS);
 	assert_int_equal(l.type[1], REC_FRAMES);
 	assert_int_equal(l.type[2], REC_THREADS);
-	assert_int_equal(l.type[3], REC_SAMPLES);
-	assert_int_equal(l.type[4], REC_SAMPLES);
+	assert_int_equal(l.type[3], REC_STACKS);
+	assert_int_equal(l.type[4], REC_KEYS);
+	assert_int_equal(l.type[5], REC_WINDOWS);
+	assert_int_equal(l.type[6], REC_WINDOWS); /* the key is known: only its new count */
+	free(data);
+	assert_int_equal(rec_writer__close(w), 0);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	assert_int_equal(l.nblocks, 6); /* compacted: both windows in one block */
+	assert_int_equal(l.type[5], REC_WINDOWS);
+	assert_int_equal(l.n[5], 2);
 	free(data);
 }
 
@@ -801,7 +812,7 @@ static void samples_carry_their_thread_name_and_version_2_still_loads(void **sta
 	assert_int_equal(rec_writer__sample_named(w, 7, 7, 99, 1, 0, &frame, 1), -EINVAL);
 	assert_int_equal(rec_writer__close(w), 0);
 	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(r->version, 3);
+	assert_int_equal(r->version, PERCH_FILE_VERSION);
 	assert_int_equal(r->nsamples, 2);
 	assert_string_equal(recording__string(r, r->samples[0].comm), "bash");
 	assert_string_equal(recording__string(r, r->samples[1].comm), "python3.11");
@@ -1541,6 +1552,465 @@ static void sample_regions_are_stored_as_region_frames(void **state)
 	recording__free(r);
 }
 
+/* ---- version 4: the time axis ---- */
+
+/* Strings 1 "/bin/app", 2 "main", 3 "work", 4 "leaf", 5 "solve"; frames 0 main, 1 work, 2 leaf. */
+static void define_app(struct rec_writer *w)
+{
+	uint32_t app = rec_writer__string(w, "/bin/app");
+
+	assert_int_equal(
+		rec_writer__frame(w, REC_FRAME_USER, app, rec_writer__string(w, "main"), 0x10), 0);
+	assert_int_equal(
+		rec_writer__frame(w, REC_FRAME_USER, app, rec_writer__string(w, "work"), 0x20), 1);
+	assert_int_equal(
+		rec_writer__frame(w, REC_FRAME_USER, app, rec_writer__string(w, "leaf"), 0x30), 2);
+	assert_int_equal(rec_writer__string(w, "solve"), 5);
+}
+
+static uint64_t window_total(const struct recording *r, uint32_t sample)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < r->nwindows; i++)
+		for (uint32_t j = 0; j < r->windows[i].ncounts; j++)
+			sum += r->windows[i].counts[j].sample == sample
+				       ? r->windows[i].counts[j].count
+				       : 0;
+	return sum;
+}
+
+static void write_time_axis(const char *path)
+{
+	static const uint32_t ab[] = {0, 1}, abc[] = {0, 1, 2};
+	static const uint32_t solve[] = {5};
+	struct rec_sample s = {.pid = 9, .tid = 10, .count = 3, .nframes = 3, .frames = abc};
+	struct rec_span begin = {9, 10, 1000, REC_SPAN_BEGIN, 5, 42};
+	struct rec_span end = {9, 10, 1500, REC_SPAN_END, 5, 0};
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t key = 99;
+
+	assert_non_null(w);
+	define_app(w);
+	assert_int_equal(rec_writer__add_sample(w, &s), 0);
+	assert_int_equal(rec_writer__sample(w, 9, 11, 2, 0, ab, 2), 0);
+	assert_int_equal(rec_writer__window(w, 1000, 2000), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+	s.count = 4;
+	s.nregions = 1;
+	s.regions = solve;
+	assert_int_equal(rec_writer__add_sample(w, &s), 0); /* a new key: same stack, in solve */
+	s.nregions = 0;
+	s.count = 5;
+	assert_int_equal(rec_writer__add_sample(w, &s), 0);
+	assert_int_equal(rec_writer__window(w, 2000, 3500), 0);
+	assert_int_equal(rec_writer__window(w, 1000, 1100), -EINVAL); /* back in time */
+	assert_int_equal(rec_writer__key(w, &s, &key), 0);
+	assert_int_equal(key, 0);
+	assert_int_equal(rec_writer__event(w, 2500, 1), 0);
+	assert_int_equal(rec_writer__event(w, 2400, key), 0); /* a little out of order */
+	assert_int_equal(rec_writer__event(w, 2600, 7), -EINVAL);
+	assert_int_equal(rec_writer__span(w, &begin), 0);
+	assert_int_equal(rec_writer__span(w, &end), 0);
+	end.name = 0;
+	assert_int_equal(rec_writer__span(w, &end), -EINVAL);
+	assert_int_equal(rec_writer__module(w, 1, "00ff12"), 0);
+	assert_int_equal(rec_writer__module(w, 1, "abcd"), 0); /* once per module */
+	assert_int_equal(rec_writer__module(w, 77, "abcd"), -EINVAL);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void assert_time_axis_samples(const struct recording *r)
+{
+	static const uint32_t abc[] = {0, 1, 2};
+
+	assert_int_equal(r->version, 4);
+	assert_int_equal(r->nsamples, 3); /* one per key */
+	assert_sample(&r->samples[0], 9, 10, 3 + 5, 0, abc, 3);
+	assert_int_equal(r->samples[1].tid, 11);
+	assert_int_equal(r->samples[1].count, 2);
+	assert_int_equal(r->samples[2].count, 4);
+	assert_int_equal(r->samples[2].nregions, 1);
+	assert_string_equal(recording__string(r, r->samples[2].regions[0]), "solve");
+	assert_int_equal(r->samples[2].nframes, 3);
+	for (uint32_t i = 0; i < r->nsamples; i++)
+		assert_int_equal(window_total(r, i), r->samples[i].count);
+}
+
+static void time_axis_round_trips(void **state)
+{
+	const char *path = tmp_path("time.data");
+	struct recording *r;
+
+	(void)state;
+	write_time_axis(path);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_time_axis_samples(r);
+	assert_int_equal(r->nwindows, 2);
+	assert_int_equal(r->windows[0].start_ns, 1000);
+	assert_int_equal(r->windows[0].end_ns, 2000);
+	assert_int_equal(r->windows[0].ncounts, 2);
+	assert_int_equal(r->windows[0].counts[0].sample, 0);
+	assert_int_equal(r->windows[0].counts[1].sample, 1);
+	assert_int_equal(r->windows[1].start_ns, 2000);
+	assert_int_equal(r->windows[1].end_ns, 3500);
+	assert_int_equal(r->windows[1].ncounts, 2);
+	assert_int_equal(r->windows[1].counts[0].count, 5);
+	assert_int_equal(r->windows[1].counts[1].sample, 2);
+	assert_int_equal(r->nevents, 2);
+	assert_int_equal(r->events[0].time_ns, 2400);
+	assert_int_equal(r->events[0].sample, 0);
+	assert_int_equal(r->events[1].time_ns, 2500);
+	assert_int_equal(r->events[1].sample, 1);
+	assert_int_equal(r->nspans, 2);
+	assert_int_equal(r->spans[0].pid, 9);
+	assert_int_equal(r->spans[0].tid, 10);
+	assert_int_equal(r->spans[0].time_ns, 1000);
+	assert_int_equal(r->spans[0].kind, REC_SPAN_BEGIN);
+	assert_string_equal(recording__string(r, r->spans[0].name), "solve");
+	assert_int_equal(r->spans[0].size, 42);
+	assert_int_equal(r->spans[1].time_ns, 1500);
+	assert_int_equal(r->spans[1].kind, REC_SPAN_END);
+	assert_int_equal(r->nmodules, 1);
+	assert_string_equal(recording__string(r, r->modules[0].path), "/bin/app");
+	assert_string_equal(recording__string(r, r->modules[0].build_id), "00ff12");
+	recording__free(r);
+}
+
+/* a b^k c for k = 1..depth: one node a depth in STACKS, not a stack. */
+static void recursion_of_varying_depth_stores_a_node_a_level(void **state)
+{
+	const char *path = tmp_path("deep.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t stack[202];
+	struct recording *r;
+	struct layout l;
+	uint8_t *data;
+	size_t len;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t k = 1; k <= 200; k++) {
+			stack[0] = 0;
+			for (uint32_t i = 1; i <= k; i++)
+				stack[i] = 1;
+			stack[k + 1] = 2;
+			assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, stack, k + 2), 0);
+		}
+		assert_int_equal(rec_writer__window(w, round * 100, round * 100 + 100), 0);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	data = read_bytes(path, &len);
+	layout_of(data, len, &l);
+	assert_int_equal(sum_n(&l, l.nblocks, REC_STACKS), 1 + 200 + 200);
+	assert_int_equal(sum_n(&l, l.nblocks, REC_KEYS), 200);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->samples[199].nframes, 202);
+	assert_int_equal(r->samples[199].frames[201], 2);
+	assert_int_equal(r->samples[199].frames[200], 1);
+	assert_int_equal(r->samples[199].count, 3);
+	free(data);
+	recording__free(r);
+}
+
+/* Windows past the budget merge pairwise: never more than the budget, the time axis whole and
+ * every key's total exact. */
+static void windows_merge_past_the_budget_keeping_totals(void **state)
+{
+	const char *path = tmp_path("merge.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint64_t want[3] = {0};
+	struct recording *r;
+	uint32_t f[] = {0, 1, 2};
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	assert_int_equal(rec_writer__window_budget(w, 1), -EINVAL);
+	assert_int_equal(rec_writer__window_budget(w, 8), 0);
+	for (uint32_t i = 0; i < 101; i++) {
+		for (uint32_t k = 0; k < 3; k++) {
+			if ((i + k) % 3 == 0)
+				continue;
+			assert_int_equal(rec_writer__sample(w, 1, 1, i + k, 0, f, k + 1), 0);
+			want[k] += i + k;
+		}
+		assert_int_equal(rec_writer__window(w, 1000 + i * 10, 1000 + i * 10 + 10), 0);
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_true(r->nwindows >= 4 && r->nwindows <= 8);
+	assert_int_equal(r->windows[0].start_ns, 1000);
+	assert_int_equal(r->windows[r->nwindows - 1].end_ns, 1000 + 101 * 10);
+	for (size_t i = 1; i < r->nwindows; i++)
+		assert_int_equal(r->windows[i].start_ns, r->windows[i - 1].end_ns);
+	/* full windows hold 16 drains (101 drains in at most 8 windows) */
+	assert_int_equal(r->windows[0].end_ns - r->windows[0].start_ns, 160);
+	assert_int_equal(r->nsamples, 3);
+	for (uint32_t i = 0; i < 3; i++) { /* the keys in the order they came: k = 1, 2, 0 */
+		uint32_t k = r->samples[i].nframes - 1;
+
+		assert_int_equal(r->samples[i].count, want[k]);
+		assert_int_equal(window_total(r, i), want[k]);
+	}
+	recording__free(r);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t len;
+	uint8_t *data = read_bytes(from, &len);
+
+	write_bytes(to, data, len);
+	free(data);
+}
+
+/* One drain of the compaction test: many keys, so the tail passes 64 KiB now and then. */
+static void drain_many_keys(struct rec_writer *w, uint32_t i, uint64_t *total)
+{
+	uint32_t f[] = {0, 1};
+	struct rec_kv stats[] = {{.key = "drains", .value = i}};
+
+	for (uint32_t tid = 0; tid < 400; tid++) {
+		assert_int_equal(rec_writer__sample(w, 1, tid, 1 + (tid + i) % 7, 0, f, 2), 0);
+		*total += 1 + (tid + i) % 7;
+	}
+	assert_int_equal(rec_writer__window(w, i * 100, i * 100 + 100), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(rec_writer__stats(w, stats, 1), 0);
+}
+
+static uint64_t loaded_total(const struct recording *r)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		sum += r->samples[i].count;
+	return sum;
+}
+
+/* A perch killed at any instant leaves a complete recording: copy the file after every flush
+ * (what a kill would leave), load it, and find every count flushed so far. */
+static void compaction_leaves_a_whole_recording_after_every_flush(void **state)
+{
+	const char *path = tmp_path("compact.data"), *kill = tmp_path("killed.data");
+	struct rec_writer *w = rec_writer__open(path);
+	uint64_t total = 0, max_size = 0, final_size;
+	struct recording *r;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	assert_int_equal(rec_writer__window_budget(w, 16), 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		drain_many_keys(w, i, &total);
+		copy_file(path, kill);
+		assert_int_equal(recording__load(kill, &r), 0);
+		assert_int_equal(loaded_total(r), total);
+		assert_int_equal(r->windows[r->nwindows - 1].end_ns, i * 100 + 100);
+		recording__free(r);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal((uint64_t)st.st_size, rec_writer__size(w));
+		max_size = st.st_size > (off_t)max_size ? (uint64_t)st.st_size : max_size;
+	}
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	final_size = st.st_size;
+	assert_int_not_equal(access(tmp_path("compact.data.tmp"), F_OK), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(loaded_total(r), total);
+	assert_true(r->nwindows <= 16);
+	assert_true(recording__stat(r, "drains", NULL));
+	/* bounded: 300 drains of ~2.4 KB would be 700 KB appended */
+	assert_true(final_size < 80 * 1024);
+	assert_true(max_size < 3 * 80 * 1024);
+	recording__free(r);
+}
+
+/* The cap drops events and spans (counted) and nothing else. */
+static void timeline_cap_drops_and_counts(void **state)
+{
+	const char *path = tmp_path("cap.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_span mark = {1, 1, 0, REC_SPAN_MARK, 5, 0};
+	uint32_t f = 0, key;
+	struct recording *r;
+	int kept = 0, err;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	rec_writer__max_size(w, 64);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 1, 0, &f, 1), 0);
+	assert_int_equal(
+		rec_writer__key(
+			w, &(struct rec_sample){.pid = 1, .tid = 1, .nframes = 1, .frames = &f},
+			&key),
+		0);
+	for (int i = 0; i < 100; i++) {
+		err = rec_writer__event(w, 1000 + i, key);
+		assert_true(err == 0 || err == -ENOSPC);
+		kept += !err;
+	}
+	assert_int_equal(rec_writer__span(w, &mark), -ENOSPC);
+	assert_true(kept > 10 && kept < 64);
+	assert_int_equal(rec_writer__events_dropped(w), 100 - kept);
+	assert_int_equal(rec_writer__spans_dropped(w), 1);
+	assert_int_equal(rec_writer__window(w, 0, 5000), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nevents, kept);
+	assert_int_equal(r->nspans, 0);
+	assert_int_equal(r->nwindows, 1);
+	assert_int_equal(r->samples[0].count, 1);
+	recording__free(r);
+}
+
+/* A FIFO or device is streamed: nothing is compacted (and nothing read back). */
+static void stream_output_is_never_compacted(void **state)
+{
+	struct rec_writer *w = rec_writer__open("/dev/null");
+	uint32_t f = 0;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	for (uint32_t i = 0; i < 3000; i++) {
+		assert_int_equal(rec_writer__sample(w, 1, i, 1, 0, &f, 1), 0);
+		assert_int_equal(rec_writer__window(w, i, i + 1), 0);
+		assert_int_equal(rec_writer__flush(w), 0);
+	}
+	assert_true(rec_writer__size(w) > 64 * 1024);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void old_versions_in_the_corpus_still_load(void **state)
+{
+	static const char *const files[] = {"tests/corpus/shares.data",
+					    "tests/corpus/recursion-dwarf.data",
+					    "tests/corpus/regions-share.data"};
+	struct recording *r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		assert_int_equal(recording__load(files[i], &r), 0);
+		assert_true(r->version < 4);
+		assert_true(r->nsamples > 0);
+		assert_int_equal(r->nwindows + r->nevents + r->nspans + r->nmodules, 0);
+		recording__free(r);
+	}
+}
+
+/* STRINGS, FRAMES (raw_strings_frames), STACKS of one node, KEYS of one key on it. */
+static void raw_v4_defs(struct raw *b)
+{
+	struct raw p = {.len = 0};
+
+	raw_header(b, 4);
+	raw_strings_frames(b);
+	raw_u32(&p, 1);
+	raw_u8(&p, 0); /* a root */
+	raw_u8(&p, 0); /* frame 0 */
+	raw_block(b, REC_STACKS, &p);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_u8(&p, 5);
+	raw_u8(&p, 6);
+	raw_u8(&p, 0);
+	raw_u8(&p, 0);
+	raw_u8(&p, 1); /* node 0 */
+	raw_block(b, REC_KEYS, &p);
+}
+
+/* One window [start, start + 10) with the given key and count. */
+static void raw_window(struct raw *b, uint8_t start, uint8_t key, uint8_t count)
+{
+	struct raw p = {.len = 0};
+
+	raw_u32(&p, 1);
+	raw_u8(&p, start);
+	raw_u8(&p, 10);
+	raw_u8(&p, 1);
+	raw_u8(&p, key);
+	raw_u8(&p, count);
+	raw_block(b, REC_WINDOWS, &p);
+}
+
+static void load_bad_time_axis_blocks_are_ebadmsg_keeping_earlier_blocks(void **state)
+{
+	struct raw b, p = {.len = 0};
+	struct recording *r;
+
+	(void)state;
+	raw_v4_defs(&b);
+	raw_window(&b, 50, 0, 3);
+	assert_int_equal(load_raw(&b, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	assert_int_equal(r->samples[0].pid, 5);
+	assert_int_equal(r->samples[0].count, 3);
+	assert_int_equal(r->windows[0].start_ns, 50);
+	assert_int_equal(r->windows[0].end_ns, 60);
+	recording__free(r);
+
+	raw_window(&b, 0, 1, 4); /* key 1 undefined */
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nwindows, 1);
+	assert_int_equal(r->samples[0].count, 3);
+	recording__free(r);
+
+	raw_v4_defs(&b);
+	raw_u32(&p, 1);
+	raw_u8(&p, 3); /* parent node 2: undefined */
+	raw_u8(&p, 0);
+	raw_block(&b, REC_STACKS, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nsamples, 1);
+	assert_int_equal(r->samples[0].nframes, 1);
+	recording__free(r);
+
+	raw_v4_defs(&b);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_bytes(&p, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 10); /* past 64 bits */
+	raw_u8(&p, 0);
+	raw_block(&b, REC_TIMELINE, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nevents, 0);
+	recording__free(r);
+
+	raw_v4_defs(&b);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_bytes(&p, "\x01\x01\x02\x07\x01\x00", 6); /* kind 7 */
+	raw_block(&b, REC_SPANS, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->nspans, 0);
+	recording__free(r);
+}
+
+/* A version 3 file with a block numbered like version 4's loads as version 3 did: skipped. */
+static void version_3_skips_time_axis_block_numbers(void **state)
+{
+	struct raw b, p = {.len = 0};
+	struct recording *r;
+
+	(void)state;
+	raw_header(&b, 3);
+	raw_strings_frames(&b);
+	raw_u32(&p, 1);
+	raw_u8(&p, 9);
+	raw_u8(&p, 9);
+	raw_block(&b, REC_STACKS, &p);
+	raw_sample_payload_v(&p, 3, 0, 1, 0);
+	raw_block(&b, REC_SAMPLES, &p);
+	assert_int_equal(load_raw(&b, &r), 0);
+	assert_int_equal(r->nsamples, 1);
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1583,6 +2053,15 @@ int main(void)
 		cmocka_unit_test(region_frames_round_trip),
 		cmocka_unit_test(sample_regions_are_stored_as_region_frames),
 		cmocka_unit_test(sample_without_any_frame_loads),
+		cmocka_unit_test(time_axis_round_trips),
+		cmocka_unit_test(recursion_of_varying_depth_stores_a_node_a_level),
+		cmocka_unit_test(windows_merge_past_the_budget_keeping_totals),
+		cmocka_unit_test(compaction_leaves_a_whole_recording_after_every_flush),
+		cmocka_unit_test(timeline_cap_drops_and_counts),
+		cmocka_unit_test(stream_output_is_never_compacted),
+		cmocka_unit_test(old_versions_in_the_corpus_still_load),
+		cmocka_unit_test(load_bad_time_axis_blocks_are_ebadmsg_keeping_earlier_blocks),
+		cmocka_unit_test(version_3_skips_time_axis_block_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -979,68 +979,136 @@ static void report_regions_without_trees_count_samples_only(void **state)
 	free(out);
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
 		p[i] = v >> (8 * i);
 }
 
-/* Drop the comm each version 3 sample carries (after pid, tid, count, flags), in place;
- * returns the payload's new length. */
-static uint32_t strip_sample_comms(uint8_t *pl, uint32_t len)
+static void w32(FILE *f, uint32_t v)
 {
-	uint32_t n = le32(pl), in = 4, out = 4;
+	uint8_t b[4];
 
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t nframes = le32(pl + in + 24);
-
-		memmove(pl + out, pl + in, 20);
-		memmove(pl + out + 20, pl + in + 24, 4 + 4 * nframes);
-		in += 28 + 4 * nframes;
-		out += 24 + 4 * nframes;
-	}
-	assert_int_equal(in, len);
-	return out;
+	put_le32(b, v);
+	assert_int_equal(fwrite(b, 1, 4, f), 4);
 }
 
-/* Rewrite the file at path as its version 1 spelling: samples without their comm. */
+static void w64(FILE *f, uint64_t v)
+{
+	w32(f, (uint32_t)v);
+	w32(f, (uint32_t)(v >> 32));
+}
+
+static void wstr(FILE *f, const char *s)
+{
+	w32(f, strlen(s));
+	assert_int_equal(fwrite(s, 1, strlen(s), f), strlen(s));
+}
+
+/* The payload written into *pl by the caller (an open_memstream), as one block of f. */
+static void wblock(FILE *f, uint32_t type, FILE *pf, char **pl, size_t *len)
+{
+	fclose(pf);
+	w32(f, type);
+	w32(f, *len);
+	w32(f, crc32(crc32(0L, Z_NULL, 0), (const uint8_t *)*pl, *len));
+	w32(f, 0);
+	assert_int_equal(fwrite(*pl, 1, *len, f), *len);
+	free(*pl);
+}
+
+static void wkv(FILE *f, uint32_t type, const struct rec_kv *kv, size_t n, bool with_str)
+{
+	char *pl = NULL;
+	size_t len = 0;
+	FILE *pf = open_memstream(&pl, &len);
+
+	w32(pf, n);
+	for (size_t i = 0; i < n; i++) {
+		wstr(pf, kv[i].key);
+		if (with_str)
+			wstr(pf, kv[i].str);
+		else
+			w64(pf, kv[i].value);
+	}
+	wblock(f, type, pf, &pl, &len);
+}
+
+static void wdefs(FILE *f, const struct recording *r)
+{
+	char *pl = NULL;
+	size_t len = 0;
+	FILE *pf = open_memstream(&pl, &len);
+
+	w32(pf, r->nstrings - 1);
+	for (size_t i = 1; i < r->nstrings; i++)
+		wstr(pf, r->strings[i]);
+	wblock(f, REC_STRINGS, pf, &pl, &len);
+	pf = open_memstream(&pl, &len);
+	w32(pf, r->nframes);
+	for (size_t i = 0; i < r->nframes; i++) {
+		assert_int_equal(fwrite(&r->frames[i].kind, 1, 1, pf), 1);
+		w32(pf, r->frames[i].module);
+		w32(pf, r->frames[i].name);
+		w64(pf, r->frames[i].offset);
+	}
+	wblock(f, REC_FRAMES, pf, &pl, &len);
+	pf = open_memstream(&pl, &len);
+	w32(pf, r->nthreads);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		w32(pf, r->threads[i].pid);
+		w32(pf, r->threads[i].tid);
+		w32(pf, r->threads[i].ppid);
+		w32(pf, r->threads[i].comm);
+	}
+	wblock(f, REC_THREADS, pf, &pl, &len);
+}
+
+/* Samples without their comm, as version 1 spelled them (the fixture has no regions). */
+static void wsamples(FILE *f, const struct recording *r)
+{
+	char *pl = NULL;
+	size_t len = 0;
+	FILE *pf = open_memstream(&pl, &len);
+
+	w32(pf, r->nsamples);
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct rec_sample *s = &r->samples[i];
+
+		assert_int_equal(s->nregions, 0);
+		w32(pf, s->pid);
+		w32(pf, s->tid);
+		w64(pf, s->count);
+		w32(pf, s->flags);
+		w32(pf, s->nframes);
+		for (uint32_t j = 0; j < s->nframes; j++)
+			w32(pf, s->frames[j]);
+	}
+	wblock(f, REC_SAMPLES, pf, &pl, &len);
+}
+
+/* Rewrite the file at path as its version 1 spelling: what it loads as, in version 1's blocks
+ * (SAMPLES without their comm; no LINES, REGIONS or time axis: the fixture has none of them). */
 static void downgrade_to_version_1(void)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t *data, *o;
-	long size, in = 16, out = 16;
+	struct recording *r = NULL;
+	FILE *f;
 
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	data = malloc(size);
-	assert_non_null(data);
-	assert_int_equal(fread(data, 1, size, f), size);
-	fclose(f);
-	put_le32(data + 8, 1);
-	while (in + 16 <= size) {
-		uint32_t type = le32(data + in), len = le32(data + in + 4);
-
-		o = data + out;
-		memmove(o, data + in, 16 + len);
-		in += 16 + len;
-		if (type == REC_SAMPLES)
-			len = strip_sample_comms(o + 16, len);
-		put_le32(o + 4, len);
-		put_le32(o + 8, crc32(crc32(0L, Z_NULL, 0), o + 16, len));
-		out += 16 + len;
-	}
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nrthreads, 0);
 	f = fopen(path, "wb");
 	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, out, f), out);
+	assert_int_equal(fwrite(PERCH_FILE_MAGIC, 1, 8, f), 8);
+	w32(f, 1);
+	w32(f, 16);
+	wkv(f, REC_META, r->meta, r->nmeta, true);
+	wdefs(f, r);
+	wsamples(f, r);
+	wkv(f, REC_STATS, r->stats, r->nstats, false);
+	if (r->end)
+		wkv(f, REC_END, r->end, r->nend, false);
 	fclose(f);
-	free(data);
+	recording__free(r);
 }
 
 /* A version 1 file (no region frames, no REGIONS, no sample names) reports as it always did. */
@@ -1069,6 +1137,38 @@ static void report_of_version_1_file_is_unchanged(void **state)
 	recording__free(r);
 }
 
+/* Two timed windows of 100 ms from 1 s on CLOCK_MONOTONIC, and one untimed. */
+static void write_timed_fixture(void)
+{
+	struct rec_writer *w = open_fixture();
+	uint32_t f = rec_writer__frame(w, REC_FRAME_USER, rec_writer__string(w, "/bin/app"),
+				       rec_writer__string(w, "main"), 0x10);
+
+	assert_int_equal(rec_writer__sample(w, 1, 1, 3, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__window(w, 1000000000, 1100000000), 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 4, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__window(w, 1100000000, 1200000000), 0);
+	assert_int_equal(rec_writer__sample(w, 1, 1, 5, 0, &f, 1), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void report_header_gives_the_time_axis_of_version_4(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT};
+	struct report_opts st = {.sz = sizeof(st), .format = REPORT_STATS};
+	char *text = render_with(write_timed_fixture, &o);
+	char *stats = render_with(write_timed_fixture, &st);
+
+	(void)state;
+	assert_non_null(strstr(text, "\ntime       CLOCK_MONOTONIC 1.000 s to 1.200 s (0.200 s); 3 "
+				     "windows of 100.0 ms\n"));
+	assert_non_null(strstr(stats, "\ntime_start_ns 1000000000\ntime_end_ns 1200000000\n"
+				      "windows 3\nwindow_ns 100000000\n"));
+	assert_non_null(strstr(stats, "\nsampled 12\n"));
+	free(text);
+	free(stats);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1091,6 +1191,7 @@ int main(void)
 		cmocka_unit_test(report_finds_regions_by_name_and_lists_them),
 		cmocka_unit_test(report_regions_without_trees_count_samples_only),
 		cmocka_unit_test(report_of_version_1_file_is_unchanged),
+		cmocka_unit_test(report_header_gives_the_time_axis_of_version_4),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

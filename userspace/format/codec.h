@@ -39,6 +39,15 @@
 #define LINE_SIZE   (4 * 3)
 #define MIN_KV_STR  (4 + 4)
 #define MIN_KV_U64  (4 + 8)
+/* Version 4's blocks: LEB128 varints (uleb: 1 byte a 7 bits; sleb: zigzag then uleb). */
+#define ULEB_MAX   10
+#define MIN_NODE   2	   /* parent, frame */
+#define MIN_KEY	   5	   /* pid, tid, comm, flags, stack */
+#define MIN_WINDOW 3	   /* start, duration, ncounts */
+#define MIN_COUNT  2	   /* key delta, count */
+#define MIN_EVENT  2	   /* time delta, key */
+#define MIN_SPAN   (5 + 1) /* pid, tid, time delta, kind (u8), name, size */
+#define MIN_MODULE 2	   /* path, build-id */
 
 static inline void le32_put(uint8_t *p, uint32_t v)
 {
@@ -99,6 +108,22 @@ static inline void put_u64(struct buf *b, uint64_t v)
 	b->len += 8;
 }
 
+/* An unsigned LEB128 varint into room already reserved (ULEB_MAX bytes at most). */
+static inline void put_uleb(struct buf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		b->data[b->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b->data[b->len++] = (uint8_t)v;
+}
+
+/* A signed value, zigzagged (0, -1, 1, -2 ... as 0, 1, 2, 3 ...) so small magnitudes are short. */
+static inline void put_sleb(struct buf *b, int64_t v)
+{
+	put_uleb(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
 /* u32 length + bytes, room included. 0, -E2BIG or -ENOMEM. */
 int put_str(struct buf *b, const char *s, size_t len);
 
@@ -152,6 +177,46 @@ static inline bool cur_u64(struct cur *c, uint64_t *v)
 static inline bool cur_str(struct cur *c, const uint8_t **s, uint32_t *len)
 {
 	return cur_u32(c, len) && cur_take(c, *len, s);
+}
+
+/* An unsigned LEB128 varint; false when cut short or longer than 64 bits. */
+static inline bool cur_uleb(struct cur *c, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned int shift = 0; shift < 64; shift += 7) {
+		uint8_t byte;
+
+		if (!cur_u8(c, &byte) || (shift == 63 && byte > 1))
+			return false;
+		x |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A varint that must fit 32 bits (an id). */
+static inline bool cur_uleb32(struct cur *c, uint32_t *v)
+{
+	uint64_t x;
+
+	if (!cur_uleb(c, &x) || x > UINT32_MAX)
+		return false;
+	*v = (uint32_t)x;
+	return true;
+}
+
+static inline bool cur_sleb(struct cur *c, int64_t *v)
+{
+	uint64_t x;
+
+	if (!cur_uleb(c, &x))
+		return false;
+	*v = (int64_t)(x >> 1) ^ -(int64_t)(x & 1);
+	return true;
 }
 
 /* The entry count opening a payload; false when n entries of min bytes can't be there. */

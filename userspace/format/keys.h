@@ -70,24 +70,31 @@
 	X(perch_user_us, 2)   \
 	X(perch_sys_us, 3)
 
+/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped). */
+#define REC_STATS_WRITER(X)           \
+	X(timeline_events_dropped, 0) \
+	X(timeline_spans_dropped, 1)
+
 #define REC_STATS(X)         \
 	REC_STATS_BPF(X)     \
 	REC_STATS_COLLECT(X) \
-	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_COST(X)
+	REC_STATS_UNWINDER(X) REC_STATS_REGIONS(X) REC_STATS_COST(X) REC_STATS_WRITER(X)
 
 /* META: strings fixed when the recording starts. */
-#define REC_META(X)   \
-	X(command)    \
-	X(pids)       \
-	X(mode)       \
-	X(event)      \
-	X(frequency)  \
-	X(start_time) \
-	X(hostname)   \
-	X(kernel)     \
-	X(max_stack)  \
-	X(unwind)     \
-	X(regions_note)
+#define REC_META(X)     \
+	X(command)      \
+	X(pids)         \
+	X(mode)         \
+	X(event)        \
+	X(frequency)    \
+	X(start_time)   \
+	X(hostname)     \
+	X(kernel)       \
+	X(max_stack)    \
+	X(unwind)       \
+	X(regions_note) \
+	X(clock)        \
+	X(window_budget)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). */
 #define REC_END(X)     \

@@ -13,10 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "recording.h"
-#include "lib/u64map.h"
 #include "lib/vec.h"
+#include "reader_impl.h"
 
 #define ARENA_CHUNK (64u << 10)
 
@@ -26,28 +24,6 @@ struct arena_chunk {
 	struct arena_chunk *next;
 	size_t used, size;
 	char data[];
-};
-
-/* A loaded recording and what only the loader needs; recording__free() gets back here. */
-struct loaded {
-	/* First member, so that a struct recording * is a struct loaded *. */
-	struct recording r;
-	struct arena_chunk *arena; /* every string, key and META value */
-	uint32_t *pool;		   /* every sample's regions and frames, back to back */
-	size_t npool, cap_pool;
-	struct rec_line *lines; /* every frame's inline chain, back to back */
-	size_t nlines, cap_lines;
-	size_t *line_off; /* per frame: where its chain starts in lines (with rec_frame.nlines) */
-	size_t cap_line_off;
-	size_t cap_strings, cap_frames, cap_threads, cap_samples, cap_rthreads, cap_stats;
-	size_t cap_region_names;
-	struct u64map thread_tab;  /* pid << 32 | tid -> index in r.threads, while loading */
-	struct u64map rthread_tab; /* pid << 32 | tid -> index in r.rthreads, while loading */
-};
-
-/* What a block may have appended; a block that fails is cut back to it. */
-struct mark {
-	size_t nstrings, nframes, nsamples, npool, nregion_names;
 };
 
 static char *arena_strndup(struct loaded *L, const uint8_t *s, size_t len)
@@ -189,22 +165,17 @@ static uint32_t region_of(const struct recording *r, uint32_t id)
 	return f->kind == REC_FRAME_REGION ? f->name : UINT32_MAX;
 }
 
-/* The stack of s, n frame ids on disk, into the pool: the names of its region frames first (its
- * regions, in their order), then its function frames. */
-static int read_stack(struct loaded *L, struct cur *c, struct rec_sample *s, uint32_t n)
+/* The stack of s, ids[0..n) (checked frame ids), into the pool: the names of its region frames
+ * first (its regions, in their order), then its function frames. */
+int place_stack(struct loaded *L, const uint32_t *ids, uint32_t n, struct rec_sample *s)
 {
-	struct cur check = *c;
-	uint32_t id = 0, reg, *regions, *frames;
+	uint32_t reg, *regions, *frames;
 
 	s->nregions = s->nframes = 0;
-	if (n > c->left / 4)
-		return -EBADMSG;
 	if (!n)
 		return 0; /* nothing to place (and the pool may not exist yet) */
 	for (uint32_t i = 0; i < n; i++) {
-		if (!cur_u32(&check, &id) || id >= L->r.nframes)
-			return -EBADMSG;
-		reg = region_of(&L->r, id);
+		reg = region_of(&L->r, ids[i]);
 		s->nregions += reg && reg != UINT32_MAX;
 		s->nframes += reg == UINT32_MAX;
 	}
@@ -213,15 +184,29 @@ static int read_stack(struct loaded *L, struct cur *c, struct rec_sample *s, uin
 	regions = L->pool + L->npool;
 	frames = regions + s->nregions;
 	for (uint32_t i = 0; i < n; i++) {
-		cur_u32(c, &id);
-		reg = region_of(&L->r, id);
+		reg = region_of(&L->r, ids[i]);
 		if (reg == UINT32_MAX)
-			*frames++ = id;
+			*frames++ = ids[i];
 		else if (reg)
 			*regions++ = reg;
 	}
 	L->npool += s->nregions + s->nframes;
 	return 0;
+}
+
+/* The stack of s, n frame ids on disk (through L->stack). */
+static int read_stack(struct loaded *L, struct cur *c, struct rec_sample *s, uint32_t n)
+{
+	s->nregions = s->nframes = 0;
+	if (n > c->left / 4)
+		return -EBADMSG;
+	if (vec_grow(&L->stack, &L->cap_stack, n ? n : 1, sizeof(*L->stack), 64))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!cur_u32(c, &L->stack[i]) || L->stack[i] >= L->r.nframes)
+			return -EBADMSG;
+	}
+	return place_stack(L, L->stack, n, s);
 }
 
 /* Sample frames point into the pool only once it stops moving: see finish(). */
@@ -462,27 +447,48 @@ static int parse_regions(struct loaded *L, struct cur *c)
 typedef int (*parse_fn)(struct loaded *L, struct cur *c);
 
 static const parse_fn parsers[] = {
-	[REC_META] = parse_meta,       [REC_STRINGS] = parse_strings, [REC_FRAMES] = parse_frames,
-	[REC_THREADS] = parse_threads, [REC_SAMPLES] = parse_samples, [REC_STATS] = parse_stats,
-	[REC_END] = parse_end,	       [REC_LINES] = parse_lines,     [REC_REGIONS] = parse_regions,
+	[REC_META] = parse_meta,	 [REC_STRINGS] = parse_strings,
+	[REC_FRAMES] = parse_frames,	 [REC_THREADS] = parse_threads,
+	[REC_SAMPLES] = parse_samples,	 [REC_STATS] = parse_stats,
+	[REC_END] = parse_end,		 [REC_LINES] = parse_lines,
+	[REC_REGIONS] = parse_regions,	 [REC_STACKS] = parse_stacks,
+	[REC_KEYS] = parse_keys,	 [REC_WINDOWS] = parse_windows,
+	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
+	[REC_MODULES] = parse_modules,
 };
+
+static void cut_back(struct loaded *L, const struct mark *m)
+{
+	L->r.nstrings = m->nstrings;
+	L->r.nframes = m->nframes;
+	L->r.nsamples = m->nsamples;
+	L->npool = m->npool;
+	L->r.nregion_names = m->nregion_names;
+	L->nnodes = m->nnodes;
+	L->nkeys = m->nkeys;
+	L->r.nwindows = m->nwindows;
+	L->ncounts = m->ncounts;
+	L->r.nevents = m->nevents;
+	L->r.nspans = m->nspans;
+	L->r.nmodules = m->nmodules;
+}
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
 {
-	struct mark m = {L->r.nstrings, L->r.nframes, L->r.nsamples, L->npool, L->r.nregion_names};
+	const struct recording *r = &L->r;
+	struct mark m = {r->nstrings,	   r->nframes, r->nsamples, L->npool,
+			 r->nregion_names, L->nnodes,  L->nkeys,    r->nwindows,
+			 L->ncounts,	   r->nevents, r->nspans,   r->nmodules};
 	struct cur c = {p, len};
 	int err;
 
 	if (type >= ARRAY_SIZE(parsers) || !parsers[type])
 		return 0; /* a block type from a later perch: skipped */
+	if (type >= REC_STACKS && r->version < 4)
+		return 0; /* as a perch of that version did */
 	err = parsers[type](L, &c);
-	if (err) {
-		L->r.nstrings = m.nstrings;
-		L->r.nframes = m.nframes;
-		L->r.nsamples = m.nsamples;
-		L->npool = m.npool;
-		L->r.nregion_names = m.nregion_names;
-	}
+	if (err)
+		cut_back(L, &m);
 	return err;
 }
 
@@ -575,6 +581,7 @@ static void finish(struct loaded *L)
 	}
 	for (size_t i = 0; i < L->r.nframes; i++)
 		L->r.frames[i].lines = L->r.frames[i].nlines ? L->lines + L->line_off[i] : NULL;
+	time_finish(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);
 }
@@ -694,6 +701,8 @@ void recording__free(struct recording *r)
 	free(L->pool);
 	free(L->lines);
 	free(L->line_off);
+	free(L->stack);
+	time_free(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);
 	free(L);

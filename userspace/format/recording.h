@@ -47,6 +47,48 @@
  *   STATS    u32 n, n x (str key, u64 value)       cumulative counters; the last block wins
  *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block
  * where str = u32 length + bytes (no NUL).
+ *
+ * Version 4 writes no SAMPLES: a stack is stored once, a key (a thread's stack) once, and counts
+ * belong to time windows. These blocks open with a u32 count like the others; their entries are
+ * LEB128 varints (uleb: 7 bits a byte, low first, at most 64 bits; sleb: zigzag, then uleb), as
+ * windows and events are most of a long recording and their numbers are small:
+ *   STACKS   u32 n, n x (uleb parent, uleb frame)   new nodes of the stack tree, ids continue
+ *            from the last block (the n-th node ever defined has id n, from 0); parent 0: a root
+ *            node, p: node p - 1 (defined before); frame: a frame id. A node's stack is the frames
+ *            from its root to it, so stacks share prefixes: recursion of varying depth stores one
+ *            node a depth, not a stack a depth. At most 65536 frames deep. Region frames come
+ *            first, as in SAMPLES, and load as the key's regions.
+ *   KEYS     u32 n, n x (uleb pid, uleb tid, uleb comm, uleb flags, uleb stack)   new keys, ids
+ *            continue from the last block, from 0; comm: string id (0 unknown); flags: sample
+ *            flags; stack: 0 none, s: node s - 1. Each key loads as one rec_sample.
+ *   WINDOWS  u32 n, n x (uleb start, uleb duration, uleb k, k x (uleb key, uleb count))
+ *            start: ns after the end of the file's previous window (the first: CLOCK_MONOTONIC
+ *            ns), so windows are in time order and never overlap; duration: end - start (0: an
+ *            untimed window, counts flushed with no rec_writer__window); keys ascending, each
+ *            stored as the gap after the one before (the first: its id), counts > 0.
+ *   TIMELINE u32 n, n x (sleb time, uleb key)      exact samples (--timeline); time: ns since
+ *            the block's previous event (the first: since 0), so a block stands alone and is
+ *            copied as it is when the file is compacted; loaded, events are sorted by time
+ *   SPANS    u32 n, n x (uleb pid, uleb tid, sleb time, u8 kind, uleb name, uleb size)
+ *            region begin (0), end (1), mark (2) of a thread (--timeline); time as in TIMELINE;
+ *            name: the region's string id (not 0); size: perch_region_begin_n's n
+ *   MODULES  u32 n, n x (uleb path, uleb build_id)  string ids: a module path as the frames name
+ *            it, and its GNU build-id in lowercase hex
+ *
+ * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
+ * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
+ * merge pairwise (counts summed, exact), so the resolution doubles: at 100 ms drains, windows are
+ * 100 ms for the first budget x 100 ms of the run and 100 ms x 2^k after, with budget / 2 to
+ * budget windows at any time. A regular file is compacted: everything it holds (definitions,
+ * META, the latest REGIONS of each thread, the STATS as they stand, the merged windows, the
+ * TIMELINE and SPANS blocks so far, END) is rewritten into PATH.tmp, which then replaces PATH
+ * with rename(), so a killed perch always leaves a readable recording. Between compactions each
+ * flush appends its blocks (losing at most the last drain); a compaction runs when the appended
+ * tail grows past the compacted size (and 64 KiB), and always at rec_writer__close(). So a
+ * finished recording is definitions + at most budget windows (+ the timeline, capped by
+ * rec_writer__max_size()), and the file is never more than about twice that while recording.
+ * A FIFO or device output is streamed as written: appended blocks only, never compacted, growing
+ * one WINDOWS block a flush.
  */
 #ifndef PERCH_RECORDING_H
 #define PERCH_RECORDING_H
@@ -56,8 +98,12 @@
 #include <stdint.h>
 
 #define PERCH_FILE_MAGIC "PERCHREC" /* 8 bytes, then u32 version, u32 header size (16) */
-/* 3: samples carry their thread's name; 2: region frames and REGIONS; 1 and 2 still load */
-#define PERCH_FILE_VERSION 3
+/* 4: the time axis (STACKS, KEYS, WINDOWS, TIMELINE, SPANS, MODULES) instead of SAMPLES;
+ * 3: samples carry their thread's name; 2: region frames and REGIONS; 1 to 3 still load */
+#define PERCH_FILE_VERSION 4
+
+/* Windows the writer keeps before neighbours merge (see above). */
+#define REC_WINDOW_BUDGET 1024
 
 enum rec_block_type {
 	REC_META = 1,
@@ -69,6 +115,12 @@ enum rec_block_type {
 	REC_END = 7,
 	REC_LINES = 8,
 	REC_REGIONS = 9,
+	REC_STACKS = 10,
+	REC_KEYS = 11,
+	REC_WINDOWS = 12,
+	REC_TIMELINE = 13,
+	REC_SPANS = 14,
+	REC_MODULES = 15,
 };
 
 /* Sample flags. */
@@ -238,9 +290,13 @@ bool recording__end(const struct recording *r, const char *key, uint64_t *value)
 const char *recording__string(const struct recording *r, uint32_t id);
 
 /*
- * The writer. Strings and frames are deduplicated; samples, strings, frames and threads are
- * buffered until rec_writer__flush(), which writes STRINGS, FRAMES, LINES, THREADS, SAMPLES blocks
- * (in that order, skipping empty ones) so each block refers only to what came before.
+ * The writer (version 4). Strings, frames, stacks and keys are deduplicated; a sample's count
+ * goes to its key's pending count, which the next rec_writer__window() takes. Definitions,
+ * windows, events and spans are buffered until rec_writer__flush(), which writes STRINGS, FRAMES,
+ * LINES, THREADS, STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS blocks (in that order, skipping
+ * empty ones) so each block refers only to what came before, then compacts a regular file when
+ * its tail has grown past its compacted size (see above). Counts flushed with no window go to an
+ * untimed window (start = end = the last window's end).
  */
 struct rec_writer;
 
@@ -248,7 +304,8 @@ struct rec_writer;
  * already at path is renamed to path.old first, never written through; a character device or
  * FIFO there is written to; anything else fails. NULL + errno. */
 struct rec_writer *rec_writer__open(const char *path);
-/* Flush what is pending (not END), close, free. Returns 0 or the first write error (-errno). */
+/* Flush what is pending (not END), compact a regular file, close, free. Returns 0 or the first
+ * write error (-errno); a failed compaction leaves the file as written and is only logged. */
 int rec_writer__close(struct rec_writer *w);
 
 uint32_t rec_writer__string(struct rec_writer *w, const char *s); /* id; 0 for "" or on ENOMEM */
@@ -294,6 +351,8 @@ uint64_t rec_writer__events_dropped(const struct rec_writer *w);
 uint64_t rec_writer__spans_dropped(const struct rec_writer *w);
 /* A module's build-id (hex), once per module path. */
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id);
+/* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
+int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 
 /* These write their block at once (flushing pending data first). rec_writer__regions: -EINVAL
  * for a thread whose nodes break the rules above or name an undefined string. */
@@ -302,7 +361,7 @@ int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 
-/* Bytes written so far. */
+/* The file's size now (compaction shrinks it). */
 uint64_t rec_writer__size(const struct rec_writer *w);
 
 #endif /* PERCH_RECORDING_H */

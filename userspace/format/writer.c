@@ -12,11 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codec.h"
-#include "recording.h"
 #include "lib/hash.h"
-#include "lib/idxtab.h"
 #include "lib/vec.h"
+#include "writer_impl.h"
 
 static uint32_t hash_bytes(const char *s, size_t len)
 {
@@ -30,42 +28,12 @@ static uint32_t hash_frame(const struct rec_frame *f)
 	return mix64(mix64(ids ^ f->kind) ^ f->offset);
 }
 
-struct str_ref {
-	size_t off; /* in rec_writer.names */
-	size_t len;
-};
-
 struct str_key {
 	const char *s;
 	size_t len;
 };
 
-struct rec_writer {
-	int fd;
-	int err; /* the first write error, returned by every call after it */
-	uint64_t size;
-	struct buf names;     /* the bytes of every string, back to back */
-	struct str_ref *strs; /* by id; strs[0] is "" */
-	size_t nstrs, cap_strs, strs_done;
-	struct rec_frame *frames; /* by id */
-	size_t nframes, cap_frames, frames_done;
-	struct rec_thread *threads; /* pending */
-	size_t nthreads, cap_threads;
-	struct buf samples; /* the pending SAMPLES block, header and count included */
-	uint32_t nsamples;
-	struct buf lines; /* the pending LINES block, header and count included */
-	uint32_t nlines;
-	struct buf block;  /* the block being built; reused */
-	uint32_t *rframes; /* one sample's region frames; reused */
-	size_t cap_rframes;
-	struct idxtab str_tab, frame_tab;
-	struct rec_kv *stats; /* every counter as the last STATS blocks wrote it (keys copied) */
-	size_t nstats, cap_stats;
-};
-
-typedef int (*put_fn)(struct rec_writer *w, size_t i);
-
-static int write_all(int fd, const uint8_t *p, size_t len)
+int wr_write_all(int fd, const uint8_t *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -83,7 +51,7 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 }
 
 /* Empty b and leave room for the block header and the entry count. */
-static int block_start(struct buf *b)
+int wr_block_start(struct buf *b)
 {
 	b->len = 0;
 	if (buf_reserve(b, BLOCK_HDR_SIZE + COUNT_SIZE))
@@ -93,7 +61,7 @@ static int block_start(struct buf *b)
 }
 
 /* Fill in the header and count of the block built in b and write it in one write(). */
-static int write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_t n)
+int wr_write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_t n)
 {
 	size_t plen = b->len - BLOCK_HDR_SIZE;
 	int err;
@@ -107,7 +75,7 @@ static int write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_
 	le32_put(b->data + 4, plen);
 	le32_put(b->data + 8, codec_crc(b->data + BLOCK_HDR_SIZE, plen));
 	le32_put(b->data + 12, 0);
-	err = write_all(w->fd, b->data, b->len);
+	err = wr_write_all(w->fd, b->data, b->len);
 	if (err) {
 		w->err = err;
 		return err;
@@ -117,16 +85,16 @@ static int write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_
 }
 
 /* Write entries [*done, total) with put, in blocks of about CHUNK bytes. */
-static int write_range(struct rec_writer *w, uint32_t type, size_t *done, size_t total, put_fn put)
+int wr_write_range(struct rec_writer *w, uint32_t type, size_t *done, size_t total, put_fn put)
 {
 	while (*done < total) {
 		size_t i = *done;
-		int err = block_start(&w->block);
+		int err = wr_block_start(&w->block);
 
 		for (; !err && i < total && w->block.len < CHUNK; i++)
 			err = put(w, i);
 		if (!err)
-			err = write_block(w, type, &w->block, i - *done);
+			err = wr_write_block(w, type, &w->block, i - *done);
 		if (err)
 			return err;
 		*done = i;
@@ -167,44 +135,41 @@ static int put_thread(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-static int write_threads(struct rec_writer *w)
-{
-	size_t done = 0;
-	int err;
-
-	err = write_range(w, REC_THREADS, &done, w->nthreads, put_thread);
-	if (err)
-		return err;
-	w->nthreads = 0;
-	return 0;
-}
-
+/* LINES entries [lines_done, nlines), stored back to back from lines_done_off. */
 static int write_lines(struct rec_writer *w)
 {
+	size_t len = w->lines.len - w->lines_done_off;
 	int err;
 
-	if (!w->nlines)
+	if (w->lines_done == w->nlines)
 		return 0;
-	err = write_block(w, REC_LINES, &w->lines, w->nlines);
+	err = wr_block_start(&w->block);
+	if (!err && buf_reserve(&w->block, len))
+		err = -ENOMEM;
 	if (err)
 		return err;
-	w->lines.len = 0;
-	w->nlines = 0;
+	put_bytes(&w->block, w->lines.data + w->lines_done_off, len);
+	err = wr_write_block(w, REC_LINES, &w->block, w->nlines - w->lines_done);
+	if (err)
+		return err;
+	w->lines_done = w->nlines;
+	w->lines_done_off = w->lines.len;
 	return 0;
 }
 
-static int write_samples(struct rec_writer *w)
+/* What the file has not got yet of the definitions, in dependency order. */
+int wr_flush_defs(struct rec_writer *w)
 {
 	int err;
 
-	if (!w->nsamples)
-		return 0;
-	err = write_block(w, REC_SAMPLES, &w->samples, w->nsamples);
-	if (err)
-		return err;
-	w->samples.len = 0;
-	w->nsamples = 0;
-	return 0;
+	err = wr_write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
+	if (!err)
+		err = wr_write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
+	if (!err)
+		err = write_lines(w);
+	if (!err)
+		err = wr_write_range(w, REC_THREADS, &w->threads_done, w->nthreads, put_thread);
+	return err;
 }
 
 int rec_writer__flush(struct rec_writer *w)
@@ -215,15 +180,13 @@ int rec_writer__flush(struct rec_writer *w)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	err = write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
+	err = wr_time_pending_window(w);
 	if (!err)
-		err = write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
+		err = wr_flush_defs(w);
 	if (!err)
-		err = write_lines(w);
+		err = wr_time_flush(w);
 	if (!err)
-		err = write_threads(w);
-	if (!err)
-		err = write_samples(w);
+		err = wr_maybe_compact(w);
 	return err;
 }
 
@@ -276,13 +239,41 @@ static int open_new(const char *path)
 		if (fd)
 			return fd;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Read back too: compaction copies the timeline's blocks from it. */
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return fd < 0 ? -errno : fd;
+}
+
+int wr_write_header(struct rec_writer *w)
+{
+	uint8_t hdr[FILE_HDR_SIZE];
+	int err;
+
+	memcpy(hdr, PERCH_FILE_MAGIC, 8);
+	le32_put(hdr + 8, PERCH_FILE_VERSION);
+	le32_put(hdr + 12, FILE_HDR_SIZE);
+	err = wr_write_all(w->fd, hdr, sizeof(hdr));
+	if (err)
+		return err;
+	w->size = sizeof(hdr);
+	return 0;
+}
+
+/* Only a regular file is compacted (it keeps its path); a FIFO or device is streamed. */
+static int keep_path(struct rec_writer *w, const char *path)
+{
+	struct stat st;
+
+	if (fstat(w->fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	w->path = strdup(path);
+	return w->path ? 0 : -ENOMEM;
 }
 
 static int writer_init(struct rec_writer *w, const char *path)
 {
-	uint8_t hdr[FILE_HDR_SIZE];
 	int err;
 
 	err = vec_grow(&w->strs, &w->cap_strs, 1, sizeof(*w->strs), 16);
@@ -290,36 +281,43 @@ static int writer_init(struct rec_writer *w, const char *path)
 		return err;
 	w->strs[0] = (struct str_ref){0, 0};
 	w->nstrs = w->strs_done = 1;
+	w->budget = REC_WINDOW_BUDGET;
 	w->fd = open_new(path);
 	if (w->fd < 0)
 		return w->fd;
-	memcpy(hdr, PERCH_FILE_MAGIC, 8);
-	le32_put(hdr + 8, PERCH_FILE_VERSION);
-	le32_put(hdr + 12, FILE_HDR_SIZE);
-	err = write_all(w->fd, hdr, sizeof(hdr));
-	if (err)
-		return err;
-	w->size = sizeof(hdr);
-	return 0;
+	err = keep_path(w, path);
+	return err ? err : wr_write_header(w);
+}
+
+static void free_kv(struct rec_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(kv[i].key);
+	free(kv);
 }
 
 static void writer_free(struct rec_writer *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
+	free(w->path);
 	free(w->names.data);
 	free(w->strs);
 	free(w->frames);
 	free(w->threads);
-	free(w->samples.data);
 	free(w->lines.data);
 	free(w->block.data);
 	free(w->rframes);
 	idxtab__clear(&w->str_tab);
 	idxtab__clear(&w->frame_tab);
-	for (size_t i = 0; i < w->nstats; i++)
-		free(w->stats[i].key);
-	free(w->stats);
+	free_kv(w->stats, w->nstats);
+	free_kv(w->end, w->nend);
+	free(w->meta.data);
+	for (size_t i = 0; i < w->nrthreads; i++)
+		free(w->rthreads[i].bytes.data);
+	free(w->rthreads);
+	u64map__clear(&w->rthread_tab);
+	wr_time_free(w);
 	free(w);
 }
 
@@ -342,6 +340,7 @@ err_out:
 	return NULL;
 }
 
+/* A regular file is compacted one last time: the finished recording is its bounded form. */
 int rec_writer__close(struct rec_writer *w)
 {
 	int err;
@@ -349,6 +348,8 @@ int rec_writer__close(struct rec_writer *w)
 	if (!w)
 		return 0;
 	err = rec_writer__flush(w);
+	if (!err && w->path)
+		wr_compact(w);
 	if (close(w->fd) && !err)
 		err = -errno;
 	w->fd = -1;
@@ -444,8 +445,6 @@ int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_lin
 		if (lines[i].function >= w->nstrs || lines[i].file >= w->nstrs)
 			return -EINVAL;
 	}
-	if (!b->len && block_start(b))
-		return -ENOMEM;
 	if (buf_reserve(b, MIN_LINES + (size_t)n * LINE_SIZE))
 		return -ENOMEM;
 	put_u32(b, frame);
@@ -456,7 +455,7 @@ int rec_writer__lines(struct rec_writer *w, uint32_t frame, const struct rec_lin
 		put_u32(b, lines[i].line);
 	}
 	w->nlines++;
-	if (b->len >= CHUNK)
+	if (b->len - w->lines_done_off >= CHUNK)
 		return rec_writer__flush(w);
 	return 0;
 }
@@ -472,90 +471,6 @@ int rec_writer__thread(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_
 		return -ENOMEM;
 	w->threads[w->nthreads++] = (struct rec_thread){pid, tid, ppid, comm};
 	return 0;
-}
-
-static int check_sample(const struct rec_writer *w, const struct rec_sample *s)
-{
-	if (s->comm >= w->nstrs || s->nframes > MAX_STACK || s->nregions > MAX_STACK - s->nframes ||
-	    (s->nframes && !s->frames) || (s->nregions && !s->regions))
-		return -EINVAL;
-	for (uint32_t i = 0; i < s->nframes; i++) {
-		if (s->frames[i] >= w->nframes)
-			return -EINVAL;
-	}
-	for (uint32_t i = 0; i < s->nregions; i++) {
-		if (!s->regions[i] || s->regions[i] >= w->nstrs)
-			return -EINVAL;
-	}
-	return 0;
-}
-
-/* The region frames that store s's regions (SAMPLES), in w->rframes. */
-static int region_frames(struct rec_writer *w, const struct rec_sample *s)
-{
-	if (vec_grow(&w->rframes, &w->cap_rframes, s->nregions, sizeof(*w->rframes), 16))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nregions; i++) {
-		w->rframes[i] = rec_writer__frame(w, REC_FRAME_REGION, 0, s->regions[i], 0);
-		if (w->rframes[i] == UINT32_MAX)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-int rec_writer__add_sample(struct rec_writer *w, const struct rec_sample *s)
-{
-	struct buf *b = w ? &w->samples : NULL;
-	int err;
-
-	if (!w || !s)
-		return -EINVAL;
-	if (w->err)
-		return w->err;
-	err = check_sample(w, s);
-	if (!err)
-		err = region_frames(w, s);
-	if (err)
-		return err;
-	if (!b->len && block_start(b))
-		return -ENOMEM;
-	if (buf_reserve(b, MIN_SAMPLE + ((size_t)s->nregions + s->nframes) * 4))
-		return -ENOMEM;
-	put_u32(b, s->pid);
-	put_u32(b, s->tid);
-	put_u64(b, s->count);
-	put_u32(b, s->flags);
-	put_u32(b, s->comm);
-	put_u32(b, s->nregions + s->nframes);
-	for (uint32_t i = 0; i < s->nregions; i++)
-		put_u32(b, w->rframes[i]);
-	for (uint32_t i = 0; i < s->nframes; i++)
-		put_u32(b, s->frames[i]);
-	w->nsamples++;
-	if (b->len >= CHUNK)
-		return rec_writer__flush(w);
-	return 0;
-}
-
-int rec_writer__sample(struct rec_writer *w, uint32_t pid, uint32_t tid, uint64_t count,
-		       uint32_t flags, const uint32_t *frames, uint32_t nframes)
-{
-	return rec_writer__sample_named(w, pid, tid, 0, count, flags, frames, nframes);
-}
-
-int rec_writer__sample_named(struct rec_writer *w, uint32_t pid, uint32_t tid, uint32_t comm,
-			     uint64_t count, uint32_t flags, const uint32_t *frames,
-			     uint32_t nframes)
-{
-	struct rec_sample s = {.pid = pid,
-			       .tid = tid,
-			       .count = count,
-			       .flags = flags,
-			       .comm = comm,
-			       .nframes = nframes,
-			       .frames = frames};
-
-	return rec_writer__add_sample(w, &s);
 }
 
 static int put_kv(struct buf *b, const struct rec_kv *kv, bool with_str)
@@ -575,26 +490,38 @@ static int put_kv(struct buf *b, const struct rec_kv *kv, bool with_str)
 	return 0;
 }
 
-static int write_kv(struct rec_writer *w, uint32_t type, const struct rec_kv *kv, size_t n,
-		    bool with_str)
+int wr_write_kv(struct rec_writer *w, uint32_t type, const struct rec_kv *kv, size_t n,
+		bool with_str)
 {
 	int err;
 
 	if (!w || (n && !kv))
 		return -EINVAL;
-	err = rec_writer__flush(w);
-	if (!err)
-		err = block_start(&w->block);
+	err = wr_block_start(&w->block);
 	for (size_t i = 0; !err && i < n; i++)
 		err = put_kv(&w->block, &kv[i], with_str);
 	if (!err)
-		err = write_block(w, type, &w->block, n);
+		err = wr_write_block(w, type, &w->block, n);
 	return err;
 }
 
+/* The payload is kept: a compacted file opens with it. */
 int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 {
-	return write_kv(w, REC_META, kv, n, true);
+	size_t len;
+	int err = rec_writer__flush(w);
+
+	if (!err)
+		err = wr_write_kv(w, REC_META, kv, n, true);
+	if (err)
+		return err;
+	len = w->block.len - BLOCK_HDR_SIZE - COUNT_SIZE;
+	w->meta.len = 0;
+	if (buf_reserve(&w->meta, len))
+		return -ENOMEM;
+	put_bytes(&w->meta, w->block.data + BLOCK_HDR_SIZE + COUNT_SIZE, len);
+	w->nmeta = n;
+	return 0;
 }
 
 /* The counter named key as the last STATS block wrote it, or NULL. */
@@ -644,16 +571,40 @@ int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 			changed[nchanged++] = kv[i];
 	}
 	if (nchanged)
-		err = write_kv(w, REC_STATS, changed, nchanged, false);
+		err = rec_writer__flush(w);
+	if (nchanged && !err)
+		err = wr_write_kv(w, REC_STATS, changed, nchanged, false);
 	for (size_t i = 0; !err && i < nchanged; i++)
 		err = remember_stat(w, &changed[i]);
 	free(changed);
 	return err;
 }
 
+/* Kept (keys copied) for the compacted file. */
 int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n)
 {
-	return write_kv(w, REC_END, kv, n, false);
+	struct rec_kv *copy;
+	int err = rec_writer__flush(w);
+
+	if (!err)
+		err = wr_write_kv(w, REC_END, kv, n, false);
+	if (err)
+		return err;
+	copy = calloc(n ? n : 1, sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		copy[i].key = strdup(kv[i].key ? kv[i].key : "");
+		copy[i].value = kv[i].value;
+		if (!copy[i].key) {
+			free_kv(copy, i);
+			return -ENOMEM;
+		}
+	}
+	free_kv(w->end, w->nend);
+	w->end = copy;
+	w->nend = n;
+	return 0;
 }
 
 static void put_rthread(struct buf *b, const struct rec_region_thread *t)
@@ -679,6 +630,46 @@ static void put_rthread(struct buf *b, const struct rec_region_thread *t)
 	}
 }
 
+/* The thread's entry as written, replacing the one before: the compacted file has the latest. */
+static int remember_rthread(struct rec_writer *w, const struct rec_region_thread *t)
+{
+	uint64_t key = (uint64_t)t->pid << 32 | t->tid, idx;
+	struct buf *b;
+
+	if (!u64map__get(&w->rthread_tab, key, &idx)) {
+		if (vec_grow(&w->rthreads, &w->cap_rthreads, w->nrthreads + 1, sizeof(*w->rthreads),
+			     16) ||
+		    u64map__put(&w->rthread_tab, key, w->nrthreads))
+			return -ENOMEM;
+		idx = w->nrthreads++;
+		w->rthreads[idx] = (struct wrthread){.tid_key = key};
+	}
+	b = &w->rthreads[idx].bytes;
+	b->len = 0;
+	if (buf_reserve(b, MIN_RTHREAD + (size_t)t->nnodes * RNODE_SIZE))
+		return -ENOMEM;
+	put_rthread(b, t);
+	return 0;
+}
+
+/* Every thread's latest entry, in blocks of about CHUNK bytes (compaction). */
+static int put_rthread_bytes(struct rec_writer *w, size_t i)
+{
+	const struct buf *b = &w->rthreads[i].bytes;
+
+	if (buf_reserve(&w->block, b->len))
+		return -ENOMEM;
+	put_bytes(&w->block, b->data, b->len);
+	return 0;
+}
+
+int wr_write_rthreads(struct rec_writer *w)
+{
+	size_t done = 0;
+
+	return wr_write_range(w, REC_REGIONS, &done, w->nrthreads, put_rthread_bytes);
+}
+
 int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n)
 {
 	size_t bytes = 0;
@@ -699,13 +690,15 @@ int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t,
 		return -EFBIG;
 	err = rec_writer__flush(w);
 	if (!err)
-		err = block_start(&w->block);
+		err = wr_block_start(&w->block);
 	if (!err && buf_reserve(&w->block, bytes))
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n; i++)
 		put_rthread(&w->block, &t[i]);
 	if (!err)
-		err = write_block(w, REC_REGIONS, &w->block, n);
+		err = wr_write_block(w, REC_REGIONS, &w->block, n);
+	for (size_t i = 0; !err && i < n; i++)
+		err = remember_rthread(w, &t[i]);
 	return err;
 }
 

@@ -638,6 +638,15 @@ static uint32_t frame_lines(struct collector *c, struct sym_module *mod, uint64_
 	return lines[n - 1].function;
 }
 
+/* The module's build-id, for pprof's mappings: the writer keeps the first per module path. */
+static void note_build_id(struct collector *c, struct sym_module *mod, const struct proc_map *m)
+{
+	const char *hex;
+
+	if (mod && !sym_module__build_id(mod, &hex))
+		rec_writer__module(c->w, module_string(c, m), hex);
+}
+
 static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr, bool is_return)
 {
 	const struct proc_map *m;
@@ -659,6 +668,7 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 		if (mod && sym_module__resolve(mod, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
 		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+		note_build_id(c, mod, m);
 		/* The debug file may name what the symbol table does not (a stripped binary). */
 		if (c->lines && frame_lines(c, mod, lookup, id))
 			named = true;

@@ -43,6 +43,7 @@ struct session {
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
+	uint64_t flip_ns; /* the last drain's flip: where the next window starts */
 	uint64_t drains;
 	unsigned int max_stack;
 };
@@ -194,11 +195,17 @@ static void write_stats(struct session *s, bool cost)
 	stats__write(s->w, &p, cost);
 }
 
+/* The counts of a drain are the window [last flip, this flip) on CLOCK_MONOTONIC. */
 static void flip_and_drain(struct session *s)
 {
+	uint64_t flip;
+
 	read_events(s, 0); /* fork/exec/mmap events first: they say whose maps to use */
+	flip = now_ns();
 	sampler__drain(s->sp, add_sample, s);
 	collector__drained(s->col);
+	rec_writer__window(s->w, s->flip_ns, flip);
+	s->flip_ns = flip;
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
@@ -280,6 +287,7 @@ int record__run(const struct record_opts *o, bool *complete)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	s.start_ns = now_ns();
+	s.flip_ns = s.start_ns;
 	ret = targets__start(s.tg, s.sp, s.procs, s.rg);
 	/* From here on, whatever happens, what was collected is written. */
 	stats__meta(s.w,

@@ -20,16 +20,17 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	static const char *const unwind_names[] = {[PERCH_UNWIND_FP] = "fp",
 						   [PERCH_UNWIND_AUTO] = "auto",
 						   [PERCH_UNWIND_DWARF] = "dwarf"};
-	char command[4096], pids[1024], freq[32], start[64], maxstack[32];
+	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[10];
+	struct rec_kv kv[12];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
 	targets__pids(p->tg, pids, sizeof(pids));
 	snprintf(freq, sizeof(freq), "%u", p->o->freq);
 	snprintf(maxstack, sizeof(maxstack), "%u", p->max_stack);
+	snprintf(budget, sizeof(budget), "%u", REC_WINDOW_BUDGET);
 	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	uname(&u);
 	kv[n++] = meta_kv(REC_META_command, command);
@@ -42,6 +43,9 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	kv[n++] = meta_kv(REC_META_kernel, u.release);
 	kv[n++] = meta_kv(REC_META_max_stack, maxstack);
 	kv[n++] = meta_kv(REC_META_unwind, unwind_names[sampler__unwind_mode(p->sp)]);
+	/* The windows' clock, bpf_ktime_get_ns()'s, and how many the writer keeps. */
+	kv[n++] = meta_kv(REC_META_clock, "CLOCK_MONOTONIC");
+	kv[n++] = meta_kv(REC_META_window_budget, budget);
 	return rec_writer__meta(w, kv, n);
 }
 
@@ -88,6 +92,8 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_REGIONS(REGIONS_KV)
 	if (cost)
 		n += cost_kv(kv + n, p->sp);
+	kv[n++] = stat_kv(REC_STAT_timeline_events_dropped, rec_writer__events_dropped(w));
+	kv[n++] = stat_kv(REC_STAT_timeline_spans_dropped, rec_writer__spans_dropped(w));
 	rec_writer__stats(w, kv, n);
 }
 

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common.h"
 #include "lib/u64map.h"
@@ -56,6 +57,37 @@ uint64_t report_sample_total(const struct recording *r)
 	for (size_t i = 0; i < r->nsamples; i++)
 		n += r->samples[i].count;
 	return n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+bool report_time_axis(const struct recording *r, struct report_time_axis *t)
+{
+	uint64_t *d;
+	size_t n = 0;
+
+	*t = (struct report_time_axis){0};
+	if (!r->nwindows)
+		return false;
+	t->start_ns = r->windows[0].start_ns;
+	t->end_ns = r->windows[r->nwindows - 1].end_ns;
+	t->nwindows = r->nwindows;
+	d = malloc(r->nwindows * sizeof(*d));
+	for (size_t i = 0; d && i < r->nwindows; i++) {
+		if (r->windows[i].end_ns > r->windows[i].start_ns)
+			d[n++] = r->windows[i].end_ns - r->windows[i].start_ns;
+	}
+	if (n) {
+		qsort(d, n, sizeof(*d), cmp_u64);
+		t->resolution_ns = d[n / 2];
+	}
+	free(d);
+	return t->resolution_ns > 0; /* only untimed windows: a writer that kept no time */
 }
 
 /* The sample's thread's name when it was taken; from the thread table for recordings made before
@@ -168,18 +200,30 @@ void report_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Whether window w has a time: counts flushed with no rec_writer__window() have none. */
+static bool timed(const struct rec_window *w)
+{
+	return w->end_ns > w->start_ns;
+}
+
 bool report_has_time_axis(const struct recording *r)
 {
-	return r->nwindows || r->nevents || r->nspans;
+	for (size_t i = 0; i < r->nwindows; i++) {
+		if (timed(&r->windows[i]))
+			return true;
+	}
+	return r->nevents || r->nspans;
 }
 
 void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 
-	if (r->nwindows) {
-		lo = r->windows[0].start_ns;
-		hi = r->windows[r->nwindows - 1].end_ns;
+	for (size_t i = 0; i < r->nwindows; i++) {
+		if (!timed(&r->windows[i]))
+			continue;
+		lo = r->windows[i].start_ns < lo ? r->windows[i].start_ns : lo;
+		hi = r->windows[i].end_ns;
 	}
 	if (r->nevents) {
 		lo = r->events[0].time_ns < lo ? r->events[0].time_ns : lo;

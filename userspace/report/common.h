@@ -36,12 +36,20 @@ uint64_t report_sample_total(const struct recording *r);
 /* The sample's thread's name when it was taken (its process's, or "?", for recordings made
  * before samples carried it). Valid while r lives. */
 const char *report_sample_comm(const struct recording *r, const struct rec_sample *s);
+/* The time axis of a version 4 recording: its first window's start, last window's end (both
+ * CLOCK_MONOTONIC ns), the number of windows and their resolution (the median timed window's
+ * duration). false for a recording without timed windows (versions 1 to 3). */
+struct report_time_axis {
+	uint64_t start_ns, end_ns, resolution_ns;
+	size_t nwindows;
+};
+bool report_time_axis(const struct recording *r, struct report_time_axis *t);
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
-/* Whether the recording has a time axis (version 4 on: windows, ticks or region spans). */
+/* Whether the recording has a time axis (version 4 on: timed windows, ticks or region spans). */
 bool report_has_time_axis(const struct recording *r);
-/* The recording's span on CLOCK_MONOTONIC in ns: from the first window's start to the last
+/* The recording's span on CLOCK_MONOTONIC in ns: from the first timed window's start to the last
  * one's end, widened to every tick and region span; without a time axis, 0 to its duration. */
 void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end);
 

@@ -31,8 +31,6 @@
 
 enum ss_kind { SS_FUNC, SS_REGION, SS_NO_STACK };
 
-struct ss_span;
-
 struct ss_frame {
 	enum ss_kind kind;
 	uint32_t id;	     /* profile function or region name's string id */
@@ -57,9 +55,9 @@ struct ss {
 	size_t nframes, cap_frames;
 	struct ss_sample *samples; /* the kept ones, by thread */
 	size_t nsamples;
-	struct ss_span *spans; /* the recording's region spans, by thread */
-	uint64_t start, end;   /* the recording's span (ns) */
-	uint32_t *open;	       /* the open regions of the thread being written */
+	uint32_t *spans;     /* the recording's region spans (indices), by thread */
+	uint64_t start, end; /* the recording's span (ns) */
+	uint32_t *open;	     /* the open regions of the thread being written */
 	size_t depth, cap_open;
 };
 
@@ -171,21 +169,18 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	return err;
 }
 
-/* A region span of the recording, to group them by thread. */
-struct ss_span {
-	uint32_t pid, tid;
-	size_t idx;
-};
-
-static int by_span_thread(const void *a, const void *b)
+/* Spans (indices into the recording's, ctx) by thread, each thread's in the recording's order. */
+static int by_span_thread(const void *a, const void *b, void *ctx)
 {
-	const struct ss_span *x = a, *y = b;
+	const struct rec_span *spans = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct rec_span *x = &spans[i], *y = &spans[j];
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	return i < j ? -1 : i > j;
 }
 
 /* An open ("O") or close ("C") event of region name at ns from the start. */
@@ -225,7 +220,7 @@ static int put_region_events(struct ss *x, size_t from, size_t to)
 
 	x->depth = 0;
 	for (size_t i = from; !err && i < to; i++) {
-		const struct rec_span *sp = &x->r->spans[x->spans[i].idx];
+		const struct rec_span *sp = &x->r->spans[x->spans[i]];
 		uint64_t at = sp->time_ns - x->start;
 
 		if (sp->kind == REC_SPAN_END) {
@@ -259,18 +254,19 @@ static int put_region_profiles(struct ss *x, size_t *nprofiles)
 	const struct recording *r = x->r;
 	int err = 0;
 
-	x->spans = calloc(r->nspans + 1, sizeof(*x->spans));
+	x->spans = r->nspans < UINT32_MAX ? calloc(r->nspans + 1, sizeof(*x->spans)) : NULL;
 	if (!x->spans)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nspans; i++)
-		x->spans[i] = (struct ss_span){r->spans[i].pid, r->spans[i].tid, i};
-	qsort(x->spans, r->nspans, sizeof(*x->spans), by_span_thread);
+		x->spans[i] = (uint32_t)i;
+	qsort_r(x->spans, r->nspans, sizeof(*x->spans), by_span_thread, r->spans);
 	report_time_span(r, &x->start, &x->end);
 	for (size_t i = 0, j; !err && i < r->nspans; i = j) {
-		const struct ss_span *t = &x->spans[i];
+		const struct rec_span *t = &r->spans[x->spans[i]];
 
-		for (j = i + 1;
-		     j < r->nspans && x->spans[j].pid == t->pid && x->spans[j].tid == t->tid; j++)
+		for (j = i + 1; j < r->nspans && r->spans[x->spans[j]].pid == t->pid &&
+				r->spans[x->spans[j]].tid == t->tid;
+		     j++)
 			;
 		fputs((*nprofiles)++ ? ",\n{\"type\":\"evented\",\"name\":\"regions of "
 				     : "\n{\"type\":\"evented\",\"name\":\"regions of ",

@@ -111,6 +111,19 @@ static void print_cost(const struct recording *r, FILE *out)
 		fprintf(out, "; BPF run time not measured (sysctl kernel.bpf_stats_enabled=0)\n");
 }
 
+/* Version 4 on: when the counts were taken (nothing for older recordings: they have no windows). */
+static void print_time_axis(const struct recording *r, FILE *out)
+{
+	struct report_time_axis t;
+
+	if (!report_time_axis(r, &t))
+		return;
+	fprintf(out,
+		"time       CLOCK_MONOTONIC %.3f s to %.3f s (%.3f s); %zu windows of %.1f ms\n",
+		t.start_ns / 1e9, t.end_ns / 1e9, (t.end_ns - t.start_ns) / 1e9, t.nwindows,
+		t.resolution_ns / 1e6);
+}
+
 static void print_header(const struct recording *r, const char *path, const struct report_opts *o,
 			 const struct profile *p, FILE *out)
 {
@@ -145,6 +158,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 			o->region, kept, report_sample_total(r),
 			report_pct(kept, report_sample_total(r)));
 	}
+	print_time_axis(r, out);
 	print_losses(r, out);
 	print_other_losses(r, out);
 	print_cost(r, out);
