@@ -140,7 +140,8 @@ static int collect_threads(struct chrome *x)
 	x->sample_thread = calloc(r->nsamples + 1, sizeof(*x->sample_thread));
 	if (idx < 0 || !x->sample_thread)
 		return -ENOMEM;
-	qsort(x->threads, x->nthreads, sizeof(*x->threads), by_pid_tid);
+	if (x->nthreads) /* qsort takes no NULL, even for nothing */
+		qsort(x->threads, x->nthreads, sizeof(*x->threads), by_pid_tid);
 	u64map__clear(&x->thread_of);
 	for (size_t i = 0; i < x->nthreads; i++) {
 		if (u64map__put(&x->thread_of, thread_key(x->threads[i].pid, x->threads[i].tid), i))
