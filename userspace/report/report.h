@@ -27,8 +27,8 @@
 	  "(speedscope.app JSON: a sampled profile per thread; regions lead as region:NAME)") \
 	X(REPORT_CHROME, chrome,                                                              \
 	  "(Trace Event JSON for ui.perfetto.dev and chrome://tracing: samples per thread "   \
-	  "over time, region spans; a recording made before perch 4 has no time axis and "    \
-	  "gets one span per thread with its samples and regions)")
+	  "over time, region spans; a recording of format version 1 to 3 has no time axis: "  \
+	  "one span per thread with its samples and regions)")
 
 #define REPORT_ENUM(id, name, help) id,
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
