@@ -68,12 +68,27 @@ static void hand_on(struct gpu_join *j, struct launch_entry *e, const struct per
 	j->fn(j->ctx, e ? &e->l : NULL, a);
 }
 
+/* The probe's hit and the API record are two views of one call: keep what each knows. */
+static void merge_launch(struct gpu_launch *have, const struct gpu_launch *l)
+{
+	if (!have->stack_id)
+		have->stack_id = l->stack_id;
+	if (!have->region)
+		have->region = l->region;
+	if (!have->tid)
+		have->tid = l->tid;
+	if (!have->time_ns)
+		have->time_ns = l->time_ns;
+	have->flags |= l->flags;
+}
+
 int gpu_join__launch(struct gpu_join *j, const struct gpu_launch *l)
 {
 	uint64_t key = join_key(l->pid, l->correlation_id), idx;
 	struct launch_entry *e;
 
 	if (u64map__get(&j->launch_by_key, key, &idx)) {
+		merge_launch(&j->launches[idx].l, l);
 		j->stats.duplicate_launches++;
 		return 0;
 	}
@@ -120,6 +135,31 @@ int gpu_join__activity(struct gpu_join *j, const struct perch_cuda_rec *a)
 		return 0;
 	}
 	return wait_for_launch(j, key, a);
+}
+
+int gpu_join__channel(struct gpu_join *j, const struct perch_cuda_rec *r)
+{
+	struct gpu_launch l;
+
+	switch (r->kind) {
+	case PERCH_CUDA_KERNEL:
+	case PERCH_CUDA_MEMCPY:
+	case PERCH_CUDA_MEMSET:
+	case PERCH_CUDA_SYNC:
+		return gpu_join__activity(j, r);
+	case PERCH_CUDA_API:
+		l = (struct gpu_launch){.pid = r->pid,
+					.correlation_id = r->correlation_id,
+					.tid = r->tid,
+					.flags = r->flags & PERCH_CUDA_F_LAUNCH,
+					.time_ns = r->end_ns};
+		return gpu_join__launch(j, &l);
+	case PERCH_CUDA_DROPPED:
+		gpu_join__dropped(j, r->bytes);
+		return 0;
+	default:
+		return 0;
+	}
 }
 
 void gpu_join__dropped(struct gpu_join *j, uint64_t n)

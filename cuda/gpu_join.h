@@ -25,7 +25,7 @@ struct gpu_launch {
 
 struct gpu_join_stats {
 	uint64_t launches;	       /* distinct (pid, correlation id) launch entries */
-	uint64_t duplicate_launches;   /* a second entry for a known id (ignored) */
+	uint64_t duplicate_launches;   /* a second entry for a known id (merged into the first) */
 	uint64_t activities;	       /* activities given */
 	uint64_t joined;	       /* activities handed on with their launch */
 	uint64_t launches_unmatched;   /* launch calls (PERCH_CUDA_F_LAUNCH) that nothing ran for */
@@ -43,6 +43,8 @@ void gpu_join__free(struct gpu_join *j);
 /* 0 or -ENOMEM. */
 int gpu_join__launch(struct gpu_join *j, const struct gpu_launch *l);
 int gpu_join__activity(struct gpu_join *j, const struct perch_cuda_rec *a);
+/* A channel record: activities and API calls to their sides, DROPPED counts; others ignored. */
+int gpu_join__channel(struct gpu_join *j, const struct perch_cuda_rec *r);
 void gpu_join__dropped(struct gpu_join *j, uint64_t n);
 /* End of the run: counts the launches nothing ran for and hands on the unmatched activities. */
 void gpu_join__finish(struct gpu_join *j);

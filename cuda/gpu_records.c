@@ -296,11 +296,12 @@ int gpu_stream_next(const void *buf, size_t len, size_t *off, struct perch_cuda_
 		    const char **name)
 {
 	const char *p = (const char *)buf + *off;
-	size_t left = len - *off;
+	size_t left;
 	uint32_t size;
 
 	if (*off > len)
 		return -EINVAL;
+	left = len - *off;
 	if (left < PERCH_CUDA_REC_BYTES)
 		return 0;
 	memcpy(rec, p, sizeof(*rec));
