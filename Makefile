@@ -306,6 +306,16 @@ $(BUILD)/tests/cuda/host: tests/cuda/host.c
 $(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o $(BUILD)/cuda/gpu_records.o $(BUILD)/cuda/gpu_join.o \
 			  $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# tests/gpu/: CUDA workloads with known answers (make gpu-workloads; tests/gpu/run.sh builds them
+# where a GPU is). The PTX of compute_75 in the binary runs on any newer GPU.
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+.PHONY: gpu-workloads
+gpu-workloads: $(BUILD)/gpu/spin $(CUDA_E2E)
+
+$(BUILD)/gpu/spin: tests/gpu/spin.cu include/perch.h $(BUILD)/libperch.a
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -g -lineinfo -Xcompiler -fno-omit-frame-pointer -Iinclude -o $@ $< $(BUILD)/libperch.a
 else
 all: cuda-skipped
 .PHONY: cuda-skipped
