@@ -374,6 +374,8 @@ static void at_exit(void)
 {
 	struct perch_cuda_rec r = {.kind = PERCH_CUDA_END};
 
+	if (st.fd < 0)
+		return; /* perch went away, or a forked child: no CUPTI calls */
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	pthread_mutex_lock(&st.lock);
 	out_dropped(NULL, 0);
@@ -405,6 +407,17 @@ static int open_channel(void)
 	return 0;
 }
 
+/* A child forked after CUDA started cannot use CUDA (the driver does not survive fork()), so it
+ * has nothing to send: it drops its parent's unsent records and the channel, and re-makes a lock
+ * another parent thread may have held at the fork. A child that execs a CUDA program is injected
+ * afresh, with its own pid on its records. */
+static void after_fork_child(void)
+{
+	pthread_mutex_init(&st.lock, NULL);
+	st.out_len = 0;
+	st.fd = -1;
+}
+
 /* Called by the CUDA driver when it loads this library; 1 tells it to go on either way. */
 EXPORT int InitializeInjection(void)
 {
@@ -428,6 +441,7 @@ EXPORT int InitializeInjection(void)
 	}
 	enable_kinds();
 	enable_launch_callbacks();
+	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	return 1;
 }

@@ -119,6 +119,10 @@ check "CUPTI busy: one note naming the holder" \
 busy_quiet() { ! grep -qE '^(kernel|api|memcpy) ' "$d" && ! grep -q '^probe' "$T/busy.out"; }
 check "CUPTI busy: no activity, no probes" busy_quiet
 
+run fork HOST_FORK=1
+fork_quiet() { [ "$(count '^end ' "$T/fork.dump")" -eq 1 ] && [ "$(count '^memcpy ' "$T/fork.dump")" -eq 1 ]; }
+check "a forked child sends nothing (no second end, nothing twice)" fork_quiet
+
 # No PERCH_CUDA_FD: the library stays out of the way.
 env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
 	"$BUILD/tests/cuda/host" >"$T/nofd.out" 2>&1

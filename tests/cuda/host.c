@@ -4,7 +4,8 @@
  * GPU. It loads CUDA_INJECTION64_PATH and calls InitializeInjection() as the CUDA driver does,
  * then drives known calls through the stand-in: three launches of spin_a, a graph launch of four
  * graph_node kernels, a launch whose kernel never shows up, a kernel no launch is known for, a
- * 1 MiB host-to-device copy and five dropped records. It prints what the test compares with:
+ * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
+ * exits before the drops). It prints what the test compares with:
  * its CLOCK_MONOTONIC before and after, the correlation id of each call, each probe hit (it
  * defines perch_cuda_launch itself, exported, so the library's call lands here), and the
  * stand-in's view of how it was set up.
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 struct fake_state {
 	char subscriber[64];
@@ -89,6 +92,13 @@ int main(void)
 	printf("orphan %u\n", orphan("orphan"));
 	complete();
 	printf("memcpy %u\n", memcpy_(1 << 20, 1 /* HTOD */));
+	if (getenv("HOST_FORK")) { /* a child that exits through exit(): it must send nothing */
+		pid_t pid = fork();
+
+		if (pid == 0)
+			exit(0);
+		waitpid(pid, NULL, 0);
+	}
 	drop(5);
 	state(&s);
 	printf("fake subscriber=%s clock_registered=%d clock_before_enable=%d kinds=%#llx "
