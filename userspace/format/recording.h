@@ -20,7 +20,8 @@
  *   STRINGS  u32 n, n x str                        new strings, ids continue from the last block
  *   FRAMES   u32 n, n x frame                      new frames, ids start at 0
  *            frame = u8 kind (0 user, 1 kernel, 2 region), u32 module string id, u32 name string
- *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address;
+ *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address,
+ *                    since version 4 the function's start address when the frame is named;
  *                    region: 0, module 0, name = the region's name)
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
  *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 comm, u32 nframes,
