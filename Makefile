@@ -37,13 +37,21 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard test
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
 
+# CUDA (cuda/): built only where the toolkit's CUPTI headers are (CUDA_HOME); elsewhere `make`
+# says it skipped it and the CUDA tests are left out. Rules at the end of this file.
+CUDA_HOME ?= /usr/local/cuda
+CUPTI_H   := $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/include/cupti.h $(CUDA_HOME)/include/cupti.h))
+ifeq ($(CUPTI_H),)
+TESTS     := $(filter-out $(BUILD)/tests/test_cuda,$(TESTS))
+endif
+
 .PHONY: all deps demo test check check-unit check-integration check-format san clean format bench bench-size \
 	install fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
 
 all: $(BUILD)/perch $(WORKLOADS) $(BUILD)/demo $(BUILD)/libperch.a $(BUILD)/libperch.so \
-     $(BUILD)/tests/timeline_dump
+     $(BUILD)/tests/mkrec $(BUILD)/tests/timeline_dump
 
 deps:
 	@bash scripts/install-deps.sh
@@ -86,6 +94,11 @@ $(BUILD)/perch: $(CLI_OBJS) $(BUILD)/libperchcore.a
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Synthetic recordings through the real writer, for the exporters' tests (tests/chrome.sh) and
+# the README's export measurements.
+$(BUILD)/tests/mkrec: $(BUILD)/tests/mkrec.o $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The region runtime users link into their programs (include/perch.h): no dependencies beyond
 # libc and pthreads, position independent for the shared library.
@@ -221,6 +234,7 @@ check-integration: all
 	@bash tests/golden.sh $(BUILD)
 	@bash tests/pprof.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
+	@bash tests/chrome.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
@@ -228,6 +242,7 @@ check-integration: all
 	@bash tests/golden.sh build-san
 	@bash tests/pprof.sh build-san
 	@bash tests/speedscope.sh build-san
+	@bash tests/chrome.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 
@@ -254,5 +269,66 @@ bench-size: all
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# CUDA. The injection library runs inside the user's program: position independent, only
+# InitializeInjection and the probe perch_cuda_launch exported, never built with the sanitizers
+# (a sanitized library cannot load into an unsanitized program). tests/cuda.sh drives it with the
+# stand-in libcupti of tests/cuda/fake_cupti.c (not a GPU test: tests/gpu/ is).
+ifneq ($(CUPTI_H),)
+CUDA_CFLAGS := -isystem $(dir $(CUPTI_H)) -isystem $(CUDA_HOME)/include -Icuda
+CUDA_CFLAGS += $(if $(shell grep -l cuptiSubscribe_v2 $(dir $(CUPTI_H))cupti_callbacks.h 2>/dev/null),-DPERCH_HAVE_CUPTI_SUBSCRIBE_V2)
+CUPTI_LIB   := $(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so $(CUDA_HOME)/lib64/libcupti.so)))
+NOSAN       := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS))
+INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/gpu_records.c userspace/lib/u64map.c)
+CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
+	       $(BUILD)/tests/cuda/dump
+
+all: $(BUILD)/libperch_cuda.so
+check-unit: check-cuda
+.PHONY: check-cuda
+check-cuda: $(CUDA_E2E)
+	@bash tests/cuda.sh $(BUILD)
+
+$(BUILD)/cuda/%.o $(BUILD)/tests/test_cuda.o $(BUILD)/tests/cuda/%.o: CFLAGS += $(CUDA_CFLAGS)
+
+$(BUILD)/cuda-pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) $(CUDA_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/libperch_cuda.so: $(INJECT_OBJS)
+	$(CC) -shared -Wl,-soname,libperch_cuda.so -Wl,--no-undefined -o $@ $^ \
+		-L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -pthread
+
+$(BUILD)/tests/test_cuda: $(BUILD)/tests/test_cuda.o $(BUILD)/cuda/gpu_records.o $(BUILD)/cuda/gpu_join.o \
+			  $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/cuda/libcupti.so.13: tests/cuda/fake_cupti.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) $(CUDA_CFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
+
+$(BUILD)/tests/cuda/host: tests/cuda/host.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -rdynamic -o $@ $< -ldl -pthread
+
+$(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o $(BUILD)/cuda/gpu_records.o $(BUILD)/cuda/gpu_join.o \
+			  $(BUILD)/libperchcore.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# tests/gpu/: CUDA workloads with known answers (make gpu-workloads; tests/gpu/run.sh builds them
+# where a GPU is). The PTX of compute_75 in the binary runs on any newer GPU.
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+.PHONY: gpu-workloads
+gpu-workloads: $(BUILD)/gpu/spin $(CUDA_E2E)
+
+$(BUILD)/gpu/spin: tests/gpu/spin.cu include/perch.h $(BUILD)/libperch.a
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -g -lineinfo -Xcompiler -fno-omit-frame-pointer -Iinclude -o $@ $< $(BUILD)/libperch.a
+else
+all: cuda-skipped
+.PHONY: cuda-skipped
+cuda-skipped:
+	@echo "cuda: no cupti.h under CUDA_HOME=$(CUDA_HOME): libperch_cuda.so and its tests skipped"
+endif
 
 -include $(shell find $(BUILD) build-fuzz -name '*.d' 2>/dev/null)

@@ -186,6 +186,14 @@ leaf_named() {
 anon() { stack_pct "$1" '\[anon\]\+0x'; }
 
 # within ACTUAL EXPECTED TOLERANCE
+# binom_tol PCT N: the tolerance, in points, for a share PCT of N samples taken at random moments (the
+# JIT workload calls its functions in random order): four binomial standard deviations, plus a
+# point for what the workload's own clock reads add, and never under 3
+binom_tol() {
+	awk -v p="$1" -v n="$2" 'BEGIN { p /= 100; t = n > 0 ? 400 * sqrt(p * (1 - p) / n) + 1 : 100
+		printf "%.1f", t < 3 ? 3 : t }'
+}
+
 within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
 
 # ---- what the workload measured -----------------------------------------------------------------

@@ -117,6 +117,17 @@ for data in tests/golden/*.data tests/corpus/*.data; do
 			"$(pprof_total "$pb" "-tagfocus=region=^$r\$")" "$(REGION_INNER=$r folded_total "$data")"
 	done
 done
+# a version 4 recording (tests/mkrec) keeps its modules' build-ids: -raw lists them with the
+# mappings; its sample types are samples/count and cpu/nanoseconds
+if [ -x "${1:-build}/tests/mkrec" ]; then
+	"${1:-build}/tests/mkrec" -n 3000 -s 20 -t 2 "$T/v4.data"
+	"$PERCH" report --format=pprof -o "$T/v4.pb.gz" "$T/v4.data"
+	check "v4: mapping build-id" "$(go tool pprof -raw "$T/v4.pb.gz" 2>/dev/null | awk '/^Mappings/ { m = 1; next } m { print $3, $4; exit }')" \
+		"/usr/bin/mkrec-app 00112233445566778899aabbccddeeff00112233"
+	check "v4: sample types" "$(go tool pprof -raw "$T/v4.pb.gz" 2>/dev/null | awk '/^Samples:/ { getline; $1 = $1; print; exit }')" \
+		"samples/count cpu/nanoseconds"
+	check "v4: total" "$(pprof_total "$T/v4.pb.gz")" 3000
+fi
 # an unwritable -o: one line naming it, exit status 73 (lib/exitcodes.h), nothing on stdout
 out=$("$PERCH" report --format=pprof -o "$T/no/such/dir/x.pb.gz" tests/corpus/shares.data 2>"$T/err")
 check "unwritable -o: exit status" "$?" 73

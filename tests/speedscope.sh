@@ -3,7 +3,8 @@
 # stacks, on the recordings of tests/golden/ and tests/corpus/ that load cleanly:
 #   - `python3 -m json.tool` parses it;
 #   - the checker below holds it to https://www.speedscope.app/file-format-schema.json (required
-#     keys and their types, units, frame indices in range, as many weights as samples) and to
+#     keys and their types, units, frame indices in range, as many weights as samples; evented
+#     profiles of region spans: opens and closes in time order, nested) and to
 #     perch's choices (unit "none", endValue - startValue the profile's weight, names
 #     "comm (pid/tid)");
 #   - the folded stacks recomputed from it (the profile's comm, then each frame's name, ';'
@@ -61,8 +62,28 @@ need(isinstance(profiles, list), "profiles is an array")
 if "activeProfileIndex" in d:
     need(num(d["activeProfileIndex"]) and 0 <= d["activeProfileIndex"] < len(profiles),
          "activeProfileIndex in range")
+def evented(p):  # region spans: opens and closes in time order, each close the innermost open
+    need(p.get("unit") in UNITS and num(p.get("startValue")) and num(p.get("endValue")), "unit")
+    need(re.fullmatch(r"regions of (.*) \((\d+)/(\d+)\)", p.get("name", ""), re.S), "name")
+    need(isinstance(p.get("events"), list), "events is an array")
+    at, stack = p["startValue"], []
+    for e in p["events"]:
+        need(isinstance(e, dict) and e.get("type") in ("O", "C"), "event type O or C")
+        need(isinstance(e.get("frame"), int) and 0 <= e["frame"] < len(frames), "event frame")
+        need(num(e.get("at")) and at <= e["at"] <= p["endValue"], "events in order, in range")
+        need(frames[e["frame"]]["name"].startswith("region:"), "event frames are regions")
+        at = e["at"]
+        if e["type"] == "O":
+            stack.append(e["frame"])
+        else:
+            need(stack and stack.pop() == e["frame"], "a close ends the innermost open frame")
+    need(not stack, "every open frame closes")
+
 stacks = collections.Counter()
 for p in profiles:
+    if isinstance(p, dict) and p.get("type") == "evented":
+        evented(p)
+        continue
     need(isinstance(p, dict) and p.get("type") == "sampled", "profile type sampled")
     need(isinstance(p.get("name"), str), "profile name is a string")
     need(p.get("unit") in UNITS and p["unit"] == "none", "unit none")
@@ -101,7 +122,13 @@ compare() {
 	check "$what: schema, and stacks equal folded" "${err:-same}" same
 }
 
-for data in tests/golden/*.data tests/corpus/*.data; do
+# and a version 4 recording with region spans (tests/mkrec): its evented profiles
+recordings=(tests/golden/*.data tests/corpus/*.data)
+if [ -x "${1:-build}/tests/mkrec" ]; then
+	"${1:-build}/tests/mkrec" -n 3000 -s 20 -t 2 --timeline --regions "$T/v4-timeline.data"
+	recordings+=("$T/v4-timeline.data")
+fi
+for data in "${recordings[@]}"; do
 	base=$(basename "$data" .data)
 	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
 	for opts in "" "--lines" "--no-demangle"; do

@@ -596,6 +596,168 @@ static void report_speedscope_escapes_json_strings(void **state)
 	free(out);
 }
 
+/*
+ * A version 4 recording built in memory (the time axis as recording.h loads it): thread 31 of
+ * process 30, two keys (main;solve inside region "outer", main;io), two windows with a gap
+ * between them, three exact ticks, and spans: outer > inner, an end of outer that ends inner
+ * too, an end that matches nothing, a mark, and an inner left open.
+ */
+static char *v4_strings[] = {"",   "app",   "/usr/bin/app", "main", "solve",
+			     "io", "outer", "inner",	    "tick", "4f1c0ffee0ddba11"};
+static const uint32_t v4_stack_solve[] = {0, 1}, v4_stack_io[] = {0, 2}, v4_regions[] = {6};
+static const struct rec_count v4_w0[] = {{0, 3}, {1, 1}}, v4_w1[] = {{0, 2}};
+
+static void v4_recording(struct recording *r)
+{
+	static struct rec_frame frames[] = {{REC_FRAME_USER, 2, 3, 0x100, NULL, 0},
+					    {REC_FRAME_USER, 2, 4, 0x200, NULL, 0},
+					    {REC_FRAME_USER, 2, 5, 0x300, NULL, 0}};
+	static struct rec_thread threads[] = {{30, 31, 1, 1}};
+	static struct rec_module modules[] = {{2, 9}};
+	static struct rec_sample samples[] = {{30, 31, 5, 0, 1, 1, v4_regions, 2, v4_stack_solve},
+					      {30, 31, 1, 0, 1, 0, NULL, 2, v4_stack_io}};
+	static struct rec_window windows[] = {{1000000, 2000000, 2, v4_w0},
+					      {3000000, 4000000, 1, v4_w1}};
+	static struct rec_event events[] = {{1500000, 0}, {1600500, 1}, {3500000, 0}};
+	static struct rec_span spans[] = {
+		{30, 31, 1100000, REC_SPAN_BEGIN, 6, 0}, {30, 31, 1200000, REC_SPAN_BEGIN, 7, 42},
+		{30, 31, 1300000, REC_SPAN_END, 6, 0},	 {30, 31, 1400000, REC_SPAN_END, 8, 0},
+		{30, 31, 1450000, REC_SPAN_MARK, 8, 0},	 {30, 31, 3200000, REC_SPAN_BEGIN, 7, 0}};
+
+	*r = (struct recording){.version = 4,
+				.strings = v4_strings,
+				.nstrings = 10,
+				.frames = frames,
+				.nframes = 3,
+				.threads = threads,
+				.nthreads = 1,
+				.samples = samples,
+				.nsamples = 2,
+				.windows = windows,
+				.nwindows = 2,
+				.events = events,
+				.nevents = 3,
+				.spans = spans,
+				.nspans = 6,
+				.modules = modules,
+				.nmodules = 1};
+}
+
+/* Names, one counter per window (back to 0 across the gap and at the end), one instant per
+ * tick, region spans nested (an outer end ends the inner span too; an open one ends at the
+ * end), the mark, all in microseconds from the first window's start. */
+static void report_chrome_writes_counters_ticks_and_nested_spans(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CHROME};
+	struct recording r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	v4_recording(&r);
+	assert_non_null(f);
+	assert_int_equal(report__print(&r, "v4.data", &o, f), 0);
+	fclose(f);
+	assert_lines_equal(
+		out,
+		"{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n"
+		"{\"ph\":\"M\",\"pid\":30,\"tid\":30,\"ts\":0.000,\"name\":\"process_name\","
+		"\"args\":{\"name\":\"app\"}},\n"
+		"{\"ph\":\"M\",\"pid\":30,\"tid\":31,\"ts\":0.000,\"name\":\"thread_name\","
+		"\"args\":{\"name\":\"app\"}},\n"
+		"{\"ph\":\"C\",\"pid\":30,\"tid\":30,\"ts\":0.000,\"name\":\"samples\","
+		"\"args\":{\"tid 31\":4}},\n"
+		"{\"ph\":\"C\",\"pid\":30,\"tid\":30,\"ts\":1000.000,\"name\":\"samples\","
+		"\"args\":{\"tid 31\":0}},\n"
+		"{\"ph\":\"C\",\"pid\":30,\"tid\":30,\"ts\":2000.000,\"name\":\"samples\","
+		"\"args\":{\"tid 31\":2}},\n"
+		"{\"ph\":\"C\",\"pid\":30,\"tid\":30,\"ts\":3000.000,\"name\":\"samples\","
+		"\"args\":{\"tid 31\":0}},\n"
+		"{\"ph\":\"i\",\"pid\":30,\"tid\":31,\"ts\":500.000,\"s\":\"t\",\"cat\":\"cpu\","
+		"\"args\":{\"stack\":\"main;solve\",\"regions\":\"outer\"},\"name\":\"solve\"},\n"
+		"{\"ph\":\"i\",\"pid\":30,\"tid\":31,\"ts\":600.500,\"s\":\"t\",\"cat\":\"cpu\","
+		"\"args\":{\"stack\":\"main;io\"},\"name\":\"io\"},\n"
+		"{\"ph\":\"i\",\"pid\":30,\"tid\":31,\"ts\":2500.000,\"s\":\"t\",\"cat\":\"cpu\","
+		"\"args\":{\"stack\":\"main;solve\",\"regions\":\"outer\"},\"name\":\"solve\"},\n"
+		"{\"ph\":\"B\",\"pid\":30,\"tid\":31,\"ts\":100.000,\"cat\":\"region\","
+		"\"name\":\"outer\"},\n"
+		"{\"ph\":\"B\",\"pid\":30,\"tid\":31,\"ts\":200.000,\"cat\":\"region\","
+		"\"name\":\"inner\",\"args\":{\"size\":42}},\n"
+		"{\"ph\":\"E\",\"pid\":30,\"tid\":31,\"ts\":300.000,\"cat\":\"region\","
+		"\"name\":\"inner\"},\n"
+		"{\"ph\":\"E\",\"pid\":30,\"tid\":31,\"ts\":300.000,\"cat\":\"region\","
+		"\"name\":\"outer\"},\n"
+		"{\"ph\":\"i\",\"pid\":30,\"tid\":31,\"ts\":450.000,\"cat\":\"mark\","
+		"\"name\":\"tick\",\"s\":\"t\"},\n"
+		"{\"ph\":\"B\",\"pid\":30,\"tid\":31,\"ts\":2200.000,\"cat\":\"region\","
+		"\"name\":\"inner\"},\n"
+		"{\"ph\":\"E\",\"pid\":30,\"tid\":31,\"ts\":3000.000,\"cat\":\"region\","
+		"\"name\":\"inner\",\"args\":{\"open_at_end\":true}}\n"
+		"],\n\"otherData\":{\"exporter\":\"perch report --format=chrome\",\"command\":"
+		"\"v4.data\",\"recording_version\":\"4\",\"time_axis\":\"ticks\",\"origin_ns\":"
+		"\"1000000\",\"region_ends_unmatched\":\"1\"}}\n");
+	free(out);
+}
+
+/* The region spans of the same recording as speedscope's evented profile: opens and closes
+ * nested, the unmatched end and the mark left out, the open span closed at the end. */
+static void report_speedscope_writes_region_spans_as_evented_profile(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_SPEEDSCOPE};
+	struct recording r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	(void)state;
+	v4_recording(&r);
+	assert_non_null(f);
+	assert_int_equal(report__print(&r, "v4.data", &o, f), 0);
+	fclose(f);
+	assert_non_null(
+		strstr(out, "{\"type\":\"evented\",\"name\":\"regions of app (30/31)\",\"unit\":"
+			    "\"nanoseconds\",\"startValue\":0,\"endValue\":3000000,\n\"events\":[\n"
+			    "{\"type\":\"O\",\"frame\":0,\"at\":100000},\n"
+			    "{\"type\":\"O\",\"frame\":4,\"at\":200000},\n"
+			    "{\"type\":\"C\",\"frame\":4,\"at\":300000},\n"
+			    "{\"type\":\"C\",\"frame\":0,\"at\":300000},\n"
+			    "{\"type\":\"O\",\"frame\":4,\"at\":2200000},\n"
+			    "{\"type\":\"C\",\"frame\":4,\"at\":3000000}]}],\n"));
+	assert_non_null(strstr(out, "{\"name\":\"region:outer\"},\n{\"name\":\"main\"},\n"
+				    "{\"name\":\"solve\"},\n{\"name\":\"io\"},\n"
+				    "{\"name\":\"region:inner\"}]}}"));
+	free(out);
+}
+
+/* pprof's mapping of a module carries the build-id the recording keeps for it: the gunzipped
+ * profile holds it as a string (go tool pprof -raw shows it: tests/chrome.sh). */
+static void report_pprof_mapping_carries_build_id(void **state)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF};
+	struct recording r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	unsigned char plain[4096];
+	z_stream z = {0};
+
+	(void)state;
+	v4_recording(&r);
+	assert_non_null(f);
+	assert_int_equal(report__print(&r, "v4.data", &o, f), 0);
+	fclose(f);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (unsigned char *)out;
+	z.avail_in = (uInt)len;
+	z.next_out = plain;
+	z.avail_out = sizeof(plain);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	assert_non_null(memmem(plain, z.total_out, "4f1c0ffee0ddba11", 16));
+	inflateEnd(&z);
+	free(out);
+}
+
 /* At any depth of the region stack, and a sample in a recursion of the region counted once. */
 static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 {
@@ -1018,6 +1180,9 @@ int main(void)
 		cmocka_unit_test(report_folded_puts_region_frames_at_the_root),
 		cmocka_unit_test(report_folded_escapes_separators_in_names),
 		cmocka_unit_test(report_speedscope_escapes_json_strings),
+		cmocka_unit_test(report_chrome_writes_counters_ticks_and_nested_spans),
+		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
+		cmocka_unit_test(report_pprof_mapping_carries_build_id),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),

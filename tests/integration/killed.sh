@@ -11,6 +11,8 @@ it_begin killed "${1:-build}"
 "$PERCH" record -q -o "$T/killed.data" -- "$WL/shares" 3.5 2>/dev/null >/dev/null &
 ppid=$!
 sleep 2.5
+# the kill's moment on CLOCK_MONOTONIC, the recording's clock (python3's time.monotonic_ns)
+killed_ns=$(python3 -c 'import time; print(time.monotonic_ns())')
 kill -9 "$ppid"
 wait "$ppid" 2>/dev/null
 sleep 1.2 # the workload runs on to its end
@@ -24,6 +26,14 @@ if [ $rc -eq 0 ] && grep -q "did not finish" "$T/killed.txt" && [ "${samples:-0}
 	ok "perch killed with SIGKILL: $samples samples readable (>= $mink), report says it did not finish"
 else
 	bad "killed perch" "report exit $rc, samples ${samples:-?} (want >= ${mink:-?}): $(cat "$T/err")"
+fi
+# and its time axis reaches to within a second of the kill
+end_ns=$(rec_stat "$T/killed.data" time_end_ns)
+lost_ms=$(awk -v k="$killed_ns" -v e="${end_ns:-0}" 'BEGIN { printf "%d", (k - e) / 1e6 }')
+if [ -n "$end_ns" ] && [ "$lost_ms" -le 1000 ]; then
+	ok "killed perch: the recording's last window ends $lost_ms ms before the kill (<= 1000)"
+else
+	bad "killed perch" "the recording's last window ends ${lost_ms} ms before the kill (want <= 1000; time_end_ns '${end_ns}')"
 fi
 
 it_end

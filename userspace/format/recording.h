@@ -20,7 +20,8 @@
  *   STRINGS  u32 n, n x str                        new strings, ids continue from the last block
  *   FRAMES   u32 n, n x frame                      new frames, ids start at 0
  *            frame = u8 kind (0 user, 1 kernel, 2 region), u32 module string id, u32 name string
- *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address;
+ *                    id (0 = unknown), u64 offset (file offset in the module; kernel: address,
+ *                    since version 4 the function's start address when the frame is named;
  *                    region: 0, module 0, name = the region's name)
  *   THREADS  u32 n, n x (u32 pid, u32 tid, u32 ppid, u32 comm string id)
  *   SAMPLES  u32 n, n x (u32 pid, u32 tid, u64 count, u32 flags, u32 comm, u32 nframes,
@@ -77,9 +78,20 @@
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
- * merge pairwise (counts summed, exact), so the resolution doubles: at 100 ms drains, windows are
- * 100 ms for the first budget x 100 ms of the run and 100 ms x 2^k after, with budget / 2 to
- * budget windows at any time. A regular file is compacted: everything it holds (definitions,
+ * merge pairwise (counts summed, exact) and a full window holds twice the drains from then on,
+ * so the resolution doubles. Growth law, at perch's 100 ms drains and a budget of 256: windows
+ * of 100 ms for the first 25.6 s, 200 ms to 51.2 s, 100 ms x 2^k up to 25.6 s x 2^k (3.2 s at
+ * 600 s, 12.8 s at an hour), 128 to 256 windows at any time. A finished file is then
+ *   definitions (strings, frames, lines, stack nodes, keys: the program's, growing only as new
+ *   stacks appear) + META/REGIONS/STATS (fixed) + <= 256 windows x (6 + ~2.5 bytes a key seen in
+ *   the window) + the timeline (linear, capped),
+ * so a long steady run's file stops growing with time once its windows hold every key and its
+ * definitions every stack. Measured (perch record -- workloads/shares|recursion N): shares 10 s
+ * 13 KB, 60 s 26 KB (version 3: 82 KB, 440 KB); recursion 10 s 24 KB, 60 s 57 KB (version 3:
+ * 696 KB, 4.4 MB). The budget is a trade: 1024 windows (100 ms for 100 s) made those 60 s files
+ * 36 and 89 KB, as a merged window lists every key it counted; what still grows from 10 s to 60 s
+ * is mostly definitions: kernel stacks under the same user stacks keep appearing (keys 135 to
+ * 408 for shares), and deeper recursion keys. A regular file is compacted: everything it holds (definitions,
  * META, the latest REGIONS of each thread, the STATS as they stand, the merged windows, the
  * TIMELINE and SPANS blocks so far, END) is rewritten into PATH.tmp, which then replaces PATH
  * with rename(), so a killed perch always leaves a readable recording. Between compactions each
@@ -103,7 +115,7 @@
 #define PERCH_FILE_VERSION 4
 
 /* Windows the writer keeps before neighbours merge (see above). */
-#define REC_WINDOW_BUDGET 1024
+#define REC_WINDOW_BUDGET 256
 
 enum rec_block_type {
 	REC_META = 1,

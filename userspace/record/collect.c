@@ -721,6 +721,9 @@ static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 		}
 	}
 	k = c->ksyms ? ksyms__find(c->ksyms, is_return ? addr - 1 : addr) : NULL;
+	/* A named kernel frame is its function (at the function's start), as perf's report shows
+	 * it: the kernel has no line tables here, and per-address frames would make every new
+	 * interrupted instruction a new stack, growing the recording with the run (recording.h). */
 	if (k) {
 		char mod[80];
 
@@ -730,7 +733,7 @@ static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 			module = rec_writer__string(c->w, mod);
 		}
 	}
-	id = rec_writer__frame(c->w, REC_FRAME_KERNEL, module, name, addr);
+	id = rec_writer__frame(c->w, REC_FRAME_KERNEL, module, name, k ? k->addr : addr);
 	u64map__put(&c->kframes, addr, id);
 	return id;
 }

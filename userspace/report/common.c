@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Helpers every output of report/ uses (common.h): the recording's keys, counts of samples and
- * processes, and how durations print.
+ * processes, how durations print, and JSON strings (speedscope, chrome).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-
+#include <string.h>
 #include "common.h"
 #include "lib/u64map.h"
 
@@ -141,4 +141,103 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 				  .region = o->region};
 
 	return profile__build(r, &po);
+}
+
+/* The length of the valid UTF-8 sequence at s, 0 when it is not one (overlong, surrogate, past
+ * U+10FFFF, cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	uint32_t cp, min;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* s inside a JSON string: '"' and '\\' escaped, control characters as \u00XX, and each byte
+ * that is not part of valid UTF-8 as \ufffd (JSON text is UTF-8; names come from binaries). */
+void report_json_chars(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (!n) {
+			fputs("\\ufffd", f);
+			s++;
+		} else if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
+	}
+}
+
+void report_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	report_json_chars(f, s);
+	fputc('"', f);
+}
+
+/* Whether window w has a time: counts flushed with no rec_writer__window() have none. */
+static bool timed(const struct rec_window *w)
+{
+	return w->end_ns > w->start_ns;
+}
+
+bool report_has_time_axis(const struct recording *r)
+{
+	for (size_t i = 0; i < r->nwindows; i++) {
+		if (timed(&r->windows[i]))
+			return true;
+	}
+	return r->nevents || r->nspans;
+}
+
+void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < r->nwindows; i++) {
+		if (!timed(&r->windows[i]))
+			continue;
+		lo = r->windows[i].start_ns < lo ? r->windows[i].start_ns : lo;
+		hi = r->windows[i].end_ns;
+	}
+	if (r->nevents) {
+		lo = r->events[0].time_ns < lo ? r->events[0].time_ns : lo;
+		hi = r->events[r->nevents - 1].time_ns > hi ? r->events[r->nevents - 1].time_ns
+							    : hi;
+	}
+	for (size_t i = 0; i < r->nspans; i++) {
+		lo = r->spans[i].time_ns < lo ? r->spans[i].time_ns : lo;
+		hi = r->spans[i].time_ns > hi ? r->spans[i].time_ns : hi;
+	}
+	if (lo == UINT64_MAX) { /* no time axis: the recording's duration from 0 */
+		lo = 0;
+		report_end(r, REC_END_duration_ns, &hi);
+	}
+	*start = lo;
+	*end = hi > lo ? hi : lo;
 }

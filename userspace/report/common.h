@@ -47,6 +47,17 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t);
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
+/* Whether the recording has a time axis (version 4 on: timed windows, ticks or region spans). */
+bool report_has_time_axis(const struct recording *r);
+/* The recording's span on CLOCK_MONOTONIC in ns: from the first timed window's start to the last
+ * one's end, widened to every tick and region span; without a time axis, 0 to its duration. */
+void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end);
+
+/* s inside a JSON string (the quotes are the caller's): '"' and '\\' escaped, control
+ * characters as \u00XX, each byte that is not part of valid UTF-8 as \ufffd; and s quoted. */
+void report_json_chars(FILE *f, const char *s);
+void report_json_str(FILE *f, const char *s);
+
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);
 /* The mean time per timed call of a region (0 with none). */

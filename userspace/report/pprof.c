@@ -4,9 +4,16 @@
  * as `go tool pprof` and the other pprof readers open it. Two sample types, samples/count and
  * cpu/nanoseconds (count / frequency); one Location per recording frame, its inline chain as
  * Lines (innermost first, as pprof orders them); Functions by (name, file) with the names the
- * text report uses; one Mapping per module; labels pid, tid, thread, and, inside regions, region
- * (the innermost) and region_stack (outermost;...;innermost). --region keeps the samples the text
- * report keeps. The message is packed straight into zlib, so the output is never held whole.
+ * text report uses; one Mapping per module, with its build-id when the recording has it;
+ * labels pid, tid, thread, and, inside regions, region (the innermost) and region_stack
+ * (outermost;...;innermost). --region keeps the samples the text report keeps.
+ *
+ * Streamed: a protobuf message is the concatenation of its fields, in any order, repeated ones
+ * adding up, and pprof's readers resolve string indices after reading all of it. So each sample
+ * is packed and deflated as it is made (one Profile.sample field), and the rest of the Profile
+ * (types, mappings, locations, functions, the string table) follows as one more message: what is
+ * held is bounded by the program (its frames, functions, modules and distinct label strings),
+ * not by the number of samples, and the output is never held whole.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -49,12 +56,10 @@ struct pprof {
 	pb_location *locs;
 	size_t nlocs;
 	pb_line *lines;
-	pb_sample *samples;
-	size_t nsamples;
-	uint64_t *location_ids; /* every sample's, back to back */
-	int64_t *values;	/* two per sample */
-	pb_label *labels;	/* MAX_LABELS per sample */
-	pb_label **label_ptrs;
+	uint64_t *location_ids; /* the sample being written's */
+	size_t cap_ids;
+	uint8_t *packed; /* the sample being written, packed */
+	size_t cap_packed;
 	int64_t comment; /* the recorded command's string */
 };
 
@@ -97,10 +102,21 @@ static int64_t str_id(struct pprof *x, const char *s)
 	return intern_str(x, (char *)s, false);
 }
 
+/* The module's GNU build-id (hex) as the recording keeps it (version 4 on), "" when it has none. */
+static const char *build_id(const struct recording *r, uint32_t module)
+{
+	for (size_t i = 0; i < r->nmodules; i++) {
+		if (r->modules[i].path == module)
+			return recording__string(r, r->modules[i].build_id);
+	}
+	return "";
+}
+
 /* The mapping of a module (string id), created on first use. Its addresses are the frames'
  * offsets in the module's file (the kernel's: addresses), so it starts at 0 with file offset
- * 0. The recording keeps no build-id for its modules, so build_id stays empty: a reader
- * symbolizes nothing anyway, since every location carries its functions and lines. */
+ * 0. build_id: the module's, where the recording has it (pprof's readers name and match
+ * binaries by it; they symbolize nothing here, since every location carries its functions and
+ * lines). */
 static int64_t mapping_id(struct pprof *x, uint32_t module, uint64_t offset, bool inlines)
 {
 	pb_mapping *m;
@@ -109,14 +125,16 @@ static int64_t mapping_id(struct pprof *x, uint32_t module, uint64_t offset, boo
 		module = 0;
 	if (!x->mapping_of[module]) {
 		int64_t name = str_id(x, x->r->strings[module]);
+		int64_t bid = str_id(x, build_id(x->r, module));
 
-		if (name < 0 ||
+		if (name < 0 || bid < 0 ||
 		    vec_grow(&x->maps, &x->cap_maps, x->nmaps + 1, sizeof(*x->maps), 16))
 			return -ENOMEM;
 		m = &x->maps[x->nmaps++];
 		perftools__profiles__mapping__init(m);
 		m->id = x->nmaps;
 		m->filename = name;
+		m->build_id = bid;
 		m->has_functions = m->has_filenames = m->has_line_numbers = true;
 		x->mapping_of[module] = m->id;
 	}
@@ -273,35 +291,50 @@ static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s
 	return s->nregions ? region_labels(x, ps, s) : 0;
 }
 
-static int add_samples(struct pprof *x)
+/* The key of field 2 (Profile.sample), length-delimited, and len as a varint: what
+ * protobuf-c writes before each element of a repeated message field. */
+static size_t sample_header(uint8_t buf[11], size_t len)
+{
+	size_t n = 0;
+
+	buf[n++] = 2 << 3 | 2;
+	do {
+		buf[n++] = (uint8_t)(len & 0x7f) | (len > 0x7f ? 0x80 : 0);
+		len >>= 7;
+	} while (len);
+	return n;
+}
+
+/* Every kept sample, each packed and written at once as one Profile.sample field: a protobuf
+ * message is the concatenation of its fields, in any order, so the rest of the Profile follows
+ * (write_rest) and nothing per sample is held. */
+static int write_samples(struct pprof *x, ProtobufCBuffer *out)
 {
 	const struct recording *r = x->r;
-	size_t nids = 0;
+	pb_label labels[MAX_LABELS], *label_ptrs[MAX_LABELS];
+	int64_t values[2];
+	uint8_t head[11];
 
-	for (size_t i = 0; i < r->nsamples; i++)
-		nids += r->samples[i].nframes;
-	x->samples = calloc(r->nsamples + 1, sizeof(*x->samples));
-	x->location_ids = calloc(nids + 1, sizeof(*x->location_ids));
-	x->values = calloc(2 * r->nsamples + 1, sizeof(*x->values));
-	x->labels = calloc(MAX_LABELS * r->nsamples + 1, sizeof(*x->labels));
-	x->label_ptrs = calloc(MAX_LABELS * r->nsamples + 1, sizeof(*x->label_ptrs));
-	if (!x->samples || !x->location_ids || !x->values || !x->labels || !x->label_ptrs)
-		return -ENOMEM;
-	nids = 0;
 	for (size_t i = 0; i < r->nsamples; i++) {
-		pb_sample *ps = &x->samples[x->nsamples];
+		pb_sample ps = PERFTOOLS__PROFILES__SAMPLE__INIT;
+		size_t len;
 
 		if (!profile__sample_kept(x->p, i))
 			continue;
-		perftools__profiles__sample__init(ps);
-		ps->label = x->label_ptrs + MAX_LABELS * x->nsamples;
-		for (size_t k = 0; k < MAX_LABELS; k++)
-			ps->label[k] = &x->labels[MAX_LABELS * x->nsamples + k];
-		if (add_sample(x, ps, &r->samples[i], x->location_ids + nids,
-			       x->values + 2 * x->nsamples))
+		if (vec_grow(&x->location_ids, &x->cap_ids, r->samples[i].nframes + 1,
+			     sizeof(*x->location_ids), 64))
 			return -ENOMEM;
-		nids += r->samples[i].nframes;
-		x->nsamples++;
+		ps.label = label_ptrs;
+		for (size_t k = 0; k < MAX_LABELS; k++)
+			label_ptrs[k] = &labels[k];
+		if (add_sample(x, &ps, &r->samples[i], x->location_ids, values))
+			return -ENOMEM;
+		len = perftools__profiles__sample__get_packed_size(&ps);
+		if (vec_grow(&x->packed, &x->cap_packed, len + 1, 1, 4096))
+			return -ENOMEM;
+		perftools__profiles__sample__pack(&ps, x->packed);
+		out->append(out, sample_header(head, len), head);
+		out->append(out, len, x->packed);
 	}
 	return 0;
 }
@@ -317,7 +350,7 @@ static void **pointers(void *base, size_t n, size_t elem)
 	return v;
 }
 
-/* The message's header and tables, pointing into x; types[2] and period are x's too. */
+/* The message's header and tables but its samples (written before), pointing into x. */
 static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[3],
 			pb_value_type **type_ptrs)
 {
@@ -340,15 +373,13 @@ static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[3],
 	pb->period = x->frequency ? (int64_t)(1000000000u / x->frequency) : 0;
 	if (report_end(x->r, REC_END_duration_ns, &duration))
 		pb->duration_nanos = (int64_t)duration;
-	pb->n_sample = x->nsamples;
-	pb->sample = (pb_sample **)pointers(x->samples, x->nsamples, sizeof(*x->samples));
 	pb->n_mapping = x->nmaps;
 	pb->mapping = (pb_mapping **)pointers(x->maps, x->nmaps, sizeof(*x->maps));
 	pb->n_location = x->nlocs;
 	pb->location = (pb_location **)pointers(x->locs, x->nlocs, sizeof(*x->locs));
 	pb->n_function = x->nfuncs;
 	pb->function = (pb_function **)pointers(x->funcs, x->nfuncs, sizeof(*x->funcs));
-	if (!pb->sample || !pb->mapping || !pb->location || !pb->function)
+	if (!pb->mapping || !pb->location || !pb->function)
 		return -ENOMEM;
 	if (command && *command) {
 		x->comment = str_id(x, command);
@@ -398,9 +429,12 @@ static void gz_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	gz_drain(g, Z_NO_FLUSH);
 }
 
-static int write_gzip(const pb_profile *pb, FILE *out)
+/* The profile into out, gzipped: the samples as they are made, then the rest. */
+static int write_gzip(struct pprof *x, FILE *out)
 {
 	struct gz_out *g = calloc(1, sizeof(*g));
+	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
+	pb_value_type types[3], *type_ptrs[3];
 	int err;
 
 	if (!g)
@@ -413,11 +447,18 @@ static int write_gzip(const pb_profile *pb, FILE *out)
 		free(g);
 		return -ENOMEM;
 	}
-	protobuf_c_message_pack_to_buffer(&pb->base, &g->base);
+	err = write_samples(x, &g->base);
+	if (!err)
+		err = fill_profile(x, &pb, types, type_ptrs);
+	if (!err)
+		protobuf_c_message_pack_to_buffer(&pb.base, &g->base);
 	gz_drain(g, Z_FINISH);
 	deflateEnd(&g->z);
-	err = g->err; /* the CLI names the file that could not be written */
+	err = err ?: g->err; /* the CLI names the file that could not be written */
 	free(g);
+	free(pb.mapping);
+	free(pb.location);
+	free(pb.function);
 	return err;
 }
 
@@ -437,29 +478,15 @@ static void pprof_free(struct pprof *x)
 	free(x->location_of);
 	free(x->locs);
 	free(x->lines);
-	free(x->samples);
 	free(x->location_ids);
-	free(x->values);
-	free(x->labels);
-	free(x->label_ptrs);
+	free(x->packed);
 }
 
 static int export(struct pprof *x, FILE *out)
 {
-	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
-	pb_value_type types[3], *type_ptrs[3];
-	int err;
-
-	if (str_id(x, "") < 0 || add_locations(x) || add_samples(x) ||
-	    fill_profile(x, &pb, types, type_ptrs))
-		err = -ENOMEM;
-	else
-		err = write_gzip(&pb, out);
-	free(pb.sample);
-	free(pb.mapping);
-	free(pb.location);
-	free(pb.function);
-	return err;
+	if (str_id(x, "") < 0 || add_locations(x))
+		return -ENOMEM;
+	return write_gzip(x, out);
 }
 
 int report_pprof(const struct recording *r, const char *path, const struct report_opts *o,

@@ -2,7 +2,7 @@
 /*
  * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
  * csv.c, stats.c, pprof.c,
- * speedscope.c), and the short summary `perch record` prints when the command exits. A new
+ * speedscope.c, chrome.c), and the short summary `perch record` prints when the command exits. A new
  * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
  * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
@@ -14,17 +14,21 @@
 #include "format/recording.h"
 
 /* The outputs, in the order usage lists them: X(enum, name, help). Printed by report_<name>(). */
-#define REPORT_OUTPUTS(X)                                                                    \
-	X(REPORT_TEXT, text, "(default)")                                                    \
-	X(REPORT_FOLDED, folded,                                                             \
-	  "(flamegraph.pl, speedscope; regions lead the stacks as region:NAME)")             \
-	X(REPORT_CSV, csv,                                                                   \
-	  "(per region and thread: calls, total, self, mean, min, max in seconds, samples, " \
-	  "size)")                                                                           \
-	X(REPORT_STATS, stats, "(\"key value\" lines: every count the recording holds)")     \
-	X(REPORT_PPROF, pprof, "(gzipped profile.proto for go tool pprof; binary: use -o)")  \
-	X(REPORT_SPEEDSCOPE, speedscope,                                                     \
-	  "(speedscope.app JSON: a sampled profile per thread; regions lead as region:NAME)")
+#define REPORT_OUTPUTS(X)                                                                     \
+	X(REPORT_TEXT, text, "(default)")                                                     \
+	X(REPORT_FOLDED, folded,                                                              \
+	  "(flamegraph.pl, speedscope; regions lead the stacks as region:NAME)")              \
+	X(REPORT_CSV, csv,                                                                    \
+	  "(per region and thread: calls, total, self, mean, min, max in seconds, samples, "  \
+	  "size)")                                                                            \
+	X(REPORT_STATS, stats, "(\"key value\" lines: every count the recording holds)")      \
+	X(REPORT_PPROF, pprof, "(gzipped profile.proto for go tool pprof; binary: use -o)")   \
+	X(REPORT_SPEEDSCOPE, speedscope,                                                      \
+	  "(speedscope.app JSON: a sampled profile per thread; regions lead as region:NAME)") \
+	X(REPORT_CHROME, chrome,                                                              \
+	  "(Trace Event JSON for ui.perfetto.dev and chrome://tracing: samples per thread "   \
+	  "over time, region spans; a recording of format version 1 to 3 has no time axis: "  \
+	  "one span per thread with its samples and regions)")
 
 #define REPORT_ENUM(id, name, help) id,
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };

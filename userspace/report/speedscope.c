@@ -10,12 +10,17 @@
  *
  * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
  * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
- * frequency, rounded. Regions are only in the sampled stacks: an evented profile of region
- * spans needs each span's start and end, and the recording has no timestamps yet.
+ * frequency, rounded. Regions lead the sampled stacks; a recording with region spans
+ * (--timeline) also gets one evented profile per thread, "regions of comm (pid/tid)", of its
+ * spans in nanoseconds from the recording's start (report_time_span): an open event per begin, a
+ * close per end, nested as the region runtime nests them (an end that matches a region open
+ * further out closes the ones inside it, an end that matches none is dropped, spans still open
+ * close at the end). Marks have no duration, so no event: speedscope has no instants.
  *
  * Streamed: profiles first, written while the samples are walked, then the frames they used
  * ("shared" after "profiles": JSON objects are unordered). What is held is one entry per kept
- * sample (to group them by thread) and one per frame, never the output.
+ * sample and one per region span (to group them by thread), one per frame and the open regions
+ * of one thread, never the output.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,64 +55,11 @@ struct ss {
 	size_t nframes, cap_frames;
 	struct ss_sample *samples; /* the kept ones, by thread */
 	size_t nsamples;
+	uint32_t *spans;     /* the recording's region spans (indices), by thread */
+	uint64_t start, end; /* the recording's span (ns) */
+	uint32_t *open;	     /* the open regions of the thread being written */
+	size_t depth, cap_open;
 };
-
-/* The length of the valid UTF-8 sequence at s, 0 when it is not one (overlong, surrogate, past
- * U+10FFFF, cut short). */
-static size_t utf8_len(const unsigned char *s)
-{
-	uint32_t cp, min;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* s inside a JSON string: '"' and '\\' escaped, control characters as \u00XX, and each byte
- * that is not part of valid UTF-8 as \ufffd (JSON text is UTF-8; names come from binaries). */
-static void put_json_chars(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (!n) {
-			fputs("\\ufffd", f);
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-		}
-	}
-}
-
-static void put_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	put_json_chars(f, s);
-	fputc('"', f);
-}
 
 /* The index of a frame, added on first use (*slot: its index + 1); -ENOMEM. */
 static int64_t frame_index(struct ss *x, uint32_t *slot, struct ss_frame fr)
@@ -200,7 +152,7 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	for (size_t i = from; i < to; i++)
 		total += x->r->samples[x->samples[i].idx].count;
 	fputs("{\"type\":\"sampled\",\"name\":\"", x->out);
-	put_json_chars(x->out, t->comm);
+	report_json_chars(x->out, t->comm);
 	fprintf(x->out,
 		" (%" PRIu32 "/%" PRIu32
 		")\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
@@ -217,6 +169,119 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	return err;
 }
 
+/* Spans (indices into the recording's, ctx) by thread, each thread's in the recording's order. */
+static int by_span_thread(const void *a, const void *b, void *ctx)
+{
+	const struct rec_span *spans = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct rec_span *x = &spans[i], *y = &spans[j];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* An open ("O") or close ("C") event of region name at ns from the start. */
+static int put_region_event(struct ss *x, char type, uint32_t name, uint64_t at, bool *first)
+{
+	uint32_t id = name < x->r->nstrings ? name : 0;
+	int64_t idx = frame_index(x, &x->region_frame[id], (struct ss_frame){SS_REGION, id, 0, 0});
+
+	if (idx < 0)
+		return -ENOMEM;
+	fprintf(x->out, "%s{\"type\":\"%c\",\"frame\":%" PRId64 ",\"at\":%" PRIu64 "}",
+		*first ? "\n" : ",\n", type, idx, at);
+	*first = false;
+	return 0;
+}
+
+/* A region end: the regions from the innermost open one called name out to it close (the
+ * runtime's rule); an end that matches none is dropped. */
+static int close_region(struct ss *x, const struct rec_span *sp, uint64_t at, bool *first)
+{
+	size_t k = x->depth;
+	int err = 0;
+
+	while (k > 0 && x->open[k - 1] != sp->name)
+		k--;
+	while (!err && k && x->depth >= k)
+		err = put_region_event(x, 'C', x->open[--x->depth], at, first);
+	return err;
+}
+
+/* The events of one thread's spans [from, to) of x->spans; marks have no duration and are left
+ * out, spans open at the end close there. */
+static int put_region_events(struct ss *x, size_t from, size_t to)
+{
+	bool first = true;
+	int err = 0;
+
+	x->depth = 0;
+	for (size_t i = from; !err && i < to; i++) {
+		const struct rec_span *sp = &x->r->spans[x->spans[i]];
+		uint64_t at = sp->time_ns - x->start;
+
+		if (sp->kind == REC_SPAN_END) {
+			err = close_region(x, sp, at, &first);
+		} else if (sp->kind == REC_SPAN_BEGIN) {
+			if (vec_grow(&x->open, &x->cap_open, x->depth + 1, sizeof(*x->open), 16))
+				return -ENOMEM;
+			x->open[x->depth++] = sp->name;
+			err = put_region_event(x, 'O', sp->name, at, &first);
+		}
+	}
+	while (!err && x->depth)
+		err = put_region_event(x, 'C', x->open[--x->depth], x->end - x->start, &first);
+	return err;
+}
+
+/* The name of thread (pid, tid) in the thread table, "?" when it has none. */
+static const char *thread_name(const struct recording *r, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].pid == pid && r->threads[i].tid == tid && r->threads[i].comm)
+			return recording__string(r, r->threads[i].comm);
+	}
+	return "?";
+}
+
+/* One evented profile per thread with region spans (--timeline), in nanoseconds from the
+ * recording's start, after the sampled ones; *nprofiles counts both. */
+static int put_region_profiles(struct ss *x, size_t *nprofiles)
+{
+	const struct recording *r = x->r;
+	int err = 0;
+
+	x->spans = r->nspans < UINT32_MAX ? calloc(r->nspans + 1, sizeof(*x->spans)) : NULL;
+	if (!x->spans)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nspans; i++)
+		x->spans[i] = (uint32_t)i;
+	qsort_r(x->spans, r->nspans, sizeof(*x->spans), by_span_thread, r->spans);
+	report_time_span(r, &x->start, &x->end);
+	for (size_t i = 0, j; !err && i < r->nspans; i = j) {
+		const struct rec_span *t = &r->spans[x->spans[i]];
+
+		for (j = i + 1; j < r->nspans && r->spans[x->spans[j]].pid == t->pid &&
+				r->spans[x->spans[j]].tid == t->tid;
+		     j++)
+			;
+		fputs((*nprofiles)++ ? ",\n{\"type\":\"evented\",\"name\":\"regions of "
+				     : "\n{\"type\":\"evented\",\"name\":\"regions of ",
+		      x->out);
+		report_json_chars(x->out, thread_name(r, t->pid, t->tid));
+		fprintf(x->out,
+			" (%" PRIu32 "/%" PRIu32 ")\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+			"\"endValue\":%" PRIu64 ",\n\"events\":[",
+			t->pid, t->tid, x->end - x->start);
+		err = put_region_events(x, i, j);
+		fputs("]}", x->out);
+	}
+	return err;
+}
+
 static void put_frames(struct ss *x)
 {
 	fputs("\"shared\":{\"frames\":[", x->out);
@@ -226,17 +291,17 @@ static void put_frames(struct ss *x)
 		fputs(i ? ",\n{\"name\":\"" : "\n{\"name\":\"", x->out);
 		if (f->kind == SS_REGION) {
 			fputs("region:", x->out);
-			put_json_chars(x->out, recording__string(x->r, f->id));
+			report_json_chars(x->out, recording__string(x->r, f->id));
 		} else if (f->kind == SS_NO_STACK) {
 			fputs("[no stack]", x->out);
 		} else {
-			put_json_chars(x->out, profile__func_name(x->p, f->id));
+			report_json_chars(x->out, profile__func_name(x->p, f->id));
 			fputs(profile__func_kernel(x->p, f->id) ? "_[k]" : "", x->out);
 		}
 		fputc('"', x->out);
 		if (f->file) {
 			fputs(",\"file\":", x->out);
-			put_json_str(x->out, recording__string(x->r, f->file));
+			report_json_str(x->out, recording__string(x->r, f->file));
 		}
 		if (f->line)
 			fprintf(x->out, ",\"line\":%" PRIu32, f->line);
@@ -268,8 +333,8 @@ static int export(struct ss *x, const char *path)
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"perch report --format=speedscope\",\n\"name\":",
 	      x->out);
-	put_json_str(x->out, command && *command ? command : path);
-	fputs(x->nsamples ? ",\n\"activeProfileIndex\":0" : "", x->out);
+	report_json_str(x->out, command && *command ? command : path);
+	fputs(x->nsamples || r->nspans ? ",\n\"activeProfileIndex\":0" : "", x->out);
 	fputs(",\n\"profiles\":[", x->out);
 	for (size_t i = 0, j; !err && i < x->nsamples; i = j) {
 		for (j = i + 1; j < x->nsamples && same_thread(&x->samples[i], &x->samples[j]); j++)
@@ -277,6 +342,8 @@ static int export(struct ss *x, const char *path)
 		fputs(nprofiles++ ? ",\n" : "\n", x->out);
 		err = put_profile(x, i, j);
 	}
+	if (!err && r->nspans)
+		err = put_region_profiles(x, &nprofiles);
 	fputs("],\n", x->out);
 	if (!err)
 		put_frames(x);
@@ -297,6 +364,8 @@ int report_speedscope(const struct recording *r, const char *path, const struct 
 	free(x.region_frame);
 	free(x.frames);
 	free(x.samples);
+	free(x.spans);
+	free(x.open);
 	profile__free(p);
 	return err;
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# tests/chrome_check.py TRACE DURATION_NS FOLDED CSV SPEEDSCOPE exact|-: a --format=chrome trace held
+# to the Trace Event Format and to perch's own numbers (tests/chrome.sh says what it checks;
+# tests/integration/exports.sh runs it on live recordings). Prints "ok", or exits with what
+# differs (exact: the recording's timeline holds every sample).
+import codecs, collections, json, re, sys
+
+codecs.register_error("perbyte", lambda e: ("\ufffd" * (e.end - e.start), e.end))
+trace, duration_ns, folded_path, csv_path, speedscope_path, exact_ticks = sys.argv[1:7]
+exact_ticks = exact_ticks == "exact"
+duration_ns = int(duration_ns)
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+
+def need(ok, what):
+    if not ok:
+        sys.exit("chrome: " + what)
+
+d = json.load(open(trace, encoding="utf-8"))
+need(isinstance(d, dict) and isinstance(d.get("traceEvents"), list), "an object with traceEvents")
+need(d.get("displayTimeUnit", "ms") in ("ms", "ns"), "displayTimeUnit")
+limit = duration_ns / 1000 + 0.001
+open_spans = collections.defaultdict(list)
+counters, ticks, slices = collections.Counter(), collections.Counter(), collections.Counter()
+spans = collections.defaultdict(lambda: [0, 0])  # (tid, name) -> [calls, outermost time in ns]
+tables = {}  # (tid, name) -> (calls, total_ns) from the slices of a recording with no time axis
+for e in d["traceEvents"]:
+    need(isinstance(e, dict) and e.get("ph") in tuple("MCiBEX"), "ph is one this exporter writes")
+    need(all(isinstance(e.get(k), int) for k in ("pid", "tid")), "pid, tid")
+    need(num(e.get("ts")) and 0 <= e["ts"] <= limit, "ts within the recording: %r" % e)
+    ph, tid = e["ph"], e["tid"]
+    if ph == "M":
+        need(e["name"] in ("process_name", "thread_name"), "metadata names")
+        need(isinstance(e["args"]["name"], str), "metadata name is a string")
+    elif ph == "C":
+        for k, v in e["args"].items():
+            need(re.fullmatch(r"tid \d+", k) and num(v) and v >= 0, "counter series")
+            counters[int(k[4:])] += v
+    elif ph == "i":
+        need(e.get("s") == "t" and e.get("cat") in ("cpu", "mark"), "instants on the thread")
+        if e["cat"] == "cpu":
+            need(isinstance(e["args"]["stack"], str) and e["name"], "ticks have a stack")
+            ticks[tid] += 1
+    elif ph == "X":
+        need(num(e.get("dur")) and e["ts"] + e["dur"] <= limit, "slice within the recording")
+        slices[tid] += e["args"].get("samples", 0)
+        for name, row in e["args"].get("regions", {}).items():
+            tables[(tid, name)] = (row["calls"], row["total_ns"])
+    elif ph == "B":
+        need(e.get("cat") == "region" and isinstance(e.get("name"), str), "B names a region")
+        open_spans[(e["pid"], tid)].append(e)
+    else:
+        stack = open_spans[(e["pid"], tid)]
+        need(stack and stack[-1]["name"] == e["name"], "E ends the innermost B: %r" % e)
+        b = stack.pop()
+        need(e["ts"] >= b["ts"], "E after its B")
+        if e.get("args", {}).get("open_at_end"):
+            continue
+        s = spans[(tid, e["name"])]
+        s[0] += 1
+        if all(o["name"] != e["name"] for o in stack):  # the outermost of a recursion
+            s[1] += round(e["ts"] * 1000) - round(b["ts"] * 1000)
+need(not any(open_spans.values()), "every B has its E")
+# each tick is a sample its window counts; all of them when the timeline dropped none
+need(all(n <= counters[t] for t, n in ticks.items()), "more ticks than samples")
+need(not exact_ticks or ticks == counters, "ticks per thread: %r, counters %r" % (ticks, counters))
+
+# per thread: speedscope's profiles ("comm (pid/tid)", their weights folded's lines, which
+# tests/speedscope.sh checks); in all: folded's
+got = collections.Counter({k: v for k, v in (counters + slices).items() if v})
+want = collections.Counter()
+for p in json.load(open(speedscope_path, encoding="utf-8"))["profiles"]:
+    if p["type"] == "sampled":
+        want[int(re.fullmatch(r".* \((\d+)/(\d+)\)", p["name"], re.S).group(2))] += p["endValue"]
+if got != want:
+    sys.exit("samples per thread: chrome %r, speedscope %r" % (dict(got), dict(want)))
+text = open(folded_path, "rb").read().decode("utf-8", "perbyte")
+folded = sum(int(line.rsplit(" ", 1)[1]) for line in text.splitlines())
+if sum(got.values()) != folded:
+    sys.exit("samples: chrome %d, folded %d" % (sum(got.values()), folded))
+
+table = {}
+for row in list(open(csv_path))[1:]:
+    f = row.rstrip("\n").rsplit(",", 9)
+    if f[1]:
+        table[(int(f[1]), f[0])] = (int(f[2]), round(float(f[3]) * 1e9))
+shown = {k: tuple(v) for k, v in spans.items()} if spans else tables
+# a recording with spans but no REGIONS block has no table; one without spans, no timeline
+if table and (spans or tables) and shown != table:
+    sys.exit("regions: chrome %r, csv %r" % (shown, table))
+print("ok")

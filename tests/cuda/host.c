@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The "CUDA program" of tests/cuda.sh, run against the stand-in libcupti (fake_cupti.c), not a
+ * GPU. It loads CUDA_INJECTION64_PATH and calls InitializeInjection() as the CUDA driver does,
+ * then drives known calls through the stand-in: three launches of spin_a, a graph launch of four
+ * graph_node kernels, a launch whose kernel never shows up, a kernel no launch is known for, a
+ * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
+ * exits before the drops). It prints what the test compares with:
+ * its CLOCK_MONOTONIC before and after, the correlation id of each call, each probe hit (it
+ * defines perch_cuda_launch itself, exported, so the library's call lands here), and the
+ * stand-in's view of how it was set up.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+struct fake_state {
+	char subscriber[64];
+	int clock_before_enable;
+	int clock_registered;
+	int enables;
+	unsigned long long kinds;
+	int callbacks[2];
+};
+
+void perch_cuda_launch(uint32_t correlation_id);
+void perch_cuda_launch(uint32_t correlation_id)
+{
+	printf("probe %u\n", correlation_id);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *need(void *lib, const char *sym)
+{
+	void *p = dlsym(lib, sym);
+
+	if (!p) {
+		fprintf(stderr, "host: %s: %s\n", sym, dlerror());
+		exit(2);
+	}
+	return p;
+}
+
+int main(void)
+{
+	const char *path = getenv("CUDA_INJECTION64_PATH");
+	void *inj, *cupti;
+	int (*init)(void);
+	uint32_t (*launch)(int, uint32_t, const char *, int);
+	uint32_t (*memcpy_)(uint64_t, uint8_t);
+	uint32_t (*orphan)(const char *);
+	void (*drop)(size_t), (*complete)(void), (*state)(struct fake_state *);
+	struct fake_state s;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	inj = path ? dlopen(path, RTLD_NOW | RTLD_GLOBAL) : NULL;
+	if (!inj) {
+		fprintf(stderr, "host: load %s: %s\n", path ? path : "(unset)", dlerror());
+		return 2;
+	}
+	cupti = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (!cupti) {
+		fprintf(stderr, "host: libcupti.so.13 not loaded: %s\n", dlerror());
+		return 2;
+	}
+	init = (int (*)(void))need(inj, "InitializeInjection");
+	launch = (uint32_t(*)(int, uint32_t, const char *, int))need(cupti, "fake_cupti_launch");
+	memcpy_ = (uint32_t(*)(uint64_t, uint8_t))need(cupti, "fake_cupti_memcpy");
+	orphan = (uint32_t(*)(const char *))need(cupti, "fake_cupti_orphan_kernel");
+	drop = (void (*)(size_t))need(cupti, "fake_cupti_drop");
+	complete = (void (*)(void))need(cupti, "fake_cupti_complete");
+	state = (void (*)(struct fake_state *))need(cupti, "fake_cupti_state");
+
+	printf("t0 %llu\n", (unsigned long long)mono_ns());
+	printf("init %d\n", init());
+	for (int i = 0; i < 3; i++)
+		printf("launch spin_a %u\n",
+		       launch(1, 211 /* cudaLaunchKernel_v7000 */, "spin_a", 1));
+	printf("launch graph %u\n", launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
+	printf("launch lost %u\n", launch(0, 307 /* cuLaunchKernel */, "lost", 0));
+	printf("orphan %u\n", orphan("orphan"));
+	complete();
+	printf("memcpy %u\n", memcpy_(1 << 20, 1 /* HTOD */));
+	if (getenv("HOST_FORK")) { /* a child that exits through exit(): it must send nothing */
+		pid_t pid = fork();
+
+		if (pid == 0)
+			exit(0);
+		waitpid(pid, NULL, 0);
+	}
+	drop(5);
+	state(&s);
+	printf("fake subscriber=%s clock_registered=%d clock_before_enable=%d kinds=%#llx "
+	       "driver_callbacks=%d runtime_callbacks=%d\n",
+	       s.subscriber, s.clock_registered, s.clock_before_enable, s.kinds, s.callbacks[0],
+	       s.callbacks[1]);
+	printf("t1 %llu\n", (unsigned long long)mono_ns());
+	return 0; /* the rest is flushed by the library at exit */
+}

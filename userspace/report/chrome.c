@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --format=chrome: the recording as Trace Event JSON, the object form
+ * {"displayTimeUnit":"ns","traceEvents":[...],"otherData":{...}}, which ui.perfetto.dev and
+ * chrome://tracing open. Every pid and tid is the recorded one; ts and dur are microseconds (ns
+ * precision, three decimals) from the recording's start: the first window's start (or the
+ * earliest event or span before it), on CLOCK_MONOTONIC.
+ *
+ *   process_name, thread_name   "M" metadata, one per process and thread of the recording.
+ *   CPU samples, windows        "C" counter "samples" per process and window, one series per
+ *                               sampled thread ("tid N": its samples in the window; 0 from the
+ *                               end of a window not followed at once by the next). Perfetto makes
+ *                               a track "samples tid N" of each series; summing a series gives
+ *                               the thread's samples. Counters, not "X" slices per window: a
+ *                               window's slice would cut through the region slices on the thread
+ *                               track, which must nest.
+ *   CPU samples, --timeline     one instant "i" (scope "t") per tick on the thread's track, cat
+ *                               "cpu", named by the leaf function, args.stack the folded stack
+ *                               (root first, ';' between, kernel functions "_[k]") and
+ *                               args.regions the open regions. Instants, not "P" sample events
+ *                               with stackFrames: Perfetto's JSON importer drops "P" events and
+ *                               stackFrames (google/perfetto#387) and shows thread-scoped
+ *                               instants on the thread's track beside the region slices, which
+ *                               a zero-length event cannot misnest; chrome://tracing shows both.
+ *   region spans (--timeline)   "B"/"E" per begin/end on the thread, cat "region", nested as the
+ *                               runtime nests them: an end that matches a region open further out
+ *                               ends the ones inside it too, an end that matches none is dropped
+ *                               (counted in otherData.region_ends_unmatched); spans still open at
+ *                               the end end there with args.open_at_end. Marks are instants "i",
+ *                               cat "mark". args.size: perch_region_begin_n's n.
+ *   no time axis (version 1-3)  one "X" per thread with samples or regions from 0 to the recording's duration,
+ *                               args.samples its samples and args.regions its region table
+ *                               (calls, total_ns, self_ns per region name): a valid trace, no
+ *                               timeline.
+ * --region=NAME keeps the samples inside NAME (counters, ticks, spans per thread); region spans
+ * are all kept.
+ *
+ * Room for what comes next, with no change to this layout: GPU kernels and memcpys are "X"
+ * slices on one track per device and stream (a pid per device, named by process_name "GPU 0",
+ * a tid per stream named by thread_name), joined to the CPU launch that made them by flow
+ * events of the v2 kind: the launch's instant or slice carries "bind_id" with "flow_out":true,
+ * the kernel's slice the same "bind_id" with "flow_in":true (the correlation id). System metrics
+ * are more "C" counters (CPU per core, RSS, GPU utilization) under a "system" pid. Each is one
+ * more writer of events into the same traceEvents array.
+ *
+ * Streamed: each event is printed as the recording's arrays are walked, in their order (the
+ * format does not need time order). What is held is one entry per thread (its open regions) and
+ * one per sample key (its thread), never the output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
+
+struct ct_thread {
+	uint32_t pid, tid;
+	const char *name; /* THREADS' comm, else its first sample's; borrowed from the recording */
+	bool sampled;	  /* has kept samples: a counter series */
+	bool regions;	  /* has a region table (REGIONS) */
+	uint64_t count;	  /* samples in the current window (no time axis: in all) */
+	uint32_t *open;	  /* name string ids of its open region spans, outermost first */
+	size_t depth, cap;
+};
+
+struct chrome {
+	const struct recording *r;
+	const struct profile *p;
+	FILE *out;
+	uint64_t origin, end;	 /* ns: the trace's start and end */
+	struct u64map thread_of; /* pid << 32 | tid -> index in threads */
+	struct ct_thread *threads;
+	size_t nthreads, cap_threads;
+	uint32_t *sample_thread; /* sample index -> thread index */
+	size_t nevents;		 /* written so far: a ',' before each but the first */
+	uint64_t unmatched;	 /* region ends that match no open region */
+};
+
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+/* The thread's index, added on first sight with name (may be NULL); -ENOMEM. */
+static int64_t thread_index(struct chrome *x, uint32_t pid, uint32_t tid, const char *name)
+{
+	uint64_t idx;
+	struct ct_thread *t;
+
+	if (u64map__get(&x->thread_of, thread_key(pid, tid), &idx)) {
+		t = &x->threads[idx];
+		if ((!t->name || !*t->name) && name)
+			t->name = name;
+		return (int64_t)idx;
+	}
+	if (vec_grow(&x->threads, &x->cap_threads, x->nthreads + 1, sizeof(*x->threads), 16) ||
+	    u64map__put(&x->thread_of, thread_key(pid, tid), x->nthreads))
+		return -ENOMEM;
+	x->threads[x->nthreads] = (struct ct_thread){.pid = pid, .tid = tid, .name = name};
+	return (int64_t)x->nthreads++;
+}
+
+static struct ct_thread *thread_of(struct chrome *x, uint32_t pid, uint32_t tid)
+{
+	uint64_t idx = 0;
+
+	u64map__get(&x->thread_of, thread_key(pid, tid), &idx);
+	return &x->threads[idx];
+}
+
+static int by_pid_tid(const void *a, const void *b)
+{
+	const struct ct_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Every thread the recording names (THREADS, samples, spans), sorted by pid then tid so a
+ * process's threads are neighbours; sample_thread filled. */
+static int collect_threads(struct chrome *x)
+{
+	const struct recording *r = x->r;
+	int64_t idx = 0;
+
+	for (size_t i = 0; idx >= 0 && i < r->nthreads; i++)
+		idx = thread_index(x, r->threads[i].pid, r->threads[i].tid,
+				   recording__string(r, r->threads[i].comm));
+	for (size_t i = 0; idx >= 0 && i < r->nsamples; i++)
+		idx = thread_index(x, r->samples[i].pid, r->samples[i].tid,
+				   r->samples[i].comm ? recording__string(r, r->samples[i].comm)
+						      : NULL);
+	for (size_t i = 0; idx >= 0 && i < r->nspans; i++)
+		idx = thread_index(x, r->spans[i].pid, r->spans[i].tid, NULL);
+	for (size_t i = 0; idx >= 0 && i < r->nrthreads; i++)
+		idx = thread_index(x, r->rthreads[i].pid, r->rthreads[i].tid, NULL);
+	x->sample_thread = calloc(r->nsamples + 1, sizeof(*x->sample_thread));
+	if (idx < 0 || !x->sample_thread)
+		return -ENOMEM;
+	if (x->nthreads) /* qsort takes no NULL, even for nothing */
+		qsort(x->threads, x->nthreads, sizeof(*x->threads), by_pid_tid);
+	u64map__clear(&x->thread_of);
+	for (size_t i = 0; i < x->nthreads; i++) {
+		if (u64map__put(&x->thread_of, thread_key(x->threads[i].pid, x->threads[i].tid), i))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nrthreads; i++)
+		thread_of(x, r->rthreads[i].pid, r->rthreads[i].tid)->regions = true;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		uint64_t t = 0;
+
+		u64map__get(&x->thread_of, thread_key(r->samples[i].pid, r->samples[i].tid), &t);
+		x->sample_thread[i] = (uint32_t)t;
+		if (profile__sample_kept(x->p, i) && r->samples[i].count)
+			x->threads[t].sampled = true;
+	}
+	return 0;
+}
+
+/* Microseconds, three decimals, from the trace's start. */
+static void put_us(struct chrome *x, const char *key, uint64_t ns)
+{
+	fprintf(x->out, ",\"%s\":%" PRIu64 ".%03u", key, ns / 1000, (unsigned int)(ns % 1000));
+}
+
+/* The start of an event, up to its ts: the caller adds the rest and the closing brace. */
+static void event_start(struct chrome *x, char ph, uint32_t pid, uint32_t tid, uint64_t ns)
+{
+	fprintf(x->out, "%s{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32,
+		x->nevents++ ? ",\n" : "\n", ph, pid, tid);
+	put_us(x, "ts", ns > x->origin ? ns - x->origin : 0);
+}
+
+static void put_name_meta(struct chrome *x, const char *what, uint32_t pid, uint32_t tid,
+			  const char *name)
+{
+	event_start(x, 'M', pid, tid, x->origin);
+	fprintf(x->out, ",\"name\":\"%s\",\"args\":{\"name\":", what);
+	report_json_str(x->out, name);
+	fputs("}}", x->out);
+}
+
+/* process_name (its main thread's name, else its first thread's) and thread_name. */
+static void put_metadata(struct chrome *x)
+{
+	char buf[32];
+
+	for (size_t i = 0, j; i < x->nthreads; i = j) {
+		const struct ct_thread *name = &x->threads[i];
+
+		for (j = i; j < x->nthreads && x->threads[j].pid == x->threads[i].pid; j++) {
+			if (x->threads[j].tid == x->threads[j].pid && x->threads[j].name &&
+			    *x->threads[j].name)
+				name = &x->threads[j];
+		}
+		snprintf(buf, sizeof(buf), "pid %" PRIu32, name->pid);
+		put_name_meta(x, "process_name", name->pid, name->pid,
+			      name->name && *name->name ? name->name : buf);
+		for (size_t k = i; k < j; k++) {
+			const struct ct_thread *t = &x->threads[k];
+
+			snprintf(buf, sizeof(buf), "tid %" PRIu32, t->tid);
+			put_name_meta(x, "thread_name", t->pid, t->tid,
+				      t->name && *t->name ? t->name : buf);
+		}
+	}
+}
+
+/* One "samples" counter event per process at ns: each sampled thread's count (0 with zero). */
+static void put_counters(struct chrome *x, uint64_t ns, bool zero)
+{
+	for (size_t i = 0, j; i < x->nthreads; i = j) {
+		size_t n = 0;
+
+		for (j = i; j < x->nthreads && x->threads[j].pid == x->threads[i].pid; j++) {
+			const struct ct_thread *t = &x->threads[j];
+
+			if (!t->sampled)
+				continue;
+			if (!n++) {
+				event_start(x, 'C', t->pid, t->pid, ns);
+				fputs(",\"name\":\"samples\",\"args\":{", x->out);
+			}
+			fprintf(x->out, "%s\"tid %" PRIu32 "\":%" PRIu64, n > 1 ? "," : "", t->tid,
+				zero ? 0 : t->count);
+		}
+		if (n)
+			fputs("}}", x->out);
+	}
+}
+
+/* Each window's samples per thread as counters; back to 0 where a gap or the end follows. */
+static void put_windows(struct chrome *x)
+{
+	const struct recording *r = x->r;
+
+	for (size_t w = 0; w < r->nwindows; w++) {
+		const struct rec_window *win = &r->windows[w];
+
+		for (size_t i = 0; i < x->nthreads; i++)
+			x->threads[i].count = 0;
+		for (uint32_t k = 0; k < win->ncounts; k++) {
+			uint32_t s = win->counts[k].sample;
+
+			if (s < r->nsamples && profile__sample_kept(x->p, s))
+				x->threads[x->sample_thread[s]].count += win->counts[k].count;
+		}
+		put_counters(x, win->start_ns, false);
+		if (w + 1 == r->nwindows || r->windows[w + 1].start_ns != win->end_ns)
+			put_counters(x, win->end_ns, true);
+	}
+}
+
+/* The functions of a sample's stack, root first, ';' between them; *leaf set to the last. */
+static void put_stack(struct chrome *x, const struct rec_sample *s, uint32_t *leaf, bool *any)
+{
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		const uint32_t *fns;
+		uint32_t n = profile__frame_funcs(x->p, s->frames[j], &fns);
+
+		for (uint32_t k = 0; k < n; k++) {
+			fputs(*any ? ";" : "", x->out);
+			report_json_chars(x->out, profile__func_name(x->p, fns[k]));
+			fputs(profile__func_kernel(x->p, fns[k]) ? "_[k]" : "", x->out);
+			*leaf = fns[k];
+			*any = true;
+		}
+	}
+}
+
+/* One instant per exact tick, on its thread, named by its leaf function. */
+static void put_ticks(struct chrome *x)
+{
+	const struct recording *r = x->r;
+
+	for (size_t i = 0; i < r->nevents; i++) {
+		const struct rec_sample *s;
+		uint32_t leaf = 0;
+		bool any = false;
+
+		if (r->events[i].sample >= r->nsamples ||
+		    !profile__sample_kept(x->p, r->events[i].sample))
+			continue;
+		s = &r->samples[r->events[i].sample];
+		event_start(x, 'i', s->pid, s->tid, r->events[i].time_ns);
+		fputs(",\"s\":\"t\",\"cat\":\"cpu\",\"args\":{\"stack\":\"", x->out);
+		put_stack(x, s, &leaf, &any);
+		fputs(any ? "\"" : "[no stack]\"", x->out);
+		for (uint32_t j = 0; j < s->nregions; j++) {
+			fputs(j ? ";" : ",\"regions\":\"", x->out);
+			report_json_chars(x->out, recording__string(r, s->regions[j]));
+		}
+		fputs(s->nregions ? "\"},\"name\":\"" : "},\"name\":\"", x->out);
+		if (any)
+			report_json_chars(x->out, profile__func_name(x->p, leaf));
+		fputs(!any				 ? "[no stack]\"}"
+		      : profile__func_kernel(x->p, leaf) ? "_[k]\"}"
+							 : "\"}",
+		      x->out);
+	}
+}
+
+static void put_span_event(struct chrome *x, char ph, const struct ct_thread *t, uint64_t ns,
+			   const char *cat, uint32_t name)
+{
+	event_start(x, ph, t->pid, t->tid, ns);
+	fprintf(x->out, ",\"cat\":\"%s\",\"name\":", cat);
+	report_json_str(x->out, recording__string(x->r, name));
+}
+
+/* A region end: the spans from the innermost open one called name out to it end. */
+static void end_span(struct chrome *x, struct ct_thread *t, const struct rec_span *sp)
+{
+	size_t k = t->depth;
+
+	while (k > 0 && t->open[k - 1] != sp->name)
+		k--;
+	if (!k) {
+		x->unmatched++;
+		return;
+	}
+	while (t->depth >= k) {
+		put_span_event(x, 'E', t, sp->time_ns, "region", t->open[--t->depth]);
+		fputc('}', x->out);
+	}
+}
+
+static int put_span(struct chrome *x, const struct rec_span *sp)
+{
+	struct ct_thread *t = thread_of(x, sp->pid, sp->tid);
+
+	switch (sp->kind) {
+	case REC_SPAN_BEGIN:
+		if (vec_grow(&t->open, &t->cap, t->depth + 1, sizeof(*t->open), 8))
+			return -ENOMEM;
+		t->open[t->depth++] = sp->name;
+		put_span_event(x, 'B', t, sp->time_ns, "region", sp->name);
+		break;
+	case REC_SPAN_END:
+		end_span(x, t, sp);
+		return 0;
+	case REC_SPAN_MARK:
+		put_span_event(x, 'i', t, sp->time_ns, "mark", sp->name);
+		fputs(",\"s\":\"t\"", x->out);
+		break;
+	default:
+		return 0;
+	}
+	if (sp->size)
+		fprintf(x->out, ",\"args\":{\"size\":%" PRIu64 "}", sp->size);
+	fputc('}', x->out);
+	return 0;
+}
+
+/* Every region span, then the ones still open ended at the trace's end. */
+static int put_spans(struct chrome *x)
+{
+	for (size_t i = 0; i < x->r->nspans; i++) {
+		if (put_span(x, &x->r->spans[i]))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < x->nthreads; i++) {
+		struct ct_thread *t = &x->threads[i];
+
+		while (t->depth) {
+			put_span_event(x, 'E', t, x->end, "region", t->open[--t->depth]);
+			fputs(",\"args\":{\"open_at_end\":true}}", x->out);
+		}
+	}
+	return 0;
+}
+
+/* A thread's region table (no time axis): per region name its calls and times. */
+static void put_thread_regions(struct chrome *x, const struct regiontab *t,
+			       const struct ct_thread *th)
+{
+	uint32_t n = t ? regiontab__count(t) : 0, nrows, written = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct region_thread_stat *rows;
+
+		nrows = regiontab__threads(t, i, &rows);
+		for (uint32_t k = 0; k < nrows; k++) {
+			const struct region_stat *s = &rows[k].s;
+
+			if (rows[k].pid != th->pid || rows[k].tid != th->tid)
+				continue;
+			fputs(written++ ? "," : ",\"regions\":{", x->out);
+			report_json_str(x->out, regiontab__name(t, i));
+			fprintf(x->out,
+				":{\"calls\":%" PRIu64 ",\"total_ns\":%" PRIu64
+				",\"self_ns\":%" PRIu64 ",\"samples\":%" PRIu64 "}",
+				s->calls, s->total_ns, s->self_ns, s->samples);
+		}
+	}
+	fputs(written ? "}" : "", x->out);
+}
+
+/* Recordings before version 4: one slice per thread with samples or regions over the whole
+ * recording. */
+static int put_no_time_axis(struct chrome *x)
+{
+	const struct recording *r = x->r;
+	struct regiontab *t = r->nrthreads ? regiontab__new(r) : NULL;
+
+	if (r->nrthreads && !t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		if (profile__sample_kept(x->p, i))
+			x->threads[x->sample_thread[i]].count += r->samples[i].count;
+	}
+	for (size_t i = 0; i < x->nthreads; i++) {
+		const struct ct_thread *th = &x->threads[i];
+
+		if (!th->sampled && !th->regions)
+			continue;
+		event_start(x, 'X', th->pid, th->tid, x->origin);
+		put_us(x, "dur", x->end - x->origin);
+		fprintf(x->out,
+			",\"cat\":\"cpu\",\"name\":\"samples\",\"args\":{\"samples\":%" PRIu64,
+			th->count);
+		put_thread_regions(x, t, th);
+		fputs("}}", x->out);
+	}
+	regiontab__free(t);
+	return 0;
+}
+
+static void put_other_data(struct chrome *x, const char *path)
+{
+	const struct recording *r = x->r;
+	const char *command = report_meta(r, REC_META_command);
+
+	fputs("\n],\n\"otherData\":{\"exporter\":\"perch report --format=chrome\",\"command\":",
+	      x->out);
+	report_json_str(x->out, command && *command ? command : path);
+	fprintf(x->out,
+		",\"recording_version\":\"%" PRIu32
+		"\",\"time_axis\":\"%s\",\"origin_ns\":\"%" PRIu64
+		"\",\"region_ends_unmatched\":\"%" PRIu64 "\"}}\n",
+		r->version,
+		r->nevents		  ? "ticks"
+		: report_has_time_axis(r) ? "windows"
+					  : "none",
+		x->origin, x->unmatched);
+}
+
+static int export(struct chrome *x, const char *path)
+{
+	int err = collect_threads(x);
+
+	if (err)
+		return err;
+	report_time_span(x->r, &x->origin, &x->end);
+	fputs("{\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[", x->out);
+	put_metadata(x);
+	if (report_has_time_axis(x->r)) {
+		put_windows(x);
+		put_ticks(x);
+		err = put_spans(x);
+	} else {
+		err = put_no_time_axis(x);
+	}
+	if (!err)
+		put_other_data(x, path);
+	return err;
+}
+
+int report_chrome(const struct recording *r, const char *path, const struct report_opts *o,
+		  FILE *out)
+{
+	struct profile *p = report_profile(r, o);
+	struct chrome x = {.r = r, .p = p, .out = out};
+	int err;
+
+	if (!p)
+		return -errno;
+	err = export(&x, path);
+	for (size_t i = 0; i < x.nthreads; i++)
+		free(x.threads[i].open);
+	free(x.threads);
+	free(x.sample_thread);
+	u64map__clear(&x.thread_of);
+	profile__free(p);
+	return err;
+}
