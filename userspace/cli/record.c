@@ -195,6 +195,8 @@ static int run_record(int argc, char **argv)
 		ret = record_option(c, &o, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
+	if (!ret && o.max_size && !o.timeline)
+		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
