@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -865,6 +866,31 @@ static void timeline_spans_are_read_across_drains_and_losses_counted(void **stat
 	recording__free(r);
 }
 
+/* A program built with the runtime before the timeline (ABI 3: the registry without its last
+ * fields) is still read, its timeline fields zero; an older or unknown one is refused. */
+static void registry_of_abi_3_is_read_without_timeline(void **state)
+{
+	struct perch_abi_registry old = perch_registry;
+	struct rproc p = {.pid = (uint32_t)getpid(), .addr = (uintptr_t)&old};
+
+	(void)state;
+	old.version = 3;
+	old.size = REG_V3_SIZE;
+	old.timeline = 1; /* what follows an ABI 3 registry is not its own */
+	old.ring_entries = 99;
+	assert_int_equal(regions_read_registry(&p), 0);
+	assert_int_equal(p.reg.version, 3);
+	assert_int_equal(p.reg.timeline, 0);
+	assert_int_equal(p.reg.ring_entries, 0);
+	assert_int_equal(p.reg.tls_offset, perch_registry.tls_offset);
+	old.version = 2;
+	assert_int_equal(regions_read_registry(&p), -1);
+	assert_int_equal(errno, EPROTO);
+	old = perch_registry;
+	assert_int_equal(regions_read_registry(&p), 0);
+	assert_int_equal(p.reg.ring_entries, PERCH_RING_ENTRIES);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -887,6 +913,7 @@ int main(void)
 		cmocka_unit_test(timeline_ring_holds_the_timed_markers_in_order),
 		cmocka_unit_test(timeline_ring_wraps_and_counts_what_was_overwritten),
 		cmocka_unit_test(timeline_spans_are_read_across_drains_and_losses_counted),
+		cmocka_unit_test(registry_of_abi_3_is_read_without_timeline),
 		/* Last: it fills this process's name table for good (and the tables of children
 		 * forked after it), so no later test could name a new region. */
 		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),
