@@ -53,5 +53,7 @@ check_exports() {
 
 launch windows -- "$WL/regions" share 2
 check_exports windows -
+launch timeline --timeline -- "$WL/regions" share 2
+check_exports timeline exact
 
 it_end
