@@ -137,61 +137,54 @@ static uint64_t dim3_product(int32_t x, int32_t y, int32_t z)
 	return (uint64_t)x * (uint64_t)y * (uint64_t)z;
 }
 
+/* The fields every timed GPU activity record has, by the same names in each CUPTI struct. */
+#define DECODE_SPAN(out, r, KIND)                           \
+	do {                                                \
+		(out)->kind = (KIND);                       \
+		(out)->correlation_id = (r)->correlationId; \
+		(out)->start_ns = (r)->start;               \
+		(out)->end_ns = (r)->end;                   \
+		(out)->context = (r)->contextId;            \
+		(out)->stream = (r)->streamId;              \
+	} while (0)
+
+/* ... and those of the ones a device runs, which may belong to a graph. */
+#define DECODE_DEVICE(out, r)                                         \
+	do {                                                          \
+		(out)->device = (r)->deviceId;                        \
+		(out)->graph_id = (r)->graphId;                       \
+		(out)->flags = (r)->graphId ? PERCH_CUDA_F_GRAPH : 0; \
+	} while (0)
+
 static void decode_kernel(const CUpti_ActivityKernel10 *k, struct perch_cuda_rec *out,
 			  const char **name)
 {
-	out->kind = PERCH_CUDA_KERNEL;
-	out->correlation_id = k->correlationId;
-	out->start_ns = k->start;
-	out->end_ns = k->end;
+	DECODE_SPAN(out, k, PERCH_CUDA_KERNEL);
+	DECODE_DEVICE(out, k);
 	out->bytes = dim3_product(k->gridX, k->gridY, k->gridZ) *
 		     dim3_product(k->blockX, k->blockY, k->blockZ);
-	out->device = k->deviceId;
-	out->context = k->contextId;
-	out->stream = k->streamId;
-	out->graph_id = k->graphId;
-	out->flags = k->graphId ? PERCH_CUDA_F_GRAPH : 0;
 	*name = k->name;
 }
 
 static void decode_memcpy(const CUpti_ActivityMemcpy6 *m, struct perch_cuda_rec *out)
 {
-	out->kind = PERCH_CUDA_MEMCPY;
-	out->correlation_id = m->correlationId;
-	out->start_ns = m->start;
-	out->end_ns = m->end;
+	DECODE_SPAN(out, m, PERCH_CUDA_MEMCPY);
+	DECODE_DEVICE(out, m);
 	out->bytes = m->bytes;
-	out->device = m->deviceId;
-	out->context = m->contextId;
-	out->stream = m->streamId;
 	out->detail = copy_kind(m->copyKind);
-	out->graph_id = m->graphId;
-	out->flags = m->graphId ? PERCH_CUDA_F_GRAPH : 0;
 }
 
 static void decode_memset(const CUpti_ActivityMemset4 *m, struct perch_cuda_rec *out)
 {
-	out->kind = PERCH_CUDA_MEMSET;
-	out->correlation_id = m->correlationId;
-	out->start_ns = m->start;
-	out->end_ns = m->end;
+	DECODE_SPAN(out, m, PERCH_CUDA_MEMSET);
+	DECODE_DEVICE(out, m);
 	out->bytes = m->bytes;
-	out->device = m->deviceId;
-	out->context = m->contextId;
-	out->stream = m->streamId;
 	out->detail = m->value;
-	out->graph_id = m->graphId;
-	out->flags = m->graphId ? PERCH_CUDA_F_GRAPH : 0;
 }
 
 static void decode_sync(const CUpti_ActivitySynchronization2 *s, struct perch_cuda_rec *out)
 {
-	out->kind = PERCH_CUDA_SYNC;
-	out->correlation_id = s->correlationId;
-	out->start_ns = s->start;
-	out->end_ns = s->end;
-	out->context = s->contextId;
-	out->stream = s->streamId;
+	DECODE_SPAN(out, s, PERCH_CUDA_SYNC);
 	out->detail = (uint32_t)s->type;
 }
 
