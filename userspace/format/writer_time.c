@@ -200,7 +200,8 @@ static int take_pending(struct rec_writer *w, struct wwin *win)
 	win->counts = calloc(w->ntouched ? w->ntouched : 1, sizeof(*win->counts));
 	if (!win->counts)
 		return -ENOMEM;
-	qsort(w->touched, w->ntouched, sizeof(*w->touched), cmp_u32);
+	if (w->ntouched) /* touched may be NULL: no key counted yet */
+		qsort(w->touched, w->ntouched, sizeof(*w->touched), cmp_u32);
 	for (size_t i = 0; i < w->ntouched; i++) {
 		uint32_t k = w->touched[i];
 

@@ -120,7 +120,8 @@ static void emit_before(struct timeline *tl, uint64_t cutoff)
 {
 	size_t k = 0;
 
-	qsort(tl->ready, tl->nready, sizeof(*tl->ready), by_time);
+	if (tl->nready) /* ready is NULL before the first tick */
+		qsort(tl->ready, tl->nready, sizeof(*tl->ready), by_time);
 	for (; k < tl->nready && tl->ready[k].time_ns < cutoff; k++) {
 		if (tl->fn)
 			tl->fn(tl->ctx, tl->ready[k].time_ns, tl->ready[k].key);
