@@ -49,7 +49,7 @@ printf '| workload | run | perch | perch samples | perf record -g | perf samples
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
 for w in $WORKLOADS; do
 	bin=$BUILD/workloads/$w
-	[ $w = steady ] && bin=$OUT/steady
+	[ "$w" = steady ] && bin=$OUT/steady
 	for s in $SECONDS_LIST; do
 		p=$OUT/$w.$s.perch.data
 		f=$OUT/$w.$s.perf.data
