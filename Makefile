@@ -7,7 +7,8 @@
 #   make san        the sanitizer configuration in build-san/
 #   make fuzz       the libFuzzer harnesses (tests/fuzz_*.c) in build-fuzz/
 #   make bench      bench/overhead.sh, symbolize.sh, regions.sh (tables for the README)
-#   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local)
+#   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local);
+#                   lib/perch/libperch_cuda.so where the CUDA toolkit is
 
 BUILD    ?= build
 SAN      ?=
@@ -287,6 +288,12 @@ CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BU
 
 all: $(BUILD)/libperch_cuda.so
 check-unit: check-cuda
+# perch --gpu finds it beside itself, or at ../lib/perch/ from its bin/.
+install: install-cuda
+.PHONY: install-cuda
+install-cuda: $(BUILD)/libperch_cuda.so
+	install -d $(DESTDIR)$(PREFIX)/lib/perch
+	install -m 755 $(BUILD)/libperch_cuda.so $(DESTDIR)$(PREFIX)/lib/perch/
 .PHONY: check-cuda
 check-cuda: $(CUDA_E2E)
 	@bash tests/cuda.sh $(BUILD)

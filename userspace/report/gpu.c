@@ -60,8 +60,8 @@ static void print_lanes(const struct gputab *t, FILE *out)
 
 	for (size_t i = 0; i < t->ndevices; i++)
 		fprintf(out,
-			"  device %-4" PRIu32 " busy %s (%5.1f%% of %.3f ms from its first to "
-			"its last activity)\n",
+			"  device %-4" PRIu32 " busy %s (%5.1f%% of the %.3f ms from the first GPU "
+			"activity to the last)\n",
 			t->devices[i].device, report_fmt_time(a, t->devices[i].busy_ns),
 			report_pct(t->devices[i].busy_ns, span), span / 1e6);
 	for (size_t i = 0; i < t->nlanes; i++)
