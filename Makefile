@@ -7,7 +7,8 @@
 #   make san        the sanitizer configuration in build-san/
 #   make fuzz       the libFuzzer harnesses (tests/fuzz_*.c) in build-fuzz/
 #   make bench      bench/overhead.sh, symbolize.sh, regions.sh (tables for the README)
-#   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local)
+#   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local);
+#                   lib/perch/libperch_cuda.so where the CUDA toolkit is
 
 BUILD    ?= build
 SAN      ?=
@@ -30,7 +31,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-pr
 
 CLI_SRCS  := $(wildcard userspace/cli/*.c)
 CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
-CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c))
+# cuda/'s stream reader and join need no CUPTI header: perch reads the channel with them always.
+CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c)) \
+	     cuda/gpu_stream.c cuda/gpu_join.c
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
@@ -285,6 +288,12 @@ CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BU
 
 all: $(BUILD)/libperch_cuda.so
 check-unit: check-cuda
+# perch --gpu finds it beside itself, or at ../lib/perch/ from its bin/.
+install: install-cuda
+.PHONY: install-cuda
+install-cuda: $(BUILD)/libperch_cuda.so
+	install -d $(DESTDIR)$(PREFIX)/lib/perch
+	install -m 755 $(BUILD)/libperch_cuda.so $(DESTDIR)$(PREFIX)/lib/perch/
 .PHONY: check-cuda
 check-cuda: $(CUDA_E2E)
 	@bash tests/cuda.sh $(BUILD)
@@ -299,7 +308,7 @@ $(BUILD)/libperch_cuda.so: $(INJECT_OBJS)
 	$(CC) -shared -Wl,-soname,libperch_cuda.so -Wl,--no-undefined -o $@ $^ \
 		-L$(CUPTI_LIB) -Wl,-rpath,$(CUPTI_LIB) -lcupti -pthread
 
-$(BUILD)/tests/test_cuda: $(BUILD)/tests/test_cuda.o $(BUILD)/cuda/gpu_records.o $(BUILD)/cuda/gpu_join.o \
+$(BUILD)/tests/test_cuda: $(BUILD)/tests/test_cuda.o $(BUILD)/cuda/gpu_records.o \
 			  $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
@@ -311,7 +320,7 @@ $(BUILD)/tests/cuda/host: tests/cuda/host.c
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN) -rdynamic -o $@ $< -ldl -pthread
 
-$(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o $(BUILD)/cuda/gpu_records.o $(BUILD)/cuda/gpu_join.o \
+$(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o \
 			  $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

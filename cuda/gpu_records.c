@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CUPTI activity records to perch's channel records, clock conversion, kernel names, and the
- * channel stream read back (gpu_records.h). The record structs are CUDA 13's current versions
- * (CUpti_ActivityKernel10, Memcpy6, Memset4, Synchronization2, API): CUPTI writes the version of
- * the library the program loaded, which is the toolkit's we build against (libcupti.so.13).
+ * CUPTI activity records to perch's channel records, clock conversion and kernel names
+ * (gpu_records.h; gpu_stream.c reads the channel back). The record structs are CUDA 13's current
+ * versions (CUpti_ActivityKernel10, Memcpy6, Memset4, Synchronization2, API): CUPTI writes the
+ * version of the library the program loaded, which is the toolkit's we build against
+ * (libcupti.so.13).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -283,28 +284,4 @@ bool gpu_is_launch_cbid(bool runtime, uint32_t cbid)
 		if (ids[i] == cbid)
 			return true;
 	return false;
-}
-
-int gpu_stream_next(const void *buf, size_t len, size_t *off, struct perch_cuda_rec *rec,
-		    const char **name)
-{
-	const char *p = (const char *)buf + *off;
-	size_t left;
-	uint32_t size;
-
-	if (*off > len)
-		return -EINVAL;
-	left = len - *off;
-	if (left < PERCH_CUDA_REC_BYTES)
-		return 0;
-	memcpy(rec, p, sizeof(*rec));
-	if (rec->kind < PERCH_CUDA_KERNEL || rec->kind > PERCH_CUDA_END ||
-	    rec->name_len > PERCH_CUDA_NAME_MAX)
-		return -EINVAL;
-	size = perch_cuda_rec_size(rec->name_len);
-	if (left < size)
-		return 0;
-	*name = rec->name_len ? p + PERCH_CUDA_REC_BYTES : NULL;
-	*off += size;
-	return 1;
 }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # part: the parts it may include from (itself is always allowed)
 declare -A ALLOW=(
 	[cli]="record report model format symbolize unwind lib include"
-	[record]="model format symbolize unwind lib bpf include"
+	[record]="model format symbolize unwind lib bpf include cuda" # --gpu: the channel, the join
 	[report]="model format symbolize lib include"
 	[model]="format symbolize lib include"
 	[format]="lib"

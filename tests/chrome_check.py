@@ -23,8 +23,9 @@ open_spans = collections.defaultdict(list)
 counters, ticks, slices = collections.Counter(), collections.Counter(), collections.Counter()
 spans = collections.defaultdict(lambda: [0, 0])  # (tid, name) -> [calls, outermost time in ns]
 tables = {}  # (tid, name) -> (calls, total_ns) from the slices of a recording with no time axis
+flows = collections.defaultdict(dict)  # GPU launch flows: id -> {"s": event, "f": event}
 for e in d["traceEvents"]:
-    need(isinstance(e, dict) and e.get("ph") in tuple("MCiBEX"), "ph is one this exporter writes")
+    need(isinstance(e, dict) and e.get("ph") in tuple("MCiBEXsf"), "ph is one this exporter writes")
     need(all(isinstance(e.get(k), int) for k in ("pid", "tid")), "pid, tid")
     need(num(e.get("ts")) and 0 <= e["ts"] <= limit, "ts within the recording: %r" % e)
     ph, tid = e["ph"], e["tid"]
@@ -40,6 +41,10 @@ for e in d["traceEvents"]:
         if e["cat"] == "cpu":
             need(isinstance(e["args"]["stack"], str) and e["name"], "ticks have a stack")
             ticks[tid] += 1
+    elif ph in "sf":
+        need(e.get("cat") == "launch" and isinstance(e.get("id"), int), "flows are GPU launches")
+        need(ph not in flows[e["id"]], "one %s per flow id" % ph)
+        flows[e["id"]][ph] = e
     elif ph == "X":
         need(num(e.get("dur")) and e["ts"] + e["dur"] <= limit, "slice within the recording")
         slices[tid] += e["args"].get("samples", 0)
@@ -60,6 +65,9 @@ for e in d["traceEvents"]:
         if all(o["name"] != e["name"] for o in stack):  # the outermost of a recursion
             s[1] += round(e["ts"] * 1000) - round(b["ts"] * 1000)
 need(not any(open_spans.values()), "every B has its E")
+need(all(set(f) == {"s", "f"} and f["s"]["ts"] <= f["f"]["ts"] and f["f"].get("bp") == "e"
+         and f["f"]["pid"] >= 0x40000000 for f in flows.values()),
+     "each GPU flow: launch thread to a GPU track, forward in time")
 # each tick is a sample its window counts; all of them when the timeline dropped none
 need(all(n <= counters[t] for t, n in ticks.items()), "more ticks than samples")
 need(not exact_ticks or ticks == counters, "ticks per thread: %r, counters %r" % (ticks, counters))

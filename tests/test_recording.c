@@ -1620,6 +1620,151 @@ static void write_time_axis(const char *path)
 	assert_int_equal(rec_writer__close(w), 0);
 }
 
+/* GPU entries of every kind (a NOTE too), in two flushes (two GPU blocks, each starting its
+ * time deltas from 0), with the compaction at close copying the blocks as they are. */
+static void write_gpu(const char *path)
+{
+	struct rec_writer *w = rec_writer__open(path);
+	uint32_t spin, note;
+	struct rec_gpu k, api, copy, orphan, bad;
+
+	assert_non_null(w);
+	spin = rec_writer__string(w, "spin_a");
+	note = rec_writer__string(w, "CUPTI is in use by Nsight Systems (error 39)");
+	api = (struct rec_gpu){.kind = REC_GPU_API,
+			       .start_ns = 5000000000ull,
+			       .end_ns = 5000002000ull,
+			       .detail = 211,
+			       .correlation = 1,
+			       .flags = REC_GPU_F_LAUNCH,
+			       .pid = 40,
+			       .tid = 41,
+			       .launch_ns = 5000002000ull};
+	k = (struct rec_gpu){.kind = REC_GPU_KERNEL,
+			     .start_ns = 5000010000ull,
+			     .end_ns = 5001010000ull,
+			     .device = 1,
+			     .stream = 7,
+			     .bytes = 32,
+			     .name = spin,
+			     .correlation = 1,
+			     .flags = REC_GPU_F_GRAPH,
+			     .graph = 3,
+			     .pid = 40,
+			     .tid = 41,
+			     .launch_ns = 5000002000ull};
+	copy = (struct rec_gpu){.kind = REC_GPU_MEMCPY,
+				.start_ns = 4999000000ull,
+				.end_ns = 4999001800ull,
+				.stream = 2,
+				.bytes = 1 << 20,
+				.detail = REC_GPU_COPY_HTOD,
+				.correlation = 2,
+				.pid = 40};
+	orphan = (struct rec_gpu){.kind = REC_GPU_KERNEL,
+				  .start_ns = 6000000000ull,
+				  .end_ns = 6000000500ull,
+				  .name = spin,
+				  .correlation = 9,
+				  .pid = 40};
+	assert_int_equal(rec_writer__gpu(w, &api), 0);
+	assert_int_equal(rec_writer__gpu(w, &k), 0);
+	assert_int_equal(rec_writer__gpu(w, &copy), 0); /* earlier than the one before it */
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(rec_writer__gpu(w, &(struct rec_gpu){.kind = REC_GPU_NOTE, .name = note}),
+			 0);
+	assert_int_equal(rec_writer__gpu(w, &orphan), 0);
+	bad = orphan;
+	bad.kind = 7;
+	assert_int_equal(rec_writer__gpu(w, &bad), -EINVAL);
+	bad = orphan;
+	bad.end_ns = bad.start_ns - 1;
+	assert_int_equal(rec_writer__gpu(w, &bad), -EINVAL);
+	bad = orphan;
+	bad.name = 999;
+	assert_int_equal(rec_writer__gpu(w, &bad), -EINVAL);
+	assert_int_equal(rec_writer__gpu(w, &(struct rec_gpu){.kind = REC_GPU_NOTE}), -EINVAL);
+	assert_int_equal(rec_writer__close(w), 0);
+}
+
+static void gpu_round_trips(void **state)
+{
+	const char *path = tmp_path("gpu.data");
+	struct recording *r;
+	const struct rec_gpu *g;
+
+	(void)state;
+	write_gpu(path);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->version, 4);
+	assert_int_equal(r->ngpu, 4);
+	assert_int_equal(r->ngpu_notes, 1);
+	assert_string_equal(recording__string(r, r->gpu_notes[0]),
+			    "CUPTI is in use by Nsight Systems (error 39)");
+	g = &r->gpu[0];
+	assert_int_equal(g->kind, REC_GPU_API);
+	assert_int_equal(g->start_ns, 5000000000ull);
+	assert_int_equal(g->end_ns, 5000002000ull);
+	assert_int_equal(g->detail, 211);
+	assert_int_equal(g->flags, REC_GPU_F_LAUNCH);
+	assert_int_equal(g->tid, 41);
+	g = &r->gpu[1];
+	assert_int_equal(g->kind, REC_GPU_KERNEL);
+	assert_string_equal(recording__string(r, g->name), "spin_a");
+	assert_int_equal(g->start_ns, 5000010000ull);
+	assert_int_equal(g->end_ns, 5001010000ull);
+	assert_int_equal(g->device, 1);
+	assert_int_equal(g->stream, 7);
+	assert_int_equal(g->bytes, 32);
+	assert_int_equal(g->correlation, 1);
+	assert_int_equal(g->flags, REC_GPU_F_GRAPH);
+	assert_int_equal(g->graph, 3);
+	assert_int_equal(g->pid, 40);
+	assert_int_equal(g->tid, 41);
+	assert_int_equal(g->launch_ns, 5000002000ull);
+	g = &r->gpu[2];
+	assert_int_equal(g->kind, REC_GPU_MEMCPY);
+	assert_int_equal(g->start_ns, 4999000000ull);
+	assert_int_equal(g->end_ns - g->start_ns, 1800);
+	assert_int_equal(g->bytes, 1 << 20);
+	assert_int_equal(g->detail, REC_GPU_COPY_HTOD);
+	assert_int_equal(g->tid, 0);
+	assert_int_equal(g->launch_ns, 0);
+	g = &r->gpu[3];
+	assert_int_equal(g->start_ns, 6000000000ull);
+	assert_int_equal(g->correlation, 9);
+	assert_int_equal(g->tid, 0);
+	recording__free(r);
+}
+
+/* A GPU entry of a kind from a later perch is skipped, the rest of its block kept; a damaged
+ * GPU block drops only itself. */
+static void gpu_unknown_kind_is_skipped_damage_is_ebadmsg(void **state)
+{
+	static const uint8_t later[14] = {42}; /* kind 42, then 13 zero varints */
+	static const uint8_t sync[14] = {REC_GPU_SYNC, 10 /* sleb 5 */, 4 /* 4 ns */};
+	struct recording *r;
+	struct raw b, p = {.len = 0};
+
+	(void)state;
+	raw_header(&b, PERCH_FILE_VERSION);
+	raw_strings_frames(&b);
+	raw_u32(&p, 2);
+	raw_bytes(&p, later, sizeof(later));
+	raw_bytes(&p, sync, sizeof(sync));
+	raw_block(&b, REC_GPU, &p);
+	p.len = 0;
+	raw_u32(&p, 1);
+	raw_bytes(&p, sync, 5); /* cut short */
+	raw_block(&b, REC_GPU, &p);
+	assert_int_equal(load_raw(&b, &r), -EBADMSG);
+	assert_int_equal(r->ngpu, 1);
+	assert_int_equal(r->gpu[0].kind, REC_GPU_SYNC);
+	assert_int_equal(r->gpu[0].start_ns, 5);
+	assert_int_equal(r->gpu[0].end_ns, 9);
+	recording__free(r);
+}
+
 static void assert_time_axis_samples(const struct recording *r)
 {
 	static const uint32_t abc[] = {0, 1, 2};
@@ -2041,6 +2186,8 @@ int main(void)
 		cmocka_unit_test(load_trailing_payload_bytes_are_ebadmsg),
 		cmocka_unit_test(load_trailing_bytes_after_entries_drop_the_block),
 		cmocka_unit_test(load_skips_unknown_block_type),
+		cmocka_unit_test(gpu_round_trips),
+		cmocka_unit_test(gpu_unknown_kind_is_skipped_damage_is_ebadmsg),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
 		cmocka_unit_test(writer_never_writes_through_a_symlink),
 		cmocka_unit_test(writer_keeps_an_existing_recording_as_old),

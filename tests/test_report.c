@@ -700,6 +700,147 @@ static void report_chrome_writes_counters_ticks_and_nested_spans(void **state)
 	free(out);
 }
 
+/* ---- GPU ------------------------------------------------------------------------------------ */
+
+static char *gpu_strings[] = {"",
+			      "app",
+			      "/usr/bin/app",
+			      "main",
+			      "solve",
+			      "io",
+			      "outer",
+			      "inner",
+			      "tick",
+			      "4f1c0ffee0ddba11",
+			      "kern_a",
+			      "kern_b",
+			      "CUPTI is in use by Nsight Systems (error 39)"};
+
+/* The v4 recording with GPU data: kern_a twice (400 and 200 us) on device 0 stream 7, kern_b
+ * (300 us) on stream 8 overlapping kern_a's second run (device 0 busy 800 us, not 900), a 1 us
+ * HtoD copy of 2 MB, a 0.5 us DtoH copy of 1000 bytes on device 1, a 100 us sync, the launch
+ * API call of thread 31; one activity unjoined, two records dropped, and a note. */
+static void gpu_recording(struct recording *r)
+{
+	static struct rec_gpu gpu[] = {
+		{REC_GPU_API, 998000, 999000, 0, 0, 0, 211, 0, 1, REC_GPU_F_LAUNCH, 0, 30, 31,
+		 999000},
+		{REC_GPU_KERNEL, 1000000, 1400000, 0, 7, 32, 0, 10, 1, 0, 0, 30, 31, 999000},
+		{REC_GPU_KERNEL, 1500000, 1700000, 0, 7, 32, 0, 10, 2, 0, 0, 30, 31, 1499000},
+		{REC_GPU_KERNEL, 1600000, 1900000, 0, 8, 32, 0, 11, 3, 0, 0, 30, 0, 0},
+		{REC_GPU_MEMCPY, 2000000, 2001000, 0, 7, 2000000, REC_GPU_COPY_HTOD, 0, 4, 0, 0, 30,
+		 31, 2001500},
+		{REC_GPU_MEMCPY, 2100000, 2100500, 1, 3, 1000, REC_GPU_COPY_DTOH, 0, 5, 0, 0, 30,
+		 31, 2100600},
+		{REC_GPU_SYNC, 2200000, 2300000, 0, 0, 0, 1, 0, 6, 0, 0, 30, 31, 2200000},
+	};
+	static uint32_t notes[] = {12}, region_names[] = {6, 7};
+	static struct rec_kv meta[] = {{.key = "gpu", .str = "cupti"}};
+	static struct rec_kv stats[] = {{.key = "gpu_activities", .value = 6},
+					{.key = "gpu_activities_joined", .value = 5},
+					{.key = "gpu_activities_without_launch", .value = 1},
+					{.key = "gpu_launches_without_activity", .value = 0},
+					{.key = "gpu_records_dropped", .value = 2}};
+
+	v4_recording(r);
+	r->strings = gpu_strings;
+	r->nstrings = sizeof(gpu_strings) / sizeof(gpu_strings[0]);
+	r->gpu = gpu;
+	r->ngpu = sizeof(gpu) / sizeof(gpu[0]);
+	r->gpu_notes = notes;
+	r->ngpu_notes = 1;
+	r->region_names = region_names;
+	r->nregion_names = 2;
+	r->meta = meta;
+	r->nmeta = 1;
+	r->stats = stats;
+	r->nstats = sizeof(stats) / sizeof(stats[0]);
+}
+
+static char *print_format(const struct recording *r, enum report_format format)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = format, .top = 20};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__print(r, "gpu.data", &o, f), 0);
+	fclose(f);
+	return out;
+}
+
+/* Kernels by total with their share of the busy time (the union: 800.5 us), copies with their
+ * bandwidth, busy per device and stream, the counts and the note, as the recording holds them. */
+static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **state)
+{
+	struct recording r;
+	char *out, *gpu;
+
+	(void)state;
+	gpu_recording(&r);
+	out = print_format(&r, REPORT_TEXT);
+	gpu = between(out, "GPU (CUDA", "\nTop functions");
+	assert_lines_equal(
+		gpu,
+		"GPU (CUDA through CUPTI)\n"
+		"  note: CUPTI is in use by Nsight Systems (error 39)\n"
+		"  3 kernels, 2 copies, 0 memsets; GPU busy 801.500 µs on 2 devices\n"
+		"  kernel                              calls      total       mean        min        max  busy%\n"
+		"  kern_a                                  2 600.000 µs 300.000 µs 200.000 µs 400.000 µs  74.9%\n"
+		"  kern_b                                  1 300.000 µs 300.000 µs 300.000 µs 300.000 µs  37.4%\n"
+		"  copy        count          bytes       time         GB/s\n"
+		"  HtoD            1        2000000   1.000 µs     2000.000\n"
+		"  DtoH            1           1000     500 ns        2.000\n"
+		"  device 0    busy 801.000 µs ( 72.8% of the 1.101 ms from the first GPU activity to the last)\n"
+		"  device 1    busy     500 ns (  0.0% of the 1.101 ms from the first GPU activity to the last)\n"
+		"    stream 7             3 activities, busy 601.000 µs\n"
+		"    stream 8             1 activities, busy 300.000 µs\n"
+		"    stream 3             1 activities, busy     500 ns\n"
+		"  joined     5 of 6 activities to their launch; 1 activities without a launch, 0 launches without activity, 2 records dropped by CUPTI\n"
+		"  api        1 CUDA calls recorded, 1 launches\n"
+		"  syncs      1, the CPU waited 100.000 µs\n");
+	free(gpu);
+	free(out);
+}
+
+/* The GPU as tracks: a process per device, a thread per stream, an "X" per activity, the API
+ * call on its thread, a flow from the launch to each joined activity (none for the unjoined
+ * one, none for the sync). */
+static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
+{
+	struct recording r;
+	char *out, *gpu;
+
+	(void)state;
+	gpu_recording(&r);
+	out = print_format(&r, REPORT_CHROME);
+	gpu = between(out, "\"GPU 0\"", "],\n\"otherData\"");
+	assert_lines_equal(
+		gpu,
+		"\"GPU 0\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1073741824,\"tid\":7,\"ts\":0.000,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 7\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1073741824,\"tid\":8,\"ts\":0.000,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 8\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1073741825,\"tid\":0,\"ts\":0.000,\"name\":\"process_name\",\"args\":{\"name\":\"GPU 1\"}},\n"
+		"{\"ph\":\"M\",\"pid\":1073741825,\"tid\":3,\"ts\":0.000,\"name\":\"thread_name\",\"args\":{\"name\":\"stream 3\"}},\n"
+		"{\"ph\":\"X\",\"pid\":30,\"tid\":31,\"ts\":0.000,\"dur\":1.000,\"cat\":\"cuda\",\"name\":\"CUDA launch (cbid 211)\",\"args\":{\"correlation\":1,\"bytes\":0,\"graph\":0}},\n"
+		"{\"ph\":\"X\",\"pid\":1073741824,\"tid\":7,\"ts\":2.000,\"dur\":400.000,\"cat\":\"gpu\",\"name\":\"kern_a\",\"args\":{\"correlation\":1,\"bytes\":32,\"graph\":0}},\n"
+		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":0.999,\"cat\":\"launch\",\"name\":\"launch\",\"id\":2},\n"
+		"{\"ph\":\"f\",\"pid\":1073741824,\"tid\":7,\"ts\":2.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":2,\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"pid\":1073741824,\"tid\":7,\"ts\":502.000,\"dur\":200.000,\"cat\":\"gpu\",\"name\":\"kern_a\",\"args\":{\"correlation\":2,\"bytes\":32,\"graph\":0}},\n"
+		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":500.999,\"cat\":\"launch\",\"name\":\"launch\",\"id\":3},\n"
+		"{\"ph\":\"f\",\"pid\":1073741824,\"tid\":7,\"ts\":502.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":3,\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"pid\":1073741824,\"tid\":8,\"ts\":602.000,\"dur\":300.000,\"cat\":\"gpu\",\"name\":\"kern_b\",\"args\":{\"correlation\":3,\"bytes\":32,\"graph\":0}},\n"
+		"{\"ph\":\"X\",\"pid\":1073741824,\"tid\":7,\"ts\":1002.000,\"dur\":1.000,\"cat\":\"gpu\",\"name\":\"memcpy HtoD\",\"args\":{\"correlation\":4,\"bytes\":2000000,\"graph\":0}},\n"
+		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":1002.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":5},\n"
+		"{\"ph\":\"f\",\"pid\":1073741824,\"tid\":7,\"ts\":1002.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":5,\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"dur\":0.500,\"cat\":\"gpu\",\"name\":\"memcpy DtoH\",\"args\":{\"correlation\":5,\"bytes\":1000,\"graph\":0}},\n"
+		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6},\n"
+		"{\"ph\":\"f\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6,\"bp\":\"e\"}\n");
+	free(gpu);
+	free(out);
+}
+
 /* The region spans of the same recording as speedscope's evented profile: opens and closes
  * nested, the unmatched end and the mark left out, the open span closed at the end. */
 static void report_speedscope_writes_region_spans_as_evented_profile(void **state)
@@ -1181,6 +1322,8 @@ int main(void)
 		cmocka_unit_test(report_folded_escapes_separators_in_names),
 		cmocka_unit_test(report_speedscope_escapes_json_strings),
 		cmocka_unit_test(report_chrome_writes_counters_ticks_and_nested_spans),
+		cmocka_unit_test(report_text_gpu_section_has_kernels_copies_busy_and_counts),
+		cmocka_unit_test(report_chrome_has_gpu_tracks_and_launch_flows),
 		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
 		cmocka_unit_test(report_pprof_mapping_carries_build_id),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),

@@ -5,7 +5,8 @@
  * then drives known calls through the stand-in: three launches of spin_a, a graph launch of four
  * graph_node kernels, a launch whose kernel never shows up, a kernel no launch is known for, a
  * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
- * exits before the drops). It prints what the test compares with:
+ * exits before the drops; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
+ * prints what the test compares with:
  * its CLOCK_MONOTONIC before and after, the correlation id of each call, each probe hit (it
  * defines perch_cuda_launch itself, exported, so the library's call lands here), and the
  * stand-in's view of how it was set up.
@@ -39,6 +40,17 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* HOST_SPIN_MS: CPU time for a sampler to see (perch record --gpu -- host, integration). */
+static void __attribute__((noinline)) host_spin(unsigned int ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000ull;
+	volatile uint64_t x = 0;
+
+	while (mono_ns() < end)
+		for (int i = 0; i < 10000; i++)
+			x += (uint64_t)i;
 }
 
 static void *need(void *lib, const char *sym)
@@ -105,6 +117,8 @@ int main(void)
 	       "driver_callbacks=%d runtime_callbacks=%d\n",
 	       s.subscriber, s.clock_registered, s.clock_before_enable, s.kinds, s.callbacks[0],
 	       s.callbacks[1]);
+	if (getenv("HOST_SPIN_MS"))
+		host_spin((unsigned int)atoi(getenv("HOST_SPIN_MS")));
 	printf("t1 %llu\n", (unsigned long long)mono_ns());
 	return 0; /* the rest is flushed by the library at exit */
 }

@@ -40,6 +40,8 @@ static void record_options(FILE *out)
 	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
 	      "                       suffixes): past it, sample times and spans are dropped, "
 	      "counted\n"
+	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
+	      "                       injection library), joined to the calls that launched them\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
@@ -137,6 +139,9 @@ static int record_option(int c, struct record_opts *o, pid_t **pids, char **argv
 			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
 					 optarg);
 		return 0;
+	case 'G':
+		o->gpu = true;
+		return 0;
 	case 'T':
 		o->timeline = true;
 		return 0;
@@ -182,6 +187,7 @@ static int run_record(int argc, char **argv)
 		{"unwind", required_argument, NULL, 'U'},
 		{"timeline", no_argument, NULL, 'T'},
 		{"max-size", required_argument, NULL, 'S'},
+		{"gpu", no_argument, NULL, 'G'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -197,6 +203,9 @@ static int run_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (!ret && o.max_size && !o.timeline)
 		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
+	if (!ret && o.gpu && !o.argv)
+		ret = log_usage(NULL, "--gpu needs a launched command (-- CMD): CUPTI cannot be "
+				      "injected into a running process");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
@@ -217,7 +226,7 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
 	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] -- CMD [ARGS...]\n"
+		    "[--max-size=SIZE]] [--gpu] -- CMD [ARGS...]\n"
 		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
 		    "[--max-size=SIZE]] -p PID[,PID...] [-d SECONDS]\n",
 	.options = record_options,

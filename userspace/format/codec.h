@@ -41,13 +41,14 @@
 #define MIN_KV_U64  (4 + 8)
 /* Version 4's blocks: LEB128 varints (uleb: 1 byte a 7 bits; sleb: zigzag then uleb). */
 #define ULEB_MAX   10
-#define MIN_NODE   2	   /* parent, frame */
-#define MIN_KEY	   5	   /* pid, tid, comm, flags, stack */
-#define MIN_WINDOW 3	   /* start, duration, ncounts */
-#define MIN_COUNT  2	   /* key delta, count */
-#define MIN_EVENT  2	   /* time delta, key */
-#define MIN_SPAN   (5 + 1) /* pid, tid, time delta, kind (u8), name, size */
-#define MIN_MODULE 2	   /* path, build-id */
+#define MIN_NODE   2	    /* parent, frame */
+#define MIN_KEY	   5	    /* pid, tid, comm, flags, stack */
+#define MIN_WINDOW 3	    /* start, duration, ncounts */
+#define MIN_COUNT  2	    /* key delta, count */
+#define MIN_EVENT  2	    /* time delta, key */
+#define MIN_SPAN   (5 + 1)  /* pid, tid, time delta, kind (u8), name, size */
+#define MIN_MODULE 2	    /* path, build-id */
+#define MIN_GPU	   (1 + 13) /* kind (u8), 13 varints */
 
 static inline void le32_put(uint8_t *p, uint32_t v)
 {

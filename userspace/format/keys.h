@@ -82,27 +82,41 @@
 	X(timeline_events_dropped, 0) \
 	X(timeline_spans_dropped, 1)
 
+/* --gpu (record/gpu.h): the channel from the CUDA injection library and the correlation join;
+ * written only with --gpu. */
+#define REC_STATS_GPU(X)                                           \
+	X(gpu_activities, GPU_ACTIVITIES)                          \
+	X(gpu_activities_joined, GPU_JOINED)                       \
+	X(gpu_activities_without_launch, GPU_ACTIVITIES_UNMATCHED) \
+	X(gpu_launches_without_activity, GPU_LAUNCHES_UNMATCHED)   \
+	X(gpu_records_dropped, GPU_DROPPED)                        \
+	X(gpu_launch_probes, GPU_PROBES)                           \
+	X(gpu_channel_bytes, GPU_BYTES)                            \
+	X(gpu_channel_damaged, GPU_DAMAGED)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
 	REC_STATS_UNWINDER(X) \
-	REC_STATS_REGIONS(X) REC_STATS_TIMELINE(X) REC_STATS_COST(X) REC_STATS_WRITER(X)
+	REC_STATS_REGIONS(X)  \
+	REC_STATS_TIMELINE(X) REC_STATS_COST(X) REC_STATS_WRITER(X) REC_STATS_GPU(X)
 
 /* META: strings fixed when the recording starts. */
-#define REC_META(X)     \
-	X(command)      \
-	X(pids)         \
-	X(mode)         \
-	X(event)        \
-	X(frequency)    \
-	X(start_time)   \
-	X(hostname)     \
-	X(kernel)       \
-	X(max_stack)    \
-	X(unwind)       \
-	X(regions_note) \
-	X(clock)        \
-	X(window_budget)
+#define REC_META(X)      \
+	X(command)       \
+	X(pids)          \
+	X(mode)          \
+	X(event)         \
+	X(frequency)     \
+	X(start_time)    \
+	X(hostname)      \
+	X(kernel)        \
+	X(max_stack)     \
+	X(unwind)        \
+	X(regions_note)  \
+	X(clock)         \
+	X(window_budget) \
+	X(gpu)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). */
 #define REC_END(X)     \

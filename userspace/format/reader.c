@@ -454,7 +454,7 @@ static const parse_fn parsers[] = {
 	[REC_REGIONS] = parse_regions,	 [REC_STACKS] = parse_stacks,
 	[REC_KEYS] = parse_keys,	 [REC_WINDOWS] = parse_windows,
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
-	[REC_MODULES] = parse_modules,
+	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -471,14 +471,16 @@ static void cut_back(struct loaded *L, const struct mark *m)
 	L->r.nevents = m->nevents;
 	L->r.nspans = m->nspans;
 	L->r.nmodules = m->nmodules;
+	L->r.ngpu = m->ngpu;
+	L->r.ngpu_notes = m->ngpu_notes;
 }
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
 {
 	const struct recording *r = &L->r;
-	struct mark m = {r->nstrings,	   r->nframes, r->nsamples, L->npool,
-			 r->nregion_names, L->nnodes,  L->nkeys,    r->nwindows,
-			 L->ncounts,	   r->nevents, r->nspans,   r->nmodules};
+	struct mark m = {r->nstrings, r->nframes,  r->nsamples, L->npool,     r->nregion_names,
+			 L->nnodes,   L->nkeys,	   r->nwindows, L->ncounts,   r->nevents,
+			 r->nspans,   r->nmodules, r->ngpu,	r->ngpu_notes};
 	struct cur c = {p, len};
 	int err;
 

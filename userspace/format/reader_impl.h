@@ -47,13 +47,14 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
+	size_t cap_gpu, cap_gpu_notes;
 	uint64_t last_end; /* of the last window */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
 struct mark {
 	size_t nstrings, nframes, nsamples, npool, nregion_names;
-	size_t nnodes, nkeys, nwindows, ncounts, nevents, nspans, nmodules;
+	size_t nnodes, nkeys, nwindows, ncounts, nevents, nspans, nmodules, ngpu, ngpu_notes;
 };
 
 /* reader.c: a stack of checked frame ids into the pool, as s's regions and frames. */
@@ -66,6 +67,7 @@ int parse_windows(struct loaded *L, struct cur *c);
 int parse_timeline(struct loaded *L, struct cur *c);
 int parse_spans(struct loaded *L, struct cur *c);
 int parse_modules(struct loaded *L, struct cur *c);
+int parse_gpu(struct loaded *L, struct cur *c);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

@@ -240,6 +240,65 @@ int parse_modules(struct loaded *L, struct cur *c)
 	return c->left ? -EBADMSG : 0;
 }
 
+static bool read_gpu(struct cur *c, const struct recording *r, struct rec_gpu *g, uint64_t *t)
+{
+	uint64_t dur;
+	int64_t launch;
+
+	*g = (struct rec_gpu){0};
+	if (!cur_u8(c, &g->kind) || !read_time(c, t) || !cur_uleb(c, &dur) ||
+	    !cur_uleb32(c, &g->device) || !cur_uleb32(c, &g->stream) || !cur_uleb(c, &g->bytes) ||
+	    !cur_uleb32(c, &g->detail) || !cur_uleb32(c, &g->name) ||
+	    !cur_uleb32(c, &g->correlation) || !cur_uleb32(c, &g->flags) ||
+	    !cur_uleb32(c, &g->graph) || !cur_uleb32(c, &g->pid) || !cur_uleb32(c, &g->tid) ||
+	    !cur_sleb(c, &launch))
+		return false;
+	g->start_ns = *t;
+	g->end_ns = *t + dur;
+	g->launch_ns = g->tid ? *t + (uint64_t)launch : 0;
+	return g->end_ns >= g->start_ns && g->name < r->nstrings;
+}
+
+/* A kind this perch does not know (a later one's) is skipped, as an unknown block is. */
+static int add_gpu(struct loaded *L, const struct rec_gpu *g)
+{
+	struct recording *r = &L->r;
+
+	if (g->kind == REC_GPU_NOTE) {
+		if (vec_grow(&r->gpu_notes, &L->cap_gpu_notes, r->ngpu_notes + 1,
+			     sizeof(*r->gpu_notes), 4))
+			return -ENOMEM;
+		r->gpu_notes[r->ngpu_notes++] = g->name;
+		return 0;
+	}
+	if (g->kind < REC_GPU_KERNEL || g->kind > REC_GPU_API)
+		return 0;
+	if (vec_grow(&r->gpu, &L->cap_gpu, r->ngpu + 1, sizeof(*r->gpu), 256))
+		return -ENOMEM;
+	r->gpu[r->ngpu++] = *g;
+	return 0;
+}
+
+int parse_gpu(struct loaded *L, struct cur *c)
+{
+	uint64_t t = 0;
+	uint32_t n;
+
+	if (!cur_count(c, MIN_GPU, &n))
+		return -EBADMSG;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rec_gpu g;
+		int err;
+
+		if (!read_gpu(c, &L->r, &g, &t))
+			return -EBADMSG;
+		err = add_gpu(L, &g);
+		if (err)
+			return err;
+	}
+	return c->left ? -EBADMSG : 0;
+}
+
 static int cmp_event(const void *a, const void *b)
 {
 	const struct rec_event *x = a, *y = b;
@@ -274,4 +333,6 @@ void time_free(struct loaded *L)
 	free(L->r.events);
 	free(L->r.spans);
 	free(L->r.modules);
+	free(L->r.gpu);
+	free(L->r.gpu_notes);
 }

@@ -75,6 +75,21 @@
  *            name: the region's string id (not 0); size: perch_region_begin_n's n
  *   MODULES  u32 n, n x (uleb path, uleb build_id)  string ids: a module path as the frames name
  *            it, and its GNU build-id in lowercase hex
+ *   GPU      u32 n, n x gpu                       GPU activity of `perch record --gpu` (cuda/,
+ *            CUPTI), each as it was joined to its launch; appended as it comes, copied as it is
+ *            when the file is compacted (as TIMELINE), not counted against --max-size
+ *            gpu = u8 kind, sleb start (ns since the block's previous entry's start, the first
+ *                  since 0), uleb duration, uleb device, uleb stream, uleb bytes, uleb detail,
+ *                  uleb name, uleb correlation, uleb flags, uleb graph, uleb pid, uleb tid,
+ *                  sleb launch (ns from start to the launch's API exit; 0 with tid 0)
+ *            kind (enum rec_gpu_kind, the channel's numbering of cuda/perch_cuda.h): KERNEL
+ *            (name: the kernel's string id; bytes: threads), MEMCPY (detail: enum
+ *            rec_gpu_copy; bytes), MEMSET, SYNC (detail: CUPTI's sync type), API (a runtime or
+ *            driver call on CPU thread tid: detail its callback id; flags REC_GPU_F_LAUNCH for
+ *            launches), NOTE (name: a line saying why GPU data is missing or approximate; the
+ *            times 0); pid, tid: the process and CPU thread of the launch (0: no launch known,
+ *            counted in STATS gpu_activities_without_launch). A perch that does not know the
+ *            block skips it, so version 4 stays 4.
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -133,6 +148,7 @@ enum rec_block_type {
 	REC_TIMELINE = 13,
 	REC_SPANS = 14,
 	REC_MODULES = 15,
+	REC_GPU = 16,
 };
 
 /* Sample flags. */
@@ -243,6 +259,41 @@ struct rec_module {
 	uint32_t build_id; /* string id: lowercase hex */
 };
 
+/* GPU activity (GPU block); kinds and copy directions as cuda/perch_cuda.h numbers them. */
+enum rec_gpu_kind {
+	REC_GPU_KERNEL = 1,
+	REC_GPU_MEMCPY = 2,
+	REC_GPU_MEMSET = 3,
+	REC_GPU_SYNC = 4,
+	REC_GPU_API = 5,
+	REC_GPU_NOTE = 8,
+};
+
+enum rec_gpu_copy {
+	REC_GPU_COPY_OTHER = 0,
+	REC_GPU_COPY_HTOD = 1,
+	REC_GPU_COPY_DTOH = 2,
+	REC_GPU_COPY_DTOD = 3,
+	REC_GPU_COPY_HTOH = 4,
+	REC_GPU_COPY_PTOP = 5,
+	REC_GPU_COPY_NR
+};
+
+#define REC_GPU_F_LAUNCH 0x2 /* API: a launch call */
+#define REC_GPU_F_GRAPH	 0x8 /* KERNEL/MEMCPY/MEMSET: a node of a CUDA graph */
+
+struct rec_gpu {
+	uint8_t kind;		   /* enum rec_gpu_kind */
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC; 0 for a NOTE */
+	uint32_t device, stream;
+	uint64_t bytes;
+	uint32_t detail;
+	uint32_t name; /* string id: KERNEL's name, NOTE's line; 0 otherwise */
+	uint32_t correlation, flags, graph;
+	uint32_t pid, tid;  /* of the launch (API: the caller); 0, 0: no launch known */
+	uint64_t launch_ns; /* the launch's API exit; 0 when tid is 0 */
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -274,6 +325,10 @@ struct recording {
 	size_t nspans;
 	struct rec_module *modules;
 	size_t nmodules;
+	struct rec_gpu *gpu; /* GPU activity and API calls, in the order recorded (no NOTE) */
+	size_t ngpu;
+	uint32_t *gpu_notes; /* string ids of the GPU notes (why GPU data is missing) */
+	size_t ngpu_notes;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -363,6 +418,9 @@ uint64_t rec_writer__events_dropped(const struct rec_writer *w);
 uint64_t rec_writer__spans_dropped(const struct rec_writer *w);
 /* A module's build-id (hex), once per module path. */
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id);
+/* One GPU entry (a NOTE too). -EINVAL for a kind not listed, an undefined string id or end
+ * before start; nothing else is checked here. */
+int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

@@ -105,7 +105,10 @@ struct rec_writer {
 	struct buf spans; /* the pending SPANS block */
 	uint32_t nspans;
 	uint64_t span_last;
-	struct wextent *extents; /* TIMELINE and SPANS blocks in the file */
+	struct buf gpu; /* the pending GPU block */
+	uint32_t ngpu;
+	uint64_t gpu_last;
+	struct wextent *extents; /* TIMELINE, SPANS and GPU blocks in the file */
 	size_t nextents, cap_extents;
 	uint64_t max_size, timeline_bytes, events_dropped, spans_dropped;
 	struct rec_module *modules;

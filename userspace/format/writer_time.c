@@ -398,6 +398,51 @@ int rec_writer__span(struct rec_writer *w, const struct rec_span *s)
 	return err;
 }
 
+static bool gpu_valid(const struct rec_writer *w, const struct rec_gpu *g)
+{
+	bool known = g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY ||
+		     g->kind == REC_GPU_MEMSET || g->kind == REC_GPU_SYNC ||
+		     g->kind == REC_GPU_API || g->kind == REC_GPU_NOTE;
+
+	return known && g->name < w->nstrs && g->end_ns >= g->start_ns &&
+	       (g->kind != REC_GPU_NOTE || g->name);
+}
+
+/* GPU entries are not timeline bytes: --max-size caps the timeline only. */
+int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g)
+{
+	uint8_t bytes[14 * ULEB_MAX + 1];
+	struct buf e = {bytes, 0, sizeof(bytes)};
+	uint64_t last = w && w->gpu.len ? w->gpu_last : 0;
+
+	if (!w || !g || !gpu_valid(w, g))
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	put_u8(&e, g->kind);
+	put_sleb(&e, (int64_t)(g->start_ns - last));
+	put_uleb(&e, g->end_ns - g->start_ns);
+	put_uleb(&e, g->device);
+	put_uleb(&e, g->stream);
+	put_uleb(&e, g->bytes);
+	put_uleb(&e, g->detail);
+	put_uleb(&e, g->name);
+	put_uleb(&e, g->correlation);
+	put_uleb(&e, g->flags);
+	put_uleb(&e, g->graph);
+	put_uleb(&e, g->pid);
+	put_uleb(&e, g->tid);
+	put_sleb(&e, g->tid ? (int64_t)(g->launch_ns - g->start_ns) : 0);
+	if (!w->gpu.len && wr_block_start(&w->gpu))
+		return -ENOMEM;
+	if (buf_reserve(&w->gpu, e.len))
+		return -ENOMEM;
+	put_bytes(&w->gpu, e.data, e.len);
+	w->ngpu++;
+	w->gpu_last = g->start_ns;
+	return w->gpu.len >= CHUNK ? rec_writer__flush(w) : 0;
+}
+
 void rec_writer__max_size(struct rec_writer *w, uint64_t bytes)
 {
 	if (w)
@@ -500,7 +545,7 @@ static int write_winbuf(struct rec_writer *w)
 	return 0;
 }
 
-/* After the definitions of writer.c: STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS. */
+/* After the definitions of writer.c: STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS, GPU. */
 int wr_time_flush(struct rec_writer *w)
 {
 	int err;
@@ -516,6 +561,8 @@ int wr_time_flush(struct rec_writer *w)
 		err = write_timeline(w, REC_TIMELINE, &w->events, &w->nevents);
 	if (!err)
 		err = write_timeline(w, REC_SPANS, &w->spans, &w->nspans);
+	if (!err)
+		err = write_timeline(w, REC_GPU, &w->gpu, &w->ngpu);
 	return err;
 }
 
@@ -547,6 +594,7 @@ void wr_time_free(struct rec_writer *w)
 	free(w->winbuf.data);
 	free(w->events.data);
 	free(w->spans.data);
+	free(w->gpu.data);
 	free(w->extents);
 	free(w->modules);
 	u64map__clear(&w->module_tab);

@@ -18,6 +18,7 @@ enum perch_exit {
 	PERCH_EXIT_BPF = 71,	   /* the kernel refused the BPF program or perf events */
 	PERCH_EXIT_INTERNAL = 72,  /* out of memory, unexpected failure */
 	PERCH_EXIT_OUTPUT = 73,	   /* output file cannot be written */
+	PERCH_EXIT_NOGPU = 74,	   /* --gpu: perch was built without CUDA (no libperch_cuda.so) */
 	PERCH_EXIT_BUSY = 75,	   /* another perch is recording the target's region markers */
 	PERCH_EXIT_PERM = 77,	   /* missing CAP_BPF / CAP_PERFMON */
 	PERCH_EXIT_NOTEXEC = 126,  /* CMD found but not executable */

@@ -7,6 +7,7 @@
  * recording file until the targets are gone, with the counts of every part (stats.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <linux/capability.h>
 #include "collect.h"
 #include "format/recording.h"
+#include "gpu.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "proc.h"
@@ -40,6 +42,7 @@ struct session {
 	struct unwinder *uw; /* NULL when the sampler does not unwind (--unwind=fp) */
 	struct collector *col;
 	struct regions *rg;
+	struct gpu *gpu; /* --gpu */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
@@ -110,10 +113,24 @@ static int check_freq(const struct record_opts *o)
 	return PERCH_EXIT_USAGE;
 }
 
+/* --gpu: the injection library is there (a perch built without the CUDA toolkit has none). */
+static int check_gpu(const struct record_opts *o)
+{
+	char lib[PATH_MAX];
+
+	if (!o->gpu || !gpu_find_library(lib, sizeof(lib)))
+		return 0;
+	log_err("--gpu: this perch was built without CUDA: no libperch_cuda.so beside it or in "
+		"../lib/perch/ (build where the CUDA toolkit is, CUDA_HOME)");
+	return PERCH_EXIT_NOGPU;
+}
+
 static int preflight(const struct record_opts *o)
 {
 	int ret = check_freq(o);
 
+	if (!ret)
+		ret = check_gpu(o);
 	if (!ret)
 		ret = targets__check(o);
 	if (!ret)
@@ -156,6 +173,24 @@ static int add_listeners(struct session *s)
 	return s->rg ? 0 : PERCH_EXIT_INTERNAL;
 }
 
+/* --gpu: the channel, handed to the command at its exec. */
+static int add_gpu(struct session *s)
+{
+	char lib[PATH_MAX];
+
+	if (!s->o->gpu)
+		return 0;
+	if (gpu_find_library(lib, sizeof(lib)))
+		return PERCH_EXIT_NOGPU; /* checked before: the file went away */
+	s->gpu = gpu__new(s->w, lib);
+	if (!s->gpu) {
+		log_err("gpu: the channel: %s", strerror(errno));
+		return PERCH_EXIT_INTERNAL;
+	}
+	targets__before_exec(s->tg, gpu__child, s->gpu);
+	return 0;
+}
+
 static int setup(struct session *s)
 {
 	int ret;
@@ -176,7 +211,9 @@ static int setup(struct session *s)
 	if (!s->procs)
 		return PERCH_EXIT_INTERNAL;
 	ret = sampler__open(s->o, s->procs, &s->sp);
-	return ret ? ret : add_listeners(s);
+	if (!ret)
+		ret = add_listeners(s);
+	return ret ? ret : add_gpu(s);
 }
 
 /* Process events first (forks, exits), then the mmap records they make relevant, then forget the
@@ -185,6 +222,7 @@ static void read_events(struct session *s, int timeout_ms)
 {
 	sampler__read_events(s->sp, timeout_ms);
 	regions__poll(s->rg);
+	gpu__poll(s->gpu);
 	procs__flush(s->procs);
 }
 
@@ -205,7 +243,8 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 
 static void write_stats(struct session *s, bool cost)
 {
-	const struct stats_parts p = {s->o, s->sp, s->tg, s->col, s->uw, s->rg, s->max_stack};
+	const struct stats_parts p = {s->o,  s->sp, s->tg,	  s->col,
+				      s->uw, s->rg, s->max_stack, s->gpu};
 
 	stats__write(s->w, &p, cost);
 }
@@ -263,6 +302,7 @@ static int finish(struct session *s, int status)
 	sampler__flush_ticks(s->sp);
 	collector__finish(s->col);
 	regions__finish(s->rg);
+	gpu__finish(s->gpu);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);
 	err = rec_writer__close(s->w);
@@ -281,6 +321,7 @@ static void session_free(struct session *s)
 	procs__free(s->procs);	/* before its listeners */
 	unwinder__free(s->uw);
 	regions__free(s->rg);
+	gpu__free(s->gpu);
 	collector__free(s->col);
 	sampler__free(s->sp);
 	targets__free(s->tg);
@@ -305,9 +346,11 @@ int record__run(const struct record_opts *o, bool *complete)
 	s.start_ns = now_ns();
 	s.flip_ns = s.start_ns;
 	ret = targets__start(s.tg, s.sp, s.procs, s.rg);
+	if (s.gpu)
+		gpu__launched(s.gpu);
 	/* From here on, whatever happens, what was collected is written. */
-	stats__meta(s.w,
-		    &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack});
+	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
+						     s.gpu});
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

@@ -23,7 +23,7 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[12];
+	struct rec_kv kv[13];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
@@ -46,6 +46,8 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	/* The windows' clock, bpf_ktime_get_ns()'s, and how many the writer keeps. */
 	kv[n++] = meta_kv(REC_META_clock, "CLOCK_MONOTONIC");
 	kv[n++] = meta_kv(REC_META_window_budget, budget);
+	if (p->gpu) /* the GPU section is shown, data or not */
+		kv[n++] = meta_kv(REC_META_gpu, "cupti");
 	return rec_writer__meta(w, kv, n);
 }
 
@@ -106,6 +108,10 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 		n += cost_kv(kv + n, p->sp);
 	kv[n++] = stat_kv(REC_STAT_timeline_events_dropped, rec_writer__events_dropped(w));
 	kv[n++] = stat_kv(REC_STAT_timeline_spans_dropped, rec_writer__spans_dropped(w));
+#define GPU_KV(k, i) \
+	if (p->gpu)  \
+		kv[n++] = stat_kv(REC_STAT_##k, gpu__stat(p->gpu, i));
+	REC_STATS_GPU(GPU_KV)
 	rec_writer__stats(w, kv, n);
 }
 

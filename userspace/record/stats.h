@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "collect.h"
 #include "format/recording.h"
+#include "gpu.h"
 #include "record.h"
 #include "regions.h"
 #include "sampler.h"
@@ -26,6 +27,7 @@ struct stats_parts {
 	const struct unwinder *uw;
 	const struct regions *rg;
 	unsigned int max_stack;
+	const struct gpu *gpu; /* NULL without --gpu */
 };
 
 int stats__meta(struct rec_writer *w, const struct stats_parts *p);

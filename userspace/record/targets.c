@@ -32,6 +32,8 @@ struct targets {
 	size_t live;		   /* targets not gone yet */
 	struct rlimit user_nofile; /* the limit perch was started with, which CMD gets back */
 	bool nofile_raised;
+	targets_exec_fn *before_exec;
+	void *before_exec_ctx;
 };
 
 /* The shell's rules: a name with a slash is a path, else search $PATH. Fills buf with the
@@ -143,6 +145,12 @@ void targets__free(struct targets *tg)
 	free(tg);
 }
 
+void targets__before_exec(struct targets *tg, targets_exec_fn *fn, void *ctx)
+{
+	tg->before_exec = fn;
+	tg->before_exec_ctx = ctx;
+}
+
 static int launch(struct targets *tg, int *go_fd, int *err_fd)
 {
 	int go[2], err[2];
@@ -175,6 +183,8 @@ static int launch(struct targets *tg, int *go_fd, int *err_fd)
 		/* CMD runs with the user's limits, not perch's (a program may size tables by it). */
 		if (tg->nofile_raised)
 			setrlimit(RLIMIT_NOFILE, &tg->user_nofile);
+		if (tg->before_exec)
+			tg->before_exec(tg->before_exec_ctx);
 		execvp(tg->o->argv[0], tg->o->argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)

@@ -27,6 +27,11 @@ int targets__check(const struct record_opts *o);
 struct targets *targets__new(const struct record_opts *o);
 void targets__free(struct targets *tg);
 
+/* fn(ctx) runs in the launched child just before its exec (its environment, descriptors for the
+ * command alone). */
+typedef void targets_exec_fn(void *ctx);
+void targets__before_exec(struct targets *tg, targets_exec_fn *fn, void *ctx);
+
 /* Launch the command or attach to the pids: each is started in ps (borrowed) and added to the
  * sampler before it runs on. rg names the other perch that owns a refused process's region
  * runtime. 0, or the enum perch_exit to end with (logged); the recording goes on if some

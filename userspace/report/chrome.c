@@ -35,13 +35,21 @@
  * --region=NAME keeps the samples inside NAME (counters, ticks, spans per thread); region spans
  * are all kept.
  *
- * Room for what comes next, with no change to this layout: GPU kernels and memcpys are "X"
- * slices on one track per device and stream (a pid per device, named by process_name "GPU 0",
- * a tid per stream named by thread_name), joined to the CPU launch that made them by flow
- * events of the v2 kind: the launch's instant or slice carries "bind_id" with "flow_out":true,
- * the kernel's slice the same "bind_id" with "flow_in":true (the correlation id). System metrics
- * are more "C" counters (CPU per core, RSS, GPU utilization) under a "system" pid. Each is one
- * more writer of events into the same traceEvents array.
+ *   GPU (--gpu)                 kernels, copies and memsets are "X" slices, cat "gpu", on one
+ *                               track per device and stream: a pid per device (GPU_PID + the
+ *                               device, process_name "GPU N"), a tid per stream (thread_name
+ *                               "stream N"); args: correlation, bytes, graph. The CUDA API calls
+ *                               are "X" slices, cat "cuda", on the calling thread. A flow of the
+ *                               v1 kind, cat "launch", goes from each joined activity's launch to
+ *                               it: "s" on the launching thread 1 ns before the launch call
+ *                               returned (inside its slice; at the activity's start if that is
+ *                               earlier, as a synchronous copy's), "f" with "bp":"e" at the activity's
+ *                               start, one id per activity (a graph launch fans out to each of
+ *                               its kernels). Syncs are left out: they are CPU waits with no
+ *                               thread in the record.
+ * Room for what comes next, with no change to this layout: system metrics are more "C" counters
+ * (CPU per core, RSS, GPU utilization) under a "system" pid, one more writer of events into the
+ * same traceEvents array.
  *
  * Streamed: each event is printed as the recording's arrays are walked, in their order (the
  * format does not need time order). What is held is one entry per thread (its open regions) and
@@ -52,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "model/gputab.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
 
@@ -399,6 +408,96 @@ static void put_thread_regions(struct chrome *x, const struct regiontab *t,
 	fputs(written ? "}" : "", x->out);
 }
 
+#define GPU_PID 0x40000000u /* above any Linux pid (at most 2^22) */
+
+static const char *gpu_name(const struct recording *r, const struct rec_gpu *g, char buf[48])
+{
+	const char *name;
+
+	switch (g->kind) {
+	case REC_GPU_KERNEL:
+		name = recording__string(r, g->name);
+		return *name ? name : "kernel";
+	case REC_GPU_MEMCPY:
+		snprintf(buf, 48, "memcpy %s", gputab__copy_name(g->detail));
+		return buf;
+	case REC_GPU_MEMSET:
+		return "memset";
+	default:
+		snprintf(buf, 48, "%s (cbid %" PRIu32 ")",
+			 g->flags & REC_GPU_F_LAUNCH ? "CUDA launch" : "CUDA call", g->detail);
+		return buf;
+	}
+}
+
+/* process_name and thread_name of the GPU tracks: each device and stream once. */
+static int put_gpu_tracks(struct chrome *x)
+{
+	struct u64map seen = {0};
+	char buf[32];
+	uint64_t v;
+
+	for (size_t i = 0; i < x->r->ngpu; i++) {
+		const struct rec_gpu *g = &x->r->gpu[i];
+		uint64_t dev = (uint64_t)1 << 63 | g->device,
+			 lane = (uint64_t)g->device << 32 | g->stream;
+
+		if (g->kind == REC_GPU_API || g->kind == REC_GPU_SYNC)
+			continue;
+		if (!u64map__get(&seen, dev, &v)) {
+			snprintf(buf, sizeof(buf), "GPU %" PRIu32, g->device);
+			put_name_meta(x, "process_name", GPU_PID + g->device, 0, buf);
+			if (u64map__put(&seen, dev, 1))
+				break;
+		}
+		if (u64map__get(&seen, lane, &v))
+			continue;
+		snprintf(buf, sizeof(buf), "stream %" PRIu32, g->stream);
+		put_name_meta(x, "thread_name", GPU_PID + g->device, g->stream, buf);
+		if (u64map__put(&seen, lane, 1))
+			break;
+	}
+	u64map__clear(&seen);
+	return 0;
+}
+
+/* The flow from g's launch to g: on the launching thread just before the call returned, or when
+ * g started if that was earlier (a synchronous copy runs inside its call), so it points forward. */
+static void put_gpu_flow(struct chrome *x, const struct rec_gpu *g, size_t id)
+{
+	uint64_t from = g->launch_ns > 0 ? g->launch_ns - 1 : 0;
+
+	event_start(x, 's', g->pid, g->tid, from < g->start_ns ? from : g->start_ns);
+	fprintf(x->out, ",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%zu}", id);
+	event_start(x, 'f', GPU_PID + g->device, g->stream, g->start_ns);
+	fprintf(x->out, ",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%zu,\"bp\":\"e\"}", id);
+}
+
+static void put_gpu(struct chrome *x)
+{
+	char buf[48];
+
+	put_gpu_tracks(x);
+	for (size_t i = 0; i < x->r->ngpu; i++) {
+		const struct rec_gpu *g = &x->r->gpu[i];
+		bool api = g->kind == REC_GPU_API;
+
+		if (g->kind == REC_GPU_SYNC || (api && !g->tid))
+			continue;
+		event_start(x, 'X', api ? g->pid : GPU_PID + g->device, api ? g->tid : g->stream,
+			    g->start_ns);
+		put_us(x, "dur", g->end_ns - g->start_ns);
+		fprintf(x->out, ",\"cat\":\"%s\",\"name\":", api ? "cuda" : "gpu");
+		report_json_str(x->out, gpu_name(x->r, g, buf));
+		fprintf(x->out,
+			",\"args\":{\"correlation\":%" PRIu32 ",\"bytes\":%" PRIu64
+			",\"graph\":%" PRIu32 "}}",
+			g->correlation, g->bytes, g->graph);
+		if (!api && g->tid)
+			put_gpu_flow(x, g, i + 1);
+	}
+}
+
 /* Recordings before version 4: one slice per thread with samples or regions over the whole
  * recording. */
 static int put_no_time_axis(struct chrome *x)
@@ -464,6 +563,8 @@ static int export(struct chrome *x, const char *path)
 	} else {
 		err = put_no_time_axis(x);
 	}
+	if (!err)
+		put_gpu(x);
 	if (!err)
 		put_other_data(x, path);
 	return err;

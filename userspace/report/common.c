@@ -215,6 +215,19 @@ bool report_has_time_axis(const struct recording *r)
 	return r->nevents || r->nspans;
 }
 
+/* Widened to the GPU activity and the launches' flows (1 ns before the launch returned). */
+static void gpu_span(const struct recording *r, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = 0; i < r->ngpu; i++) {
+		const struct rec_gpu *g = &r->gpu[i];
+		uint64_t from = g->launch_ns && g->launch_ns - 1 < g->start_ns ? g->launch_ns - 1
+									       : g->start_ns;
+
+		*lo = from < *lo ? from : *lo;
+		*hi = g->end_ns > *hi ? g->end_ns : *hi;
+	}
+}
+
 void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -234,6 +247,7 @@ void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 		lo = r->spans[i].time_ns < lo ? r->spans[i].time_ns : lo;
 		hi = r->spans[i].time_ns > hi ? r->spans[i].time_ns : hi;
 	}
+	gpu_span(r, &lo, &hi);
 	if (lo == UINT64_MAX) { /* no time axis: the recording's duration from 0 */
 		lo = 0;
 		report_end(r, REC_END_duration_ns, &hi);

@@ -116,6 +116,14 @@ void report__summary(const struct recording *r, const char *path, FILE *out)
 			report_stat(r, REC_STAT_user_stack_unreadable));
 	report_print_top(p, true, 10, out);
 	summary_regions(r, out);
+	for (size_t i = 0; i < r->ngpu_notes; i++)
+		fprintf(out, "\nGPU: %s\n", recording__string(r, r->gpu_notes[i]));
+	if (r->ngpu)
+		fprintf(out,
+			"\nGPU: %" PRIu64 " activities, %" PRIu64
+			" joined to their launch (perch report %s: the GPU section)\n",
+			report_stat(r, REC_STAT_gpu_activities),
+			report_stat(r, REC_STAT_gpu_activities_joined), path);
 	fprintf(out, "\nrecording: %s (%.1f KiB); full report: perch report %s\n", path,
 		r->good_size / 1024.0, path);
 	profile__free(p);

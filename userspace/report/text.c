@@ -311,6 +311,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 	}
 	print_header(r, path, o, p, out);
 	report_print_regions(r, t, out);
+	report_print_gpu(r, o->top, out);
 	report_print_top(p, true, o->top, out);
 	report_print_top(p, false, o->top, out);
 	print_tree(p, o->min_percent, o->region, out);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# `perch record --gpu` end to end against a STAND-IN CUPTI (tests/cuda/fake_cupti.c): NOT a GPU
+# test, no driver, no kernel runs (tests/gpu/ is the GPU test). The real BPF sampler records
+# tests/cuda/host, which loads the injection library perch hands it (CUDA_INJECTION64_PATH,
+# PERCH_CUDA_FD) and drives known calls through the stand-in: spin_a launched 3 times, a graph
+# launch of 4 graph_node kernels, a launch that runs nothing, an orphan kernel, a 1 MiB HtoD copy,
+# 5 dropped records; every stand-in kernel lasts 1 ms, the copy 1.8 us. Then:
+#   - STATS (--format=stats): 9 activities, 8 joined, 1 without launch, 1 launch without
+#     activity, 5 dropped, as many launch probes as the host printed;
+#   - the Chrome export (machine-readable): each kernel's slices with the stand-in's durations,
+#     the graph's kernels under the correlation id the host printed, the copy's bytes, one flow
+#     per joined activity from the host's thread; tests/chrome_check.py holds it to the format;
+#   - the text report's GPU section lists the kernels; CPU samples are still there (host_spin);
+#   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
+#   - a command that never loads CUDA: the note that no GPU data came;
+#   - a perch without libperch_cuda.so beside it: one line, exit 74.
+#
+#   tests/integration/gpu-standin.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin gpu-standin "${1:-build}"
+B=$(realpath "$BUILD")
+if [ ! -e "$B/libperch_cuda.so" ] || [ ! -e "$B/tests/cuda/host" ]; then
+	echo "gpu-standin: skipped: perch was built without the CUDA toolkit (no libperch_cuda.so)"
+	it_end
+	exit
+fi
+echo "gpu-standin: stand-in CUPTI (tests/cuda/fake_cupti.c), not a GPU test"
+
+# rec NAME [VAR=VALUE...]: perch record --gpu of the host, its stdout in NAME.out
+rec() {
+	local name=$1
+	shift
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SPIN_MS=300 "$@" \
+		"$PERCH" record -q --gpu -o "$T/$name.data" -- "$B/tests/cuda/host" \
+		>"$T/$name.out" 2>"$T/$name.err"
+	echo $? >"$T/$name.rc"
+}
+
+rec plain
+d=$T/plain.data
+[ "$(cat "$T/plain.rc")" = 0 ] && ok "perch record --gpu -- host: exit 0" ||
+	bad "exit" "$(cat "$T/plain.rc"): $(cat "$T/plain.err")"
+probes=$(grep -c '^probe ' "$T/plain.out")
+got=$(for k in gpu_activities gpu_activities_joined gpu_activities_without_launch \
+	gpu_launches_without_activity gpu_records_dropped gpu_launch_probes; do
+	printf '%s ' "$(rec_stat "$d" $k)"
+done)
+want="9 8 1 1 5 $probes "
+[ "$got" = "$want" ] && [ "$probes" = 5 ] &&
+	ok "stats: 9 activities, 8 joined, 1 without launch, 1 launch without activity, 5 dropped, $probes probes as the host printed" ||
+	bad "stats" "activities joined without_launch launches_unmatched dropped probes: $got (want $want)"
+
+"$PERCH" report --format=chrome -o "$T/plain.json" "$d"
+graph=$(sed -n 's/^launch graph //p' "$T/plain.out")
+pid=$(rec_stat "$d" pids)
+res=$(python3 - "$T/plain.json" "$graph" "$pid" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+graph, pid = int(sys.argv[2]), int(sys.argv[3])
+ev = d["traceEvents"]
+gpu = [e for e in ev if e["ph"] == "X" and e.get("cat") == "gpu"]
+k = collections.defaultdict(list)
+for e in gpu:
+    k[e["name"]].append(e)
+def fail(why):
+    print(why)
+    sys.exit(0)
+for name, n in (("spin_a", 3), ("graph_node", 4), ("orphan", 1)):
+    if len(k[name]) != n or any(abs(e["dur"] - 1000.0) > 0.001 for e in k[name]):
+        fail("%s: %r" % (name, [(e["dur"]) for e in k[name]]))
+if any(e["args"]["correlation"] != graph or e["args"]["graph"] == 0 for e in k["graph_node"]):
+    fail("graph kernels not under correlation %d" % graph)
+c = k["memcpy HtoD"]
+if len(c) != 1 or c[0]["args"]["bytes"] != 1 << 20 or abs(c[0]["dur"] - 1.8) > 0.001:
+    fail("copy: %r" % c)
+s = [e for e in ev if e["ph"] == "s"]
+f = [e for e in ev if e["ph"] == "f"]
+if len(s) != 8 or len(f) != 8 or any(e["pid"] != pid for e in s):
+    fail("flows: %d s, %d f, pids %r" % (len(s), len(f), {e["pid"] for e in s}))
+if not any(e["ph"] == "M" and e["args"]["name"] == "GPU 0" for e in ev):
+    fail("no GPU 0 track")
+print("ok")
+EOF
+)
+[ "$res" = ok ] &&
+	ok "chrome: spin_a 3 x 1 ms, graph_node 4 x 1 ms under the graph launch's id $graph, orphan 1 ms, HtoD 1 MiB in 1.8 us, 8 flows from pid $pid" ||
+	bad "chrome GPU" "$res"
+"$PERCH" report --format=folded "$d" >"$T/plain.folded"
+"$PERCH" report --format=speedscope -o "$T/plain.ss.json" "$d"
+"$PERCH" report --format=csv "$d" >"$T/plain.csv"
+res=$(python3 "$TESTS/chrome_check.py" "$T/plain.json" "$(rec_stat "$d" duration_ns)" \
+	"$T/plain.folded" "$T/plain.csv" "$T/plain.ss.json" - 2>&1)
+[ "$res" = ok ] && ok "chrome_check: the trace with GPU tracks and flows is valid, its samples the report's" ||
+	bad "chrome_check" "$res"
+
+"$PERCH" report "$d" >"$T/plain.txt"
+gpu_rows() { sed -n '/^GPU (CUDA/,/^$/p' "$1"; }
+gpu_rows "$T/plain.txt" | grep -qE '^  spin_a +3 +3\.000 ms +1\.000 ms' &&
+	gpu_rows "$T/plain.txt" | grep -qE '^  graph_node +4 +4\.000 ms' &&
+	gpu_rows "$T/plain.txt" | grep -qE '^  HtoD +1 +1048576 ' &&
+	ok "text report: the GPU section lists spin_a, graph_node and the HtoD copy" ||
+	bad "text GPU section" "$(gpu_rows "$T/plain.txt")"
+spin=$(samples "$T/plain.folded" 'host_spin')
+[ "${spin:-0}" -gt 0 ] && ok "CPU samples recorded beside the GPU data ($spin in host_spin)" ||
+	bad "CPU samples" "none in host_spin"
+
+rec busy FAKE_CUPTI_BUSY="Nsight Systems"
+"$PERCH" report "$T/busy.data" >"$T/busy.txt"
+notes=$(grep -c '^  note: ' "$T/busy.txt")
+grep -q '^  note: CUPTI is in use by .*Nsight Systems (error 39)' "$T/busy.txt" && [ "$notes" = 1 ] &&
+	[ "$(rec_stat "$T/busy.data" gpu_activities)" = 0 ] &&
+	ok "CUPTI busy (error 39): one note naming Nsight Systems, no GPU activity" ||
+	bad "busy note" "$(gpu_rows "$T/busy.txt")"
+"$PERCH" report --format=folded "$T/busy.data" >"$T/busy.folded"
+spin=$(samples "$T/busy.folded" 'host_spin')
+[ "$(cat "$T/busy.rc")" = 0 ] && [ "${spin:-0}" -gt 0 ] &&
+	ok "CUPTI busy: CPU profiling goes on ($spin samples in host_spin, exit 0)" ||
+	bad "busy CPU" "exit $(cat "$T/busy.rc"), $spin samples"
+
+"$PERCH" record -q --gpu -o "$T/nocuda.data" -- sleep 0.2 >/dev/null 2>&1
+grep -q '^  note: no GPU data' <("$PERCH" report "$T/nocuda.data") &&
+	ok "a command that never loads CUDA: the note that no GPU data came" ||
+	bad "no CUDA note" "$("$PERCH" report "$T/nocuda.data" | sed -n '/^GPU/,/^$/p')"
+
+mkdir -p "$T/bin" && cp "$PERCH" "$T/bin/perch"
+"$T/bin/perch" record -q --gpu -o "$T/nolib.data" -- true 2>"$T/nolib.err"
+rc=$?
+[ "$rc" = 74 ] && [ "$(wc -l <"$T/nolib.err")" = 1 ] && grep -q 'libperch_cuda.so' "$T/nolib.err" &&
+	ok "no libperch_cuda.so beside perch: exit 74 and one line" ||
+	bad "no library" "exit $rc: $(cat "$T/nolib.err")"
+it_end

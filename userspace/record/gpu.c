@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch record --gpu` (gpu.h): the channel from the injection library into the GPU block.
+ *
+ * The pipe is sized up (F_SETPIPE_SZ) so that the library, which writes whole records and blocks
+ * when the pipe is full, rarely waits for perch's next look (at most a drain period, 100 ms).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cuda/gpu_join.h"
+#include "cuda/gpu_records.h"
+#include "lib/log.h"
+#include "lib/u64map.h"
+#include "gpu.h"
+
+#define CHANNEL_BUF (256u << 10)
+#define PIPE_BYTES  (1 << 20)
+
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(REC_GPU_KERNEL, PERCH_CUDA_KERNEL) && SAME(REC_GPU_MEMCPY, PERCH_CUDA_MEMCPY) &&
+		       SAME(REC_GPU_MEMSET, PERCH_CUDA_MEMSET) &&
+		       SAME(REC_GPU_SYNC, PERCH_CUDA_SYNC) && SAME(REC_GPU_API, PERCH_CUDA_API) &&
+		       SAME(REC_GPU_NOTE, PERCH_CUDA_NOTE),
+	       "GPU block kinds are the channel's");
+_Static_assert(SAME(REC_GPU_COPY_HTOD, PERCH_CUDA_COPY_HTOD) &&
+		       SAME(REC_GPU_COPY_PTOP, PERCH_CUDA_COPY_PTOP),
+	       "copy directions are the channel's");
+_Static_assert(REC_GPU_F_LAUNCH == PERCH_CUDA_F_LAUNCH && REC_GPU_F_GRAPH == PERCH_CUDA_F_GRAPH,
+	       "GPU flags are the channel's");
+#undef SAME
+
+struct gpu {
+	struct rec_writer *w;
+	char library[PATH_MAX];
+	int rfd, wfd; /* perch's end (non-blocking), the command's end (-1 once launched) */
+	char fd_env[16];
+	struct gpu_join *join;
+	uint8_t *buf; /* bytes read, not yet a whole record */
+	size_t len;
+	struct u64map names; /* pid << 32 | the library's name id -> string id */
+	uint64_t stats[GPU_STAT_NR];
+	bool eof, damaged, finished;
+};
+
+int gpu_find_library(char *buf, size_t len)
+{
+	static const char *const rel[] = {"libperch_cuda.so", "../lib/perch/libperch_cuda.so"};
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -ENOENT;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char path[PATH_MAX];
+
+		if (snprintf(path, sizeof(path), "%s/%s", exe, rel[i]) >= (int)sizeof(path) ||
+		    access(path, R_OK))
+			continue;
+		if (!realpath(path, buf) || strlen(buf) >= len)
+			continue;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static uint32_t kernel_name(const struct gpu *g, uint32_t pid, uint32_t name_id)
+{
+	uint64_t id = 0;
+
+	u64map__get(&g->names, (uint64_t)pid << 32 | name_id, &id);
+	return (uint32_t)id;
+}
+
+/* An activity, with its launch or (launch NULL) none known. */
+static void on_joined(void *ctx, const struct gpu_launch *l, const struct perch_cuda_rec *a)
+{
+	struct gpu *g = ctx;
+	struct rec_gpu e = {
+		.kind = (uint8_t)a->kind,
+		.start_ns = a->start_ns,
+		.end_ns = a->end_ns < a->start_ns ? a->start_ns : a->end_ns,
+		.device = a->device,
+		.stream = a->stream,
+		.bytes = a->bytes,
+		.detail = a->kind == PERCH_CUDA_KERNEL ? 0 : a->detail,
+		.name = a->kind == PERCH_CUDA_KERNEL ? kernel_name(g, a->pid, a->detail) : 0,
+		.correlation = a->correlation_id,
+		.flags = a->flags & PERCH_CUDA_F_GRAPH,
+		.graph = a->graph_id,
+		.pid = a->pid,
+		.tid = l ? l->tid : 0,
+		.launch_ns = l && l->tid ? l->time_ns : 0,
+	};
+
+	rec_writer__gpu(g->w, &e);
+}
+
+struct gpu *gpu__new(struct rec_writer *w, const char *library)
+{
+	struct gpu *g = calloc(1, sizeof(*g));
+	int fds[2];
+
+	if (!g)
+		return NULL;
+	g->rfd = g->wfd = -1;
+	snprintf(g->library, sizeof(g->library), "%s", library);
+	g->w = w;
+	g->buf = malloc(CHANNEL_BUF);
+	g->join = gpu_join__new(on_joined, g);
+	if (!g->buf || !g->join || pipe2(fds, O_CLOEXEC))
+		goto err_out;
+	g->rfd = fds[0];
+	g->wfd = fds[1];
+	if (fcntl(g->rfd, F_SETFL, O_NONBLOCK))
+		goto err_out;
+	if (fcntl(g->rfd, F_SETPIPE_SZ, PIPE_BYTES) < 0)
+		log_warn("gpu: channel of %d bytes: %s (the default size is used)", PIPE_BYTES,
+			 strerror(errno));
+	return g;
+err_out:
+	gpu__free(g);
+	errno = errno ? errno : ENOMEM;
+	return NULL;
+}
+
+void gpu__free(struct gpu *g)
+{
+	if (!g)
+		return;
+	if (g->rfd >= 0)
+		close(g->rfd);
+	if (g->wfd >= 0)
+		close(g->wfd);
+	gpu_join__free(g->join);
+	u64map__clear(&g->names);
+	free(g->buf);
+	free(g);
+}
+
+void gpu__child(void *ctx)
+{
+	struct gpu *g = ctx;
+
+	/* The command's end, for the command alone: no longer closed on its exec. */
+	if (fcntl(g->wfd, F_SETFD, 0))
+		return;
+	snprintf(g->fd_env, sizeof(g->fd_env), "%d", g->wfd);
+	setenv(PERCH_CUDA_FD_ENV, g->fd_env, 1);
+	setenv("CUDA_INJECTION64_PATH", g->library, 1);
+}
+
+void gpu__launched(struct gpu *g)
+{
+	if (g->wfd >= 0)
+		close(g->wfd);
+	g->wfd = -1;
+}
+
+static int write_note(struct gpu *g, const char *text)
+{
+	struct rec_gpu e = {.kind = REC_GPU_NOTE, .name = rec_writer__string(g->w, text)};
+
+	return e.name ? rec_writer__gpu(g->w, &e) : -ENOMEM;
+}
+
+/* The text of a NAME or NOTE record, NUL-terminated in out (PERCH_CUDA_NAME_MAX + 1 bytes). */
+static const char *record_text(const struct perch_cuda_rec *r, const char *name, char *out)
+{
+	memcpy(out, name ? name : "", name ? r->name_len : 0);
+	out[name ? r->name_len : 0] = '\0';
+	return out;
+}
+
+/* An API call: written as it is (the CPU side of the timeline), then to the join. */
+static void api_record(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	struct rec_gpu e = {
+		.kind = REC_GPU_API,
+		.start_ns = r->start_ns,
+		.end_ns = r->end_ns < r->start_ns ? r->start_ns : r->end_ns,
+		.detail = r->detail,
+		.correlation = r->correlation_id,
+		.flags = r->flags & PERCH_CUDA_F_LAUNCH,
+		.pid = r->pid,
+		.tid = r->tid,
+		.launch_ns = r->end_ns,
+	};
+
+	rec_writer__gpu(g->w, &e);
+}
+
+static void handle(struct gpu *g, const struct perch_cuda_rec *r, const char *name)
+{
+	char text[PERCH_CUDA_NAME_MAX + 1];
+	uint32_t id;
+
+	switch (r->kind) {
+	case PERCH_CUDA_NAME:
+		id = rec_writer__string(g->w, record_text(r, name, text));
+		if (id)
+			u64map__put(&g->names, (uint64_t)r->pid << 32 | r->detail, id);
+		return;
+	case PERCH_CUDA_NOTE:
+		write_note(g, record_text(r, name, text));
+		return;
+	case PERCH_CUDA_END:
+		g->stats[GPU_PROBES] += r->bytes;
+		return;
+	case PERCH_CUDA_API:
+		api_record(g, r);
+		break;
+	default:
+		break;
+	}
+	if (gpu_join__channel(g->join, r))
+		log_warn("gpu: join: %s", strerror(ENOMEM));
+}
+
+/* Every whole record in the buffer; the partial one left moves to its start. */
+static void parse(struct gpu *g)
+{
+	struct perch_cuda_rec r;
+	const char *name;
+	size_t off = 0;
+	int rc;
+
+	while ((rc = gpu_stream_next(g->buf, g->len, &off, &r, &name)) == 1)
+		handle(g, &r, name);
+	if (rc < 0) { /* a damaged stream: nothing after it can be trusted */
+		g->damaged = true;
+		g->stats[GPU_DAMAGED]++;
+		log_warn("gpu: the channel from the injection library is damaged; the rest of it "
+			 "is ignored");
+		off = g->len;
+	}
+	memmove(g->buf, g->buf + off, g->len - off);
+	g->len -= off;
+}
+
+void gpu__poll(struct gpu *g)
+{
+	while (g && !g->eof && !g->damaged) {
+		ssize_t n = read(g->rfd, g->buf + g->len, CHANNEL_BUF - g->len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			g->eof = n == 0;
+			return;
+		}
+		g->len += (size_t)n;
+		g->stats[GPU_BYTES] += (uint64_t)n;
+		parse(g);
+	}
+}
+
+void gpu__finish(struct gpu *g)
+{
+	const struct gpu_join_stats *st;
+
+	if (!g || g->finished)
+		return;
+	g->finished = true;
+	gpu__launched(g);
+	gpu__poll(g);
+	gpu_join__finish(g->join);
+	st = gpu_join__stats(g->join);
+	g->stats[GPU_ACTIVITIES] = st->activities;
+	g->stats[GPU_JOINED] = st->joined;
+	g->stats[GPU_ACTIVITIES_UNMATCHED] = st->activities_unmatched;
+	g->stats[GPU_LAUNCHES_UNMATCHED] = st->launches_unmatched;
+	g->stats[GPU_DROPPED] = st->dropped;
+	if (!g->stats[GPU_BYTES])
+		write_note(g,
+			   "no GPU data: the command never loaded perch's CUDA injection library "
+			   "(no CUDA driver, or no CUDA calls)");
+}
+
+uint64_t gpu__stat(const struct gpu *g, enum gpu_stat i)
+{
+	const struct gpu_join_stats *st;
+
+	if (!g || i >= GPU_STAT_NR)
+		return 0;
+	if (g->finished)
+		return g->stats[i];
+	st = gpu_join__stats(g->join);
+	switch (i) {
+	case GPU_ACTIVITIES:
+		return st->activities;
+	case GPU_JOINED:
+		return st->joined;
+	case GPU_DROPPED:
+		return st->dropped;
+	default:
+		return g->stats[i];
+	}
+}

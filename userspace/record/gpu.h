@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `perch record --gpu`: the channel from the CUDA injection library (cuda/inject.c, loaded into
+ * the launched command through CUDA_INJECTION64_PATH) read in the event loop without blocking,
+ * decoded (cuda/gpu_records.h), each activity joined to its launch (cuda/gpu_join.h) and written
+ * to the recording's GPU block with the library's notes; the counts go to STATS (format/keys.h,
+ * REC_STATS_GPU). It needs no process events: every channel record names its process.
+ */
+#ifndef PERCH_RECORD_GPU_H
+#define PERCH_RECORD_GPU_H
+
+#include <stdint.h>
+#include "format/recording.h"
+
+enum gpu_stat {
+	GPU_ACTIVITIES,
+	GPU_JOINED,
+	GPU_ACTIVITIES_UNMATCHED,
+	GPU_LAUNCHES_UNMATCHED,
+	GPU_DROPPED,
+	GPU_PROBES,
+	GPU_BYTES,
+	GPU_DAMAGED,
+	GPU_STAT_NR
+};
+
+struct gpu;
+
+/* The injection library next to the perch binary, else under ../lib/perch/ (make install):
+ * 0 with its path in buf, or -ENOENT (perch was built without the CUDA toolkit). */
+int gpu_find_library(char *buf, size_t len);
+
+/* The channel (a pipe; perch's end non-blocking, the command's end close-on-exec until
+ * gpu__child() hands it on), writing into w (borrowed for the gpu's life). NULL + errno. */
+struct gpu *gpu__new(struct rec_writer *w, const char *library);
+void gpu__free(struct gpu *g);
+/* In the launched child, just before exec: CUDA_INJECTION64_PATH, PERCH_CUDA_FD and the
+ * channel's descriptor for the command alone. Async-signal-safe apart from setenv. */
+void gpu__child(void *g);
+/* In perch, once the command is launched: perch's copy of the command's end is closed, so the
+ * channel ends when the command and its children are gone. */
+void gpu__launched(struct gpu *g);
+/* Read what the channel holds now (never blocks), writing each activity as it joins. */
+void gpu__poll(struct gpu *g);
+/* The end of the run: what is left in the channel, the unmatched of both sides, the note when
+ * no GPU data came at all. */
+void gpu__finish(struct gpu *g);
+uint64_t gpu__stat(const struct gpu *g, enum gpu_stat i);
+
+#endif /* PERCH_RECORD_GPU_H */
