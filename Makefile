@@ -240,7 +240,7 @@ check-integration: all
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
-	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/golden.sh build-san
 	@bash tests/pprof.sh build-san
@@ -288,13 +288,15 @@ CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BU
 
 all: $(BUILD)/libperch_cuda.so
 check-unit: check-cuda
+# the stand-in's fixtures, for tests/integration/gpu-standin.sh under the sanitizer build too
+cuda-fixtures: $(CUDA_E2E)
 # perch --gpu finds it beside itself, or at ../lib/perch/ from its bin/.
 install: install-cuda
 .PHONY: install-cuda
 install-cuda: $(BUILD)/libperch_cuda.so
 	install -d $(DESTDIR)$(PREFIX)/lib/perch
 	install -m 755 $(BUILD)/libperch_cuda.so $(DESTDIR)$(PREFIX)/lib/perch/
-.PHONY: check-cuda
+.PHONY: check-cuda cuda-fixtures
 check-cuda: $(CUDA_E2E)
 	@bash tests/cuda.sh $(BUILD)
 
@@ -335,7 +337,8 @@ $(BUILD)/gpu/spin: tests/gpu/spin.cu include/perch.h $(BUILD)/libperch.a
 	$(NVCC) -O2 -g -lineinfo -Xcompiler -fno-omit-frame-pointer -Iinclude -o $@ $< $(BUILD)/libperch.a
 else
 all: cuda-skipped
-.PHONY: cuda-skipped
+cuda-fixtures: cuda-skipped
+.PHONY: cuda-skipped cuda-fixtures
 cuda-skipped:
 	@echo "cuda: no cupti.h under CUDA_HOME=$(CUDA_HOME): libperch_cuda.so and its tests skipped"
 endif

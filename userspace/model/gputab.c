@@ -189,7 +189,8 @@ struct gputab *gputab__new(const struct recording *r)
 		errno = -err;
 		return NULL;
 	}
-	qsort(t->kernels, t->nkernels, sizeof(*t->kernels), by_total_desc);
+	if (t->nkernels) /* kernels is NULL when none ran */
+		qsort(t->kernels, t->nkernels, sizeof(*t->kernels), by_total_desc);
 	return t;
 }
 
