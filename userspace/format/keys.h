@@ -30,7 +30,9 @@
 	X(lost_user_stack_hash_collision, PERCH_STAT_DWARF_COLLISION) \
 	X(dwarf_frame_pointer_fallback, PERCH_STAT_FP_FALLBACK)       \
 	X(region_stack_unreadable, PERCH_STAT_REGION_LOST)            \
-	X(timeline_ticks_lost, PERCH_STAT_TICK_LOST)
+	X(timeline_ticks_lost, PERCH_STAT_TICK_LOST)                  \
+	X(gpu_launch_stacks, PERCH_STAT_LAUNCHES)                     \
+	X(gpu_launch_stacks_lost, PERCH_STAT_LAUNCH_LOST)
 
 /* Counted by the collector (record/collect.h). */
 #define REC_STATS_COLLECT(X)                            \

@@ -48,6 +48,7 @@ struct loaded {
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
 	size_t cap_gpu, cap_gpu_notes;
+	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end; /* of the last window */
 };
 
