@@ -108,6 +108,10 @@ int main(void)
 	complete = (void (*)(void))need(cupti, "fake_cupti_complete");
 	state = (void (*)(struct fake_state *))need(cupti, "fake_cupti_state");
 
+	/* HOST_SETTLE_MS: time for a profiler to read the libraries just loaded (perch builds their
+	 * unwind tables from its mmap watch; a launch before that has its stack cut there). */
+	if (getenv("HOST_SETTLE_MS"))
+		usleep((useconds_t)atoi(getenv("HOST_SETTLE_MS")) * 1000u);
 	printf("t0 %llu\n", (unsigned long long)mono_ns());
 	printf("init %d\n", init());
 	perch_region_begin("prep");
