@@ -190,8 +190,8 @@ struct perch_tick {
  * as it does for --timeline's ticks, and joins it to the GPU activities of the correlation id.
  */
 struct perch_launch {
-	__u64 time_ns;	     /* CLOCK_MONOTONIC, before `active` was read */
-	__u32 buf;	     /* the counts buffer the key is in */
+	__u64 time_ns;	      /* CLOCK_MONOTONIC, before `active` was read */
+	__u32 buf;	      /* the counts buffer the key is in */
 	__u32 correlation_id; /* CUPTI's, the probe's first argument */
 	struct perch_key key;
 };

@@ -62,8 +62,7 @@ static void __attribute__((noinline)) launch_site_a(launch_fn launch)
 
 static void __attribute__((noinline)) launch_site_graph(launch_fn launch)
 {
-	printf("launch graph %u\n",
-	       launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
+	printf("launch graph %u\n", launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
 	__asm__ volatile("" ::: "memory");
 }
 

@@ -49,7 +49,7 @@ struct loaded {
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
 	size_t cap_gpu, cap_gpu_notes;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
-	uint64_t last_end; /* of the last window */
+	uint64_t last_end;	  /* of the last window */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */

@@ -18,7 +18,8 @@ static bool device_work(const struct rec_gpu *g)
  * one path. */
 static uint64_t frame_fn(const struct recording *r, uint32_t f)
 {
-	return f < r->nframes ? (uint64_t)r->frames[f].module << 32 | r->frames[f].name : UINT64_MAX;
+	return f < r->nframes ? (uint64_t)r->frames[f].module << 32 | r->frames[f].name
+			      : UINT64_MAX;
 }
 
 static uint64_t path_hash(const struct recording *r, const struct rec_sample *s)

@@ -22,8 +22,8 @@ struct gpu_path_row {
 struct gpu_paths {
 	struct gpu_path_row *rows; /* gpu_ns descending, then first seen */
 	size_t nrows;
-	uint64_t launches;	     /* API launch calls recorded */
-	uint64_t launches_no_stack;  /* ...with no stack captured for them */
+	uint64_t launches;	      /* API launch calls recorded */
+	uint64_t launches_no_stack;   /* ...with no stack captured for them */
 	uint64_t activities_no_stack; /* kernels, copies, memsets whose launch has no stack */
 };
 

@@ -282,8 +282,8 @@ static int add_samples(struct build *b)
 /* GPU time on the device: a kernel, copy or memset (a sync or API call is not). */
 static uint64_t device_ns(const struct rec_gpu *g)
 {
-	bool work = g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY ||
-		    g->kind == REC_GPU_MEMSET;
+	bool work =
+		g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY || g->kind == REC_GPU_MEMSET;
 
 	return work ? g->end_ns - g->start_ns : 0;
 }

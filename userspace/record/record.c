@@ -180,7 +180,8 @@ static void add_launch(void *ctx, const struct perch_launch *l, uint32_t key)
 	struct session *s = ctx;
 
 	if (key != SAMPLER_NO_KEY)
-		gpu__launch_key(s->gpu, l->key.tgid, l->key.tid, l->correlation_id, l->time_ns, key);
+		gpu__launch_key(s->gpu, l->key.tgid, l->key.tid, l->correlation_id, l->time_ns,
+				key);
 }
 
 /* --gpu: the channel, handed to the command at its exec; the probe on its launches. */

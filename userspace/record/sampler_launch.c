@@ -61,7 +61,8 @@ int sampler__probe_launches(struct sampler *sp, const char *library, sampler_lau
 		log_err("launch ring buffer: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
-	lc->link = bpf_program__attach_uprobe_opts(sp->skel->progs.on_launch, -1, library, 0, &opts);
+	lc->link =
+		bpf_program__attach_uprobe_opts(sp->skel->progs.on_launch, -1, library, 0, &opts);
 	if (!lc->link) {
 		log_err("gpu: uprobe on %s in %s: %s", PROBE, library, strerror(errno));
 		return PERCH_EXIT_BPF;

@@ -18,7 +18,8 @@ static bool perch_frame(const struct recording *r, uint32_t frame)
 	const char *mod = frame < r->nframes ? recording__string(r, r->frames[frame].module) : "";
 	size_t n = strlen(mod), k = strlen("libperch_cuda.so");
 
-	return n >= k && !strcmp(mod + n - k, "libperch_cuda.so") && (n == k || mod[n - k - 1] == '/');
+	return n >= k && !strcmp(mod + n - k, "libperch_cuda.so") &&
+	       (n == k || mod[n - k - 1] == '/');
 }
 
 /* The launching call path, innermost first, without perch's own frames. */
