@@ -70,7 +70,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # The parts of the recording run that include the BPF skeleton (or headers that do).
-SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline stats targets
+SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
@@ -318,9 +318,10 @@ $(BUILD)/tests/cuda/libcupti.so.13: tests/cuda/fake_cupti.c
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN) $(CUDA_CFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
 
-$(BUILD)/tests/cuda/host: tests/cuda/host.c
+# with the region runtime built in (unsanitized, as the program a user builds)
+$(BUILD)/tests/cuda/host: tests/cuda/host.c include/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(NOSAN) -rdynamic -o $@ $< -ldl -pthread
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread
 
 $(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o \
 			  $(BUILD)/libperchcore.a

@@ -142,6 +142,8 @@ enum perch_stat {
 	PERCH_STAT_REGION_LOST,	    /* region stacks unreadable, colliding, or region map full */
 	PERCH_STAT_TICK_LOST,	    /* --timeline: ticks counted but not in the timeline (its ring
 				     * buffer was full) */
+	PERCH_STAT_LAUNCHES,	    /* --gpu: launch probe hits of target threads */
+	PERCH_STAT_LAUNCH_LOST,	    /* ...whose stack could not be kept (counts map or ring full) */
 	PERCH_STAT_MAX,
 };
 
@@ -177,6 +179,20 @@ struct perch_tick {
 	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u32 buf;     /* the counts buffer it was counted in */
 	__u32 pad;
+	struct perch_key key;
+};
+
+/*
+ * --gpu: each hit of the uprobe on perch_cuda_launch() (cuda/inject.c, at the exit of a CUDA
+ * launch call) captures the launching thread's user stack and region stack as a tick does, and
+ * puts the key in the counts map with no count (so the drain of that buffer gives it a key id)
+ * and this record in the `launches` ring buffer: the loader names the key's id at that drain,
+ * as it does for --timeline's ticks, and joins it to the GPU activities of the correlation id.
+ */
+struct perch_launch {
+	__u64 time_ns;	      /* CLOCK_MONOTONIC, before `active` was read */
+	__u32 buf;	      /* the counts buffer the key is in */
+	__u32 correlation_id; /* CUPTI's, the probe's first argument */
 	struct perch_key key;
 };
 

@@ -137,6 +137,12 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* --gpu: launch probe hits (struct perch_launch). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} launches SEC(".maps");
+
 /* --timeline only (the loader sizes it to the machine; one page otherwise). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -175,9 +181,8 @@ static __always_inline struct pt_regs *user_regs(struct bpf_perf_event_data *ctx
 
 /* The word at the user stack pointer: the return address into the caller when the leaf has not
  * pushed anything (see struct perch_key). */
-static __always_inline __u64 user_stack_top(struct bpf_perf_event_data *ctx)
+static __always_inline __u64 user_stack_top(struct pt_regs *regs)
 {
-	struct pt_regs *regs = user_regs(ctx);
 	__u64 sp, word = 0;
 
 	if (!regs)
@@ -496,17 +501,15 @@ static __always_inline void count_stop(__u32 why, struct perch_key *key)
 
 /* Unwind the user stack from the tables into the key. Returns false when the process has no
  * tables (or the leaf is in code without one): the caller walks frame pointers instead. */
-static __always_inline bool dwarf_user_stack(struct bpf_perf_event_data *ctx, __u32 tgid,
-					     void *dmap, struct perch_key *key)
+static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
+					     struct perch_key *key)
 {
 	struct perch_ustack *st;
 	struct unwind_ctx u = {};
-	struct pt_regs *regs;
 	__u32 zero = 0;
 
 	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
 		return false;
-	regs = user_regs(ctx);
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!regs || !st)
 		return false;
@@ -635,6 +638,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	struct perch_key key = {};
 	void *stackmap, *countmap;
 	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
+	struct pt_regs *regs;
 	__u64 now;
 	__u32 buf;
 	long err;
@@ -654,12 +658,13 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.gen = *gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	region_stack(tgid, &key);
-	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+	regs = user_regs(ctx);
+	if (!dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
 		key.ustack_id = err;
 		if (err < 0)
 			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
-		key.user_ret = user_stack_top(ctx);
+		key.user_ret = regs ? user_stack_top(regs) : 0;
 	}
 	err = bpf_get_stackid(ctx, stackmap, 0);
 	key.kstack_id = err;
@@ -669,6 +674,65 @@ int on_tick(struct bpf_perf_event_data *ctx)
 
 	if (count_key(countmap, &key) && timeline)
 		send_tick(now, buf, &key);
+	return 0;
+}
+
+/* The key of a launch is in the counts map with no count: the drain of buf names it. */
+static __always_inline bool key_launch(void *countmap, const struct perch_key *key)
+{
+	__u64 zero = 0;
+
+	return !bpf_map_update_elem(countmap, key, &zero, BPF_NOEXIST) ||
+	       bpf_map_lookup_elem(countmap, key);
+}
+
+/*
+ * --gpu: perch_cuda_launch(correlation_id) in libperch_cuda.so, at the exit of a launch call (see
+ * struct perch_launch). The user stack is taken at the probe's first instruction, exactly as a
+ * tick in user mode takes it; there is no kernel part.
+ */
+SEC("uprobe")
+int BPF_KPROBE(on_launch, __u32 correlation_id)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, buf, *gen = bpf_map_lookup_elem(&targets, &tgid);
+	struct perch_key key = {};
+	struct perch_launch *l;
+	__u64 now;
+	long err;
+
+	if (!gen)
+		return 0;
+	now = bpf_ktime_get_ns(); /* before `active`, as a tick's */
+	buf = active;
+	stat_inc(PERCH_STAT_LAUNCHES);
+	key.tgid = tgid;
+	key.tid = (__u32)id;
+	key.gen = *gen;
+	key.kstack_id = -EFAULT; /* user mode: no kernel part, nothing lost */
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	region_stack(tgid, &key);
+	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
+				      BPF_F_USER_STACK);
+		key.ustack_id = err;
+		if (err < 0)
+			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+		key.user_ret = user_stack_top(ctx);
+	}
+	if (!key_launch(buf ? (void *)&counts1 : (void *)&counts0, &key))
+		goto lost;
+	l = bpf_ringbuf_reserve(&launches, sizeof(*l), 0);
+	if (!l)
+		goto lost;
+	l->time_ns = now;
+	l->buf = buf;
+	l->correlation_id = correlation_id;
+	__builtin_memcpy(&l->key, &key, sizeof(key));
+	bpf_ringbuf_submit(l, 0);
+	return 0;
+lost:
+	stat_inc(PERCH_STAT_LAUNCH_LOST);
 	return 0;
 }
 

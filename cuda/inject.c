@@ -61,6 +61,12 @@ EXPORT __attribute__((noinline, used)) void perch_cuda_launch(uint32_t correlati
 	__asm__ volatile("" : : "r"(correlation_id) : "memory");
 }
 
+/* The library's own calls go to its own probe, never to a perch_cuda_launch() the program or
+ * another library exports (a call through the PLT would take that one, and perch's uprobe,
+ * placed on this library's symbol, would not fire). */
+extern void probe_launch(uint32_t correlation_id)
+	__attribute__((alias("perch_cuda_launch"), visibility("hidden")));
+
 static uint64_t now_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -273,7 +279,7 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	runtime_depth -= runtime;
 	if (runtime || runtime_depth == 0) {
 		__atomic_fetch_add(&st.probes, 1, __ATOMIC_RELAXED);
-		perch_cuda_launch(cb->correlationId);
+		probe_launch(cb->correlationId);
 	}
 }
 

@@ -87,8 +87,9 @@ if sum(got.values()) != folded:
     sys.exit("samples: chrome %d, folded %d" % (sum(got.values()), folded))
 
 table = {}
-for row in list(open(csv_path))[1:]:
-    f = row.rstrip("\n").rsplit(",", 9)
+rows = list(open(csv_path))
+for row in rows[1:]:  # the columns after the name as the header lists them (gpu_s or not)
+    f = row.rstrip("\n").rsplit(",", rows[0].count(","))
     if f[1]:
         table[(int(f[1]), f[0])] = (int(f[2]), round(float(f[3]) * 1e9))
 shown = {k: tuple(v) for k, v in spans.items()} if spans else tables

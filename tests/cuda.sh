@@ -58,10 +58,6 @@ times_on_monotonic() {
 	[ "$n" -eq 15 ] || { echo "  $n timed records, expected 15"; return 1; } # 8 kernels, a copy, 6 API calls
 }
 
-probes_match_launches() { # one probe per launch call, with its correlation id, none twice
-	diff <(sed -n 's/^launch [^ ]* //p' "$T/$1.out") <(sed -n 's/^probe //p' "$T/$1.out")
-}
-
 kernels_named() { # kernels_named RUN NAME CORR N
 	[ "$(grep -c "^kernel corr=$3 .* name=$2\$" "$T/$1.dump")" -eq "$4" ]
 }
@@ -71,7 +67,7 @@ d=$T/plain.dump
 fake=$(grep '^fake ' "$T/plain.out")
 check "host runs to the end with the library in it" [ "$(cat "$T/plain.rc")" -eq 0 ]
 check "nothing on the program's stdout but its own lines" \
-	[ -z "$(grep -vE '^(t0|t1|init|launch|probe|orphan|memcpy|fake) ' "$T/plain.out")" ]
+	[ -z "$(grep -vE '^(t0|t1|init|launch|orphan|memcpy|fake) ' "$T/plain.out")" ]
 check "subscribed to CUPTI as perch" [ "$(field subscriber "$fake")" = perch ]
 check "the CLOCK_MONOTONIC callback registered before any kind was enabled" \
 	[ "$(field clock_before_enable "$fake")" = 1 ]
@@ -82,9 +78,11 @@ check "launch callbacks enabled in both API domains" \
 	[ "$(field driver_callbacks "$fake")" -gt 0 -a "$(field runtime_callbacks "$fake")" -gt 0 ]
 check "clock record: the timestamp callback" [ "$(field detail "$(grep '^clock ' "$d")")" = 1 ]
 check "times on CLOCK_MONOTONIC" times_on_monotonic plain
-check "a probe per launch call with its correlation id (runtime over driver: once)" \
-	probes_match_launches plain
-check "the end record counts the 5 probes" [ "$(field bytes "$(grep '^end ' "$d")")" = 5 ]
+# Which correlation id each probe hit carries is checked through perch's uprobe on it
+# (tests/integration/gpu-standin.sh): the library calls its own probe, which no program can
+# interpose on, so the host cannot watch it from here.
+check "the end record counts 5 probes, one per launch call (runtime over driver: once)" \
+	[ "$(field bytes "$(grep '^end ' "$d")")" = 5 ]
 spin_a() { kernels_named plain spin_a 1 1 && kernels_named plain spin_a 2 1 && kernels_named plain spin_a 3 1; }
 check "spin_a: three kernels, correlation ids 1, 2, 3" spin_a
 check "the graph launch: four graph_node kernels under one correlation id" \
@@ -116,7 +114,9 @@ d=$T/busy.dump
 check "CUPTI busy (error 39): the program runs to the end" [ "$(cat "$T/busy.rc")" -eq 0 ]
 check "CUPTI busy: one note naming the holder" \
 	grep -q '^note .* detail=1 .*text=CUPTI is in use by CUPTI for Nsight Systems (error 39)' "$d"
-busy_quiet() { ! grep -qE '^(kernel|api|memcpy) ' "$d" && ! grep -q '^probe' "$T/busy.out"; }
+busy_quiet() { # no activity, and the end record (if any) counts no probe
+	! grep -qE '^(kernel|api|memcpy) ' "$d" && ! grep '^end ' "$d" | grep -qv ' bytes=0 '
+}
 check "CUPTI busy: no activity, no probes" busy_quiet
 
 run fork HOST_FORK=1
@@ -127,8 +127,8 @@ check "a forked child sends nothing (no second end, nothing twice)" fork_quiet
 env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
 	"$BUILD/tests/cuda/host" >"$T/nofd.out" 2>&1
 rc=$?
-nofd_quiet() { [ "$rc" -eq 0 ] && grep -q '^fake subscriber= ' "$T/nofd.out" && ! grep -q '^probe' "$T/nofd.out"; }
-check "no PERCH_CUDA_FD: runs, nothing subscribed, no probes" nofd_quiet
+nofd_quiet() { [ "$rc" -eq 0 ] && grep -q '^fake subscriber= ' "$T/nofd.out"; }
+check "no PERCH_CUDA_FD: runs, nothing subscribed" nofd_quiet
 
 # perch gone: a pipe with no reader. The write fails with EPIPE; SIGPIPE must not kill the program.
 exec 4> >(true)

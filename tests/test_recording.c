@@ -1739,6 +1739,73 @@ static void gpu_round_trips(void **state)
 
 /* A GPU entry of a kind from a later perch is skipped, the rest of its block kept; a damaged
  * GPU block drops only itself. */
+/* A launch's stack (a key with no count, as perch record --gpu writes it from its uprobe) goes
+ * in as a LAUNCH entry after the activities it explains, and loads as the launch_key of every
+ * entry of its (pid, correlation): the API call and its kernel, not the copy of another id. A
+ * LAUNCH entry naming no key is refused; LAUNCH entries load as no entry of their own. */
+static void gpu_launch_entry_loads_as_launch_key(void **state)
+{
+	static const uint32_t abc[] = {0, 1, 2}, solve[] = {5};
+	const char *path = tmp_path("launch.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_sample s = {
+		.pid = 40, .tid = 41, .nregions = 1, .regions = solve, .nframes = 3, .frames = abc};
+	struct rec_gpu api = {.kind = REC_GPU_API,
+			      .start_ns = 100,
+			      .end_ns = 200,
+			      .correlation = 1,
+			      .flags = REC_GPU_F_LAUNCH,
+			      .pid = 40,
+			      .tid = 41,
+			      .launch_ns = 200};
+	struct rec_gpu k = {.kind = REC_GPU_KERNEL,
+			    .start_ns = 300,
+			    .end_ns = 1300,
+			    .correlation = 1,
+			    .pid = 40,
+			    .tid = 41,
+			    .launch_ns = 200};
+	struct rec_gpu copy = {.kind = REC_GPU_MEMCPY,
+			       .start_ns = 400,
+			       .end_ns = 500,
+			       .correlation = 2,
+			       .pid = 40};
+	struct rec_gpu launch = {.kind = REC_GPU_LAUNCH,
+				 .start_ns = 200,
+				 .end_ns = 200,
+				 .correlation = 1,
+				 .pid = 40,
+				 .tid = 41,
+				 .launch_ns = 200};
+	struct recording *r;
+	uint32_t key = 99;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	assert_int_equal(rec_writer__sample(w, 40, 41, 7, 0, abc, 2), 0); /* key 0: counted */
+	assert_int_equal(rec_writer__key(w, &s, &key), 0);
+	assert_int_equal(key, 1);
+	assert_int_equal(rec_writer__window(w, 0, 1000), 0);
+	assert_int_equal(rec_writer__gpu(w, &api), 0);
+	assert_int_equal(rec_writer__gpu(w, &k), 0);
+	assert_int_equal(rec_writer__gpu(w, &copy), 0);
+	launch.detail = 2;
+	assert_int_equal(rec_writer__gpu(w, &launch), -EINVAL); /* no key 2 */
+	launch.detail = key;
+	assert_int_equal(rec_writer__gpu(w, &launch), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->ngpu, 3);
+	assert_int_equal(r->nsamples, 2);
+	assert_int_equal(r->samples[1].count, 0);
+	assert_int_equal(r->samples[1].nregions, 1);
+	assert_int_equal(r->gpu[0].launch_key, 2); /* samples[1] */
+	assert_int_equal(r->gpu[1].launch_key, 2);
+	assert_int_equal(r->gpu[2].launch_key, 0);
+	recording__free(r);
+}
+
 static void gpu_unknown_kind_is_skipped_damage_is_ebadmsg(void **state)
 {
 	static const uint8_t later[14] = {42}; /* kind 42, then 13 zero varints */
@@ -2187,6 +2254,7 @@ int main(void)
 		cmocka_unit_test(load_trailing_bytes_after_entries_drop_the_block),
 		cmocka_unit_test(load_skips_unknown_block_type),
 		cmocka_unit_test(gpu_round_trips),
+		cmocka_unit_test(gpu_launch_entry_loads_as_launch_key),
 		cmocka_unit_test(gpu_unknown_kind_is_skipped_damage_is_ebadmsg),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
 		cmocka_unit_test(writer_never_writes_through_a_symlink),

@@ -724,15 +724,15 @@ static void gpu_recording(struct recording *r)
 {
 	static struct rec_gpu gpu[] = {
 		{REC_GPU_API, 998000, 999000, 0, 0, 0, 211, 0, 1, REC_GPU_F_LAUNCH, 0, 30, 31,
-		 999000},
-		{REC_GPU_KERNEL, 1000000, 1400000, 0, 7, 32, 0, 10, 1, 0, 0, 30, 31, 999000},
-		{REC_GPU_KERNEL, 1500000, 1700000, 0, 7, 32, 0, 10, 2, 0, 0, 30, 31, 1499000},
-		{REC_GPU_KERNEL, 1600000, 1900000, 0, 8, 32, 0, 11, 3, 0, 0, 30, 0, 0},
+		 999000, 0},
+		{REC_GPU_KERNEL, 1000000, 1400000, 0, 7, 32, 0, 10, 1, 0, 0, 30, 31, 999000, 0},
+		{REC_GPU_KERNEL, 1500000, 1700000, 0, 7, 32, 0, 10, 2, 0, 0, 30, 31, 1499000, 0},
+		{REC_GPU_KERNEL, 1600000, 1900000, 0, 8, 32, 0, 11, 3, 0, 0, 30, 0, 0, 0},
 		{REC_GPU_MEMCPY, 2000000, 2001000, 0, 7, 2000000, REC_GPU_COPY_HTOD, 0, 4, 0, 0, 30,
-		 31, 2001500},
+		 31, 2001500, 0},
 		{REC_GPU_MEMCPY, 2100000, 2100500, 1, 3, 1000, REC_GPU_COPY_DTOH, 0, 5, 0, 0, 30,
-		 31, 2100600},
-		{REC_GPU_SYNC, 2200000, 2300000, 0, 0, 0, 1, 0, 6, 0, 0, 30, 31, 2200000},
+		 31, 2100600, 0},
+		{REC_GPU_SYNC, 2200000, 2300000, 0, 0, 0, 1, 0, 6, 0, 0, 30, 31, 2200000, 0},
 	};
 	static uint32_t notes[] = {12}, region_names[] = {6, 7};
 	static struct rec_kv meta[] = {{.key = "gpu", .str = "cupti"}};
@@ -801,6 +801,46 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
 		"  api        1 CUDA calls recorded, 1 launches\n"
 		"  syncs      1, the CPU waited 100.000 µs\n");
 	free(gpu);
+	free(out);
+}
+
+/* The launch stacks (launch_key): the API call and both kern_a runs from sample 0 (main -> solve,
+ * in region "outer"), the HtoD copy from sample 1 (main -> io, no region); kern_b and the DtoH
+ * copy without one. GPU time per region: outer 600 us (kern_a's two runs), inner (a name with no
+ * sample or launch) none; by call path: solve
+ * 600 us, io 1 us; 2 activities unattributed, every launch with its stack. */
+static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
+{
+	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
+	struct rec_gpu gpu[7];
+	struct recording r;
+	char *out, *paths;
+
+	(void)state;
+	gpu_recording(&r);
+	memcpy(gpu, r.gpu, sizeof(gpu));
+	for (size_t i = 0; i < 7; i++)
+		gpu[i].launch_key = keys[i];
+	r.gpu = gpu;
+	out = print_format(&r, REPORT_TEXT);
+	paths = between(out, "  GPU time by launching call path", "\n\n");
+	assert_lines_equal(
+		paths,
+		"  GPU time by launching call path (kernels, copies and memsets; the "
+		"launch innermost)\n"
+		"         gpu    count  call path\n"
+		"  600.000 µs        2  solve <- main\n"
+		"    1.000 µs        1  io <- main\n"
+		"  stacks     0 of 1 launches have no CPU stack (2 activities unattributed; 0 "
+		"probe hits lost in the kernel)");
+	free(paths);
+	free(out);
+	out = print_format(&r, REPORT_CSV);
+	assert_lines_equal(out, "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size,"
+				"gpu_s\n"
+				"outer,,0,0.000000000,0.000000000,,,,5,0,0.000600000\n"
+				"outer,31,0,0.000000000,0.000000000,,,,5,0,0.000600000\n"
+				"inner,,0,0.000000000,0.000000000,,,,0,0,0.000000000\n");
 	free(out);
 }
 
@@ -1323,6 +1363,7 @@ int main(void)
 		cmocka_unit_test(report_speedscope_escapes_json_strings),
 		cmocka_unit_test(report_chrome_writes_counters_ticks_and_nested_spans),
 		cmocka_unit_test(report_text_gpu_section_has_kernels_copies_busy_and_counts),
+		cmocka_unit_test(report_gpu_time_by_launch_stack_region_and_call_path),
 		cmocka_unit_test(report_chrome_has_gpu_tracks_and_launch_flows),
 		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
 		cmocka_unit_test(report_pprof_mapping_carries_build_id),

@@ -7,9 +7,12 @@
  * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
  * exits before the drops; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
  * prints what the test compares with:
- * its CLOCK_MONOTONIC before and after, the correlation id of each call, each probe hit (it
- * defines perch_cuda_launch itself, exported, so the library's call lands here), and the
- * stand-in's view of how it was set up.
+ * its CLOCK_MONOTONIC before and after, the correlation id of each call, and the stand-in's view
+ * of how it was set up. Each launch comes from a known call site inside a known region (the
+ * region runtime, include/perch.h, is built in): spin_a from launch_site_a() in region "prep",
+ * the graph from launch_site_graph() in region "solve" nested in "prep", the lost launch from
+ * main() in no region; so perch's uprobe on the library's probe has a stack and region stack to
+ * find for each (tests/integration/gpu-standin.sh).
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include "perch.h"
 
 struct fake_state {
 	char subscriber[64];
@@ -28,11 +32,7 @@ struct fake_state {
 	int callbacks[2];
 };
 
-void perch_cuda_launch(uint32_t correlation_id);
-void perch_cuda_launch(uint32_t correlation_id)
-{
-	printf("probe %u\n", correlation_id);
-}
+typedef uint32_t (*launch_fn)(int, uint32_t, const char *, int);
 
 static uint64_t mono_ns(void)
 {
@@ -53,6 +53,19 @@ static void __attribute__((noinline)) host_spin(unsigned int ms)
 			x += (uint64_t)i;
 }
 
+/* The call sites the report must name: kept out of line and distinct. */
+static void __attribute__((noinline)) launch_site_a(launch_fn launch)
+{
+	printf("launch spin_a %u\n", launch(1, 211 /* cudaLaunchKernel_v7000 */, "spin_a", 1));
+	__asm__ volatile("" ::: "memory"); /* no tail call: the site stays on the stack */
+}
+
+static void __attribute__((noinline)) launch_site_graph(launch_fn launch)
+{
+	printf("launch graph %u\n", launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
+	__asm__ volatile("" ::: "memory");
+}
+
 static void *need(void *lib, const char *sym)
 {
 	void *p = dlsym(lib, sym);
@@ -69,7 +82,7 @@ int main(void)
 	const char *path = getenv("CUDA_INJECTION64_PATH");
 	void *inj, *cupti;
 	int (*init)(void);
-	uint32_t (*launch)(int, uint32_t, const char *, int);
+	launch_fn launch;
 	uint32_t (*memcpy_)(uint64_t, uint8_t);
 	uint32_t (*orphan)(const char *);
 	void (*drop)(size_t), (*complete)(void), (*state)(struct fake_state *);
@@ -87,19 +100,26 @@ int main(void)
 		return 2;
 	}
 	init = (int (*)(void))need(inj, "InitializeInjection");
-	launch = (uint32_t(*)(int, uint32_t, const char *, int))need(cupti, "fake_cupti_launch");
+	launch = (launch_fn)need(cupti, "fake_cupti_launch");
 	memcpy_ = (uint32_t(*)(uint64_t, uint8_t))need(cupti, "fake_cupti_memcpy");
 	orphan = (uint32_t(*)(const char *))need(cupti, "fake_cupti_orphan_kernel");
 	drop = (void (*)(size_t))need(cupti, "fake_cupti_drop");
 	complete = (void (*)(void))need(cupti, "fake_cupti_complete");
 	state = (void (*)(struct fake_state *))need(cupti, "fake_cupti_state");
 
+	/* HOST_SETTLE_MS: time for a profiler to read the libraries just loaded (perch builds their
+	 * unwind tables from its mmap watch; a launch before that has its stack cut there). */
+	if (getenv("HOST_SETTLE_MS"))
+		usleep((useconds_t)atoi(getenv("HOST_SETTLE_MS")) * 1000u);
 	printf("t0 %llu\n", (unsigned long long)mono_ns());
 	printf("init %d\n", init());
+	perch_region_begin("prep");
 	for (int i = 0; i < 3; i++)
-		printf("launch spin_a %u\n",
-		       launch(1, 211 /* cudaLaunchKernel_v7000 */, "spin_a", 1));
-	printf("launch graph %u\n", launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
+		launch_site_a(launch);
+	perch_region_begin("solve");
+	launch_site_graph(launch);
+	perch_region_end("solve");
+	perch_region_end("prep");
 	printf("launch lost %u\n", launch(0, 307 /* cuLaunchKernel */, "lost", 0));
 	printf("orphan %u\n", orphan("orphan"));
 	complete();

@@ -6,11 +6,15 @@
 # launch of 4 graph_node kernels, a launch that runs nothing, an orphan kernel, a 1 MiB HtoD copy,
 # 5 dropped records; every stand-in kernel lasts 1 ms, the copy 1.8 us. Then:
 #   - STATS (--format=stats): 9 activities, 8 joined, 1 without launch, 1 launch without
-#     activity, 5 dropped, as many launch probes as the host printed;
+#     activity, 5 dropped, as many launch probes as the host made launch calls;
 #   - the Chrome export (machine-readable): each kernel's slices with the stand-in's durations,
 #     the graph's kernels under the correlation id the host printed, the copy's bytes, one flow
 #     per joined activity from the host's thread; tests/chrome_check.py holds it to the format;
 #   - the text report's GPU section lists the kernels; CPU samples are still there (host_spin);
+#   - the CPU side of the join (the uprobe on the library's perch_cuda_launch): a stack for each
+#     of the 5 launches, none lost; spin_a's 3 ms attributed to launch_site_a and the graph's
+#     4 ms to launch_site_graph (the host's call sites); GPU time per region in the csv (prep
+#     7 ms: both sites, solve 4 ms: the graph's) and in the text region table;
 #   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
 #   - a command that never loads CUDA: the note that no GPU data came;
 #   - a perch without libperch_cuda.so beside it: one line, exit 74.
@@ -32,7 +36,7 @@ echo "gpu-standin: stand-in CUPTI (tests/cuda/fake_cupti.c), not a GPU test"
 rec() {
 	local name=$1
 	shift
-	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SPIN_MS=300 "$@" \
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SPIN_MS=300 HOST_SETTLE_MS=300 "$@" \
 		"$PERCH" record -q --gpu -o "$T/$name.data" -- "$B/tests/cuda/host" \
 		>"$T/$name.out" 2>"$T/$name.err"
 	echo $? >"$T/$name.rc"
@@ -42,14 +46,14 @@ rec plain
 d=$T/plain.data
 [ "$(cat "$T/plain.rc")" = 0 ] && ok "perch record --gpu -- host: exit 0" ||
 	bad "exit" "$(cat "$T/plain.rc"): $(cat "$T/plain.err")"
-probes=$(grep -c '^probe ' "$T/plain.out")
+probes=$(grep -c '^launch ' "$T/plain.out") # one probe per launch call
 got=$(for k in gpu_activities gpu_activities_joined gpu_activities_without_launch \
 	gpu_launches_without_activity gpu_records_dropped gpu_launch_probes; do
 	printf '%s ' "$(rec_stat "$d" $k)"
 done)
 want="9 8 1 1 5 $probes "
 [ "$got" = "$want" ] && [ "$probes" = 5 ] &&
-	ok "stats: 9 activities, 8 joined, 1 without launch, 1 launch without activity, 5 dropped, $probes probes as the host printed" ||
+	ok "stats: 9 activities, 8 joined, 1 without launch, 1 launch without activity, 5 dropped, $probes probes as the host launched" ||
 	bad "stats" "activities joined without_launch launches_unmatched dropped probes: $got (want $want)"
 
 "$PERCH" report --format=chrome -o "$T/plain.json" "$d"
@@ -105,6 +109,26 @@ gpu_rows "$T/plain.txt" | grep -qE '^  spin_a +3 +3\.000 ms +1\.000 ms' &&
 spin=$(samples "$T/plain.folded" 'host_spin')
 [ "${spin:-0}" -gt 0 ] && ok "CPU samples recorded beside the GPU data ($spin in host_spin)" ||
 	bad "CPU samples" "none in host_spin"
+
+got="$(rec_stat "$d" gpu_launch_stacks) $(rec_stat "$d" gpu_launch_stacks_lost)"
+[ "$got" = "5 0" ] && ok "launch stacks: one per launch call (5), none lost in the kernel" ||
+	bad "launch stacks" "gpu_launch_stacks gpu_launch_stacks_lost: $got (want 5 0)"
+paths() { sed -n '/^  GPU time by launching call path/,/^  stacks /p' "$1"; }
+paths "$T/plain.txt" | grep -qE '^ +3\.000 ms +3  api_callback <- fake_cupti_launch <- launch_site_a <- main( |$)' &&
+	paths "$T/plain.txt" | grep -qE '^ +4\.000 ms +4  api_callback <- fake_cupti_launch <- launch_site_graph <- main( |$)' &&
+	[ "$(paths "$T/plain.txt" | grep -c ' ms ')" = 2 ] &&
+	paths "$T/plain.txt" | grep -q '^  stacks     0 of 5 launches have no CPU stack' &&
+	ok "GPU time by launching call path: spin_a's 3 ms from launch_site_a, the graph's 4 ms from launch_site_graph, every launch with its stack" ||
+	bad "launch call paths" "$(paths "$T/plain.txt")"
+got=$(awk -F, '$2 == "" && $1 != "name" { printf "%s=%s ", $1, $11 }' "$T/plain.csv")
+[ "$(head -1 "$T/plain.csv" | awk -F, '{print $11}')" = gpu_s ] &&
+	[ "$got" = "prep=0.007000000 solve=0.004000000 " ] &&
+	ok "csv: GPU time per region (prep 7 ms: both call sites, solve 4 ms: the graph launched inside it)" ||
+	bad "csv gpu_s" "$(head -1 "$T/plain.csv"): $got"
+sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 7\.000 ms  prep$' &&
+	sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 4\.000 ms  solve$' &&
+	ok "text region table: the gpu column (prep 7 ms, solve 4 ms)" ||
+	bad "region gpu column" "$(sed -n '/^Regions/,/^$/p' "$T/plain.txt")"
 
 rec busy FAKE_CUPTI_BUSY="Nsight Systems"
 "$PERCH" report "$T/busy.data" >"$T/busy.txt"

@@ -94,12 +94,20 @@
 	X(gpu_channel_bytes, GPU_BYTES)                            \
 	X(gpu_channel_damaged, GPU_DAMAGED)
 
+/* --gpu: the sampler's uprobe on the library's probe (bpf/perch_bpf.h): launches whose CPU stack
+ * was captured, and those whose stack was lost (counts map or ring buffer full, or no key id);
+ * written only with --gpu. */
+#define REC_STATS_LAUNCH(X)                       \
+	X(gpu_launch_stacks, PERCH_STAT_LAUNCHES) \
+	X(gpu_launch_stacks_lost, PERCH_STAT_LAUNCH_LOST)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
 	REC_STATS_UNWINDER(X) \
 	REC_STATS_REGIONS(X)  \
-	REC_STATS_TIMELINE(X) REC_STATS_COST(X) REC_STATS_WRITER(X) REC_STATS_GPU(X)
+	REC_STATS_TIMELINE(X) \
+	REC_STATS_COST(X) REC_STATS_WRITER(X) REC_STATS_GPU(X) REC_STATS_LAUNCH(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -48,7 +48,8 @@ struct loaded {
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
 	size_t cap_gpu, cap_gpu_notes;
-	uint64_t last_end; /* of the last window */
+	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
+	uint64_t last_end;	  /* of the last window */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */

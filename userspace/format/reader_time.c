@@ -271,6 +271,12 @@ static int add_gpu(struct loaded *L, const struct rec_gpu *g)
 		r->gpu_notes[r->ngpu_notes++] = g->name;
 		return 0;
 	}
+	if (g->kind == REC_GPU_LAUNCH) {
+		if (g->detail >= L->nkeys)
+			return -EBADMSG;
+		return u64map__put(&L->launch_tab, (uint64_t)g->pid << 32 | g->correlation,
+				   L->key_sample[g->detail] + 1ull);
+	}
 	if (g->kind < REC_GPU_KERNEL || g->kind > REC_GPU_API)
 		return 0;
 	if (vec_grow(&r->gpu, &L->cap_gpu, r->ngpu + 1, sizeof(*r->gpu), 256))
@@ -321,6 +327,14 @@ void time_finish(struct loaded *L)
 		sorted = r->events[i - 1].time_ns <= r->events[i].time_ns;
 	if (!sorted)
 		qsort(r->events, r->nevents, sizeof(*r->events), cmp_event);
+	for (size_t i = 0; i < r->ngpu; i++) {
+		uint64_t sample = 0;
+		struct rec_gpu *g = &r->gpu[i];
+
+		if (u64map__get(&L->launch_tab, (uint64_t)g->pid << 32 | g->correlation, &sample) &&
+		    sample <= r->nsamples)
+			g->launch_key = (uint32_t)sample;
+	}
 }
 
 void time_free(struct loaded *L)
@@ -335,4 +349,5 @@ void time_free(struct loaded *L)
 	free(L->r.modules);
 	free(L->r.gpu);
 	free(L->r.gpu_notes);
+	u64map__clear(&L->launch_tab);
 }

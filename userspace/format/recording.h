@@ -88,8 +88,13 @@
  *            driver call on CPU thread tid: detail its callback id; flags REC_GPU_F_LAUNCH for
  *            launches), NOTE (name: a line saying why GPU data is missing or approximate; the
  *            times 0); pid, tid: the process and CPU thread of the launch (0: no launch known,
- *            counted in STATS gpu_activities_without_launch). A perch that does not know the
- *            block skips it, so version 4 stays 4.
+ *            counted in STATS gpu_activities_without_launch). LAUNCH (written by a later perch
+ *            than the first GPU block's; older readers skip the kind): the CPU side of one
+ *            launch, from the uprobe on the injection library's probe: detail the key id of
+ *            the launching thread's stack and region stack (a key with no count), pid, tid,
+ *            correlation, start the probe's time; every entry of that (pid, correlation) loads
+ *            with it as launch_key. A perch that does not know the block skips it, so version
+ *            4 stays 4.
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -266,6 +271,7 @@ enum rec_gpu_kind {
 	REC_GPU_MEMSET = 3,
 	REC_GPU_SYNC = 4,
 	REC_GPU_API = 5,
+	REC_GPU_LAUNCH = 6, /* in the file only: loads as launch_key of its correlation's entries */
 	REC_GPU_NOTE = 8,
 };
 
@@ -292,6 +298,10 @@ struct rec_gpu {
 	uint32_t correlation, flags, graph;
 	uint32_t pid, tid;  /* of the launch (API: the caller); 0, 0: no launch known */
 	uint64_t launch_ns; /* the launch's API exit; 0 when tid is 0 */
+	/* The launch's CPU stack, region stack and thread, as the uprobe on perch_cuda_launch took
+	 * them (a LAUNCH entry of the same pid and correlation): index + 1 into recording.samples,
+	 * a sample with no count of its own; 0 when none was captured (and in older recordings). */
+	uint32_t launch_key;
 };
 
 struct rec_kv {

@@ -28,6 +28,7 @@ struct regiontab {
 	uint32_t nnodes;
 	uint32_t *kids; /* every node's children, back to back */
 	uint64_t mismatches;
+	bool has_gpu;
 };
 
 struct row {
@@ -142,6 +143,7 @@ static void add_stat(struct region_stat *s, const struct region_stat *n, bool wi
 	s->sum_ns += n->sum_ns;
 	s->open += n->open;
 	s->samples += n->samples;
+	s->gpu_ns += n->gpu_ns;
 }
 
 /* dup[j]: node j has an ancestor with its name (depth first, counting names on the path). */
@@ -271,6 +273,50 @@ static int add_samples(struct build *b)
 				return -ENOMEM;
 			}
 			st->samples += s->count;
+		}
+	}
+	free(stamp);
+	return 0;
+}
+
+/* GPU time on the device: a kernel, copy or memset (a sync or API call is not). */
+static uint64_t device_ns(const struct rec_gpu *g)
+{
+	bool work =
+		g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY || g->kind == REC_GPU_MEMSET;
+
+	return work ? g->end_ns - g->start_ns : 0;
+}
+
+/* Each activity's time counts once for every name on its launch's region stack. */
+static int add_gpu(struct build *b)
+{
+	const struct recording *r = b->r;
+	size_t *stamp = calloc(b->t->nregions + 1, sizeof(*stamp));
+
+	if (!stamp)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->ngpu; i++) {
+		const struct rec_gpu *g = &r->gpu[i];
+		const struct rec_sample *s;
+
+		if (!g->launch_key || g->launch_key > r->nsamples || g->kind == REC_GPU_API)
+			continue;
+		b->t->has_gpu = true;
+		s = &r->samples[g->launch_key - 1];
+		for (uint32_t j = 0; j < s->nregions; j++) {
+			uint32_t reg = b->reg_of_str[s->regions[j]];
+			struct region_stat *st;
+
+			if (stamp[reg] == i + 1)
+				continue;
+			stamp[reg] = i + 1;
+			st = row_of(b, s->pid, s->tid, reg);
+			if (!st) {
+				free(stamp);
+				return -ENOMEM;
+			}
+			st->gpu_ns += device_ns(g);
 		}
 	}
 	free(stamp);
@@ -441,6 +487,8 @@ struct regiontab *regiontab__new(const struct recording *r)
 	if (!err)
 		err = add_samples(&b);
 	if (!err)
+		err = add_gpu(&b);
+	if (!err)
 		err = finish(&b);
 err_out:
 	free(b.reg_of_str);
@@ -515,6 +563,11 @@ const struct region_node *regiontab__node(const struct regiontab *t, uint32_t no
 uint64_t regiontab__mismatches(const struct regiontab *t)
 {
 	return t->mismatches;
+}
+
+bool regiontab__has_gpu(const struct regiontab *t)
+{
+	return t->has_gpu;
 }
 
 uint64_t region_stat__timed(const struct region_stat *s)

@@ -2,7 +2,8 @@
 /*
  * Region statistics of a recording, as the report shows them: the exact per-thread region trees
  * of the REGIONS blocks summed by region name, per thread and over all threads; the trees merged
- * by name path from the root; and the CPU samples whose region stack holds each name. A name
+ * by name path from the root; the CPU samples whose region stack holds each name, and the GPU
+ * time of the launches made inside it (rec_gpu.launch_key). A name
  * that only samples carry (no REGIONS block for it: perch stopped early) has zero calls.
  */
 #ifndef PERCH_REGIONTAB_H
@@ -22,6 +23,8 @@ struct region_stat {
 	uint64_t open;		 /* activations still open at the snapshot: not in calls or times */
 	uint64_t samples;	 /* weight of the CPU samples whose region stack holds the name */
 	uint64_t sum_ns;	 /* every timed call's time, nested ones too (0: not recorded) */
+	uint64_t gpu_ns;	 /* GPU time (kernels, copies, memsets) of the launches made with
+				  * the name on the launching thread's region stack */
 };
 
 struct region_thread_stat {
@@ -61,6 +64,9 @@ const struct region_node *regiontab__node(const struct regiontab *t, uint32_t no
 
 /* Region ends that did not match the innermost open region, over all threads. */
 uint64_t regiontab__mismatches(const struct regiontab *t);
+
+/* Whether any GPU activity has its launch's stack (launch_key): the GPU column is shown. */
+bool regiontab__has_gpu(const struct regiontab *t);
 
 /* Calls with a measured duration: mean, min and max are undefined without one. */
 uint64_t region_stat__timed(const struct region_stat *s);

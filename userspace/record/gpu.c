@@ -287,6 +287,23 @@ void gpu__finish(struct gpu *g)
 			   "(no CUDA driver, or no CUDA calls)");
 }
 
+int gpu__launch_key(struct gpu *g, uint32_t pid, uint32_t tid, uint32_t correlation_id,
+		    uint64_t time_ns, uint32_t key)
+{
+	struct rec_gpu e = {
+		.kind = REC_GPU_LAUNCH,
+		.start_ns = time_ns,
+		.end_ns = time_ns,
+		.detail = key,
+		.correlation = correlation_id,
+		.pid = pid,
+		.tid = tid,
+		.launch_ns = time_ns,
+	};
+
+	return rec_writer__gpu(g->w, &e);
+}
+
 uint64_t gpu__stat(const struct gpu *g, enum gpu_stat i)
 {
 	const struct gpu_join_stats *st;

@@ -46,5 +46,10 @@ void gpu__poll(struct gpu *g);
  * no GPU data came at all. */
 void gpu__finish(struct gpu *g);
 uint64_t gpu__stat(const struct gpu *g, enum gpu_stat i);
+/* The CPU side of one launch (the sampler's uprobe on perch_cuda_launch): key, the writer's key
+ * id of the launching thread's stack and region stack, written as the GPU block's LAUNCH entry of
+ * (pid, correlation id). 0 or -errno. */
+int gpu__launch_key(struct gpu *g, uint32_t pid, uint32_t tid, uint32_t correlation_id,
+		    uint64_t time_ns, uint32_t key);
 
 #endif /* PERCH_RECORD_GPU_H */

@@ -165,7 +165,8 @@ static int add_listeners(struct session *s)
 	if (!s->col)
 		return PERCH_EXIT_INTERNAL;
 	collector__set_lines(s->col, !s->o->no_lines);
-	collector__set_keys(s->col, s->o->timeline);
+	/* Key ids name --timeline's ticks and --gpu's launch stacks. */
+	collector__set_keys(s->col, s->o->timeline || s->o->gpu);
 	sampler__on_tick(s->sp, add_tick, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
 	if (s->rg)
@@ -173,7 +174,17 @@ static int add_listeners(struct session *s)
 	return s->rg ? 0 : PERCH_EXIT_INTERNAL;
 }
 
-/* --gpu: the channel, handed to the command at its exec. */
+/* --gpu: a launch's stack and region stack, keyed (SAMPLER_NO_KEY: lost, counted in STATS). */
+static void add_launch(void *ctx, const struct perch_launch *l, uint32_t key)
+{
+	struct session *s = ctx;
+
+	if (key != SAMPLER_NO_KEY)
+		gpu__launch_key(s->gpu, l->key.tgid, l->key.tid, l->correlation_id, l->time_ns,
+				key);
+}
+
+/* --gpu: the channel, handed to the command at its exec; the probe on its launches. */
 static int add_gpu(struct session *s)
 {
 	char lib[PATH_MAX];
@@ -188,7 +199,7 @@ static int add_gpu(struct session *s)
 		return PERCH_EXIT_INTERNAL;
 	}
 	targets__before_exec(s->tg, gpu__child, s->gpu);
-	return 0;
+	return sampler__probe_launches(s->sp, lib, add_launch, s);
 }
 
 static int setup(struct session *s)

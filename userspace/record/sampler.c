@@ -87,6 +87,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
 	sampler_timeline_size(sp, sp->timeline);
+	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -231,6 +232,7 @@ void sampler__free(struct sampler *sp)
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
 	sampler_timeline_free(sp);
+	sampler_launch_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);
@@ -267,7 +269,8 @@ void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs)
 {
 	struct bpf_program *progs[] = {sp->skel->progs.on_tick, sp->skel->progs.on_fork,
-				       sp->skel->progs.on_exec, sp->skel->progs.on_exit};
+				       sp->skel->progs.on_exec, sp->skel->progs.on_exit,
+				       sp->skel->progs.on_launch};
 
 	*run_ns = *runs = 0;
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {

@@ -67,6 +67,15 @@ void sampler__flush_ticks(struct sampler *sp);
 /* Ticks whose bucket had no key id (the collector could not make one). */
 uint64_t sampler__ticks_unkeyed(const struct sampler *sp);
 
+/* --gpu: probe perch_cuda_launch() in library (the injection library perch hands the command);
+ * each hit of a target thread goes to fn at the drain of its buffer, with the key id of its
+ * stack (SAMPLER_NO_KEY: none could be made). 0 or the enum perch_exit to end with (logged). */
+typedef void (*sampler_launch_fn)(void *ctx, const struct perch_launch *l, uint32_t key);
+int sampler__probe_launches(struct sampler *sp, const char *library, sampler_launch_fn fn,
+			    void *ctx);
+/* Launch hits whose stack got no key id. */
+uint64_t sampler__launches_unkeyed(const struct sampler *sp);
+
 /* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);

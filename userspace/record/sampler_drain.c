@@ -11,6 +11,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include "lib/exitcodes.h"
+#include "lib/hash.h"
 #include "lib/vec.h"
 #include "sampler_impl.h"
 
@@ -41,6 +42,31 @@ void sampler_drain_free(struct sampler *sp)
 	free(sp->dkeys);
 	free(sp->dvals);
 	u64map__clear(&sp->dindex);
+	u64map__clear(&sp->kindex);
+}
+
+static uint64_t key_hash(const struct perch_key *key)
+{
+	return fnv64_bytes(FNV64_OFFSET, key, sizeof(*key));
+}
+
+/* The drained buckets by key, for the records that name them (--timeline's ticks, launches). */
+static void index_keys(struct sampler *sp, size_t n)
+{
+	u64map__clear(&sp->kindex);
+	for (size_t i = 0; i < n; i++)
+		u64map__put(&sp->kindex, key_hash(&sp->keys[i]), i);
+}
+
+uint32_t sampler_key_id(const struct sampler *sp, const struct perch_key *key, size_t n,
+			const uint32_t *key_ids)
+{
+	uint64_t i;
+
+	if (!u64map__get(&sp->kindex, key_hash(key), &i) || i >= n ||
+	    memcmp(&sp->keys[i], key, sizeof(*key)))
+		return SAMPLER_NO_KEY;
+	return key_ids[i];
 }
 
 static const uint64_t *lookup_stack(int map_fd, __s32 id, uint64_t *buf)
@@ -161,7 +187,10 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 		sp->key_ids[i] =
 			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
 	}
+	if (sp->tl || sp->lc)
+		index_keys(sp, n);
 	sampler_timeline_drained(sp, which, n, sp->key_ids);
+	sampler_launch_drained(sp, which, n, sp->key_ids);
 	clear_stacks(sfd);
 }
 

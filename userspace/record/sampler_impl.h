@@ -4,7 +4,8 @@
  * its perf events, its target map and its counters; sampler_events.c turns its ring buffer and
  * the mmap watch into events of the process table and paces the waits for them; sampler_drain.c
  * drains the double-buffered counts and stacks; sampler_timeline.c gives each tick of
- * --timeline the key id of the bucket it was counted in.
+ * --timeline the key id of the bucket it was counted in, sampler_launch.c each CUDA launch's
+ * stack (--gpu) its key id.
  */
 #ifndef PERCH_RECORD_SAMPLER_IMPL_H
 #define PERCH_RECORD_SAMPLER_IMPL_H
@@ -39,7 +40,9 @@ struct sampler {
 	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
-	struct timeline *tl; /* --timeline, else NULL */
+	struct u64map kindex;	 /* one drain's buckets: key hash -> index (ticks, launches) */
+	struct timeline *tl;	 /* --timeline, else NULL */
+	struct launch_probe *lc; /* --gpu, else NULL */
 };
 
 /* sampler_events.c: listen to the process table (a target that exited leaves the target map);
@@ -60,5 +63,15 @@ void sampler_timeline_free(struct sampler *sp);
 /* The drain of buffer `which` is done: keys[i] (n of them) were counted under key_ids[i]. */
 void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 			      const uint32_t *key_ids);
+
+/* sampler_drain.c: the key id the drain just gave the bucket of key (n buckets, key_ids[i]
+ * each); SAMPLER_NO_KEY when it has none. */
+uint32_t sampler_key_id(const struct sampler *sp, const struct perch_key *key, size_t n,
+			const uint32_t *key_ids);
+
+/* sampler_launch.c: the launch probe's records of buffer `which` to their key ids. */
+void sampler_launch_drained(struct sampler *sp, unsigned int which, size_t n,
+			    const uint32_t *key_ids);
+void sampler_launch_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

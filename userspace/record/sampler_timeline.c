@@ -11,7 +11,6 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "lib/exitcodes.h"
-#include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "sampler_impl.h"
@@ -30,7 +29,6 @@ struct timeline {
 	size_t nwaiting, capwaiting;
 	struct ready_tick *ready; /* with their key ids, held back for time order */
 	size_t nready, capready;
-	struct u64map index; /* one drain's buckets: key hash -> index */
 	sampler_tick_fn fn;
 	void *ctx;
 	uint64_t unkeyed;
@@ -85,7 +83,6 @@ void sampler_timeline_free(struct sampler *sp)
 	ring_buffer__free(tl->rb);
 	free(tl->waiting);
 	free(tl->ready);
-	u64map__clear(&tl->index);
 	free(tl);
 	sp->tl = NULL;
 }
@@ -101,11 +98,6 @@ void sampler__on_tick(struct sampler *sp, sampler_tick_fn fn, void *ctx)
 uint64_t sampler__ticks_unkeyed(const struct sampler *sp)
 {
 	return sp->tl ? sp->tl->unkeyed : 0;
-}
-
-static uint64_t key_hash(const struct perch_key *key)
-{
-	return fnv64_bytes(FNV64_OFFSET, key, sizeof(*key));
 }
 
 static int by_time(const void *a, const void *b)
@@ -130,18 +122,6 @@ static void emit_before(struct timeline *tl, uint64_t cutoff)
 	tl->nready -= k;
 }
 
-/* The key id of a tick of this drain's buffer; SAMPLER_NO_KEY when its bucket has none. */
-static uint32_t key_of(const struct sampler *sp, const struct timeline *tl,
-		       const struct perch_key *key, size_t n, const uint32_t *key_ids)
-{
-	uint64_t i;
-
-	if (!u64map__get(&tl->index, key_hash(key), &i) || i >= n ||
-	    memcmp(&sp->keys[i], key, sizeof(*key)))
-		return SAMPLER_NO_KEY;
-	return key_ids[i];
-}
-
 void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 			      const uint32_t *key_ids)
 {
@@ -152,9 +132,6 @@ void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 	if (!tl)
 		return;
 	ring_buffer__consume(tl->rb);
-	u64map__clear(&tl->index);
-	for (size_t i = 0; i < n; i++)
-		u64map__put(&tl->index, key_hash(&sp->keys[i]), i);
 	for (size_t i = 0; i < tl->nwaiting; i++) {
 		const struct perch_tick *t = &tl->waiting[i];
 		uint32_t key;
@@ -164,7 +141,7 @@ void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 			tl->waiting[kept++] = *t;
 			continue;
 		}
-		key = key_of(sp, tl, &t->key, n, key_ids);
+		key = sampler_key_id(sp, &t->key, n, key_ids);
 		if (key == SAMPLER_NO_KEY ||
 		    vec_grow(&tl->ready, &tl->capready, tl->nready + 1, sizeof(*tl->ready), 256)) {
 			tl->unkeyed++;

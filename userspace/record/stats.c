@@ -112,6 +112,14 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	if (p->gpu)  \
 		kv[n++] = stat_kv(REC_STAT_##k, gpu__stat(p->gpu, i));
 	REC_STATS_GPU(GPU_KV)
+	/* A launch whose stack got no key id at its drain is lost too. */
+#define LAUNCH_KV(k, i)                                                                   \
+	if (p->gpu && ok[i])                                                              \
+		kv[n++] = stat_kv(REC_STAT_##k,                                           \
+				  totals[i] + (i == PERCH_STAT_LAUNCH_LOST                \
+						       ? sampler__launches_unkeyed(p->sp) \
+						       : 0));
+	REC_STATS_LAUNCH(LAUNCH_KV)
 	rec_writer__stats(w, kv, n);
 }
 

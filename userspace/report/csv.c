@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --format=csv: the regions table for spreadsheets, one row per region over all threads and one
- * per region and thread (RFC 4180 quoting; times in seconds).
+ * per region and thread (RFC 4180 quoting; times in seconds). gpu_s, the GPU time launched inside
+ * the region, is appended when the recording has launch stacks (perch record --gpu).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -30,7 +31,7 @@ static void csv_seconds(uint64_t ns, FILE *out)
 }
 
 static void csv_row(const char *name, const struct region_thread_stat *th,
-		    const struct region_stat *s, FILE *out)
+		    const struct region_stat *s, bool gpu, FILE *out)
 {
 	uint64_t timed = region_stat__timed(s);
 
@@ -50,25 +51,34 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 	} else {
 		fputs(",,,", out);
 	}
-	fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", s->samples, s->size_sum);
+	fprintf(out, ",%" PRIu64 ",%" PRIu64, s->samples, s->size_sum);
+	if (gpu)
+		csv_seconds(s->gpu_ns, out);
+	fputc('\n', out);
 }
 
 int report_csv(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
 {
 	struct regiontab *t = regiontab__new(r);
+	bool gpu;
 
 	(void)path;
 	(void)o;
 	if (!t)
 		return -errno;
-	fputs("name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n", out);
+	/* gpu_s: GPU time launched inside, when a launch's stack is known (appended: a recording
+	 * without one keeps its columns). */
+	gpu = regiontab__has_gpu(t);
+	fputs(gpu ? "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size,gpu_s\n"
+		  : "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n",
+	      out);
 	for (uint32_t i = 0; i < regiontab__count(t); i++) {
 		const struct region_thread_stat *rows;
 		uint32_t n = regiontab__threads(t, i, &rows);
 
-		csv_row(regiontab__name(t, i), NULL, regiontab__all(t, i), out);
+		csv_row(regiontab__name(t, i), NULL, regiontab__all(t, i), gpu, out);
 		for (uint32_t k = 0; k < n; k++)
-			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, out);
+			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, gpu, out);
 	}
 	regiontab__free(t);
 	return 0;

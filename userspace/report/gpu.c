@@ -5,8 +5,66 @@
  * did not join or was dropped, never hidden.
  */
 #include <inttypes.h>
+#include <string.h>
+#include "model/gpupaths.h"
 #include "model/gputab.h"
 #include "common.h"
+
+#define PATH_FRAMES 12 /* frames of a launching call path shown, from the launch outwards */
+
+/* A frame of perch's injection library (its probe, its callback): not the program's path. */
+static bool perch_frame(const struct recording *r, uint32_t frame)
+{
+	const char *mod = frame < r->nframes ? recording__string(r, r->frames[frame].module) : "";
+	size_t n = strlen(mod), k = strlen("libperch_cuda.so");
+
+	return n >= k && !strcmp(mod + n - k, "libperch_cuda.so") &&
+	       (n == k || mod[n - k - 1] == '/');
+}
+
+/* The launching call path, innermost first, without perch's own frames. */
+static void print_path(const struct recording *r, const struct rec_sample *s, FILE *out)
+{
+	uint32_t i = s->nframes, shown = 0;
+
+	while (i > 0 && perch_frame(r, s->frames[i - 1]))
+		i--;
+	for (; i > 0 && shown < PATH_FRAMES; i--, shown++) {
+		uint32_t f = s->frames[i - 1];
+		const char *name = f < r->nframes ? recording__string(r, r->frames[f].name) : "";
+
+		fprintf(out, "%s%s", shown ? " <- " : "", name[0] ? name : "?");
+	}
+	fputs(i ? " <- ...\n" : "\n", out);
+}
+
+/* GPU time by launching call path (the uprobe's stacks), and the launches without one. */
+static void print_paths(const struct recording *r, unsigned int top, FILE *out)
+{
+	struct gpu_paths *p = gpu_paths__new(r);
+	char a[24];
+
+	if (!p || (!p->nrows && !report_stat(r, REC_STAT_gpu_launch_stacks))) {
+		gpu_paths__free(p);
+		return;
+	}
+	fprintf(out, "\n  GPU time by launching call path (kernels, copies and memsets; the launch "
+		     "innermost)\n");
+	fprintf(out, "  %10s %8s  %s\n", "gpu", "count", "call path");
+	for (size_t i = 0; i < p->nrows && (!top || i < top); i++) {
+		fprintf(out, "  %s %8" PRIu64 "  ", report_fmt_time(a, p->rows[i].gpu_ns),
+			p->rows[i].activities);
+		print_path(r, &r->samples[p->rows[i].sample], out);
+	}
+	if (top && p->nrows > top)
+		fprintf(out, "  (%zu more call paths)\n", p->nrows - top);
+	fprintf(out,
+		"  stacks     %" PRIu64 " of %" PRIu64 " launches have no CPU stack (%" PRIu64
+		" activities unattributed; %" PRIu64 " probe hits lost in the kernel)\n",
+		p->launches_no_stack, p->launches, p->activities_no_stack,
+		report_stat(r, REC_STAT_gpu_launch_stacks_lost));
+	gpu_paths__free(p);
+}
 
 static void print_kernels(const struct recording *r, const struct gputab *t, unsigned int top,
 			  FILE *out)
@@ -120,4 +178,5 @@ void report_print_gpu(const struct recording *r, unsigned int top, FILE *out)
 	print_lanes(t, out);
 	print_counts(r, t, out);
 	gputab__free(t);
+	print_paths(r, top, out);
 }

@@ -14,6 +14,13 @@ static const char *fmt_per_call(char buf[24], const struct region_stat *s, uint6
 	return region_stat__timed(s) ? report_fmt_time(buf, ns) : "         -";
 }
 
+/* The GPU column, before the name, when a launch's stack is known (older recordings: none). */
+static void print_gpu_cell(const struct regiontab *t, const char *text, FILE *out)
+{
+	if (regiontab__has_gpu(t))
+		fprintf(out, "  %10s", text);
+}
+
 static void print_region_table(const struct regiontab *t, uint64_t all, FILE *out)
 {
 	char b[6][24];
@@ -21,17 +28,23 @@ static void print_region_table(const struct regiontab *t, uint64_t all, FILE *ou
 	fprintf(out,
 		"\nRegions (exact counts and wall times from the markers, all threads summed; total "
 		"counts a\nrecursion once, self leaves out child regions; samples: CPU samples "
-		"inside, at any depth)\n");
-	fprintf(out, "  %10s  %10s  %10s  %10s  %10s  %10s  %8s  %8s  %s\n", "calls", "total",
-		"self", "mean", "min", "max", "samples", "samples%", "region");
+		"inside, at any depth%s)\n",
+		regiontab__has_gpu(t) ? ";\ngpu: GPU time of the kernels, copies and memsets "
+					"launched inside"
+				      : "");
+	fprintf(out, "  %10s  %10s  %10s  %10s  %10s  %10s  %8s  %8s", "calls", "total", "self",
+		"mean", "min", "max", "samples", "samples%");
+	print_gpu_cell(t, "gpu", out);
+	fprintf(out, "  %s\n", "region");
 	for (uint32_t i = 0; i < regiontab__count(t); i++) {
 		const struct region_stat *s = regiontab__all(t, i);
 
-		fprintf(out, "  %10" PRIu64 "  %s  %s  %s  %s  %s  %8" PRIu64 "  %7.2f%%  %s\n",
-			s->calls, report_fmt_time(b[0], s->total_ns),
-			report_fmt_time(b[1], s->self_ns), fmt_per_call(b[2], s, report_mean_ns(s)),
-			fmt_per_call(b[3], s, s->min_ns), fmt_per_call(b[4], s, s->max_ns),
-			s->samples, report_pct(s->samples, all), regiontab__name(t, i));
+		fprintf(out, "  %10" PRIu64 "  %s  %s  %s  %s  %s  %8" PRIu64 "  %7.2f%%", s->calls,
+			report_fmt_time(b[0], s->total_ns), report_fmt_time(b[1], s->self_ns),
+			fmt_per_call(b[2], s, report_mean_ns(s)), fmt_per_call(b[3], s, s->min_ns),
+			fmt_per_call(b[4], s, s->max_ns), s->samples, report_pct(s->samples, all));
+		print_gpu_cell(t, report_fmt_time(b[5], s->gpu_ns), out);
+		fprintf(out, "  %s\n", regiontab__name(t, i));
 	}
 }
 
