@@ -249,34 +249,37 @@ cleanup:
 	return err;
 }
 
-/* Each sample counts once for every name on its region stack, however often it is there. */
+/* Add v to the samples (or, gpu, the gpu_ns) of each name on s's region stack, once however
+ * often it is there: stamp[reg] == mark says the item at hand already counted for reg. */
+static int add_per_region(struct build *b, const struct rec_sample *s, size_t *stamp, size_t mark,
+			  uint64_t v, bool gpu)
+{
+	for (uint32_t j = 0; j < s->nregions; j++) {
+		uint32_t reg = b->reg_of_str[s->regions[j]];
+		struct region_stat *st;
+
+		if (stamp[reg] == mark)
+			continue;
+		stamp[reg] = mark;
+		st = row_of(b, s->pid, s->tid, reg);
+		if (!st)
+			return -ENOMEM;
+		*(gpu ? &st->gpu_ns : &st->samples) += v;
+	}
+	return 0;
+}
+
+/* Each sample counts once for every name on its region stack. */
 static int add_samples(struct build *b)
 {
 	const struct recording *r = b->r;
 	size_t *stamp = calloc(b->t->nregions + 1, sizeof(*stamp));
+	int err = stamp ? 0 : -ENOMEM;
 
-	if (!stamp)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nsamples; i++) {
-		const struct rec_sample *s = &r->samples[i];
-
-		for (uint32_t j = 0; j < s->nregions; j++) {
-			uint32_t reg = b->reg_of_str[s->regions[j]];
-			struct region_stat *st;
-
-			if (stamp[reg] == i + 1)
-				continue;
-			stamp[reg] = i + 1;
-			st = row_of(b, s->pid, s->tid, reg);
-			if (!st) {
-				free(stamp);
-				return -ENOMEM;
-			}
-			st->samples += s->count;
-		}
-	}
+	for (size_t i = 0; !err && i < r->nsamples; i++)
+		err = add_per_region(b, &r->samples[i], stamp, i + 1, r->samples[i].count, false);
 	free(stamp);
-	return 0;
+	return err;
 }
 
 /* GPU time on the device: a kernel, copy or memset (a sync or API call is not). */
@@ -293,34 +296,19 @@ static int add_gpu(struct build *b)
 {
 	const struct recording *r = b->r;
 	size_t *stamp = calloc(b->t->nregions + 1, sizeof(*stamp));
+	int err = stamp ? 0 : -ENOMEM;
 
-	if (!stamp)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->ngpu; i++) {
+	for (size_t i = 0; !err && i < r->ngpu; i++) {
 		const struct rec_gpu *g = &r->gpu[i];
-		const struct rec_sample *s;
 
 		if (!g->launch_key || g->launch_key > r->nsamples || g->kind == REC_GPU_API)
 			continue;
 		b->t->has_gpu = true;
-		s = &r->samples[g->launch_key - 1];
-		for (uint32_t j = 0; j < s->nregions; j++) {
-			uint32_t reg = b->reg_of_str[s->regions[j]];
-			struct region_stat *st;
-
-			if (stamp[reg] == i + 1)
-				continue;
-			stamp[reg] = i + 1;
-			st = row_of(b, s->pid, s->tid, reg);
-			if (!st) {
-				free(stamp);
-				return -ENOMEM;
-			}
-			st->gpu_ns += device_ns(g);
-		}
+		err = add_per_region(b, &r->samples[g->launch_key - 1], stamp, i + 1, device_ns(g),
+				     true);
 	}
 	free(stamp);
-	return 0;
+	return err;
 }
 
 static int by_report_order(const void *a, const void *b, void *t)
