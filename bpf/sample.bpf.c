@@ -736,6 +736,137 @@ lost:
 	return 0;
 }
 
+/* ---- --gpu -p PID: libcuda's entry points (attach mode, see struct perch_gpu_call) -------- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} gpu_calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} gpu_names SEC(".maps");
+
+/* pid_tgid -> the name lookup it is inside (entry to return). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct perch_gpu_pending);
+} gpu_pending SEC(".maps");
+
+/* The caller's user stack and region stack into key, as on_launch takes them: at the probe's
+ * first instruction, no kernel part. False when the key could not be kept. */
+static __always_inline bool gpu_call_key(struct pt_regs *ctx, __u64 id, __u32 gen, __u32 buf,
+					 struct perch_key *key)
+{
+	__u32 tgid = id >> 32;
+	long err;
+
+	key->tgid = tgid;
+	key->tid = (__u32)id;
+	key->gen = gen;
+	key->kstack_id = -EFAULT;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	region_stack(tgid, key);
+	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key)) {
+		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
+				      BPF_F_USER_STACK);
+		key->ustack_id = err;
+		if (err < 0)
+			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+		key->user_ret = user_stack_top(ctx);
+	}
+	return key_launch(buf ? (void *)&counts1 : (void *)&counts0, key);
+}
+
+/* A launch, copy or memset entry point; the cookie says which (format/gpu_entries.h). */
+SEC("uprobe")
+int on_gpu_call(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u32 tgid = id >> 32, buf, *gen = bpf_map_lookup_elem(&targets, &tgid);
+	struct perch_key key = {};
+	struct perch_gpu_call *c;
+
+	if (!gen)
+		return 0;
+	now = bpf_ktime_get_ns(); /* before `active`, as a tick's */
+	buf = active;
+	stat_inc(PERCH_STAT_GPU_CALLS);
+	if (!gpu_call_key(ctx, id, *gen, buf, &key))
+		goto lost;
+	c = bpf_ringbuf_reserve(&gpu_calls, sizeof(*c), 0);
+	if (!c)
+		goto lost;
+	c->time_ns = now;
+	c->buf = buf;
+	c->entry = (__u32)bpf_get_attach_cookie(ctx);
+	c->args[0] = PT_REGS_PARM1(ctx);
+	c->args[1] = PT_REGS_PARM2(ctx);
+	c->args[2] = PT_REGS_PARM3(ctx);
+	c->args[3] = PT_REGS_PARM4(ctx);
+	c->args[4] = PT_REGS_PARM5(ctx);
+	c->args[5] = ctx->r9; /* the sixth: libbpf 1.1 has no PT_REGS_PARM6 */
+	__builtin_memcpy(&c->key, &key, sizeof(key));
+	bpf_ringbuf_submit(c, 0);
+	return 0;
+lost:
+	stat_inc(PERCH_STAT_GPU_CALL_LOST);
+	return 0;
+}
+
+/* The entry of a name lookup (enum perch_gpu_namer in the cookie): its arguments, for its return. */
+SEC("uprobe")
+int on_gpu_namer(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct perch_gpu_pending p = {};
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	p.out = PT_REGS_PARM1(ctx);
+	p.kernel = PT_REGS_PARM2(ctx);
+	p.name = PT_REGS_PARM3(ctx);
+	p.namer = (__u32)bpf_get_attach_cookie(ctx);
+	bpf_map_update_elem(&gpu_pending, &id, &p, BPF_ANY);
+	return 0;
+}
+
+/* Its return: the handle the callee wrote and the name it was given (read now: paged in). */
+SEC("uretprobe")
+int on_gpu_named(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct perch_gpu_pending *p = bpf_map_lookup_elem(&gpu_pending, &id);
+	struct perch_gpu_name *n;
+	long len = 0;
+
+	if (!p)
+		return 0;
+	n = bpf_ringbuf_reserve(&gpu_names, sizeof(*n), 0);
+	if (!n) {
+		stat_inc(PERCH_STAT_GPU_NAME_LOST);
+		bpf_map_delete_elem(&gpu_pending, &id);
+		return 0;
+	}
+	n->tgid = id >> 32;
+	n->namer = p->namer;
+	n->result = (__s32)PT_REGS_RC(ctx);
+	n->kernel = p->namer == PERCH_GPU_NAMER_KERNEL ? p->kernel : 0;
+	if (bpf_probe_read_user(&n->handle, sizeof(n->handle), (void *)p->out))
+		n->handle = 0;
+	if (p->namer != PERCH_GPU_NAMER_KERNEL)
+		len = bpf_probe_read_user_str(n->name, sizeof(n->name), (void *)p->name);
+	n->len = len > 0 ? (__u32)len - 1 : 0;
+	bpf_ringbuf_submit(n, 0);
+	bpf_map_delete_elem(&gpu_pending, &id);
+	return 0;
+}
+
 static __always_inline void send_event(__u32 type, __u32 pid, __u32 ppid, __u32 gen,
 				       struct task_struct *t)
 {

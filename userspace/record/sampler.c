@@ -88,6 +88,10 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	sp->skel->rodata->unwind_mode = mode;
 	sampler_timeline_size(sp, sp->timeline);
 	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
+	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_call, false);
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_namer, false);
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_named, false);
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -233,6 +237,7 @@ void sampler__free(struct sampler *sp)
 	mmap_watch__free(sp->mw);
 	sampler_timeline_free(sp);
 	sampler_launch_free(sp);
+	sampler_gpucall_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);
