@@ -93,10 +93,21 @@ struct {
 	__type(value, struct perch_proc_unwind);
 } proc_unwind SEC(".maps");
 
+/*
+ * Which slot of the per-CPU scratch maps a program builds in: a tick (cpu-clock's hrtimer
+ * interrupt, the cycles NMI) can interrupt a uprobe program on the same CPU, and building in the
+ * same slot would overwrite the stack or region stack the probe is in the middle of.
+ */
+enum scratch_slot {
+	SCRATCH_TICK = 0,
+	SCRATCH_PROBE = 1, /* --gpu -p's libcuda probes */
+	SCRATCH_SLOTS,
+};
+
 /* Where a tick builds the stack it unwinds (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH_SLOTS);
 	__type(key, __u32);
 	__type(value, struct perch_ustack);
 } unwind_scratch SEC(".maps");
@@ -127,7 +138,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH_SLOTS);
 	__type(key, __u32);
 	__type(value, struct perch_rstack);
 } region_scratch SEC(".maps");
@@ -217,6 +228,7 @@ struct unwind_ctx {
 	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
 		      * true if the next frame has a table, else the walk starts over with frame
 		      * pointers */
+	__u32 slot; /* enum scratch_slot: where the frames go */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -363,13 +375,14 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 	struct perch_unwind_map m;
 	struct perch_ustack *st;
 	__u64 lookup, cfa, ra, bp;
-	__u32 n, kind, zero = 0;
+	__u32 n, kind, slot;
 	__s16 rbp_off;
 	long idx;
 
 	if (!u)
 		return 1;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	slot = u->slot;
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	proc = bpf_map_lookup_elem(&proc_unwind, &u->tgid);
 	if (!st || !proc)
 		return stop(u, UNW_NO_CFI);
@@ -499,20 +512,21 @@ static __always_inline void count_stop(__u32 why, struct perch_key *key)
 	key->flags |= PERCH_KEY_UNWIND_FAILED;
 }
 
-/* Unwind the user stack from the tables into the key. Returns false when the process has no
- * tables (or the leaf is in code without one): the caller walks frame pointers instead. */
-static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
-					     struct perch_key *key)
+/* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
+ * Returns false when the process has no tables (or the leaf is in code without one): the caller
+ * walks frame pointers instead. */
+static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid, void *dmap,
+						struct perch_key *key, __u32 slot)
 {
 	struct perch_ustack *st;
 	struct unwind_ctx u = {};
-	__u32 zero = 0;
 
 	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
 		return false;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	if (!regs || !st)
 		return false;
+	u.slot = slot;
 	u.tgid = tgid;
 	u.ip = BPF_CORE_READ(regs, ip);
 	u.sp = BPF_CORE_READ(regs, sp);
@@ -533,14 +547,21 @@ static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, v
 	return true;
 }
 
-/* Key the sample by the interrupted thread's region stack, read from its TLS. */
-static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
+					     struct perch_key *key)
+{
+	return dwarf_user_stack_in(regs, tgid, dmap, key, SCRATCH_TICK);
+}
+
+/* Key the sample by the interrupted thread's region stack, read from its TLS into scratch slot
+ * `slot`. */
+static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, __u32 slot)
 {
 	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
 	struct perch_rstack *st, *old;
 	__u64 fsbase = 0, hash = FNV_OFFSET;
 	__s64 tls_offset = 0;
-	__u32 zero = 0, n, i;
+	__u32 n, i;
 
 	if (!rp)
 		return;
@@ -548,7 +569,7 @@ static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
 				(void *)(rp->registry + PERCH_REGISTRY_TLS_OFFSET)) ||
 	    !tls_offset)
 		return; /* the runtime is not initialized yet: no region can be open */
-	st = bpf_map_lookup_elem(&region_scratch, &zero);
+	st = bpf_map_lookup_elem(&region_scratch, &slot);
 	if (!st)
 		return;
 #if defined(__TARGET_ARCH_x86)
@@ -591,6 +612,11 @@ static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
 lost:
 	stat_inc(PERCH_STAT_REGION_LOST);
 	key->flags |= PERCH_KEY_REGION_LOST;
+}
+
+static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+{
+	region_stack_in(tgid, key, SCRATCH_TICK);
 }
 
 /* One more tick of key in countmap; false when the map is full (counted). */
@@ -770,8 +796,9 @@ static __always_inline bool gpu_call_key(struct pt_regs *ctx, __u64 id, __u32 ge
 	key->gen = gen;
 	key->kstack_id = -EFAULT;
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
-	region_stack(tgid, key);
-	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key)) {
+	region_stack_in(tgid, key, SCRATCH_PROBE);
+	if (!dwarf_user_stack_in(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
+				 SCRATCH_PROBE)) {
 		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
 				      BPF_F_USER_STACK);
 		key->ustack_id = err;

@@ -31,4 +31,11 @@ struct gpu_paths {
 struct gpu_paths *gpu_paths__new(const struct recording *r);
 void gpu_paths__free(struct gpu_paths *p);
 
+/* For tables keyed by launching call path the same way (model/gpucalls.c): the row of sample's
+ * call path in p (zeroed: made when new), *cap p->rows' capacity, by_hash the caller's (cleared
+ * by it). 0 or -ENOMEM. */
+struct u64map;
+int gpu_paths__row(struct gpu_paths *p, size_t *cap, struct u64map *by_hash,
+		   const struct recording *r, uint32_t sample, size_t *row);
+
 #endif /* PERCH_MODEL_GPUPATHS_H */

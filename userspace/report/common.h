@@ -67,6 +67,9 @@ uint64_t report_mean_ns(const struct region_stat *s);
 void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
 /* report/gpu.c: the GPU section of the text report (with --gpu, or GPU data in the recording). */
 void report_print_gpu(const struct recording *r, unsigned int top, FILE *out);
+/* report/gpu_attach.c: the GPU section of an attach-mode recording (--gpu -p); false, printing
+ * nothing, for any other. */
+bool report_print_gpu_attach(const struct recording *r, unsigned int top, FILE *out);
 /* report/regions.c: the regions section of the text report (table, tree, notes). */
 void report_print_regions(const struct recording *r, const struct regiontab *t, FILE *out);
 
