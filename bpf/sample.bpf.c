@@ -228,7 +228,7 @@ struct unwind_ctx {
 	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
 		      * true if the next frame has a table, else the walk starts over with frame
 		      * pointers */
-	__u32 slot; /* enum scratch_slot: where the frames go */
+	__u32 slot;  /* enum scratch_slot: where the frames go */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull

@@ -73,8 +73,12 @@ static void __attribute__((noinline)) launch_site_a(CUfunction f)
 
 static void __attribute__((noinline)) launch_site_b(CUfunction f)
 {
-	CUlaunchConfig cfg = {.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 64,
-			      .blockDimY = 1, .blockDimZ = 1};
+	CUlaunchConfig cfg = {.gridDimX = 1,
+			      .gridDimY = 1,
+			      .gridDimZ = 1,
+			      .blockDimX = 64,
+			      .blockDimY = 1,
+			      .blockDimZ = 1};
 
 	check(cuLaunchKernelEx(&cfg, f, NULL, NULL), "launch b");
 	counts[B]++;

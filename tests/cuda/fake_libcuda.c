@@ -149,11 +149,11 @@ API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 	return TOUCH(BASE + 12);
 }
 
-#define MEMSET(fn, T, i)                                         \
-	API CUresult fn(CUdeviceptr dst, T v, size_t n)          \
-	{                                                        \
-		(void)dst, (void)v, (void)n;                     \
-		return TOUCH(BASE + (i));                        \
+#define MEMSET(fn, T, i)                                \
+	API CUresult fn(CUdeviceptr dst, T v, size_t n) \
+	{                                               \
+		(void)dst, (void)v, (void)n;            \
+		return TOUCH(BASE + (i));               \
 	}
 #define MEMSET_ASYNC(fn, T, i)                                      \
 	API CUresult fn(CUdeviceptr dst, T v, size_t n, CUstream s) \
@@ -161,17 +161,17 @@ API CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 		(void)dst, (void)v, (void)n, (void)s;               \
 		return TOUCH(BASE + (i));                           \
 	}
-#define MEMSET_2D(fn, T, i)                                                           \
-	API CUresult fn(CUdeviceptr dst, size_t pitch, T v, size_t w, size_t h)       \
-	{                                                                             \
-		(void)dst, (void)pitch, (void)v, (void)w, (void)h;                    \
-		return TOUCH(BASE + (i));                                             \
+#define MEMSET_2D(fn, T, i)                                                     \
+	API CUresult fn(CUdeviceptr dst, size_t pitch, T v, size_t w, size_t h) \
+	{                                                                       \
+		(void)dst, (void)pitch, (void)v, (void)w, (void)h;              \
+		return TOUCH(BASE + (i));                                       \
 	}
-#define MEMSET_2D_ASYNC(fn, T, i)                                                             \
-	API CUresult fn(CUdeviceptr dst, size_t pitch, T v, size_t w, size_t h, CUstream s)   \
-	{                                                                                     \
-		(void)dst, (void)pitch, (void)v, (void)w, (void)h, (void)s;                   \
-		return TOUCH(BASE + (i));                                                     \
+#define MEMSET_2D_ASYNC(fn, T, i)                                                           \
+	API CUresult fn(CUdeviceptr dst, size_t pitch, T v, size_t w, size_t h, CUstream s) \
+	{                                                                                   \
+		(void)dst, (void)pitch, (void)v, (void)w, (void)h, (void)s;                 \
+		return TOUCH(BASE + (i));                                                   \
 	}
 
 MEMSET(cuMemsetD8, unsigned char, 13)

@@ -20,7 +20,7 @@
 
 #include "recording.h"
 
-#define REC_GPU_ENTRY_LAUNCHES(X)                                                   \
+#define REC_GPU_ENTRY_LAUNCHES(X)                                                    \
 	X(cuLaunchKernel, REC_GPU_F_LAUNCH, REC_GPU_COPY_OTHER, 0, -1, 0)            \
 	X(cuLaunchKernel_ptsz, REC_GPU_F_LAUNCH, REC_GPU_COPY_OTHER, 0, -1, 0)       \
 	X(cuLaunchKernelEx, REC_GPU_F_LAUNCH, REC_GPU_COPY_OTHER, 1, -1, 0)          \
@@ -28,52 +28,52 @@
 	X(cuLaunchCooperativeKernel, REC_GPU_F_LAUNCH, REC_GPU_COPY_OTHER, 0, -1, 0) \
 	X(cuLaunchCooperativeKernel_ptsz, REC_GPU_F_LAUNCH, REC_GPU_COPY_OTHER, 0, -1, 0)
 
-#define REC_GPU_ENTRY_COPIES(X)                                                    \
-	X(cuMemcpy, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)                   \
-	X(cuMemcpy_ptds, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)              \
-	X(cuMemcpyAsync, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)              \
-	X(cuMemcpyAsync_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)         \
-	X(cuMemcpyHtoD_v2, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)             \
-	X(cuMemcpyHtoD_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)        \
-	X(cuMemcpyHtoDAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)        \
-	X(cuMemcpyHtoDAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)   \
-	X(cuMemcpyDtoH_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)             \
-	X(cuMemcpyDtoH_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)        \
-	X(cuMemcpyDtoHAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)        \
-	X(cuMemcpyDtoHAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)   \
-	X(cuMemcpyDtoD_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)             \
-	X(cuMemcpyDtoD_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)        \
-	X(cuMemcpyDtoDAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)        \
-	X(cuMemcpyDtoDAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)   \
-	X(cuMemcpyPeer, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)                \
-	X(cuMemcpyPeer_ptds, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)           \
-	X(cuMemcpyPeerAsync, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)           \
+#define REC_GPU_ENTRY_COPIES(X)                                                   \
+	X(cuMemcpy, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)                 \
+	X(cuMemcpy_ptds, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)            \
+	X(cuMemcpyAsync, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)            \
+	X(cuMemcpyAsync_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_OTHER, 2, -1, 1)       \
+	X(cuMemcpyHtoD_v2, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)           \
+	X(cuMemcpyHtoD_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)      \
+	X(cuMemcpyHtoDAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1)      \
+	X(cuMemcpyHtoDAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_HTOD, 2, -1, 1) \
+	X(cuMemcpyDtoH_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)           \
+	X(cuMemcpyDtoH_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)      \
+	X(cuMemcpyDtoHAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1)      \
+	X(cuMemcpyDtoHAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_DTOH, 2, -1, 1) \
+	X(cuMemcpyDtoD_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)           \
+	X(cuMemcpyDtoD_v2_ptds, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)      \
+	X(cuMemcpyDtoDAsync_v2, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1)      \
+	X(cuMemcpyDtoDAsync_v2_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_DTOD, 2, -1, 1) \
+	X(cuMemcpyPeer, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)              \
+	X(cuMemcpyPeer_ptds, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)         \
+	X(cuMemcpyPeerAsync, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)         \
 	X(cuMemcpyPeerAsync_ptsz, REC_GPU_F_COPY, REC_GPU_COPY_PTOP, 4, -1, 1)
 
-#define REC_GPU_ENTRY_SETS(X)                                                      \
-	X(cuMemsetD8_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)               \
-	X(cuMemsetD8_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)          \
-	X(cuMemsetD16_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)              \
-	X(cuMemsetD16_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)         \
-	X(cuMemsetD32_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)              \
-	X(cuMemsetD32_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)         \
-	X(cuMemsetD8Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)             \
-	X(cuMemsetD8Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)        \
-	X(cuMemsetD16Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)            \
-	X(cuMemsetD16Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)       \
-	X(cuMemsetD32Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)            \
-	X(cuMemsetD32Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)       \
-	X(cuMemsetD2D8_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)              \
-	X(cuMemsetD2D8_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)         \
-	X(cuMemsetD2D16_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)             \
-	X(cuMemsetD2D16_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)        \
-	X(cuMemsetD2D32_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)             \
-	X(cuMemsetD2D32_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)        \
-	X(cuMemsetD2D8Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)            \
-	X(cuMemsetD2D8Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)       \
-	X(cuMemsetD2D16Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)           \
-	X(cuMemsetD2D16Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)      \
-	X(cuMemsetD2D32Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)           \
+#define REC_GPU_ENTRY_SETS(X)                                                  \
+	X(cuMemsetD8_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)          \
+	X(cuMemsetD8_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)     \
+	X(cuMemsetD16_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)         \
+	X(cuMemsetD16_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)    \
+	X(cuMemsetD32_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)         \
+	X(cuMemsetD32_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)    \
+	X(cuMemsetD8Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)        \
+	X(cuMemsetD8Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 1)   \
+	X(cuMemsetD16Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)       \
+	X(cuMemsetD16Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 2)  \
+	X(cuMemsetD32Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)       \
+	X(cuMemsetD32Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 2, -1, 4)  \
+	X(cuMemsetD2D8_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)         \
+	X(cuMemsetD2D8_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)    \
+	X(cuMemsetD2D16_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)        \
+	X(cuMemsetD2D16_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)   \
+	X(cuMemsetD2D32_v2, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)        \
+	X(cuMemsetD2D32_v2_ptds, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)   \
+	X(cuMemsetD2D8Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)       \
+	X(cuMemsetD2D8Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 1)  \
+	X(cuMemsetD2D16Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2)      \
+	X(cuMemsetD2D16Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 2) \
+	X(cuMemsetD2D32Async, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)      \
 	X(cuMemsetD2D32Async_ptsz, REC_GPU_F_SET, REC_GPU_COPY_OTHER, 3, 4, 4)
 
 #define REC_GPU_ENTRIES(X) REC_GPU_ENTRY_LAUNCHES(X) REC_GPU_ENTRY_COPIES(X) REC_GPU_ENTRY_SETS(X)
@@ -87,7 +87,8 @@ struct rec_gpu_entry {
 };
 
 #define REC_GPU_ENTRY_ROW(sym, cls, d, a, a2, el) {#sym, cls, d, a, a2, el},
-static const struct rec_gpu_entry rec_gpu_entries[] __attribute__((unused)) = {REC_GPU_ENTRIES(REC_GPU_ENTRY_ROW)};
+static const struct rec_gpu_entry rec_gpu_entries[]
+	__attribute__((unused)) = {REC_GPU_ENTRIES(REC_GPU_ENTRY_ROW)};
 #undef REC_GPU_ENTRY_ROW
 #define REC_GPU_NENTRIES (sizeof(rec_gpu_entries) / sizeof(rec_gpu_entries[0]))
 

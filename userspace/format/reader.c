@@ -479,8 +479,8 @@ static void cut_back(struct loaded *L, const struct mark *m)
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
 {
 	const struct recording *r = &L->r;
-	struct mark m = {r->nstrings, r->nframes,  r->nsamples, L->npool,     r->nregion_names,
-			 L->nnodes,   L->nkeys,	   r->nwindows, L->ncounts,   r->nevents,
+	struct mark m = {r->nstrings, r->nframes,  r->nsamples, L->npool,      r->nregion_names,
+			 L->nnodes,   L->nkeys,	   r->nwindows, L->ncounts,    r->nevents,
 			 r->nspans,   r->nmodules, r->ngpu,	r->ngpu_notes, r->ngpu_calls};
 	struct cur c = {p, len};
 	int err;

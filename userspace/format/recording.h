@@ -295,8 +295,8 @@ enum rec_gpu_copy {
 	REC_GPU_COPY_NR
 };
 
-#define REC_GPU_F_LAUNCH 0x2 /* API: a launch call */
-#define REC_GPU_F_GRAPH	 0x8 /* KERNEL/MEMCPY/MEMSET: a node of a CUDA graph */
+#define REC_GPU_F_LAUNCH 0x2  /* API: a launch call */
+#define REC_GPU_F_GRAPH	 0x8  /* KERNEL/MEMCPY/MEMSET: a node of a CUDA graph */
 #define REC_GPU_F_COPY	 0x10 /* CALL: a copy entry point (cuMemcpy*) */
 #define REC_GPU_F_SET	 0x20 /* CALL: a memset entry point (cuMemsetD*) */
 
@@ -351,7 +351,8 @@ struct recording {
 	size_t ngpu;
 	uint32_t *gpu_notes; /* string ids of the GPU notes (why GPU data is missing) */
 	size_t ngpu_notes;
-	struct rec_gpu *gpu_calls; /* attach mode (CALL entries): libcuda calls, in recorded order */
+	struct rec_gpu
+		*gpu_calls; /* attach mode (CALL entries): libcuda calls, in recorded order */
 	size_t ngpu_calls;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;

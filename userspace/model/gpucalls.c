@@ -140,7 +140,8 @@ static int by_launches(const void *a, const void *b)
 static int by_calls(const void *a, const void *b)
 {
 	const struct gpu_call_row *x = a, *y = b;
-	uint64_t cx = x->launches + x->copies + x->memsets, cy = y->launches + y->copies + y->memsets;
+	uint64_t cx = x->launches + x->copies + x->memsets,
+		 cy = y->launches + y->copies + y->memsets;
 
 	if (x->launches != y->launches)
 		return x->launches < y->launches ? 1 : -1;

@@ -174,8 +174,8 @@ static bool probed_before(const struct symfile *sf, size_t i)
 }
 
 /* Every exported symbol of ours: probes attached, or -errno with the symbol that failed. */
-static int attach_all(struct gpu_attach *ga, pid_t pid, const char *path,
-		      const struct symfile *sf, size_t *probes, size_t *failed)
+static int attach_all(struct gpu_attach *ga, pid_t pid, const char *path, const struct symfile *sf,
+		      size_t *probes, size_t *failed)
 {
 	int err;
 
@@ -226,8 +226,9 @@ int gpu_attach__process(struct gpu_attach *ga, pid_t pid)
 		return no_gpu(ga, pid, why);
 	}
 	if (!probes)
-		return no_gpu(ga, pid, "its libcuda.so exports none of the launch, copy or memset "
-				       "entry points perch probes");
+		return no_gpu(ga, pid,
+			      "its libcuda.so exports none of the launch, copy or memset "
+			      "entry points perch probes");
 	ga->stats[GPU_ATTACH_PROCESSES]++;
 	ga->stats[GPU_ATTACH_PROBES] += probes;
 	log_debug("gpu: process %d: %zu uprobes on %s", (int)pid, probes, path);

@@ -43,7 +43,7 @@ struct session {
 	struct unwinder *uw; /* NULL when the sampler does not unwind (--unwind=fp) */
 	struct collector *col;
 	struct regions *rg;
-	struct gpu *gpu; /* --gpu */
+	struct gpu *gpu;       /* --gpu */
 	struct gpu_attach *ga; /* --gpu -p */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
@@ -281,8 +281,8 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 
 static void write_stats(struct session *s, bool cost)
 {
-	const struct stats_parts p = {s->o,  s->sp, s->tg,	  s->col,
-				      s->uw, s->rg, s->max_stack, s->gpu, s->ga};
+	const struct stats_parts p = {s->o,  s->sp,	   s->tg,  s->col, s->uw,
+				      s->rg, s->max_stack, s->gpu, s->ga};
 
 	stats__write(s->w, &p, cost);
 }

@@ -93,15 +93,15 @@ int sampler__probe_gpu(struct sampler *sp, pid_t pid, const char *path, uint64_t
 		return -EINVAL;
 	if (!namer)
 		return add_link(gc, bpf_program__attach_uprobe_opts(sp->skel->progs.on_gpu_call,
-								     pid, path, off, &opts));
+								    pid, path, off, &opts));
 	err = add_link(gc, bpf_program__attach_uprobe_opts(sp->skel->progs.on_gpu_namer, pid, path,
 							   off, &opts));
 	if (err)
 		return err;
 	opts.retprobe = true;
 	opts.bpf_cookie = 0;
-	return add_link(gc, bpf_program__attach_uprobe_opts(sp->skel->progs.on_gpu_named, pid,
-							     path, off, &opts));
+	return add_link(gc, bpf_program__attach_uprobe_opts(sp->skel->progs.on_gpu_named, pid, path,
+							    off, &opts));
 }
 
 void sampler__poll_gpu_names(struct sampler *sp)

@@ -40,9 +40,9 @@ struct sampler {
 	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
-	struct u64map kindex;	 /* one drain's buckets: key hash -> index (ticks, launches) */
-	struct timeline *tl;	 /* --timeline, else NULL */
-	struct launch_probe *lc; /* --gpu, else NULL */
+	struct u64map kindex;	   /* one drain's buckets: key hash -> index (ticks, launches) */
+	struct timeline *tl;	   /* --timeline, else NULL */
+	struct launch_probe *lc;   /* --gpu, else NULL */
 	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
 };
 

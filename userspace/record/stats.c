@@ -91,10 +91,10 @@ static size_t gpu_attach_kv(struct rec_kv *kv, const struct stats_parts *p, cons
 
 #define GPU_ATTACH_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, gpu_attach__stat(p->ga, i));
 	REC_STATS_GPU_ATTACH(GPU_ATTACH_KV)
-#define GPU_CALLS_KV(k, i)                                                                \
-	if (ok[i])                                                                        \
-		kv[n++] = stat_kv(REC_STAT_##k,                                           \
-				  totals[i] + (i == PERCH_STAT_GPU_CALL_LOST              \
+#define GPU_CALLS_KV(k, i)                                                                 \
+	if (ok[i])                                                                         \
+		kv[n++] = stat_kv(REC_STAT_##k,                                            \
+				  totals[i] + (i == PERCH_STAT_GPU_CALL_LOST               \
 						       ? sampler__gpu_calls_unkeyed(p->sp) \
 						       : 0));
 	REC_STATS_GPU_CALLS(GPU_CALLS_KV)

@@ -28,7 +28,7 @@ struct stats_parts {
 	const struct unwinder *uw;
 	const struct regions *rg;
 	unsigned int max_stack;
-	const struct gpu *gpu; /* NULL without --gpu */
+	const struct gpu *gpu;	     /* NULL without --gpu */
 	const struct gpu_attach *ga; /* --gpu -p, else NULL */
 };
 

@@ -44,8 +44,9 @@ static void print_kernels(const struct recording *r, const struct gpu_calls *t, 
 	if (top && t->nkernels > top)
 		fprintf(out, "  (%zu more kernels)\n", t->nkernels - top);
 	if (t->unnamed)
-		fprintf(out, "  (kernel@0xHANDLE: %" PRIu64 " launches of functions resolved before "
-			     "perch attached, whose names perch did not see)\n",
+		fprintf(out,
+			"  (kernel@0xHANDLE: %" PRIu64 " launches of functions resolved before "
+			"perch attached, whose names perch did not see)\n",
 			t->unnamed);
 }
 
@@ -89,7 +90,8 @@ static void print_rows(const struct recording *r, const struct gpu_calls *t, uns
 	if (top && t->npaths > top)
 		fprintf(out, "  (%zu more call paths)\n", t->npaths - top);
 	if (t->nregions) {
-		fprintf(out, "\n  GPU calls by region (each region on a call's region stack once)\n");
+		fprintf(out,
+			"\n  GPU calls by region (each region on a call's region stack once)\n");
 		fprintf(out, ROW_HEAD, "launches", "copies", "memsets", "bytes", "region");
 	}
 	for (size_t i = 0; i < t->nregions; i++) {
@@ -138,8 +140,8 @@ bool report_print_gpu_attach(const struct recording *r, unsigned int top, FILE *
 	print_entries(t, out);
 	print_rows(r, t, top, out);
 	fprintf(out,
-		"  stacks     %" PRIu64 " calls recorded, %" PRIu64 " lost (no CPU stack kept), %" PRIu64
-		" kernel name lookups lost\n",
+		"  stacks     %" PRIu64 " calls recorded, %" PRIu64
+		" lost (no CPU stack kept), %" PRIu64 " kernel name lookups lost\n",
 		t->calls, report_stat(r, REC_STAT_gpu_attach_calls_lost),
 		report_stat(r, REC_STAT_gpu_attach_names_lost));
 	gpu_calls__free(t);
