@@ -13,7 +13,9 @@
  *   copy_site, region "io":        cuMemcpyHtoD 4096 B, cuMemcpyDtoHAsync 1000 B, cuMemcpyDtoD
  *                                  12345 B, cuMemsetD32 256 x 4 B, cuMemsetD2D8 100 x 3 B
  * and then spins HOST_SPIN_MS (default 200) of CPU in host_spin. It counts every call it made
- * and prints the counts as `truth` lines, which the test compares with perch's report.
+ * and prints the counts as `truth` lines, which the test compares with perch's report, and how
+ * long the rounds took (loop_ns, and cpu_ns of the thread's CPU time, the probes' kernel work
+ * included: what a probe hit costs, with and without perch attached).
  *
  *   attach_host GO_FILE [ROUNDS]
  */
@@ -43,12 +45,17 @@ static void check(CUresult r, const char *what)
 	exit(1);
 }
 
-static uint64_t mono_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void __attribute__((noinline)) host_spin(unsigned int ms)
@@ -153,6 +160,7 @@ int main(int argc, char **argv)
 	CUkernel kb;
 	static char host[1 << 14];
 	CUdeviceptr d1 = 0x100000, d2 = 0x200000;
+	uint64_t t0, t1, c0, c1;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: attach_host GO_FILE [ROUNDS]\n");
@@ -166,6 +174,8 @@ int main(int argc, char **argv)
 	check(cuModuleGetFunction(&fa, (CUmodule)0x1, "kernel_a"), "kernel_a");
 	check(cuLibraryGetKernel(&kb, (CUlibrary)0x2, "kernel_b"), "kernel_b");
 	check(cuKernelGetFunction(&fb, kb), "kernel_b's function");
+	t0 = mono_ns();
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	for (int r = 0; r < rounds; r++) {
 		perch_region_begin("prep");
 		launch_site_a(fa);
@@ -178,7 +188,11 @@ int main(int argc, char **argv)
 		copy_site(d1, d2, host);
 		perch_region_end("io");
 	}
+	t1 = mono_ns();
+	c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	host_spin(spin ? (unsigned int)atoi(spin) : 200);
 	print_truth(early);
+	printf("loop_ns %llu cpu_ns %llu\n", (unsigned long long)(t1 - t0),
+	       (unsigned long long)(c1 - c0));
 	return 0;
 }

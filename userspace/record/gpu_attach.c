@@ -314,7 +314,7 @@ void gpu_attach__free(struct gpu_attach *ga)
 void gpu_attach__poll(struct gpu_attach *ga)
 {
 	if (ga)
-		sampler__poll_gpu_names(ga->sp);
+		sampler__poll_gpu_calls(ga->sp);
 }
 
 uint64_t gpu_attach__stat(const struct gpu_attach *ga, enum gpu_attach_stat i)

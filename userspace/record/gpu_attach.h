@@ -37,7 +37,7 @@ void gpu_attach__free(struct gpu_attach *ga);
 /* Probe the libcuda.so that pid maps (call it once the process is a target, so no call in
  * between is missed); a process without one, or whose probes fail, gets a note. 0 or -ENOMEM. */
 int gpu_attach__process(struct gpu_attach *ga, pid_t pid);
-/* The name lookups read so far (the calls come at the sampler's drains). */
+/* Read the probes' records so far: the name lookups now, the calls at their drain. */
 void gpu_attach__poll(struct gpu_attach *ga);
 uint64_t gpu_attach__stat(const struct gpu_attach *ga, enum gpu_attach_stat i);
 

@@ -104,10 +104,12 @@ int sampler__probe_gpu(struct sampler *sp, pid_t pid, const char *path, uint64_t
 							    off, &opts));
 }
 
-void sampler__poll_gpu_names(struct sampler *sp)
+void sampler__poll_gpu_calls(struct sampler *sp)
 {
-	if (sp->gc)
-		ring_buffer__consume(sp->gc->names);
+	if (!sp->gc)
+		return;
+	ring_buffer__consume(sp->gc->names);
+	ring_buffer__consume(sp->gc->calls); /* held until their drain; the ring stays free */
 }
 
 void sampler_gpucall_free(struct sampler *sp)
