@@ -27,6 +27,7 @@ struct sampler {
 	const char *event_name;
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	bool timeline;	      /* --timeline */
+	bool gpu_calls;	      /* --gpu -p: libcuda's probes (sampler_gpucall.c) */
 	struct sampler_fds fds;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
