@@ -17,6 +17,7 @@ static const struct cli_command *const commands[] = {
 	&cli_record,
 	&cli_report,
 	&cli_symbolize,
+	&cli_diff,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
