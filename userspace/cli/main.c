@@ -18,6 +18,7 @@ static const struct cli_command *const commands[] = {
 	&cli_report,
 	&cli_symbolize,
 	&cli_diff,
+	&cli_merge,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
