@@ -38,12 +38,11 @@ static int load_inputs(char **paths, size_t n, struct rec_merge_input *in)
 		if (!r)
 			return load_error(paths[i], err);
 		in[i].r = r;
-		if (err)
-			return report_damage(paths[i], r, err) == PERCH_EXIT_TRUNCATED
-				       ? (log_err("merge: refusing %s: fix or leave it out",
-						  paths[i]),
-					  PERCH_EXIT_TRUNCATED)
-				       : PERCH_EXIT_BADFILE;
+		if (err) { /* what it holds would merge, but not add up to what was recorded */
+			log_err("merge: %s is %s after %zu good blocks: leave it out or report it alone",
+				paths[i], err == -ENODATA ? "truncated" : "damaged", r->nblocks);
+			return err == -ENODATA ? PERCH_EXIT_TRUNCATED : PERCH_EXIT_BADFILE;
+		}
 		freq = recording__meta(r, "frequency");
 		if (i && strcmp(freq ? freq : "", freq0 ? freq0 : ""))
 			return log_usage(NULL, "%s was sampled at %s Hz, %s at %s Hz: cannot merge",
