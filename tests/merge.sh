@@ -92,6 +92,15 @@ if command -v go >/dev/null; then
 	done
 fi
 
+# a merge of a merge: origins compose ("outer/inner"), the inner pids stay the inputs'
+"$PERCH" merge -o "$T/nest.data" --label=x --label=y "$T/timeline.data" "$T/a.data"
+if command -v go >/dev/null; then
+	"$PERCH" report --format=pprof -o "$T/nest.pb.gz" "$T/nest.data"
+	check "nested: origins and their samples" "$(go tool pprof -tags -sample_index=samples "$T/nest.pb.gz" 2>/dev/null |
+		awk '/^ *origin:/ { p = 1; next } /^ *[a-z_]+:/ { p = 0 } p && NF == 3 { print $3 "=" $1 + 0 }' | LC_ALL=C sort | tr '\n' ' ')" \
+		"x/in0=$(stat "$T/a.data" sampled) x/in1=$(stat "$T/b.data" sampled) y=$(stat "$T/a.data" sampled) "
+fi
+
 err_case() { # err_case WHAT STATUS ARGS...
 	local what=$1 want=$2
 	shift 2

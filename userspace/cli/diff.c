@@ -46,12 +46,11 @@ static void put_row(const struct diff_row *r, FILE *out)
 		r->significant ? '*' : ' ');
 }
 
-static void put_header(const char *what, FILE *out)
+static void put_header(const char *what, const char *name, FILE *out)
 {
-	fprintf(out, "\n%s\n", what);
-	fputs("    self base  self new    d self  z self  total base total new  d total "
-	      "z total\n",
-	      out);
+	fprintf(out, "\n%s\n%8s %8s %8s %7s  %8s %8s %8s %7s   %s\n", what, "self", "self",
+		"d self", "z self", "total", "total", "d total", "z total", name);
+	fputs("    base      new                       base      new\n", out);
 }
 
 /* The path of node i from the root, "a;b;c". */
@@ -87,17 +86,17 @@ static void print_text(const struct diff *d, const struct diff_cli *c, const cha
 		"z score of the\nsample counts; * |z| >= %.0f (significant, ranked first), then "
 		"by the larger |d|\n",
 		DIFF_Z_SIGNIFICANT);
-	put_header("Functions by change", out);
+	put_header("Functions by change", "function  module", out);
 	for (size_t i = 0; i < n && shown < c->top; i++) {
 		const struct diff_row *r = diff__func(d, i);
 
 		if (!has_samples(r))
 			continue;
 		put_row(r, out);
-		fprintf(out, "%s%s\n", r->name, r->kernel ? " [k]" : "");
+		fprintf(out, "%s%s  %s\n", r->name, r->kernel ? "_[k]" : "", r->module);
 		shown++;
 	}
-	put_header("Call-tree nodes by change (total: the node and all below it)", out);
+	put_header("Call-tree nodes by change (total: the node and all below it)", "path", out);
 	n = diff__nnodes(d) ? diff__nnodes(d) - 1 : 0;
 	for (size_t i = 0; i < n && i < c->top; i++) {
 		size_t node = diff__node_ranked(d, i);
@@ -132,7 +131,7 @@ static void put_csv_row(const char *kind, const struct diff_row *r, FILE *out)
 static void print_csv(const struct diff *d, FILE *out)
 {
 	fputs("kind,self_base,self_new,total_base,total_new,self_share_base,self_share_new,"
-	      "total_share_base,total_share_new,d_self,d_total,z_self,z_total,significant,name,kernel\n",
+	      "total_share_base,total_share_new,d_self,d_total,z_self,z_total,significant,name,kernel,module\n",
 	      out);
 	for (size_t i = 0; i < diff__nfuncs(d); i++) {
 		const struct diff_row *r = diff__func(d, i);
@@ -141,7 +140,9 @@ static void print_csv(const struct diff *d, FILE *out)
 			continue;
 		put_csv_row("function", r, out);
 		put_csv_name(r->name, out);
-		fputs(r->kernel ? ",kernel\n" : ",\n", out);
+		fprintf(out, ",%s,", r->kernel ? "kernel" : "");
+		put_csv_name(r->module, out);
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i + 1 < diff__nnodes(d); i++) {
 		size_t node = diff__node_ranked(d, i);
@@ -155,7 +156,7 @@ static void print_csv(const struct diff *d, FILE *out)
 		fclose(m);
 		put_csv_row("node", diff__node(d, node), out);
 		put_csv_name(p ? p : "", out);
-		fputs(",\n", out);
+		fputs(",,\n", out);
 		free(p);
 	}
 }

@@ -229,6 +229,10 @@ static int send_profile(const struct push *p, const struct body *pb)
 		log_err("push: %s did not answer in HTTP", p->url);
 		return PERCH_EXIT_REJECTED;
 	}
+	if (err == -EADDRNOTAVAIL) {
+		log_err("push: cannot reach %s: host %s does not resolve", p->url, p->u.host);
+		return PERCH_EXIT_NOSERVER;
+	}
 	if (err) {
 		log_err("push: cannot reach %s: %s", p->url, strerror(-err));
 		return PERCH_EXIT_NOSERVER;

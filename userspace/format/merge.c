@@ -6,6 +6,7 @@
  * in one time line, the timeline ticks in time order, META, STATS and END.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/u64map.h"
@@ -18,6 +19,7 @@
 /* One input: its ids in the output's. */
 struct min {
 	const struct recording *r;
+	const char *label_str;
 	uint32_t label;
 	uint32_t *str, *frame, *key; /* by string, frame, sample */
 	struct u64map pid;	     /* its pid -> the output's */
@@ -75,6 +77,27 @@ static int map_frames(struct merge *m, struct min *in)
 	return err;
 }
 
+/* The origin of the input's pid: the input's label, or for an input that is itself a merge,
+ * "LABEL/ITS_ORIGIN" and the pid it had there. */
+static int add_origin(struct merge *m, const struct min *in, uint32_t pid, uint32_t out)
+{
+	const struct rec_origin *o = recording__origin(in->r, pid);
+	char *both = NULL;
+	uint32_t id = in->label;
+
+	if (o) {
+		if (asprintf(&both, "%s/%s", in->label_str, recording__string(in->r, o->origin)) <
+		    0)
+			return -ENOMEM;
+		id = rec_writer__string(m->w, both);
+		free(both);
+		if (!id)
+			return -ENOMEM;
+		pid = o->source_pid;
+	}
+	return rec_writer__origin(m->w, out, id, pid);
+}
+
 /* The output's pid for the input's pid: its own unless an earlier input took it. */
 static int map_pid(struct merge *m, struct min *in, uint32_t pid, uint32_t *out)
 {
@@ -94,7 +117,7 @@ static int map_pid(struct merge *m, struct min *in, uint32_t pid, uint32_t *out)
 	err = u64map__put(&m->used, *out, 1);
 	if (!err)
 		err = u64map__put(&in->pid, pid, *out);
-	return err ? err : rec_writer__origin(m->w, *out, in->label, pid);
+	return err ? err : add_origin(m, in, pid, *out);
 }
 
 static int map_threads(struct merge *m, struct min *in)
@@ -245,6 +268,7 @@ static int define_input(struct merge *m, struct min *in, const char *label)
 {
 	int err = map_strings(m, in);
 
+	in->label_str = label;
 	in->label = err ? 0 : rec_writer__string(m->w, label);
 	if (!err && !in->label)
 		err = -ENOMEM;

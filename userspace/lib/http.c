@@ -60,12 +60,12 @@ static int dial(const struct http_url *u, int timeout_s)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *a;
 	struct timeval tv = {.tv_sec = timeout_s};
-	int fd = -1, err = -EHOSTUNREACH, gai;
+	int fd = -1, err = -EADDRNOTAVAIL, gai;
 
 	gai = getaddrinfo(u->host, u->port, &hints, &res);
 	if (gai) {
 		log_debug("http: %s: %s", u->host, gai_strerror(gai));
-		return -EHOSTUNREACH;
+		return -EADDRNOTAVAIL;
 	}
 	for (a = res; a && fd < 0; a = a->ai_next) {
 		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);

@@ -26,7 +26,7 @@ struct http_reply {
 
 /* POST body to host:port path (the query included) with content_type; headers: more "Name:
  * value" lines, NULL-terminated, or NULL. Gives up after timeout_s at each step. 0 with *reply
- * filled (any status), or -errno: -EHOSTUNREACH for a host that does not resolve, connect()'s
+ * filled (any status), or -errno: -EADDRNOTAVAIL for a host name that does not resolve, connect()'s
  * error (-ECONNREFUSED, -ETIMEDOUT, ...), -EPROTO for a reply that is not HTTP. */
 int http_post(const struct http_url *u, const char *path, const char *content_type,
 	      const void *body, size_t len, int timeout_s, struct http_reply *reply);
