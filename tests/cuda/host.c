@@ -7,7 +7,7 @@
  * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
  * exits before the drops; with HOST_SYNCS set, a stream sync of 2 ms and a context sync of 3 ms
  * on the main thread and an event sync of 1 ms on a second thread, each printed as "sync TYPE
- * CORR TID WAIT_NS"; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
+ * CORR TID WAIT_NS", then a DtoH copy; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
  * prints what the test compares with:
  * its CLOCK_MONOTONIC before and after, the correlation id of each call, and the stand-in's view
  * of how it was set up. Each launch comes from a known call site inside a known region (the
@@ -87,8 +87,9 @@ static void *sync_thread(void *sync)
 	return NULL;
 }
 
-/* HOST_SYNCS: who waited, on two threads (one after the other: the stand-in is not thread-safe). */
-static void syncs(void *cupti)
+/* HOST_SYNCS: who waited, on two threads (one after the other: the stand-in is not thread-safe),
+ * then a 1 MiB device-to-host copy, so the device idles between the kernels and it. */
+static void syncs(void *cupti, uint32_t (*memcpy_)(uint64_t, uint8_t))
 {
 	sync_fn sync = (sync_fn)dlsym(cupti, "fake_cupti_sync");
 	pthread_t t;
@@ -99,6 +100,7 @@ static void syncs(void *cupti)
 	sync_once(sync, 4 /* CONTEXT_SYNCHRONIZE */, 3000000);
 	if (!pthread_create(&t, NULL, sync_thread, (void *)sync))
 		pthread_join(t, NULL);
+	printf("memcpy %u\n", memcpy_(1 << 20, 2 /* DTOH */));
 }
 
 static void *need(void *lib, const char *sym)
@@ -167,7 +169,7 @@ int main(void)
 		waitpid(pid, NULL, 0);
 	}
 	if (getenv("HOST_SYNCS"))
-		syncs(cupti);
+		syncs(cupti, memcpy_);
 	drop(5);
 	state(&s);
 	printf("fake subscriber=%s clock_registered=%d clock_before_enable=%d kinds=%#llx "
