@@ -770,8 +770,11 @@ static char *print_format(const struct recording *r, enum report_format format)
 	return out;
 }
 
-/* Kernels by total with their share of the busy time (the union: 800.5 us), copies with their
- * bandwidth, busy per device and stream, the counts and the note, as the recording holds them. */
+/* Kernels by total with their share of the busy time (the union: 801.5 us), copies with their
+ * bandwidth, busy and idle per device and stream over its own span (device 0: 1.0 to 2.001 ms,
+ * busy 400 + 400 (kern_a's second run and kern_b overlap) + 1 us, idle 200 us; stream 7: idle the
+ * 100 us and 300 us gaps), the counts, the sync of thread 30/31 ("app") and the note, as the
+ * recording holds them. */
 static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **state)
 {
 	struct recording r;
@@ -792,14 +795,17 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
 		"  copy        count          bytes       time         GB/s\n"
 		"  HtoD            1        2000000   1.000 µs     2000.000\n"
 		"  DtoH            1           1000     500 ns        2.000\n"
-		"  device 0    busy 801.000 µs ( 72.8% of the 1.101 ms from the first GPU activity to the last)\n"
-		"  device 1    busy     500 ns (  0.0% of the 1.101 ms from the first GPU activity to the last)\n"
-		"    stream 7             3 activities, busy 601.000 µs\n"
-		"    stream 8             1 activities, busy 300.000 µs\n"
-		"    stream 3             1 activities, busy     500 ns\n"
+		"  lane            activities       busy       idle  busy%       span  (span: from the first activity's start to the last one's end; idle = span - busy)\n"
+		"  device 0                 4 801.000 µs 200.000 µs  80.0%   1.001 ms\n"
+		"    stream 7               3 601.000 µs 400.000 µs  60.0%   1.001 ms\n"
+		"    stream 8               1 300.000 µs       0 ns 100.0% 300.000 µs\n"
+		"  device 1                 1     500 ns       0 ns 100.0%     500 ns\n"
+		"    stream 3               1     500 ns       0 ns 100.0%     500 ns\n"
 		"  joined     5 of 6 activities to their launch; 1 activities without a launch, 0 launches without activity, 2 records dropped by CUPTI\n"
 		"  api        1 CUDA calls recorded, 1 launches\n"
-		"  syncs      1, the CPU waited 100.000 µs\n");
+		"  syncs      1, the CPU waited 100.000 µs; by thread:\n"
+		"  pid/tid         thread            syncs     waited        max  by type\n"
+		"  30/31           app                   1 100.000 µs 100.000 µs  event 1\n");
 	free(gpu);
 	free(out);
 }
@@ -808,7 +814,8 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
  * in region "outer"), the HtoD copy from sample 1 (main -> io, no region); kern_b and the DtoH
  * copy without one. GPU time per region: outer 600 us (kern_a's two runs), inner (a name with no
  * sample or launch) none; by call path: solve
- * 600 us, io 1 us; 2 activities unattributed, every launch with its stack. */
+ * 600 us, io 1 us; 2 activities unattributed (kern_b's 300 us, the DtoH copy's 0.5 us), every
+ * launch with its stack; the GPU call tree: main 601 us, solve 600 of it, io 1. */
 static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 {
 	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
@@ -832,7 +839,18 @@ static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 		"  600.000 µs        2  solve <- main\n"
 		"    1.000 µs        1  io <- main\n"
 		"  stacks     0 of 1 launches have no CPU stack (2 activities unattributed; 0 "
-		"probe hits lost in the kernel)");
+		"probe hits lost in the kernel)\n"
+		"  attributed 601.000 µs of GPU time to a launch stack, 300.500 µs not");
+	free(paths);
+	paths = between(out, "  GPU call tree", "\n\nTop functions");
+	assert_lines_equal(paths,
+			   "  GPU call tree (the launch stacks as the bounded path tree, weighted by "
+			   "the GPU time they launched: 601.000 µs; 3 nodes)\n"
+			   "    total    self  (% of the GPU time with a launch stack; nodes below "
+			   "0.00% hidden: --min-percent)\n"
+			   "  100.00%   0.00%  main\n"
+			   "     99.83%  99.83%  solve\n"
+			   "      0.17%   0.17%  io");
 	free(paths);
 	free(out);
 	out = print_format(&r, REPORT_CSV);
@@ -846,7 +864,7 @@ static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 
 /* The GPU as tracks: a process per device, a thread per stream, an "X" per activity, the API
  * call on its thread, a flow from the launch to each joined activity (none for the unjoined
- * one, none for the sync). */
+ * one, none for the sync), and the sync as a slice on the thread that waited. */
 static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 {
 	struct recording r;
@@ -876,7 +894,8 @@ static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 		"{\"ph\":\"f\",\"pid\":1073741824,\"tid\":7,\"ts\":1002.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":5,\"bp\":\"e\"},\n"
 		"{\"ph\":\"X\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"dur\":0.500,\"cat\":\"gpu\",\"name\":\"memcpy DtoH\",\"args\":{\"correlation\":5,\"bytes\":1000,\"graph\":0}},\n"
 		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6},\n"
-		"{\"ph\":\"f\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6,\"bp\":\"e\"}\n");
+		"{\"ph\":\"f\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6,\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"pid\":30,\"tid\":31,\"ts\":1202.000,\"dur\":100.000,\"cat\":\"sync\",\"name\":\"sync event\",\"args\":{\"correlation\":6,\"type\":\"event\"}}\n");
 	free(gpu);
 	free(out);
 }
