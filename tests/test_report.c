@@ -903,6 +903,54 @@ static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 	free(out);
 }
 
+/* The GPU call tree honours --min-percent (io's 1 of 601 us hidden, summed in one line) and
+ * --region (only the launches made inside "outer": solve's 600 us). */
+static void report_gpu_tree_honours_min_percent_and_region(void **state)
+{
+	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .top = 20, .min_percent = 0.5};
+	struct rec_gpu gpu[7];
+	struct recording r;
+	char *out = NULL, *tree;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	gpu_recording(&r);
+	memcpy(gpu, r.gpu, sizeof(gpu));
+	for (size_t i = 0; i < 7; i++)
+		gpu[i].launch_key = keys[i];
+	r.gpu = gpu;
+	for (int pass = 0; pass < 2; pass++) {
+		f = open_memstream(&out, &len);
+		assert_non_null(f);
+		assert_int_equal(report__print(&r, "gpu.data", &o, f), 0);
+		fclose(f);
+		tree = between(out, "  GPU call tree", "\n\nTop functions");
+		assert_lines_equal(tree,
+				   pass ? "  GPU call tree (the launch stacks as the bounded path "
+					  "tree, weighted by the GPU time they launched: "
+					  "600.000 µs; 2 nodes)\n"
+					  "    total    self  (% of the GPU time with a launch "
+					  "stack launched inside region outer; nodes below "
+					  "0.50% hidden: --min-percent)\n"
+					  "  100.00%   0.00%  main\n"
+					  "    100.00% 100.00%  solve"
+					: "  GPU call tree (the launch stacks as the bounded path "
+					  "tree, weighted by the GPU time they launched: "
+					  "601.000 µs; 3 nodes)\n"
+					  "    total    self  (% of the GPU time with a launch "
+					  "stack; nodes below 0.50% hidden: --min-percent)\n"
+					  "  100.00%   0.00%  main\n"
+					  "     99.83%  99.83%  solve\n"
+					  "      0.17%          (1 smaller callees below 0.50%)");
+		free(tree);
+		free(out);
+		o.region = "outer";
+	}
+}
+
 /* The pprof export's GPU type: with launch stacks (gpu_recording's, as above) a third sample
  * type gpu/nanoseconds, the CPU samples 0 in it, and one sample per launch stack valued at what
  * it launched (solve's 600 us, io's 1 us: the text report's GPU call tree total), its frames
@@ -1594,6 +1642,7 @@ int main(void)
 		cmocka_unit_test(report_text_gpu_section_has_kernels_copies_busy_and_counts),
 		cmocka_unit_test(report_gpu_time_by_launch_stack_region_and_call_path),
 		cmocka_unit_test(report_chrome_has_gpu_tracks_and_launch_flows),
+		cmocka_unit_test(report_gpu_tree_honours_min_percent_and_region),
 		cmocka_unit_test(report_pprof_has_gpu_samples_per_launch_stack),
 		cmocka_unit_test(gpu_syncs_sum_waits_per_thread_and_keep_the_unjoined),
 		cmocka_unit_test(gpu_tree_folds_recursion_as_the_cpu_tree),
