@@ -15,6 +15,13 @@
 #     of the 5 launches, none lost; spin_a's 3 ms attributed to launch_site_a and the graph's
 #     4 ms to launch_site_graph (the host's call sites); GPU time per region in the csv (prep
 #     7 ms: both sites, solve 4 ms: the graph's) and in the text region table;
+#   - pprof's gpu/nanoseconds read by go tool pprof: per call site and region_stack tag the GPU
+#     time of the host's launches from there (summed from the exported GPU slices of the
+#     correlation ids the host printed), the total equal to the text report's GPU call tree, no
+#     sample with both CPU and GPU time, the CPU samples the folded ones;
+#   - with HOST_SYNCS (3 syncs on 2 threads, then a copy after an idle gap): the text rows of who
+#     waited, the stats and the chrome sync slices equal to what the host printed; busy and idle
+#     (stats) equal to those computed from the exported GPU slices; chrome_check on that trace;
 #   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
 #   - a command that never loads CUDA: the note that no GPU data came;
 #   - a perch without libperch_cuda.so beside it: one line, exit 74.
