@@ -13,6 +13,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "model/diff.h"
+#include "report/report.h"
 
 enum diff_format { DIFF_TEXT, DIFF_CSV, DIFF_FOLDED };
 
@@ -231,6 +232,9 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 	struct diff *d = NULL;
 	int damage = 0, ret = load_both(path, r, &damage);
 
+	if (!ret && c->o.region && report__find_region(r[0], c->o.region) == -ENOENT &&
+	    report__find_region(r[1], c->o.region) == -ENOENT)
+		ret = log_usage(NULL, "no region '%s' in %s or %s", c->o.region, path[0], path[1]);
 	if (!ret && !(d = diff__build(r[0], r[1], &c->o))) {
 		log_err("diff: %s", strerror(errno));
 		ret = PERCH_EXIT_INTERNAL;
