@@ -134,6 +134,8 @@ static int by_launches(const void *a, const void *b)
 		return x->launches < y->launches ? 1 : -1;
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
 	return (x->handle > y->handle) - (x->handle < y->handle);
 }
 
