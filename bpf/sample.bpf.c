@@ -490,31 +490,38 @@ static __always_inline void store_ustack(void *dmap, struct perch_ustack *st, st
 	}
 }
 
-static __always_inline void count_stop(__u32 why, struct perch_key *key)
+/* Why the walk stopped, in the key's flags and (tick: counted as ticks are) the counters. */
+static __always_inline void count_stop(__u32 why, struct perch_key *key, bool tick)
 {
+	__u32 stat;
+
 	switch (why) {
 	case UNW_DONE:
 		return;
 	case UNW_TRUNCATED:
-		stat_inc(PERCH_STAT_DWARF_TRUNCATED);
+		if (tick)
+			stat_inc(PERCH_STAT_DWARF_TRUNCATED);
 		key->flags |= PERCH_KEY_TRUNCATED;
 		return;
 	case UNW_FAULT:
-		stat_inc(PERCH_STAT_DWARF_FAULT);
+		stat = PERCH_STAT_DWARF_FAULT;
 		break;
 	case UNW_BAD_FRAME:
-		stat_inc(PERCH_STAT_DWARF_BAD_FRAME);
+		stat = PERCH_STAT_DWARF_BAD_FRAME;
 		break;
 	default:
-		stat_inc(PERCH_STAT_DWARF_NO_CFI);
+		stat = PERCH_STAT_DWARF_NO_CFI;
 		break;
 	}
+	if (tick)
+		stat_inc(stat);
 	key->flags |= PERCH_KEY_UNWIND_FAILED;
 }
 
 /* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
  * Returns false when the process has no tables (or the leaf is in code without one): the caller
- * walks frame pointers instead. */
+ * walks frame pointers instead. The dwarf_* counters count ticks' stacks (the report sets them
+ * against the samples): a probe's (SCRATCH_PROBE) are not counted there. */
 static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid, void *dmap,
 						struct perch_key *key, __u32 slot)
 {
@@ -536,12 +543,14 @@ static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid
 	/* One call more than frames: the last finds the limit reached with frames left. */
 	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, &u, 0);
 	if (u.stop == UNW_FP_LEAF) {
-		stat_inc(PERCH_STAT_FP_FALLBACK);
+		if (slot == SCRATCH_TICK)
+			stat_inc(PERCH_STAT_FP_FALLBACK);
 		return false;
 	}
-	stat_inc(PERCH_STAT_DWARF);
+	if (slot == SCRATCH_TICK)
+		stat_inc(PERCH_STAT_DWARF);
 	key->flags |= PERCH_KEY_DWARF;
-	count_stop(u.stop, key);
+	count_stop(u.stop, key, slot == SCRATCH_TICK);
 	key->ustack_hash = u.hash;
 	store_ustack(dmap, st, key);
 	return true;

@@ -12,7 +12,7 @@
 #     per direction with count and bytes, memsets, launches per call site (launch_site_a, _b,
 #     _early), copies and memsets from copy_site, and per region (prep, solve, io), all exactly
 #     the host's counts;
-#   - CPU samples recorded beside them (host_spin);
+#   - CPU samples recorded beside them (host_spin), the unwinder's counters counting them only;
 #   - a process that maps no libcuda.so: one note saying so, CPU shares as without --gpu.
 #
 #   tests/integration/gpu-attach.sh [BUILD_DIR]
@@ -112,6 +112,13 @@ want="$(truth_line "region prep") 0 0 / $(truth_line "region solve") 0 0 / 0 $io
 spin=$(samples "$T/a.folded" 'host_spin')
 [ "${spin:-0}" -gt 0 ] && ok "CPU samples recorded beside the GPU calls ($spin in host_spin)" ||
 	bad "CPU samples" "none in host_spin"
+
+# the probes' stacks are not ticks: the unwinder's counters stay within the samples
+du=$(rec_stat "$d" dwarf_unwound)
+ns=$(rec_stat "$d" samples)
+[ "${du:-x}" -le "${ns:-0}" ] 2>/dev/null &&
+	ok "the unwinder's counters count ticks only: dwarf_unwound $du <= samples $ns" ||
+	bad "dwarf counters" "dwarf_unwound $du > samples $ns (the probes' stacks counted as ticks)"
 
 # a process with no libcuda.so: one note, the CPU profile as without --gpu
 "$WL/shares" 1.6 >"$T/nocuda.truth" &

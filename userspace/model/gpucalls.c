@@ -8,16 +8,14 @@
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "gpucalls.h"
-#include "gpupaths.h"
 
 struct build {
 	struct gpu_calls *t;
 	const struct recording *r;
 	struct u64map kernel_of; /* name id, or a handle's key -> index in kernels */
 	struct u64map region_of; /* region string id -> index in regions */
-	struct u64map path_hash; /* gpu_paths__row()'s */
-	struct gpu_paths paths;	 /* the rows gpu_paths__row() groups call paths in */
-	size_t cap_kernels, cap_regions, cap_paths, cap_rows;
+	struct u64map path_of;	 /* a call path's hash -> index in paths (collisions: the next) */
+	size_t cap_kernels, cap_regions, cap_paths;
 };
 
 static uint64_t kernel_key(const struct rec_gpu *g)
@@ -51,21 +49,52 @@ static void count_in(struct gpu_call_row *row, const struct rec_gpu *g)
 	row->bytes += g->flags & REC_GPU_F_LAUNCH ? 0 : g->bytes;
 }
 
+/* A frame by its function (module and name), so that call sites in one function are one path;
+ * an unnamed frame by its address, as the report names it (module+0xoffset). */
+static uint64_t frame_fn(const struct recording *r, uint32_t f)
+{
+	const struct rec_frame *fr = f < r->nframes ? &r->frames[f] : NULL;
+
+	if (!fr)
+		return UINT64_MAX;
+	return fr->name ? (uint64_t)fr->module << 32 | fr->name
+			: mix64(fr->offset ^ (uint64_t)fr->module << 48) | 1ull << 63;
+}
+
+static bool same_path(const struct recording *r, const struct rec_sample *a,
+		      const struct rec_sample *b)
+{
+	if (a->nframes != b->nframes)
+		return false;
+	for (uint32_t i = 0; i < a->nframes; i++) {
+		if (frame_fn(r, a->frames[i]) != frame_fn(r, b->frames[i]))
+			return false;
+	}
+	return true;
+}
+
 static int add_path(struct build *b, const struct rec_gpu *g)
 {
+	const struct rec_sample *s = &b->r->samples[g->launch_key - 1];
 	struct gpu_calls *t = b->t;
-	size_t row;
-	int err = gpu_paths__row(&b->paths, &b->cap_rows, &b->path_hash, b->r, g->launch_key - 1,
-				 &row);
+	uint64_t h = FNV64_OFFSET, i;
 
-	if (err)
-		return err;
-	if (row == t->npaths) {
-		if (vec_grow(&t->paths, &b->cap_paths, row + 1, sizeof(*t->paths), 16))
-			return -ENOMEM;
-		t->paths[t->npaths++] = (struct gpu_call_row){.id = g->launch_key - 1};
+	for (uint32_t k = 0; k < s->nframes; k++) {
+		uint64_t fn = frame_fn(b->r, s->frames[k]);
+
+		h = fnv64_bytes(h, &fn, sizeof(fn));
 	}
-	count_in(&t->paths[row], g);
+	for (; u64map__get(&b->path_of, h, &i); h++) {
+		if (same_path(b->r, &b->r->samples[t->paths[i].id], s)) {
+			count_in(&t->paths[i], g);
+			return 0;
+		}
+	}
+	if (vec_grow(&t->paths, &b->cap_paths, t->npaths + 1, sizeof(*t->paths), 16) ||
+	    u64map__put(&b->path_of, h, t->npaths))
+		return -ENOMEM;
+	t->paths[t->npaths] = (struct gpu_call_row){.id = g->launch_key - 1};
+	count_in(&t->paths[t->npaths++], g);
 	return 0;
 }
 
@@ -161,8 +190,7 @@ struct gpu_calls *gpu_calls__new(const struct recording *r)
 		err = add_call(&b, &r->gpu_calls[i]);
 	u64map__clear(&b.kernel_of);
 	u64map__clear(&b.region_of);
-	u64map__clear(&b.path_hash);
-	free(b.paths.rows);
+	u64map__clear(&b.path_of);
 	if (err) {
 		gpu_calls__free(b.t);
 		errno = -err;

@@ -3,8 +3,9 @@
  * The GPU tables of an attach-mode recording (`perch record --gpu -p PID`: recording.gpu_calls,
  * libcuda's entry points hit, no GPU durations): launches per kernel, copies per direction and
  * memsets with their bytes, calls per entry point, and launches, copies and memsets per
- * launching call path (grouped as model/gpupaths.c groups them: by the functions on the stack)
- * and per region (each region on a call's region stack counted once).
+ * launching call path (grouped by the functions on the stack, as model/gpupaths.c groups them;
+ * an unnamed frame by its address) and per region (each region on a call's region stack counted
+ * once).
  */
 #ifndef PERCH_MODEL_GPUCALLS_H
 #define PERCH_MODEL_GPUCALLS_H

@@ -173,9 +173,3 @@ void gpu_paths__free(struct gpu_paths *p)
 	free(p->rows);
 	free(p);
 }
-
-int gpu_paths__row(struct gpu_paths *p, size_t *cap, struct u64map *by_hash,
-		   const struct recording *r, uint32_t sample, size_t *row)
-{
-	return row_of(p, cap, by_hash, r, sample, row);
-}

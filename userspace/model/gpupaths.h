@@ -42,11 +42,4 @@ uint64_t *gpu_paths__sample_ns(const struct recording *r);
  * injection library (its probe, its callback) at the launch end left out. */
 uint32_t gpu_paths__program_frames(const struct recording *r, const struct rec_sample *s);
 
-/* For tables keyed by launching call path the same way (model/gpucalls.c): the row of sample's
- * call path in p (zeroed: made when new), *cap p->rows' capacity, by_hash the caller's (cleared
- * by it). 0 or -ENOMEM. */
-struct u64map;
-int gpu_paths__row(struct gpu_paths *p, size_t *cap, struct u64map *by_hash,
-		   const struct recording *r, uint32_t sample, size_t *row);
-
 #endif /* PERCH_MODEL_GPUPATHS_H */

@@ -13,16 +13,28 @@
 #define PATH_FRAMES 12 /* frames of a call path shown, from the entry point outwards */
 #define ROW_HEAD    "  %10s %8s %8s %14s  %s\n"
 
+/* A frame as the report names it: its function, else module+0xoffset (never a blank). */
+static void print_frame(const struct recording *r, uint32_t f, FILE *out)
+{
+	const struct rec_frame *fr = f < r->nframes ? &r->frames[f] : NULL;
+	const char *mod = fr ? recording__string(r, fr->module) : "", *base = strrchr(mod, '/');
+
+	if (fr && fr->name)
+		fputs(recording__string(r, fr->name), out);
+	else if (fr)
+		fprintf(out, "%s+0x%" PRIx64, base ? base + 1 : mod, fr->offset);
+	else
+		fputs("?", out);
+}
+
 /* The call path, innermost first. */
 static void print_path(const struct recording *r, const struct rec_sample *s, FILE *out)
 {
 	uint32_t i = s->nframes, shown = 0;
 
 	for (; i > 0 && shown < PATH_FRAMES; i--, shown++) {
-		uint32_t f = s->frames[i - 1];
-		const char *name = f < r->nframes ? recording__string(r, r->frames[f].name) : "";
-
-		fprintf(out, "%s%s", shown ? " <- " : "", name[0] ? name : "?");
+		fputs(shown ? " <- " : "", out);
+		print_frame(r, s->frames[i - 1], out);
 	}
 	fputs(i ? " <- ...\n" : "\n", out);
 }
