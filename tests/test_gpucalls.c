@@ -127,6 +127,41 @@ static void gpu_calls_count_kernels_copies_paths_and_regions(void **state)
 	gpu_calls__free(t);
 }
 
+/* Frames no symbol named are told apart by address (the report prints module+0xoffset), not
+ * merged into one unnamed function. */
+static void gpu_calls_unnamed_frames_are_paths_by_address(void **state)
+{
+	static struct rec_frame unnamed[] = {
+		{.kind = REC_FRAME_USER, .module = 1, .offset = 0x50},
+		{.kind = REC_FRAME_USER, .module = 1, .offset = 0x60},
+	};
+	static const uint32_t s0[] = {0}, s1[] = {1};
+	struct rec_sample two[] = {{.pid = 1, .tid = 1, .nframes = 1, .frames = s0},
+				   {.pid = 1, .tid = 1, .nframes = 1, .frames = s1}};
+	struct rec_gpu calls[] = {call("cuLaunchKernel", 0x40, 8, 1, 1),
+				  call("cuLaunchKernel", 0x40, 8, 1, 2),
+				  call("cuLaunchKernel", 0x40, 8, 1, 2)};
+	struct recording r = {.version = 4,
+			      .strings = strings,
+			      .nstrings = sizeof(strings) / sizeof(strings[0]),
+			      .frames = unnamed,
+			      .nframes = 2,
+			      .samples = two,
+			      .nsamples = 2,
+			      .gpu_calls = calls,
+			      .ngpu_calls = 3};
+	struct gpu_calls *t = gpu_calls__new(&r);
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(t->npaths, 2);
+	assert_int_equal(t->paths[0].id, 1);
+	assert_int_equal(t->paths[0].launches, 2);
+	assert_int_equal(t->paths[1].id, 0);
+	assert_int_equal(t->paths[1].launches, 1);
+	gpu_calls__free(t);
+}
+
 /* No attach-mode calls: empty tables, and nothing to sort (qsort is never given NULL). */
 static void gpu_calls_empty_recording(void **state)
 {
@@ -145,6 +180,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(gpu_calls_count_kernels_copies_paths_and_regions),
+		cmocka_unit_test(gpu_calls_unnamed_frames_are_paths_by_address),
 		cmocka_unit_test(gpu_calls_empty_recording),
 	};
 
