@@ -13,7 +13,9 @@
 #     _early), copies and memsets from copy_site, and per region (prep, solve, io), all exactly
 #     the host's counts;
 #   - CPU samples recorded beside them (host_spin), the unwinder's counters counting them only;
-#   - a process that maps no libcuda.so: one note saying so, CPU shares as without --gpu.
+#   - a process that maps no libcuda.so: one note saying so, CPU shares as without --gpu;
+#   - a process that maps libcuda.so only after perch attached (it execs the host): probed then,
+#     every call written.
 #
 #   tests/integration/gpu-attach.sh [BUILD_DIR]
 set -u
@@ -130,9 +132,29 @@ wait "$wpid" 2>/dev/null
 "$PERCH" report "$T/nocuda.data" >"$T/nocuda.txt"
 notes=$(grep -c '^  note: ' "$T/nocuda.txt")
 [ $rc = 0 ] && [ "$notes" = 1 ] &&
-	grep -q "^  note: no GPU data for process $wpid: it does not map libcuda.so" "$T/nocuda.txt" &&
+	grep -q "^  note: no GPU data for process $wpid: it never mapped libcuda.so" "$T/nocuda.txt" &&
 	ok "a process without libcuda.so: exit 0 and one note saying so" ||
 	bad "no libcuda" "exit $rc ($(cat "$T/nocuda.err")), $notes notes: $(sed -n '/^GPU/,/^$/p' "$T/nocuda.txt")"
 folded "$T/nocuda.data" >"$T/nocuda.folded"
 check_shares "no libcuda: CPU shares unchanged" "$T/nocuda.folded" "$T/nocuda.truth"
+
+# a process that maps libcuda.so only after perch attached (here: it execs the host): probed
+# then, every call counted
+bash -c 'while [ ! -e "$1" ]; do sleep 0.01; done; exec "$2" "$3" 5' late "$T/go1" \
+	"$B/tests/cuda/attach_host" "$T/go2" >"$T/late.out" 2>"$T/late.err" &
+lpid=$!
+"$PERCH" record -v --gpu -p "$lpid" -o "$T/late.data" >/dev/null 2>"$T/late.perr" &
+ppid_=$!
+wait_for "$T/late.perr" "gpu: process $lpid maps no libcuda.so yet" || bad "late" "no word of it"
+touch "$T/go1"
+wait_for "$T/late.perr" "gpu: process $lpid: [0-9]* uprobes on " || bad "late" "never probed"
+touch "$T/go2"
+wait "$lpid"
+wait "$ppid_"
+lcalls=$(awk '$1 == "truth" && ($2 == "kernel" || $2 == "copy") { s += $(NF - ($2 == "copy")) } $1 == "truth" && $2 == "memsets" { s += $3 } END { print s }' "$T/late.out")
+got="$(rec_stat "$T/late.data" gpu_attach_calls_written) $(rec_stat "$T/late.data" gpu_attach_calls_lost) $(rec_stat "$T/late.data" gpu_attach_processes)"
+[ "$got" = "$lcalls 0 1" ] && [ "${lcalls:-0}" -gt 0 ] &&
+	! grep -q '^  note: ' <("$PERCH" report "$T/late.data") &&
+	ok "libcuda.so mapped after attach (an exec): probed then, its $lcalls calls all written, no note" ||
+	bad "late" "written lost processes: $got (want $lcalls 0 1): $(grep -v debug "$T/late.perr")"
 it_end

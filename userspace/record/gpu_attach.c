@@ -21,8 +21,10 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
+#include "lib/vec.h"
 #include "gpu_attach.h"
 #include "proc.h"
+#include "procs.h"
 
 #define MAX_LOADS 8
 
@@ -32,10 +34,22 @@ static const char *const namers[] = {"cuModuleGetFunction", "cuLibraryGetKernel"
 #define NNAMERS (sizeof(namers) / sizeof(namers[0]))
 #define NSYMS	(REC_GPU_NENTRIES + NNAMERS)
 
+/* A libcuda.so probed in a process: a child it forks is probed in it too. */
+struct probed {
+	uint32_t pid;
+	uint64_t file; /* file_key() */
+	char *path;    /* as the process's maps name it */
+};
+
 struct gpu_attach {
 	struct rec_writer *w;
 	struct sampler *sp;
-	struct u64map names; /* process and handle (handle_key) -> the name's string id */
+	const pid_t *pids; /* the processes attached to (borrowed), after gpu_attach__start() */
+	size_t npids;
+	struct u64map names;  /* process and handle (handle_key) -> the name's string id */
+	struct u64map probed; /* process and file -> 1: never probed twice (an exec keeps them) */
+	struct probed *files;
+	size_t nfiles, capfiles;
 	uint64_t stats[GPU_ATTACH_STAT_NR];
 };
 
@@ -51,6 +65,18 @@ struct symfile {
 static uint64_t handle_key(uint32_t pid, uint64_t handle)
 {
 	return mix64(pid) ^ handle;
+}
+
+static uint64_t file_key(const struct proc_map *m)
+{
+	return mix64(m->inode ^ m->dev_major << 40 ^ m->dev_minor << 52);
+}
+
+static bool is_libcuda(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	return base && !strncmp(base + 1, "libcuda.so", strlen("libcuda.so"));
 }
 
 static const char *sym_name(size_t i)
@@ -135,27 +161,6 @@ out:
 	return err;
 }
 
-/* The libcuda.so pid maps, as pid sees it (through /proc/PID/root: its mount namespace). */
-static int find_libcuda(pid_t pid, char *path, size_t len)
-{
-	struct proc_maps *maps = proc_maps__read(pid);
-	int err = -ENOENT;
-
-	if (!maps)
-		return -errno;
-	for (size_t i = 0; i < proc_maps__count(maps) && err; i++) {
-		const struct proc_map *m = proc_maps__get(maps, i);
-		const char *base = m->path ? strrchr(m->path, '/') : NULL;
-
-		if (!base || strncmp(base + 1, "libcuda.so", strlen("libcuda.so")))
-			continue;
-		if (snprintf(path, len, "/proc/%d/root%s", (int)pid, m->path) < (int)len)
-			err = 0;
-	}
-	proc_maps__free(maps);
-	return err;
-}
-
 static int note(struct gpu_attach *ga, const char *text)
 {
 	struct rec_gpu e = {.kind = REC_GPU_NOTE, .name = rec_writer__string(ga->w, text)};
@@ -206,17 +211,35 @@ static int no_gpu(struct gpu_attach *ga, pid_t pid, const char *why)
 	return note(ga, text);
 }
 
-int gpu_attach__process(struct gpu_attach *ga, pid_t pid)
+static int remember(struct gpu_attach *ga, uint32_t pid, uint64_t file, const char *path)
+{
+	char *copy = strdup(path);
+
+	if (!copy || vec_grow(&ga->files, &ga->capfiles, ga->nfiles + 1, sizeof(*ga->files), 4) ||
+	    u64map__put(&ga->probed, mix64(pid) ^ file, 1)) {
+		free(copy);
+		return -ENOMEM;
+	}
+	ga->files[ga->nfiles++] = (struct probed){pid, file, copy};
+	return 0;
+}
+
+/* The libcuda.so at map_path (as pid's maps name it) probed for pid, once: the file as pid sees
+ * it (through /proc/PID/root: its mount namespace). A failure is one note. 0 or -ENOMEM. */
+static int probe_file(struct gpu_attach *ga, uint32_t pid, uint64_t file, const char *map_path)
 {
 	struct symfile sf = {0};
 	char path[PATH_MAX], why[PATH_MAX + 96];
 	size_t probes = 0, failed = 0;
-	int err = find_libcuda(pid, path, sizeof(path));
+	uint64_t seen;
+	int err;
 
-	if (err)
-		return no_gpu(ga, pid,
-			      "it does not map libcuda.so (no CUDA driver loaded yet, or none on "
-			      "this machine)");
+	if (u64map__get(&ga->probed, mix64(pid) ^ file, &seen))
+		return 0;
+	if (remember(ga, pid, file, map_path))
+		return -ENOMEM;
+	if (snprintf(path, sizeof(path), "/proc/%u/root%s", pid, map_path) >= (int)sizeof(path))
+		return no_gpu(ga, pid, "the path of its libcuda.so is too long");
 	err = read_symbols(path, &sf);
 	if (!err)
 		err = attach_all(ga, pid, path, &sf, &probes, &failed);
@@ -231,8 +254,81 @@ int gpu_attach__process(struct gpu_attach *ga, pid_t pid)
 			      "entry points perch probes");
 	ga->stats[GPU_ATTACH_PROCESSES]++;
 	ga->stats[GPU_ATTACH_PROBES] += probes;
-	log_debug("gpu: process %d: %zu uprobes on %s", (int)pid, probes, path);
+	log_debug("gpu: process %u: %zu uprobes on %s", pid, probes, path);
 	return 0;
+}
+
+/* A process attached to: its libcuda.so now, or (none yet) the one it maps later (on_mmap). */
+static int probe_process(struct gpu_attach *ga, pid_t pid)
+{
+	struct proc_maps *maps = proc_maps__read(pid);
+	int err = 0;
+	bool found = false;
+
+	for (size_t i = 0; maps && i < proc_maps__count(maps) && !err; i++) {
+		const struct proc_map *m = proc_maps__get(maps, i);
+
+		if (!is_libcuda(m->path))
+			continue;
+		found = true;
+		err = probe_file(ga, (uint32_t)pid, file_key(m), m->path);
+	}
+	proc_maps__free(maps);
+	if (!found)
+		log_debug("gpu: process %d maps no libcuda.so yet: probed when it maps one",
+			  (int)pid);
+	return err;
+}
+
+int gpu_attach__start(struct gpu_attach *ga, const pid_t *pids, size_t npids)
+{
+	int err = 0;
+
+	ga->pids = pids;
+	ga->npids = npids;
+	for (size_t i = 0; i < npids && !err; i++)
+		err = probe_process(ga, pids[i]);
+	return err;
+}
+
+/* A target mapped a libcuda.so after perch started probing (dlopen, or an exec). */
+static void on_mmap(void *ctx, struct procs_proc *p, const struct proc_map *m,
+		    struct procs_module *mod)
+{
+	struct gpu_attach *ga = ctx;
+
+	(void)mod;
+	if (ga->pids && is_libcuda(m->path) && probe_file(ga, p->pid, file_key(m), m->path))
+		log_warn("gpu: process %u: %s", p->pid, strerror(ENOMEM));
+}
+
+/* A child of a probed process runs its libcuda.so with no mmap event of its own: probe it too
+ * (the probes are for one process each). */
+static void on_fork(void *ctx, struct procs_proc *parent, struct procs_proc *child)
+{
+	struct gpu_attach *ga = ctx;
+
+	for (size_t i = 0, n = ga->nfiles; i < n; i++) {
+		if (ga->files[i].pid == parent->pid &&
+		    probe_file(ga, child->pid, ga->files[i].file, ga->files[i].path))
+			log_warn("gpu: process %u: %s", child->pid, strerror(ENOMEM));
+	}
+}
+
+void gpu_attach__finish(struct gpu_attach *ga)
+{
+	for (size_t i = 0; ga && i < ga->npids; i++) {
+		bool probed = false;
+
+		for (size_t j = 0; j < ga->nfiles && !probed; j++)
+			probed = ga->files[j].pid == (uint32_t)ga->pids[i];
+		if (!probed)
+			no_gpu(ga, ga->pids[i],
+			       "it never mapped libcuda.so while perch watched (no CUDA driver "
+			       "loaded, or none on this machine)");
+	}
+	if (ga)
+		ga->npids = 0;
 }
 
 /* A call of a launch, copy or memset entry point, with its stack's key id. */
@@ -286,15 +382,23 @@ static void on_name(void *ctx, const struct perch_gpu_name *n)
 		ga->stats[GPU_ATTACH_NAMES]++;
 }
 
-struct gpu_attach *gpu_attach__new(struct rec_writer *w, struct sampler *sp, int *exit_code)
+struct gpu_attach *gpu_attach__new(struct rec_writer *w, struct sampler *sp, struct procs *ps,
+				   int *exit_code)
 {
 	struct gpu_attach *ga = calloc(1, sizeof(*ga));
+	struct procs_listener l = {.name = "gpu-attach", .mmap = on_mmap, .fork = on_fork};
 
 	*exit_code = 0;
 	if (!ga)
 		return NULL;
 	ga->w = w;
 	ga->sp = sp;
+	l.ctx = ga;
+	if (procs__listen(ps, &l) < 0) {
+		free(ga);
+		errno = ENOSPC;
+		return NULL;
+	}
 	*exit_code = sampler__gpu_calls(sp, on_call, on_name, ga);
 	if (*exit_code) {
 		free(ga);
@@ -307,7 +411,11 @@ void gpu_attach__free(struct gpu_attach *ga)
 {
 	if (!ga)
 		return;
+	for (size_t i = 0; i < ga->nfiles; i++)
+		free(ga->files[i].path);
+	free(ga->files);
 	u64map__clear(&ga->names);
+	u64map__clear(&ga->probed);
 	free(ga);
 }
 

@@ -7,8 +7,9 @@
  * unwinder (sampler_gpucall.c), and uprobes on its name lookups (cuModuleGetFunction,
  * cuLibraryGetKernel, cuKernelGetFunction) name the CUfunction handles resolved after attach.
  * Every call goes to the recording's GPU block as a CALL entry; there are no GPU durations. A
- * process that does not map libcuda.so, or whose probes fail, gets one GPU note; its CPU
- * profile is unchanged.
+ * library a target maps later (dlopen, exec) is probed then, and a child a probed process forks
+ * is probed too. A process that never maps libcuda.so, or whose probes fail, gets one GPU note;
+ * its CPU profile is unchanged.
  */
 #ifndef PERCH_RECORD_GPU_ATTACH_H
 #define PERCH_RECORD_GPU_ATTACH_H
@@ -16,11 +17,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "format/recording.h"
+#include "procs.h"
 #include "sampler.h"
 
 enum gpu_attach_stat {
 	GPU_ATTACH_PROCESSES,  /* processes whose libcuda.so was probed */
-	GPU_ATTACH_NO_LIBCUDA, /* processes that map no libcuda.so (or whose probes failed) */
+	GPU_ATTACH_NO_LIBCUDA, /* processes that mapped no libcuda.so (or whose probes failed) */
 	GPU_ATTACH_PROBES,     /* uprobes attached, name lookups' return probes included */
 	GPU_ATTACH_CALLS,      /* entry point hits written with their stack */
 	GPU_ATTACH_NAMES,      /* handles named by a lookup perch saw */
@@ -30,13 +32,19 @@ enum gpu_attach_stat {
 
 struct gpu_attach;
 
-/* Read the sampler's libcuda probes into w (both borrowed for the gpu_attach's life). NULL +
- * errno, or NULL with *exit_code (enum perch_exit, logged) when the sampler's side failed. */
-struct gpu_attach *gpu_attach__new(struct rec_writer *w, struct sampler *sp, int *exit_code);
+/* Read the sampler's libcuda probes into w (both borrowed for the gpu_attach's life), and listen
+ * to ps (freed before the gpu_attach) for the targets that map a libcuda.so later (dlopen, exec)
+ * or fork a child that runs one. NULL + errno, or NULL with *exit_code (enum perch_exit, logged)
+ * when the sampler's side failed. */
+struct gpu_attach *gpu_attach__new(struct rec_writer *w, struct sampler *sp, struct procs *ps,
+				   int *exit_code);
 void gpu_attach__free(struct gpu_attach *ga);
-/* Probe the libcuda.so that pid maps (call it once the process is a target, so no call in
- * between is missed); a process without one, or whose probes fail, gets a note. 0 or -ENOMEM. */
-int gpu_attach__process(struct gpu_attach *ga, pid_t pid);
+/* Probe the libcuda.so each of pids (borrowed until gpu_attach__finish()) maps, and from now on
+ * the ones targets map; call it once they are targets, so that no call in between is missed.
+ * Probes that fail are a note each. 0 or -ENOMEM. */
+int gpu_attach__start(struct gpu_attach *ga, const pid_t *pids, size_t npids);
+/* The end of the run: a note for each of pids that never mapped a libcuda.so. */
+void gpu_attach__finish(struct gpu_attach *ga);
 /* Read the probes' records so far: the name lookups now, the calls at their drain. */
 void gpu_attach__poll(struct gpu_attach *ga);
 uint64_t gpu_attach__stat(const struct gpu_attach *ga, enum gpu_attach_stat i);

@@ -191,7 +191,7 @@ static int add_gpu_attach(struct session *s)
 {
 	int ret = 0;
 
-	s->ga = gpu_attach__new(s->w, s->sp, &ret);
+	s->ga = gpu_attach__new(s->w, s->sp, s->procs, &ret);
 	if (!s->ga && !ret) {
 		log_err("gpu: %s", strerror(errno));
 		ret = PERCH_EXIT_INTERNAL;
@@ -201,9 +201,9 @@ static int add_gpu_attach(struct session *s)
 
 static int start_gpu_attach(struct session *s)
 {
-	for (size_t i = 0; s->ga && i < s->o->npids; i++) {
-		if (gpu_attach__process(s->ga, s->o->pids[i]))
-			return PERCH_EXIT_INTERNAL;
+	if (s->ga && gpu_attach__start(s->ga, s->o->pids, s->o->npids)) {
+		log_err("gpu: %s", strerror(ENOMEM));
+		return PERCH_EXIT_INTERNAL;
 	}
 	return 0;
 }
@@ -341,6 +341,7 @@ static int finish(struct session *s, int status)
 	collector__finish(s->col);
 	regions__finish(s->rg);
 	gpu__finish(s->gpu);
+	gpu_attach__finish(s->ga);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);
 	err = rec_writer__close(s->w);
