@@ -34,7 +34,7 @@ struct query {
 	struct mod focus;
 	bool has_focus;
 	uint32_t nfuncs; /* bound to functions 0..nfuncs-1 */
-	char *desc;
+	char *desc, *focus_text;
 	char err[512];
 };
 
@@ -70,6 +70,7 @@ void query__free(struct query *q)
 	free(q->pats);
 	free(q->mods);
 	free(q->desc);
+	free(q->focus_text);
 	free(q);
 }
 
@@ -93,6 +94,11 @@ bool query__has_focus(const struct query *q, enum query_kind *kind)
 const char *query__describe(const struct query *q)
 {
 	return q && q->desc ? q->desc : "";
+}
+
+const char *query__focus_text(const struct query *q)
+{
+	return q && q->focus_text ? q->focus_text : "";
 }
 
 /* The length of the pattern at s: a /REGEX/ runs to a '/' that ends the list or precedes a
@@ -177,6 +183,8 @@ int query__add(struct query *q, enum query_kind kind, const char *arg)
 	if (!err && kind >= QUERY_CALLERS) {
 		q->focus = m;
 		q->has_focus = true;
+		q->focus_text = strdup(arg);
+		return q->focus_text ? 0 : -ENOMEM;
 	} else if (!err) {
 		err = vec_grow(&q->mods, &q->cap_mods, q->nmods + 1, sizeof(*q->mods), 4);
 		if (!err)

@@ -44,8 +44,10 @@ const char *query__error(const struct query *q);
 /* Whether any modifier is set; whether a focus is. */
 bool query__active(const struct query *q);
 bool query__has_focus(const struct query *q, enum query_kind *kind);
-/* The query as the command line spells it ("--fold=X --select=Y"), for report headers. */
+/* The modifiers as the command line spells them ("--fold=X --select=Y"), for report headers;
+ * the focus's patterns as given ("" without a focus). */
 const char *query__describe(const struct query *q);
+const char *query__focus_text(const struct query *q);
 
 /* Match every pattern against functions 0..nfuncs-1 named by name(ctx, f). 0; -ENOENT when a
  * pattern names no function (query__error() names it and the closest names); -ENOMEM. */

@@ -10,7 +10,7 @@
 #include "common.h"
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-static void csv_field(const char *s, FILE *out)
+void report_csv_field(const char *s, FILE *out)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
@@ -35,7 +35,7 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 {
 	uint64_t timed = region_stat__timed(s);
 
-	csv_field(name, out);
+	report_csv_field(name, out);
 	if (th)
 		fprintf(out, ",%" PRIu32, th->tid);
 	else
