@@ -207,11 +207,12 @@ static int stack_of(const struct frame_view *v, const struct rec_sample *s, uint
 
 static int folded_func(struct profile *p)
 {
-	char *name = strdup("[folded]");
+	char *name;
 	int f;
 
 	if (p->folded_func != UINT32_MAX)
 		return (int)p->folded_func;
+	name = strdup("[folded]");
 	f = name ? intern(p, "", name, false) : -ENOMEM;
 	if (f >= 0)
 		p->folded_func = (uint32_t)f;

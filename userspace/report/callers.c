@@ -63,8 +63,10 @@ static void print_text(const struct report_opts *o, const struct profile *p, boo
 			"\nCallees of %s (\"going out\": the samples holding the edge %s -> callee, "
 			"each once; [self]: %s is the leaf)\n",
 			f, f, f);
-	fprintf(out, "  F total %" PRIu64 " samples (%.2f%% of %" PRIu64 "), self %" PRIu64 "\n",
-		total, report_pct(total, all), all, self);
+	fprintf(out,
+		"  F total %" PRIu64 " samples (%.2f%% of %" PRIu64 "%s%s), self %" PRIu64 "\n",
+		total, report_pct(total, all), all, o->region ? " inside region " : "",
+		o->region ?: "", self);
 	fprintf(out, "  %8s %8s %7s  %s\n", "samples", "%F", "%all",
 		callers ? "caller (what removing the call saves)" : "callee");
 	for (size_t i = 0; i < n && i < o->top; i++) {
