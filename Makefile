@@ -237,6 +237,7 @@ check-integration: all
 	@bash tests/golden.sh $(BUILD)
 	@bash tests/pprof.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
+	@bash tests/query.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
@@ -245,6 +246,7 @@ check-integration: all
 	@bash tests/golden.sh build-san
 	@bash tests/pprof.sh build-san
 	@bash tests/speedscope.sh build-san
+	@bash tests/query.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san

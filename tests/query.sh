@@ -7,13 +7,16 @@
 #   - --exclude=F totals the unfiltered total minus the samples whose stack holds F;
 #   - --select=F totals those samples; --fold=F keeps the total and no frame of F;
 #   - --callees=F's [self] row is the samples whose leaf is F, in csv;
-#   - speedscope (its sampled profiles' weights) agrees with folded under --exclude=F.
+#   - speedscope (its sampled profiles' weights) agrees with folded under --exclude=F;
+#   - where go is installed, `go tool pprof` reading --format=pprof --exclude=F counts the same
+#     total, and under --fold=F lists no function F (flat or cum) and the unfiltered total.
 # Needs nothing from this machine (no BPF, no root): bash tests/query.sh [BUILD]
 set -u
 cd "$(dirname "$0")/.." || exit 1
 PERCH=${1:-build}/perch
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+export HOME=$T GOCACHE=$T/gocache GOPATH=$T/gopath GOFLAGS=-mod=mod GOTOOLCHAIN=local
 pass=0 fail=0
 
 check() { # check WHAT GOT WANT
@@ -30,6 +33,15 @@ functions() {
 	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s = "";
 	       for (i = 2; i <= k; i++) if (f[i] !~ /^region:/) { sub(/_\[k\]$/, "", f[i]); s = s ";" f[i] }
 	       print substr(s, 2) "\t" n }' "$1"
+}
+# pprof_total FILE: the samples go tool pprof -raw lists; pprof_has FILE F: F's -top rows
+pprof_total() {
+	go tool pprof -raw "$1" 2>&1 | awk '/^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+		s && /^ *[0-9]+ +[0-9]+:/ { t += $1 } END { print t + 0 }'
+}
+pprof_has() {
+	go tool pprof -top -functions -sample_index=samples -nodecount=1000000 -nodefraction=0 "$1" 2>&1 |
+		awk -v f="$2" '/%/ && $NF == f' | wc -l
 }
 sum() { awk '{ s += $NF } END { print s + 0 }'; }
 # holding F: the samples whose stack holds F; leaf F: those whose leaf is F
@@ -62,6 +74,12 @@ for data in tests/golden/*.data tests/corpus/*.data; do
 			python3 -c 'import json,sys; p = json.load(sys.stdin)["profiles"]
 print(sum(sum(x["weights"]) for x in p) if all("weights" in x for x in p) else "evented")')
 		[ "$got" = evented ] || check "$name speedscope --exclude total" "$got" $((all - held))
+		command -v go >/dev/null || continue
+		"$PERCH" report --format=pprof --exclude="$f" -o "$T/x.pb.gz" "$data"
+		check "$name pprof --exclude total" "$(pprof_total "$T/x.pb.gz")" $((all - held))
+		"$PERCH" report --format=pprof --fold="$f" -o "$T/f.pb.gz" "$data"
+		check "$name pprof --fold total" "$(pprof_total "$T/f.pb.gz")" "$all"
+		check "$name pprof --fold leaves no $f" "$(pprof_has "$T/f.pb.gz" "$f")" 0
 	done
 done
 echo "query: $pass passed, $fail failed"
