@@ -48,8 +48,9 @@ struct report_opts {
 	bool no_demangle;   /* keep C++ names mangled */
 	const char *
 		region; /* text, folded, pprof, speedscope: samples inside this region (NULL: all) */
-	/* --select/--exclude/--fold (every output's samples; not the GPU section, not the region
-	 * times) and --callers/--callees (their table instead of the report): NULL for none. */
+	/* --select/--exclude/--fold (every output's samples and call trees; not the region times
+	 * or the GPU tables) and --callers/--callees (their table instead of the report): NULL
+	 * for none. */
 	struct query *query;
 	double merge_chains;   /* text call tree: merge chains at this % (0: off) */
 	enum report_sort sort; /* text: which top-functions tables, in which order */

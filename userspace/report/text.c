@@ -140,8 +140,8 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
 		return;
 	fprintf(out,
 		"query      %s keeps %" PRIu64 " of %" PRIu64
-		" samples (%.2f%%)%s: the functions and the call tree count only these (not the GPU "
-		"section or the region times)\n",
+		" samples (%.2f%%)%s: the functions and the call trees count only these; region "
+		"times and GPU tables are the whole recording's\n",
 		query__describe(o->query), kept, all, report_pct(kept, all),
 		o->region ? " inside the region" : "");
 }
