@@ -127,7 +127,8 @@ static int add_pattern(struct query *q, const char *s, size_t len)
 		return -ENOMEM;
 	p->regex = len >= 2 && s[0] == '/' && s[len - 1] == '/';
 	if (!len || (p->regex && len == 2)) {
-		snprintf(q->err, sizeof(q->err), "empty function pattern in '%s'", s);
+		snprintf(q->err, sizeof(q->err),
+			 "empty function pattern (an empty list item or //)");
 		free(p->text);
 		return -EINVAL;
 	}
