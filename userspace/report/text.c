@@ -357,7 +357,8 @@ static void print_tree(const struct profile *p, const struct report_opts *o, FIL
 	if (o->merge_chains > 0)
 		fprintf(out,
 			"  (--merge-chains=%g: \"a > b\" is a caller shown with the callee holding >= "
-			"%g%% of its samples; total is the caller's, self the whole chain's)\n",
+			"%g%% of its samples; total is the caller's, self the whole chain's; the other "
+			"callees of a merged caller are not shown)\n",
 			o->merge_chains, o->merge_chains);
 	print_tree_nodes(p, t, min_percent, o->merge_chains, out);
 }
