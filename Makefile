@@ -240,6 +240,7 @@ check-integration: all
 	@bash tests/merge.sh $(BUILD)
 	@bash tests/push.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
+	@bash tests/query.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
@@ -250,6 +251,7 @@ check-integration: all
 	@bash tests/merge.sh build-san
 	@bash tests/push.sh build-san
 	@bash tests/speedscope.sh build-san
+	@bash tests/query.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
