@@ -74,7 +74,8 @@ static int print_folded(const struct recording *r, const struct profile *p, FILE
 	if (!lines)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nsamples; i++) {
-		if (!profile__sample_kept(p, i))
+		/* a count of 0: a stack only a GPU launch or an attach-mode call names */
+		if (!r->samples[i].count || !profile__sample_kept(p, i))
 			continue;
 		lines[n].text = fold_sample(r, p, i);
 		lines[n].count = r->samples[i].count;

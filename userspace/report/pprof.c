@@ -409,7 +409,8 @@ static int write_samples(struct pprof *x, ProtobufCBuffer *out)
 	int err = 0;
 
 	for (size_t i = 0; i < x->r->nsamples && !err; i++) {
-		if (profile__sample_kept(x->p, i))
+		/* a count of 0: a stack only a GPU launch or an attach-mode call names */
+		if (x->r->samples[i].count && profile__sample_kept(x->p, i))
 			err = write_sample(x, out, i, false);
 	}
 	for (size_t i = 0; x->gpu_ns && i < x->r->nsamples && !err; i++) {

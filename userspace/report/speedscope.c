@@ -331,7 +331,8 @@ static int export(struct ss *x, const char *path)
 	for (size_t i = 0; i < r->nsamples; i++) {
 		const struct rec_sample *s = &r->samples[i];
 
-		if (profile__sample_kept(x->p, i))
+		/* a count of 0: a stack only a GPU launch or an attach-mode call names */
+		if (s->count && profile__sample_kept(x->p, i))
 			x->samples[x->nsamples++] =
 				(struct ss_sample){s->pid, s->tid, report_sample_comm(r, s), i};
 	}
