@@ -4,8 +4,8 @@
  * through CUDA_INJECTION64_PATH and calls InitializeInjection(). It subscribes to CUPTI as
  * "perch", puts CUPTI's times on CLOCK_MONOTONIC, records kernels, copies, memsets, syncs and
  * the runtime/driver API calls, and writes them to the descriptor perch passed in PERCH_CUDA_FD
- * (the channel of perch_cuda.h). At the exit of each launch call it calls the probe
- * perch_cuda_launch(), where perch's uprobe takes the CPU stack.
+ * (the channel of perch_cuda.h). At the exit of each launch, copy and memset call it calls the
+ * probe perch_cuda_launch(), where perch's uprobe takes the CPU stack.
  *
  * It runs inside the user's program: it never prints, never exits, and turns every failure into
  * a NOTE record for perch's report. CUPTI's buffer callbacks carry no user pointer, so the state
@@ -53,13 +53,24 @@ static struct {
 /* Inside a runtime API call: its driver calls are the same launch, probed once at its exit. */
 static __thread int runtime_depth;
 
-/* The probe perch's uprobe attaches to, at the exit of every launch call on the launching
- * thread: the stack under it is the launch's call path. Kept out of line and opaque so it is
- * always a real call with its argument in the first argument register. */
+/* The probe perch's uprobe attaches to, at the exit of every launch, copy and memset call on the
+ * calling thread: the stack under it is the call's call path. A real call with its argument in
+ * the first argument register. On x86-64 its first instruction is the 5-byte NOP (0f 1f 44 00
+ * 00), which Linux >= 6.16 turns into a call to its uprobe trampoline instead of an int3 trap
+ * (PERCH_CUDA_PROBE_NOP_OFFSET and PERCH_CUDA_PROBE_TRAP_OFFSET: where perch attaches). */
+#if defined(__x86_64__)
+EXPORT __attribute__((naked, noinline, used)) void perch_cuda_launch(uint32_t correlation_id
+								     __attribute__((unused)))
+{
+	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		"ret");
+}
+#else
 EXPORT __attribute__((noinline, used)) void perch_cuda_launch(uint32_t correlation_id)
 {
 	__asm__ volatile("" : : "r"(correlation_id) : "memory");
 }
+#endif
 
 /* The library's own calls go to its own probe, never to a perch_cuda_launch() the program or
  * another library exports (a call through the PLT would take that one, and perch's uprobe,
@@ -375,6 +386,41 @@ static void enable_launch_callbacks(void)
 	}
 }
 
+/* The copies and memsets get the probe too, so their GPU time has a call path: every callback id
+ * whose API name starts so (CUPTI names them; the ids differ between CUDA versions). */
+static bool is_copy_call(bool runtime, const char *name)
+{
+	static const char *const prefix[2][2] = {{"cuMemcpy", "cuMemset"},
+						 {"cudaMemcpy", "cudaMemset"}};
+
+	for (int i = 0; i < 2; i++)
+		if (!strncmp(name, prefix[runtime][i], strlen(prefix[runtime][i])))
+			return true;
+	return false;
+}
+
+static void enable_copy_callbacks(void)
+{
+	for (int runtime = 0; runtime <= 1; runtime++) {
+		CUpti_CallbackDomain dom =
+			runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+		uint32_t n = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
+
+		for (uint32_t id = 1; id < n; id++) {
+			const char *name = NULL;
+			CUptiResult res;
+
+			if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name ||
+			    !is_copy_call(runtime, name))
+				continue;
+			res = cuptiEnableCallback(1, st.subscriber, dom, id);
+			if (res != CUPTI_SUCCESS)
+				note(PERCH_CUDA_NOTE_CUPTI, "cuptiEnableCallback(%s): %s (%d)",
+				     name, cupti_error(res), (int)res);
+		}
+	}
+}
+
 /* At the program's exit: the last buffers, the drops, and the probe count. */
 static void at_exit(void)
 {
@@ -447,6 +493,7 @@ EXPORT int InitializeInjection(void)
 	}
 	enable_kinds();
 	enable_launch_callbacks();
+	enable_copy_callbacks();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	return 1;

@@ -18,7 +18,7 @@
  * name 100k times a second).
  *
  * The launch side of the join is the probe perch_cuda_launch(correlation_id), which the library
- * calls at the exit of every launch API call; perch's uprobe there captures the CPU stack and the
+ * calls at the exit of every launch, memcpy and memset API call; perch's uprobe there captures the CPU stack and the
  * region stack. API records (kind PERCH_CUDA_API) carry the same correlation ids with the
  * thread and the call's duration.
  */
@@ -106,5 +106,11 @@ static inline uint32_t perch_cuda_rec_size(uint32_t name_len)
  * correlation id from the first argument register. */
 int InitializeInjection(void);
 void perch_cuda_launch(uint32_t correlation_id);
+
+/* Where in perch_cuda_launch() perch attaches (x86-64): the 5-byte NOP it starts with, which
+ * Linux >= 6.16 optimizes into a call to the uprobe trampoline, or the `ret` after it, which is
+ * always an int3 trap (PERCH_GPU_PROBE=trap: the benchmark's "before"). */
+#define PERCH_CUDA_PROBE_NOP_OFFSET  0
+#define PERCH_CUDA_PROBE_TRAP_OFFSET 5
 
 #endif /* PERCH_CUDA_H */

@@ -4,17 +4,20 @@
 # tests/cuda/host, which loads the injection library perch hands it (CUDA_INJECTION64_PATH,
 # PERCH_CUDA_FD) and drives known calls through the stand-in: spin_a launched 3 times, a graph
 # launch of 4 graph_node kernels, a launch that runs nothing, an orphan kernel, a 1 MiB HtoD copy,
-# 5 dropped records; every stand-in kernel lasts 1 ms, the copy 1.8 us. Then:
-#   - STATS (--format=stats): 9 activities, 8 joined, 1 without launch, 1 launch without
-#     activity, 5 dropped, as many launch probes as the host made launch calls;
+# a 4 KiB memset, 5 dropped records; every stand-in kernel lasts 1 ms, the copy 1.8 us, the
+# memset 2.5 us. Then:
+#   - STATS (--format=stats): 10 activities, 9 joined, 1 without launch, 1 launch without
+#     activity, 5 dropped, as many probes as the host made launch, copy and memset calls;
 #   - the Chrome export (machine-readable): each kernel's slices with the stand-in's durations,
 #     the graph's kernels under the correlation id the host printed, the copy's bytes, one flow
 #     per joined activity from the host's thread; tests/chrome_check.py holds it to the format;
 #   - the text report's GPU section lists the kernels; CPU samples are still there (host_spin);
 #   - the CPU side of the join (the uprobe on the library's perch_cuda_launch): a stack for each
-#     of the 5 launches, none lost; spin_a's 3 ms attributed to launch_site_a and the graph's
-#     4 ms to launch_site_graph (the host's call sites); GPU time per region in the csv (prep
-#     7 ms: both sites, solve 4 ms: the graph's) and in the text region table;
+#     of the 7 calls, none lost; spin_a's 3 ms attributed to launch_site_a, the graph's 4 ms to
+#     launch_site_graph, the copy's 1.8 us to copy_site and the memset's 2.5 us to memset_site
+#     (the host's call sites); GPU time per region in the csv (prep 7 ms: both launch sites,
+#     solve 4 ms: the graph's, upload 4.3 us: the copy and the memset) and in the text region
+#     table;
 #   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
 #   - a command that never loads CUDA: the note that no GPU data came;
 #   - a perch without libperch_cuda.so beside it: one line, exit 74.
@@ -46,14 +49,14 @@ rec plain
 d=$T/plain.data
 [ "$(cat "$T/plain.rc")" = 0 ] && ok "perch record --gpu -- host: exit 0" ||
 	bad "exit" "$(cat "$T/plain.rc"): $(cat "$T/plain.err")"
-probes=$(grep -c '^launch ' "$T/plain.out") # one probe per launch call
+probes=$(grep -cE '^(launch|memcpy|memset) ' "$T/plain.out") # one probe per launch/copy/memset call
 got=$(for k in gpu_activities gpu_activities_joined gpu_activities_without_launch \
 	gpu_launches_without_activity gpu_records_dropped gpu_launch_probes; do
 	printf '%s ' "$(rec_stat "$d" $k)"
 done)
-want="9 8 1 1 5 $probes "
-[ "$got" = "$want" ] && [ "$probes" = 5 ] &&
-	ok "stats: 9 activities, 8 joined, 1 without launch, 1 launch without activity, 5 dropped, $probes probes as the host launched" ||
+want="10 9 1 1 5 $probes "
+[ "$got" = "$want" ] && [ "$probes" = 7 ] &&
+	ok "stats: 10 activities, 9 joined, 1 without launch, 1 launch without activity, 5 dropped, $probes probes as the host made calls" ||
 	bad "stats" "activities joined without_launch launches_unmatched dropped probes: $got (want $want)"
 
 "$PERCH" report --format=chrome -o "$T/plain.json" "$d"
@@ -81,7 +84,7 @@ if len(c) != 1 or c[0]["args"]["bytes"] != 1 << 20 or abs(c[0]["dur"] - 1.8) > 0
     fail("copy: %r" % c)
 s = [e for e in ev if e["ph"] == "s"]
 f = [e for e in ev if e["ph"] == "f"]
-if len(s) != 8 or len(f) != 8 or any(e["pid"] != pid for e in s):
+if len(s) != 9 or len(f) != 9 or any(e["pid"] != pid for e in s):
     fail("flows: %d s, %d f, pids %r" % (len(s), len(f), {e["pid"] for e in s}))
 if not any(e["ph"] == "M" and e["args"]["name"] == "GPU 0" for e in ev):
     fail("no GPU 0 track")
@@ -89,7 +92,7 @@ print("ok")
 EOF
 )
 [ "$res" = ok ] &&
-	ok "chrome: spin_a 3 x 1 ms, graph_node 4 x 1 ms under the graph launch's id $graph, orphan 1 ms, HtoD 1 MiB in 1.8 us, 8 flows from pid $pid" ||
+	ok "chrome: spin_a 3 x 1 ms, graph_node 4 x 1 ms under the graph launch's id $graph, orphan 1 ms, HtoD 1 MiB in 1.8 us, 9 flows from pid $pid" ||
 	bad "chrome GPU" "$res"
 "$PERCH" report --format=folded "$d" >"$T/plain.folded"
 "$PERCH" report --format=speedscope -o "$T/plain.ss.json" "$d"
@@ -111,23 +114,26 @@ spin=$(samples "$T/plain.folded" 'host_spin')
 	bad "CPU samples" "none in host_spin"
 
 got="$(rec_stat "$d" gpu_launch_stacks) $(rec_stat "$d" gpu_launch_stacks_lost)"
-[ "$got" = "5 0" ] && ok "launch stacks: one per launch call (5), none lost in the kernel" ||
-	bad "launch stacks" "gpu_launch_stacks gpu_launch_stacks_lost: $got (want 5 0)"
+[ "$got" = "7 0" ] && ok "launch stacks: one per launch, copy and memset call (7), none lost in the kernel" ||
+	bad "launch stacks" "gpu_launch_stacks gpu_launch_stacks_lost: $got (want 7 0)"
 paths() { sed -n '/^  GPU time by launching call path/,/^  stacks /p' "$1"; }
 paths "$T/plain.txt" | grep -qE '^ +3\.000 ms +3  api_callback <- fake_cupti_launch <- launch_site_a <- main( |$)' &&
 	paths "$T/plain.txt" | grep -qE '^ +4\.000 ms +4  api_callback <- fake_cupti_launch <- launch_site_graph <- main( |$)' &&
-	[ "$(paths "$T/plain.txt" | grep -c ' ms ')" = 2 ] &&
+	paths "$T/plain.txt" | grep -qE '^ +1\.800 µs +1  api_callback <- fake_cupti_memcpy <- copy_site <- main( |$)' &&
+	paths "$T/plain.txt" | grep -qE '^ +2\.500 µs +1  api_callback <- fake_cupti_memset <- memset_site <- main( |$)' &&
+	[ "$(paths "$T/plain.txt" | grep -cE ' (ms|µs) +[0-9]+  ')" = 4 ] &&
 	paths "$T/plain.txt" | grep -q '^  stacks     0 of 5 launches have no CPU stack' &&
-	ok "GPU time by launching call path: spin_a's 3 ms from launch_site_a, the graph's 4 ms from launch_site_graph, every launch with its stack" ||
+	ok "GPU time by launching call path: spin_a's 3 ms from launch_site_a, the graph's 4 ms from launch_site_graph, the copy's 1.8 us from copy_site, the memset's 2.5 us from memset_site" ||
 	bad "launch call paths" "$(paths "$T/plain.txt")"
 got=$(awk -F, '$2 == "" && $1 != "name" { printf "%s=%s ", $1, $11 }' "$T/plain.csv")
 [ "$(head -1 "$T/plain.csv" | awk -F, '{print $11}')" = gpu_s ] &&
-	[ "$got" = "prep=0.007000000 solve=0.004000000 " ] &&
-	ok "csv: GPU time per region (prep 7 ms: both call sites, solve 4 ms: the graph launched inside it)" ||
+	[ "$got" = "prep=0.007000000 upload=0.000004300 solve=0.004000000 " ] &&
+	ok "csv: GPU time per region (prep 7 ms: both call sites, solve 4 ms: the graph launched inside it, upload 4.3 us: the copy and the memset)" ||
 	bad "csv gpu_s" "$(head -1 "$T/plain.csv"): $got"
 sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 7\.000 ms  prep$' &&
 	sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 4\.000 ms  solve$' &&
-	ok "text region table: the gpu column (prep 7 ms, solve 4 ms)" ||
+	sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 4\.300 µs  upload$' &&
+	ok "text region table: the gpu column (prep 7 ms, solve 4 ms, upload 4.3 us)" ||
 	bad "region gpu column" "$(sed -n '/^Regions/,/^$/p' "$T/plain.txt")"
 
 rec busy FAKE_CUPTI_BUSY="Nsight Systems"
