@@ -27,10 +27,12 @@
 
 #include <stdint.h>
 
-#define PERCH_CUDA_FD_ENV    "PERCH_CUDA_FD"
-#define PERCH_CUDA_NAME_MAX  1024 /* longer names are cut (and flagged PERCH_CUDA_F_TRUNCATED) */
-#define PERCH_CUDA_REC_BYTES 64
-#define PERCH_CUDA_REC_MAX   (PERCH_CUDA_REC_BYTES + PERCH_CUDA_NAME_MAX)
+#define PERCH_CUDA_FD_ENV "PERCH_CUDA_FD"
+/* "every": the probe at every call; "site" (the default): once per launch site (inject_sites.h) */
+#define PERCH_CUDA_STACKS_ENV "PERCH_CUDA_STACKS"
+#define PERCH_CUDA_NAME_MAX   1024 /* longer names are cut (and flagged PERCH_CUDA_F_TRUNCATED) */
+#define PERCH_CUDA_REC_BYTES  64
+#define PERCH_CUDA_REC_MAX    (PERCH_CUDA_REC_BYTES + PERCH_CUDA_NAME_MAX)
 
 enum perch_cuda_kind {
 	PERCH_CUDA_KERNEL = 1,	/* a kernel ran: detail = name_id, bytes = threads (grid x block) */
@@ -44,6 +46,9 @@ enum perch_cuda_kind {
 	PERCH_CUDA_CLOCK = 9,	/* detail: enum perch_cuda_clock; start: CLOCK_MONOTONIC and end:
 				 * CLOCK_REALTIME read together (the offset in use) */
 	PERCH_CUDA_END = 10,	/* the library flushed at exit: bytes = launch probes it called */
+	PERCH_CUDA_SITE = 11,	/* a call that did not take the probe (its site's stack was taken
+				 * before): tid, start_ns: its exit; detail: the correlation id of
+				 * the site's probed call, whose stack it is attributed to */
 };
 
 /* rec.flags */
@@ -51,6 +56,9 @@ enum perch_cuda_kind {
 #define PERCH_CUDA_F_LAUNCH    0x2 /* API: a launch call (kernel, cooperative, graph) */
 #define PERCH_CUDA_F_TRUNCATED 0x4 /* the name was cut to PERCH_CUDA_NAME_MAX */
 #define PERCH_CUDA_F_GRAPH     0x8 /* KERNEL/MEMCPY/MEMSET: ran as a node of a CUDA graph */
+#define PERCH_CUDA_F_REPROBE \
+	0x10 /* SITE: this call took the probe again for its site (detail:
+				     * the site's previous probe): the two stacks should agree */
 
 /* Copy directions, perch's own numbering (CUPTI's CUpti_ActivityMemcpyKind mapped). */
 enum perch_cuda_copy {
