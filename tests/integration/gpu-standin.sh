@@ -125,9 +125,9 @@ paths "$T/plain.txt" | grep -qE '^ +3\.000 ms +3  api_callback <- fake_cupti_lau
 	paths "$T/plain.txt" | grep -q '^  stacks     0 of 5 launches have no CPU stack' &&
 	ok "GPU time by launching call path: spin_a's 3 ms from launch_site_a, the graph's 4 ms from launch_site_graph, the copy's 1.8 us from copy_site, the memset's 2.5 us from memset_site" ||
 	bad "launch call paths" "$(paths "$T/plain.txt")"
-got=$(awk -F, '$2 == "" && $1 != "name" { printf "%s=%s ", $1, $11 }' "$T/plain.csv")
+got=$(awk -F, '$2 == "" && $1 != "name" { print $1 "=" $11 }' "$T/plain.csv" | sort | tr '\n' ' ')
 [ "$(head -1 "$T/plain.csv" | awk -F, '{print $11}')" = gpu_s ] &&
-	[ "$got" = "prep=0.007000000 upload=0.000004300 solve=0.004000000 " ] &&
+	[ "$got" = "prep=0.007000000 solve=0.004000000 upload=0.000004300 " ] &&
 	ok "csv: GPU time per region (prep 7 ms: both call sites, solve 4 ms: the graph launched inside it, upload 4.3 us: the copy and the memset)" ||
 	bad "csv gpu_s" "$(head -1 "$T/plain.csv"): $got"
 sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 7\.000 ms  prep$' &&
@@ -135,6 +135,68 @@ sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 7\.000 ms  prep$' &
 	sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 4\.300 µs  upload$' &&
 	ok "text region table: the gpu column (prep 7 ms, solve 4 ms, upload 4.3 us)" ||
 	bad "region gpu column" "$(sed -n '/^Regions/,/^$/p' "$T/plain.txt")"
+
+got="$(rec_stat "$d" gpu_launch_probes) $(($(rec_stat "$d" gpu_launch_stacks) + $(rec_stat "$d" gpu_launches_inherited)))"
+[ "${got% *}" = "${got#* }" ] &&
+	ok "every call probed or attributed to its site: $got" ||
+	bad "probes against stacks + inherited" "$got"
+
+# A launch storm (tests/cuda/storm: 20000 launches round robin from 4 call sites in region storm):
+# with launch sites (the default) each site's stack is taken once (and re-checked every 1024th
+# call), the other calls attributed to it; each site's GPU time (1 ms a kernel) must be what the
+# storm says it launched from there, and every call must be counted.
+storm() { # storm NAME [PERCH OPTION...]
+	local name=$1
+	shift
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SETTLE_MS=300 "$PERCH" record -q --gpu "$@" \
+		-o "$T/$name.data" -- "$B/tests/cuda/storm" 20000 >"$T/$name.out" 2>"$T/$name.err"
+	"$PERCH" report "$T/$name.data" >"$T/$name.txt"
+}
+site_rows() { # site_rows NAME: "count=storm_siteN" per call path row, sorted
+	paths "$T/$1.txt" | sed -n 's/^ *[0-9.]* s *\([0-9]*\)  .*fake_cupti_launch <- \(storm_site[0-3]\) <- main.*/\1=\2/p' |
+		sort -t= -k2 | tr '\n' ' '
+}
+storm sites
+want=$(sed -n 's/.* per_site=\([0-9]*\),\([0-9]*\),\([0-9]*\),\([0-9]*\)$/\1=storm_site0 \2=storm_site1 \3=storm_site2 \4=storm_site3 /p' "$T/sites.out")
+got=$(site_rows sites)
+[ -n "$want" ] && [ "$got" = "$want" ] &&
+	ok "storm, launch sites: each site's launches attributed to its own stack ($got)" ||
+	bad "storm sites" "got '$got', storm launched '$want'"
+d=$T/sites.data
+got="$(rec_stat "$d" gpu_launch_probes) $(rec_stat "$d" gpu_launch_stacks) $(rec_stat "$d" gpu_launches_inherited) $(rec_stat "$d" gpu_launches_inherited_lost) $(rec_stat "$d" gpu_site_reprobes_differ)"
+read -r probes stacks inherited lost differ <<<"$got"
+[ "$probes" = 20000 ] && [ $((stacks + inherited)) = 20000 ] && [ "$inherited" -gt 0 ] &&
+	[ "$lost" = 0 ] && [ "$differ" = 0 ] && [ "$(rec_stat "$d" gpu_site_reprobes)" -gt 0 ] &&
+	ok "storm, launch sites: 20000 calls = $stacks probed + $inherited attributed to their site; re-probes agree" ||
+	bad "storm site stats" "probes stacks inherited inherited_lost reprobes_differ: $got"
+got=$(awk -F, '$1 == "storm" && $2 == "" { print $11 }' <("$PERCH" report --format=csv "$d"))
+[ "$got" = 20.000000000 ] && ok "storm, launch sites: region storm holds the 20000 kernels' 20 s" ||
+	bad "storm region gpu_s" "$got"
+storm every --gpu-stacks=every
+d=$T/every.data
+nostack=$(paths "$T/every.txt" | sed -n 's/^  stacks *\([0-9]*\) of \([0-9]*\) launches.*/\1 \2/p')
+sum=$(paths "$T/every.txt" | awk '$2 ~ /^(s|ms|µs)$/ && $3 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }')
+[ "$(rec_stat "$d" gpu_launches_inherited)" = 0 ] && [ "${nostack#* }" = 20000 ] &&
+	[ $((sum + ${nostack% *})) = 20000 ] &&
+	ok "storm, --gpu-stacks=every: no site records; $sum launches with their own stack, ${nostack% *} without (the launch ring ran over)" ||
+	bad "storm every" "inherited $(rec_stat "$d" gpu_launches_inherited), with stack $sum, without '$nostack'"
+
+# A command linked against libcudart (the stand-in's): --gpu turns itself on, with a note. (Without
+# perch's library in CUDA_INJECTION64_PATH the host says so and exits 2: that is not checked.)
+env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SETTLE_MS=300 "$PERCH" record -o "$T/auto.data" -- \
+	"$B/tests/cuda/host-linked" >/dev/null 2>"$T/auto.err"
+grep -q '^perch: note: .*host-linked links CUDA: --gpu is on' "$T/auto.err" &&
+	[ "$(rec_stat "$T/auto.data" gpu_activities)" = 10 ] &&
+	ok "a command that links libcudart: --gpu on by itself, with a note; its 10 activities recorded" ||
+	bad "auto --gpu" "$(head -2 "$T/auto.err"); activities $(rec_stat "$T/auto.data" gpu_activities)"
+env LD_LIBRARY_PATH="$B/tests/cuda" "$PERCH" record -q --no-gpu -o "$T/nogpu.data" -- \
+	"$B/tests/cuda/host-linked" >/dev/null 2>"$T/nogpu.err"
+"$PERCH" record -q -o "$T/plainhost.data" -- "$B/tests/cuda/host" >/dev/null 2>&1
+[ "$("$PERCH" report --format=stats "$T/nogpu.data" | grep -c '^gpu_')" = 0 ] &&
+	[ "$("$PERCH" report --format=stats "$T/plainhost.data" | grep -c '^gpu_')" = 0 ] &&
+	! grep -q 'perch: note' "$T/nogpu.err" &&
+	ok "--no-gpu, and a command that does not link CUDA: no GPU recording, no note" ||
+	bad "no auto --gpu" "$(cat "$T/nogpu.err")"
 
 rec busy FAKE_CUPTI_BUSY="Nsight Systems"
 "$PERCH" report "$T/busy.data" >"$T/busy.txt"
