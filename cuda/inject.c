@@ -319,10 +319,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 }
 
 /* The exit of a launch, copy or memset call: the probe, unless its site's stack is known. */
-static void call_exit(uint32_t what, uint32_t corr)
+static void call_exit(uint32_t what, uint32_t corr, const void *frame)
 {
 	uint32_t site;
-	enum site_verdict v = sites_lookup(what, corr, &site);
+	enum site_verdict v = sites_lookup(what, corr, frame, &site);
 
 	__atomic_fetch_add(&st.probes, 1, __ATOMIC_RELAXED);
 	if (v != SITE_INHERIT)
@@ -344,7 +344,8 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	}
 	runtime_depth -= runtime;
 	if (runtime || runtime_depth == 0)
-		call_exit((uint32_t)runtime << 31 | cbid, cb->correlationId);
+		call_exit((uint32_t)runtime << 31 | cbid, cb->correlationId,
+			  __builtin_frame_address(0));
 }
 
 /* Subscribe as "perch"; on error 39 say who holds CUPTI, when CUPTI tells. */

@@ -273,9 +273,9 @@ static uint64_t site_key(uint32_t what, uintptr_t sp, uintptr_t hi)
 	return h | 1; /* 0 is an empty slot */
 }
 
-enum site_verdict sites_lookup(uint32_t what, uint32_t corr, uint32_t *site)
+enum site_verdict sites_lookup(uint32_t what, uint32_t corr, const void *frame, uint32_t *site)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0), hi;
+	uintptr_t sp = (uintptr_t)frame, hi;
 	struct slot *s;
 	uint64_t key;
 

@@ -30,7 +30,9 @@ enum site_verdict {
  * Caching stays off (every call takes the probe) unless it is called with on and succeeds. */
 void sites_init(int on);
 /* At a call's exit, on the calling thread: what = the call (domain << 31 | callback id), corr its
- * correlation id. *site: the correlation id of the site's probed call (INHERIT, REPROBE). */
-enum site_verdict sites_lookup(uint32_t what, uint32_t corr, uint32_t *site);
+ * correlation id, frame the CUPTI callback's frame (the stack is scanned from there up: what the
+ * library and the probe leave below it changes from call to call). *site: the correlation id of
+ * the site's probed call (INHERIT, REPROBE). */
+enum site_verdict sites_lookup(uint32_t what, uint32_t corr, const void *frame, uint32_t *site);
 
 #endif /* PERCH_INJECT_SITES_H */
