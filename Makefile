@@ -284,7 +284,8 @@ CUPTI_LIB   := $(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libc
 NOSAN       := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS))
 INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
 CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
-	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked
+	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked \
+	       $(BUILD)/tests/cuda/fatbin
 
 all: $(BUILD)/libperch_cuda.so
 check-unit: check-cuda
@@ -332,6 +333,11 @@ $(BUILD)/tests/cuda/host-linked: tests/cuda/host.c include/perch.c include/perch
 				 $(BUILD)/tests/cuda/libcudart.so.13
 	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread \
 		-Wl,--no-as-needed $(BUILD)/tests/cuda/libcudart.so.13
+
+# a program with nvcc's device-code section and no CUDA library in DT_NEEDED (a static runtime)
+$(BUILD)/tests/cuda/fatbin: tests/cuda/fatbin.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -o $@ $<
 
 # the launch storm of bench/gpu_storm.sh (frame pointers and .eh_frame, as host)
 $(BUILD)/tests/cuda/storm: tests/cuda/storm.c include/perch.c include/perch.h include/perch_abi.h

@@ -94,9 +94,13 @@ struct {
 } proc_unwind SEC(".maps");
 
 /* Where a tick builds the stack it unwinds (too big for the BPF stack). */
+/* Slot 0 for ticks, slot 1 for the launch probe: a tick's interrupt can come in the middle of a
+ * launch's unwind on the same CPU, and must not write over its frames. */
+#define SCRATCH_TICK   0
+#define SCRATCH_LAUNCH 1
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct perch_ustack);
 } unwind_scratch SEC(".maps");
@@ -217,6 +221,7 @@ struct unwind_ctx {
 	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
 		      * true if the next frame has a table, else the walk starts over with frame
 		      * pointers */
+	__u32 slot;  /* SCRATCH_*: where in unwind_scratch the frames go */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -363,13 +368,13 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 	struct perch_unwind_map m;
 	struct perch_ustack *st;
 	__u64 lookup, cfa, ra, bp;
-	__u32 n, kind, zero = 0;
+	__u32 n, kind;
 	__s16 rbp_off;
 	long idx;
 
 	if (!u)
 		return 1;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	st = bpf_map_lookup_elem(&unwind_scratch, &u->slot);
 	proc = bpf_map_lookup_elem(&proc_unwind, &u->tgid);
 	if (!st || !proc)
 		return stop(u, UNW_NO_CFI);
@@ -502,15 +507,14 @@ static __always_inline void count_stop(__u32 why, struct perch_key *key)
 /* Unwind the user stack from the tables into the key. Returns false when the process has no
  * tables (or the leaf is in code without one): the caller walks frame pointers instead. */
 static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
-					     struct perch_key *key)
+					     struct perch_key *key, __u32 slot)
 {
 	struct perch_ustack *st;
-	struct unwind_ctx u = {};
-	__u32 zero = 0;
+	struct unwind_ctx u = {.slot = slot};
 
 	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
 		return false;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	if (!regs || !st)
 		return false;
 	u.tgid = tgid;
@@ -659,7 +663,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	region_stack(tgid, &key);
 	regs = user_regs(ctx);
-	if (!dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+	if (!dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key,
+			      SCRATCH_TICK)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
 		key.ustack_id = err;
 		if (err < 0)
@@ -712,7 +717,8 @@ int BPF_KPROBE(on_launch, __u32 correlation_id)
 	key.kstack_id = -EFAULT; /* user mode: no kernel part, nothing lost */
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	region_stack(tgid, &key);
-	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key,
+			      SCRATCH_LAUNCH)) {
 		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
 				      BPF_F_USER_STACK);
 		key.ustack_id = err;

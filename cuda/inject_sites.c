@@ -47,7 +47,7 @@ static struct {
 } sites = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread struct slot cache[SITES_SLOTS];
-static __thread uintptr_t stack_hi; /* 0: not known yet; 1: unknown (no caching) */
+static __thread uintptr_t stack_lo, stack_hi; /* hi 0: not known yet; 1: unknown (no caching) */
 static __thread uint32_t calls;
 
 /* The CUDA libraries and this one: their frames are the same for every call, not the site. */
@@ -212,7 +212,8 @@ static bool in_code(const struct ranges *rs, uintptr_t w)
 	return lo > 0 && w < rs->r[lo - 1].hi;
 }
 
-/* The top of this thread's stack, read once per thread; 1 when it cannot be known. */
+/* The top of this thread's stack (and stack_lo its bottom), read once per thread; 1 when they
+ * cannot be known. */
 static uintptr_t thread_stack_hi(void)
 {
 	pthread_attr_t attr;
@@ -224,8 +225,10 @@ static uintptr_t thread_stack_hi(void)
 	stack_hi = 1;
 	if (pthread_getattr_np(pthread_self(), &attr))
 		return stack_hi;
-	if (!pthread_attr_getstack(&attr, &addr, &size))
+	if (!pthread_attr_getstack(&attr, &addr, &size)) {
+		stack_lo = (uintptr_t)addr;
 		stack_hi = (uintptr_t)addr + size;
+	}
 	pthread_attr_destroy(&attr);
 	return stack_hi;
 }
@@ -283,8 +286,8 @@ enum site_verdict sites_lookup(uint32_t what, uint32_t corr, const void *frame, 
 	if (!sites.on)
 		return SITE_PROBE;
 	hi = thread_stack_hi();
-	if (hi <= sp)
-		return SITE_PROBE; /* the stack's bounds are unknown: nothing is scanned */
+	if (hi <= sp || sp < stack_lo)
+		return SITE_PROBE; /* unknown bounds, or another stack (a signal's): nothing is read */
 	if ((++calls & RECHECK_MASK) == 0)
 		recheck_modules();
 	key = site_key(what, sp, hi);

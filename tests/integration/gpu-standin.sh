@@ -189,6 +189,11 @@ grep -q '^perch: note: .*host-linked links CUDA: --gpu is on' "$T/auto.err" &&
 	[ "$(rec_stat "$T/auto.data" gpu_activities)" = 10 ] &&
 	ok "a command that links libcudart: --gpu on by itself, with a note; its 10 activities recorded" ||
 	bad "auto --gpu" "$(head -2 "$T/auto.err"); activities $(rec_stat "$T/auto.data" gpu_activities)"
+"$PERCH" record -o "$T/fatbin.data" -- "$B/tests/cuda/fatbin" >/dev/null 2>"$T/fatbin.err"
+grep -q '^perch: note: .*fatbin links CUDA: --gpu is on' "$T/fatbin.err" &&
+	grep -q '^  note: no GPU data' <("$PERCH" report "$T/fatbin.data") &&
+	ok "a program with nvcc's .nv_fatbin section (a static CUDA runtime): --gpu on by itself" ||
+	bad "auto --gpu, .nv_fatbin" "$(head -2 "$T/fatbin.err")"
 env LD_LIBRARY_PATH="$B/tests/cuda" "$PERCH" record -q --no-gpu -o "$T/nogpu.data" -- \
 	"$B/tests/cuda/host-linked" >/dev/null 2>"$T/nogpu.err"
 "$PERCH" record -q -o "$T/plainhost.data" -- "$B/tests/cuda/host" >/dev/null 2>&1

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cuda/gpu_join.h"
 #include "cuda/gpu_records.h"
@@ -25,7 +26,10 @@
 #include "gpu.h"
 
 #define CHANNEL_BUF (256u << 10)
-#define PIPE_BYTES  (1 << 20)
+/* A SITE record whose site's key has not come this long after the call will not get it (the
+ * site's probe was lost): the sampler hands keys on within a drain period or two (100 ms). */
+#define SITE_WAIT_NS 2000000000ull
+#define PIPE_BYTES   (1 << 20)
 
 #define SAME(a, b) ((int)(a) == (int)(b))
 _Static_assert(SAME(REC_GPU_KERNEL, PERCH_CUDA_KERNEL) && SAME(REC_GPU_MEMCPY, PERCH_CUDA_MEMCPY) &&
@@ -48,9 +52,11 @@ struct gpu {
 	struct gpu_join *join;
 	uint8_t *buf; /* bytes read, not yet a whole record */
 	size_t len;
-	struct u64map names;  /* pid << 32 | the library's name id -> string id */
-	bool sites;	      /* the library keys launch sites: keep the probed calls' keys */
-	struct u64map probed; /* pid << 32 | correlation id of a probed call -> key id + 1 */
+	struct u64map names;	/* pid << 32 | the library's name id -> string id */
+	bool sites;		/* the library keys launch sites: keep the probed calls' keys */
+	struct u64map probed;	/* pid << 32 | correlation id of a probed call -> key id + 1 */
+	struct u64map reprobed; /* the same of a re-probe -> the key its site's calls get + 1, 0
+				 * while its SITE record waits */
 	struct perch_cuda_rec *pending; /* SITE records whose site's key has not come yet */
 	size_t npending, cappending;
 	bool new_keys; /* keys came since the pending records were last looked at */
@@ -162,6 +168,7 @@ void gpu__free(struct gpu *g)
 	gpu_join__free(g->join);
 	u64map__clear(&g->names);
 	u64map__clear(&g->probed);
+	u64map__clear(&g->reprobed);
 	free(g->pending);
 	free(g->buf);
 	free(g);
@@ -236,6 +243,7 @@ static int write_launch(struct gpu *g, uint32_t pid, uint32_t tid, uint32_t corr
 	return rec_writer__gpu(g->w, &e);
 }
 
+/* The key the probe of (pid, corr) took; false: not come yet. */
 static bool probed_key(const struct gpu *g, uint32_t pid, uint32_t corr, uint32_t *key)
 {
 	uint64_t v;
@@ -246,37 +254,85 @@ static bool probed_key(const struct gpu *g, uint32_t pid, uint32_t corr, uint32_
 	return true;
 }
 
+/* The key the calls of a site get from its probed call (pid, corr): the probe's own, or for a
+ * re-probe what its check decided; false: not known yet. */
+static bool site_key(const struct gpu *g, uint32_t pid, uint32_t corr, uint32_t *key)
+{
+	uint64_t v;
+
+	if (!u64map__get(&g->reprobed, (uint64_t)pid << 32 | corr, &v))
+		return probed_key(g, pid, corr, key);
+	*key = (uint32_t)(v - 1);
+	return v != 0;
+}
+
+/*
+ * A re-probe's check. Its fresh stack becomes the site's when it is the one the site's previous
+ * probe took too (two probes in a row agree: a first stack cut short, before perch had read a
+ * library's unwind tables, heals so); a fresh stack unlike the previous one (a probe whose stack
+ * came out damaged) is counted and not used: the site keeps the key it had.
+ */
+static bool reprobe_resolve(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	uint32_t fresh, prev, kept;
+
+	if (!probed_key(g, r->pid, r->correlation_id, &fresh) ||
+	    !probed_key(g, r->pid, r->detail, &prev) || !site_key(g, r->pid, r->detail, &kept))
+		return false;
+	g->stats[GPU_REPROBES]++;
+	g->stats[GPU_REPROBES_DIFFER] += fresh != kept;
+	u64map__put(&g->reprobed, (uint64_t)r->pid << 32 | r->correlation_id,
+		    (uint64_t)(fresh == prev ? fresh : kept) + 1);
+	return true;
+}
+
 /* A SITE record whose site's key is known: the call's LAUNCH entry (or, a re-probe, the check
  * that its fresh stack is the site's). false: the key has not come yet. */
 static bool site_resolve(struct gpu *g, const struct perch_cuda_rec *r)
 {
-	uint32_t site, fresh;
+	uint32_t site;
 
-	if (!probed_key(g, r->pid, r->detail, &site))
+	if (r->flags & PERCH_CUDA_F_REPROBE)
+		return reprobe_resolve(g, r);
+	if (!site_key(g, r->pid, r->detail, &site))
 		return false;
-	if (r->flags & PERCH_CUDA_F_REPROBE) {
-		if (!probed_key(g, r->pid, r->correlation_id, &fresh))
-			return false;
-		g->stats[GPU_REPROBES]++;
-		g->stats[GPU_REPROBES_DIFFER] += fresh != site;
-		return true;
-	}
 	g->stats[GPU_INHERITED]++;
 	write_launch(g, r->pid, r->tid, r->correlation_id, r->start_ns, site);
 	return true;
 }
 
-/* The SITE records still waiting, once new keys came (or at the end). */
-static void sites_pending(struct gpu *g)
+static uint64_t mono_ns(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A SITE record that will not be resolved: counted. */
+static void site_lost(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	g->stats[r->flags & PERCH_CUDA_F_REPROBE ? GPU_REPROBES : GPU_INHERITED_LOST]++;
+}
+
+/* The SITE records still waiting, once new keys came or the oldest waited SITE_WAIT_NS (or at
+ * the end: final); those whose key will not come are counted, not kept. */
+static void sites_pending(struct gpu *g, bool final)
+{
+	uint64_t now = mono_ns();
 	size_t kept = 0;
 
-	if (!g->new_keys)
+	if (!g->npending || (!g->new_keys && !final && g->pending[0].start_ns + SITE_WAIT_NS > now))
 		return;
 	g->new_keys = false;
-	for (size_t i = 0; i < g->npending; i++)
-		if (!site_resolve(g, &g->pending[i]))
+	for (size_t i = 0; i < g->npending; i++) {
+		if (site_resolve(g, &g->pending[i]))
+			continue;
+		if (final || g->pending[i].start_ns + SITE_WAIT_NS <= now)
+			site_lost(g, &g->pending[i]);
+		else
 			g->pending[kept++] = g->pending[i];
+	}
 	g->npending = kept;
 }
 
@@ -284,6 +340,12 @@ static void site_record(struct gpu *g, const struct perch_cuda_rec *r)
 {
 	if (site_resolve(g, r))
 		return;
+	/* The site's calls after a re-probe name it: they wait for its check. */
+	if ((r->flags & PERCH_CUDA_F_REPROBE) &&
+	    u64map__put(&g->reprobed, (uint64_t)r->pid << 32 | r->correlation_id, 0)) {
+		g->stats[GPU_REPROBES]++;
+		return;
+	}
 	if (vec_grow(&g->pending, &g->cappending, g->npending + 1, sizeof(*g->pending), 1024)) {
 		g->stats[GPU_INHERITED_LOST]++;
 		return;
@@ -358,7 +420,7 @@ void gpu__poll(struct gpu *g)
 		parse(g);
 	}
 	if (g)
-		sites_pending(g);
+		sites_pending(g, false);
 }
 
 void gpu__finish(struct gpu *g)
@@ -370,12 +432,7 @@ void gpu__finish(struct gpu *g)
 	g->finished = true;
 	gpu__launched(g);
 	gpu__poll(g);
-	g->new_keys = true;
-	sites_pending(g);
-	for (size_t i = 0; i < g->npending; i++) /* their site's stack never came */
-		g->stats[g->pending[i].flags & PERCH_CUDA_F_REPROBE ? GPU_REPROBES
-								    : GPU_INHERITED_LOST]++;
-	g->npending = 0;
+	sites_pending(g, true);
 	gpu_join__finish(g->join);
 	st = gpu_join__stats(g->join);
 	g->stats[GPU_ACTIVITIES] = st->activities;
