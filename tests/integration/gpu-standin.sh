@@ -183,10 +183,13 @@ storm every --gpu-stacks=every
 sd=$T/every.data
 nostack=$(paths "$T/every.txt" | sed -n 's/^  stacks *\([0-9]*\) of \([0-9]*\) launches.*/\1 \2/p')
 sum=$(paths "$T/every.txt" | awk '$2 ~ /^(s|ms|µs)$/ && $3 ~ /^[0-9]+$/ { s += $3 } END { print s + 0 }')
+# Every stack one of the 4 sites': a tick nesting into a probe's unwind on the same CPU once wrote
+# over its frames (empty or foreign call paths).
+sites_sum=$(site_rows every | tr ' =' '\n ' | awk '{ s += $1 } END { print s + 0 }')
 [ "$(rec_stat "$sd" gpu_launches_inherited)" = 0 ] && [ "${nostack#* }" = 20000 ] &&
-	[ $((sum + ${nostack% *})) = 20000 ] &&
-	ok "storm, --gpu-stacks=every: no site records; $sum launches with their own stack, ${nostack% *} without (the launch ring ran over)" ||
-	bad "storm every" "inherited $(rec_stat "$sd" gpu_launches_inherited), with stack $sum, without '$nostack'"
+	[ $((sum + ${nostack% *})) = 20000 ] && [ "$sites_sum" = "$sum" ] &&
+	ok "storm, --gpu-stacks=every: no site records; $sum launches with their own stack (all from the 4 sites), ${nostack% *} without (the launch ring ran over)" ||
+	bad "storm every" "inherited $(rec_stat "$sd" gpu_launches_inherited), with stack $sum ($sites_sum from the sites), without '$nostack'"
 
 # A command linked against libcudart (the stand-in's): --gpu turns itself on, with a note. (Without
 # perch's library in CUDA_INJECTION64_PATH the host says so and exits 2: that is not checked.)
