@@ -2,8 +2,9 @@
 /*
  * The launch-site cache of the injection library (inject_sites.h). Runs inside the user's
  * program, on the thread of every launch: no allocation and no system call on the way of a
- * cached call, one table of SITES_SLOTS sites per thread (direct mapped: a site pushed out by
- * another is probed again when it comes back, which costs a probe, never a wrong stack).
+ * cached call, one table of SITES_SLOTS sites per thread, SITES_WAYS to a set (two sites that
+ * share a set both stay; a site pushed out by others is probed again when it comes back, which
+ * costs a probe, never a wrong stack).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -20,6 +21,7 @@
 #include "inject_sites.h"
 
 #define SITES_SLOTS  256
+#define SITES_WAYS   4	   /* a set: sites whose keys fall in one set do not push each other out */
 #define SCAN_BYTES   16384 /* how far above the callback the program's frames are looked for */
 #define MAX_RANGES   512
 #define RECHECK_MASK 0xffff /* every 65536 calls of a thread: were modules loaded since? */
@@ -276,6 +278,22 @@ static uint64_t site_key(uint32_t what, uintptr_t sp, uintptr_t hi)
 	return h | 1; /* 0 is an empty slot */
 }
 
+/* The key's slot in its set, else an empty one, else the set's least used one (count: its calls
+ * since it came). */
+static struct slot *find_slot(uint64_t key)
+{
+	struct slot *set = &cache[mix64(key) % (SITES_SLOTS / SITES_WAYS) * SITES_WAYS];
+	struct slot *victim = NULL;
+
+	for (int i = 0; i < SITES_WAYS; i++) {
+		if (set[i].key == key)
+			return &set[i];
+		if (!victim || !set[i].key || (victim->key && set[i].count < victim->count))
+			victim = &set[i];
+	}
+	return victim;
+}
+
 enum site_verdict sites_lookup(uint32_t what, uint32_t corr, const void *frame, uint32_t *site)
 {
 	uintptr_t sp = (uintptr_t)frame, hi;
@@ -291,7 +309,7 @@ enum site_verdict sites_lookup(uint32_t what, uint32_t corr, const void *frame, 
 	if ((++calls & RECHECK_MASK) == 0)
 		recheck_modules();
 	key = site_key(what, sp, hi);
-	s = &cache[mix64(key) % SITES_SLOTS];
+	s = find_slot(key);
 	if (s->key != key) {
 		*s = (struct slot){.key = key, .site = corr};
 		return SITE_PROBE;

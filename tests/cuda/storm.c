@@ -16,6 +16,8 @@
  *   storm [N [SITES]]   (N default 1000000, SITES 1..4, default 4)
  *   env HOST_SETTLE_MS: wait this long after loading, for a profiler to read the new libraries
  *   env STORM_WORK_NS: CPU work per launch besides the call (a stand-in for the driver's own)
+ *   env STORM_REGIONS=1: each round of SITES launches inside region "even" or "odd" (nested in
+ *   "storm"), alternately: every site launches from both, half its launches in each
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -61,6 +63,32 @@ SITE(1)
 SITE(2)
 SITE(3)
 
+/* STORM_REGIONS: region "odd" or "even" around a launch (the markers take literals). */
+static void __attribute__((noinline)) round_begin(int odd)
+{
+	if (odd)
+		perch_region_begin("odd");
+	else
+		perch_region_begin("even");
+}
+
+static void __attribute__((noinline)) round_end(int odd)
+{
+	if (odd)
+		perch_region_end("odd");
+	else
+		perch_region_end("even");
+}
+
+/* The site's launch from one call instruction in both regions: only the region stack tells the
+ * two apart. */
+static void __attribute__((noinline)) round_site(void (*site)(launch_fn), launch_fn launch, int odd)
+{
+	round_begin(odd);
+	site(launch);
+	round_end(odd);
+}
+
 static void *need(void *lib, const char *sym)
 {
 	void *p = dlsym(lib, sym);
@@ -100,6 +128,7 @@ int main(int argc, char **argv)
 							    storm_site3};
 	long n = argc > 1 ? atol(argv[1]) : 1000000, nsites = argc > 2 ? atol(argv[2]) : MAX_SITES;
 	uint64_t per_site[MAX_SITES] = {0}, work_ns, w0, c0, w1, c1;
+	int regions = getenv("STORM_REGIONS") && atoi(getenv("STORM_REGIONS"));
 	void *cupti;
 	launch_fn launch;
 	void (*complete)(void);
@@ -119,7 +148,10 @@ int main(int argc, char **argv)
 	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	perch_region_begin("storm");
 	for (long i = 0; i < n; i++) {
-		sites[i % nsites](launch);
+		if (regions)
+			round_site(sites[i % nsites], launch, (i / nsites) % 2);
+		else
+			sites[i % nsites](launch);
 		per_site[i % nsites]++;
 		work(work_ns);
 		if (i % BATCH == BATCH - 1)

@@ -155,12 +155,13 @@ got="$(rec_stat "$d" gpu_launch_probes) $(($(rec_stat "$d" gpu_launch_stacks) + 
 storm() { # storm NAME [PERCH OPTION...]
 	local name=$1
 	shift
-	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SETTLE_MS=300 "$PERCH" record -q --gpu "$@" \
-		-o "$T/$name.data" -- "$B/tests/cuda/storm" 20000 >"$T/$name.out" 2>"$T/$name.err"
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SETTLE_MS=300 STORM_REGIONS="${STORM_REGIONS:-}" \
+		"$PERCH" record -q --gpu "$@" -o "$T/$name.data" -- "$B/tests/cuda/storm" 20000 \
+		>"$T/$name.out" 2>"$T/$name.err"
 	"$PERCH" report "$T/$name.data" >"$T/$name.txt"
 }
 site_rows() { # site_rows NAME: "count=storm_siteN" per call path row, sorted
-	paths "$T/$1.txt" | sed -n 's/^ *[0-9.]* s *\([0-9]*\)  .*fake_cupti_launch <- \(storm_site[0-3]\) <- main.*/\1=\2/p' |
+	paths "$T/$1.txt" | sed -n 's/^ *[0-9.]* [mµ]*s *\([0-9]*\)  .*fake_cupti_launch <- \(storm_site[0-3]\) <- main.*/\1=\2/p' |
 		sort -t= -k2 | tr '\n' ' '
 }
 storm sites
@@ -179,6 +180,14 @@ read -r probes stacks inherited lost differ <<<"$got"
 got=$(awk -F, '$1 == "storm" && $2 == "" { print $11 }' <("$PERCH" report --format=csv "$sd"))
 [ "$got" = 20.000000000 ] && ok "storm, launch sites: region storm holds the 20000 kernels' 20 s" ||
 	bad "storm region gpu_s" "$got"
+# The same sites in two regions, alternately: the region stack is part of a site's key, so each
+# region gets its own launches' GPU time (10000 kernels, 10 s each), not its first caller's.
+STORM_REGIONS=1 storm regions
+got=$("$PERCH" report --format=csv "$T/regions.data" | awk -F, '$2 == "" && ($1 == "even" || $1 == "odd") { print $1 "=" $11 }' | sort | tr '\n' ' ')
+[ "$got" = "even=10.000000000 odd=10.000000000 " ] &&
+	[ "$(rec_stat "$T/regions.data" gpu_site_reprobes_differ)" = 0 ] &&
+	ok "storm, launch sites in two regions by turns: each region its own launches' GPU time ($got)" ||
+	bad "storm regions" "$got; re-probes differing $(rec_stat "$T/regions.data" gpu_site_reprobes_differ)"
 storm every --gpu-stacks=every
 sd=$T/every.data
 nostack=$(paths "$T/every.txt" | sed -n 's/^  stacks *\([0-9]*\) of \([0-9]*\) launches.*/\1 \2/p')
