@@ -44,7 +44,9 @@ static void record_options(FILE *out)
 	      "                       suffixes): past it, sample times and spans are dropped, "
 	      "counted\n"
 	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
-	      "                       injection library), joined to the calls that launched them;\n"
+	      "                       injection library), joined to the calls that launched them\n"
+	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
+	      "                       the process's libcuda.so, with their stacks; no durations);\n"
 	      "                       on by itself when CMD links CUDA (libcuda, libcudart)\n"
 	      "      --no-gpu         not even when CMD links CUDA\n"
 	      "      --gpu-stacks=MODE  the CPU stack of a launch: site (default: once per call\n"
@@ -262,9 +264,6 @@ static int run_record(int argc, char **argv)
 		ret = gpu_choose(&o, &g);
 	if (!ret && o.max_size && !o.timeline)
 		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
-	if (!ret && o.gpu && !o.argv)
-		ret = log_usage(NULL, "--gpu needs a launched command (-- CMD): CUPTI cannot be "
-				      "injected into a running process");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
@@ -287,6 +286,6 @@ const struct cli_command cli_record = {
 	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
 		    "[--max-size=SIZE]] [--gpu|--no-gpu] [--gpu-stacks=MODE] -- CMD [ARGS...]\n"
 		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] -p PID[,PID...] [-d SECONDS]\n",
+		    "[--max-size=SIZE]] [--gpu] -p PID[,PID...] [-d SECONDS]\n",
 	.options = record_options,
 };
