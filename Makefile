@@ -289,9 +289,10 @@ CUDA_CFLAGS := -isystem $(dir $(CUPTI_H)) -isystem $(CUDA_HOME)/include -Icuda
 CUDA_CFLAGS += $(if $(shell grep -l cuptiSubscribe_v2 $(dir $(CUPTI_H))cupti_callbacks.h 2>/dev/null),-DPERCH_HAVE_CUPTI_SUBSCRIBE_V2)
 CUPTI_LIB   := $(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so $(CUDA_HOME)/lib64/libcupti.so)))
 NOSAN       := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS))
-INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/gpu_records.c userspace/lib/u64map.c)
+INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
 CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
-	       $(BUILD)/tests/cuda/dump
+	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked \
+	       $(BUILD)/tests/cuda/fatbin
 
 all: $(BUILD)/libperch_cuda.so
 check-unit: check-cuda
@@ -329,6 +330,31 @@ $(BUILD)/tests/cuda/libcupti.so.13: tests/cuda/fake_cupti.c
 $(BUILD)/tests/cuda/host: tests/cuda/host.c include/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread
+
+# host again, linked against a stand-in libcudart (DT_NEEDED): perch record turns --gpu on for it
+$(BUILD)/tests/cuda/libcudart.so.13: tests/cuda/fake_cudart.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $<
+
+$(BUILD)/tests/cuda/host-linked: tests/cuda/host.c include/perch.c include/perch.h include/perch_abi.h \
+				 $(BUILD)/tests/cuda/libcudart.so.13
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread \
+		-Wl,--no-as-needed $(BUILD)/tests/cuda/libcudart.so.13
+
+# a program with nvcc's device-code section and no CUDA library in DT_NEEDED (a static runtime)
+$(BUILD)/tests/cuda/fatbin: tests/cuda/fatbin.c
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -o $@ $<
+
+# the launch storm of bench/gpu_storm.sh (frame pointers and .eh_frame, as host)
+$(BUILD)/tests/cuda/storm: tests/cuda/storm.c include/perch.c include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread
+
+# A launch storm through the stand-in: ns per launch with no profiler, perch record, --gpu.
+.PHONY: bench-gpu-storm
+bench-gpu-storm: all $(CUDA_E2E)
+	@bash bench/gpu_storm.sh $(BUILD)
 
 $(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o \
 			  $(BUILD)/libperchcore.a

@@ -100,7 +100,7 @@ struct {
  */
 enum scratch_slot {
 	SCRATCH_TICK = 0,
-	SCRATCH_PROBE = 1, /* --gpu -p's libcuda probes */
+	SCRATCH_PROBE = 1, /* uprobes: --gpu's launch probe, --gpu -p's libcuda probes */
 	SCRATCH_SLOTS,
 };
 
@@ -746,8 +746,11 @@ int BPF_KPROBE(on_launch, __u32 correlation_id)
 	key.gen = *gen;
 	key.kstack_id = -EFAULT; /* user mode: no kernel part, nothing lost */
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	region_stack(tgid, &key);
-	if (!dwarf_user_stack(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+	/* The probes' scratch slots: a tick's interrupt coming in the middle of this unwind on the
+	 * same CPU must not write over its frames (it did: empty and foreign launch stacks). */
+	region_stack_in(tgid, &key, SCRATCH_PROBE);
+	if (!dwarf_user_stack_in(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key,
+				 SCRATCH_PROBE)) {
 		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
 				      BPF_F_USER_STACK);
 		key.ustack_id = err;

@@ -21,7 +21,7 @@ int gpu_stream_next(const void *buf, size_t len, size_t *off, struct perch_cuda_
 	if (left < PERCH_CUDA_REC_BYTES)
 		return 0;
 	memcpy(rec, p, sizeof(*rec));
-	if (rec->kind < PERCH_CUDA_KERNEL || rec->kind > PERCH_CUDA_END ||
+	if (rec->kind < PERCH_CUDA_KERNEL || rec->kind > PERCH_CUDA_SITE ||
 	    rec->name_len > PERCH_CUDA_NAME_MAX)
 		return -EINVAL;
 	size = perch_cuda_rec_size(rec->name_len);

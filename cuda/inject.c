@@ -4,8 +4,8 @@
  * through CUDA_INJECTION64_PATH and calls InitializeInjection(). It subscribes to CUPTI as
  * "perch", puts CUPTI's times on CLOCK_MONOTONIC, records kernels, copies, memsets, syncs and
  * the runtime/driver API calls, and writes them to the descriptor perch passed in PERCH_CUDA_FD
- * (the channel of perch_cuda.h). At the exit of each launch call it calls the probe
- * perch_cuda_launch(), where perch's uprobe takes the CPU stack.
+ * (the channel of perch_cuda.h). At the exit of each launch, copy and memset call it calls the
+ * probe perch_cuda_launch(), where perch's uprobe takes the CPU stack.
  *
  * It runs inside the user's program: it never prints, never exits, and turns every failure into
  * a NOTE record for perch's report. CUPTI's buffer callbacks carry no user pointer, so the state
@@ -23,8 +23,10 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <cupti.h>
 #include "gpu_records.h"
+#include "inject_sites.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -47,19 +49,35 @@ static struct {
 	struct gpu_clock clock;
 	uint64_t clock_checked_ns;
 	CUpti_SubscriberHandle subscriber;
-	uint64_t probes; /* launch probes called */
-} st = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+	uint64_t probes; /* launch, copy and memset calls: probed or attributed to their site */
+	/* SITE records, apart from `out`: a launch never waits for a buffer being decoded. */
+	pthread_mutex_t site_lock;
+	char site_out[OUT_BYTES];
+	size_t site_len;
+} st = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .site_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Inside a runtime API call: its driver calls are the same launch, probed once at its exit. */
 static __thread int runtime_depth;
+static __thread uint32_t my_tid;
 
-/* The probe perch's uprobe attaches to, at the exit of every launch call on the launching
- * thread: the stack under it is the launch's call path. Kept out of line and opaque so it is
- * always a real call with its argument in the first argument register. */
+/* The probe perch's uprobe attaches to, at the exit of every launch, copy and memset call on the
+ * calling thread: the stack under it is the call's call path. A real call with its argument in
+ * the first argument register. On x86-64 its first instruction is the 5-byte NOP (0f 1f 44 00
+ * 00), which Linux >= 6.16 turns into a call to its uprobe trampoline instead of an int3 trap
+ * (PERCH_CUDA_PROBE_NOP_OFFSET and PERCH_CUDA_PROBE_TRAP_OFFSET: where perch attaches). */
+#if defined(__x86_64__)
+EXPORT __attribute__((naked, noinline, used)) void perch_cuda_launch(uint32_t correlation_id
+								     __attribute__((unused)))
+{
+	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		"ret");
+}
+#else
 EXPORT __attribute__((noinline, used)) void perch_cuda_launch(uint32_t correlation_id)
 {
 	__asm__ volatile("" : : "r"(correlation_id) : "memory");
 }
+#endif
 
 /* The library's own calls go to its own probe, never to a perch_cuda_launch() the program or
  * another library exports (a call through the PLT would take that one, and perch's uprobe,
@@ -110,14 +128,14 @@ static ssize_t channel_write(const void *p, size_t n)
 	}
 }
 
-/* Write what is buffered. Caller holds the lock. A failed channel is closed for good: perch is
- * gone, and the program goes on without it. */
-static void out_flush(void)
+/* Write buf[0..*len) and empty it. A failed channel is closed for good: perch is gone, and the
+ * program goes on without it. */
+static void buf_flush(const char *buf, size_t *len)
 {
 	size_t off = 0;
 
-	while (st.fd >= 0 && off < st.out_len) {
-		ssize_t w = channel_write(st.out + off, st.out_len - off);
+	while (st.fd >= 0 && off < *len) {
+		ssize_t w = channel_write(buf + off, *len - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -127,7 +145,43 @@ static void out_flush(void)
 		}
 		off += (size_t)w;
 	}
-	st.out_len = 0;
+	*len = 0;
+}
+
+/* Write what is buffered. Caller holds the lock. */
+static void out_flush(void)
+{
+	buf_flush(st.out, &st.out_len);
+}
+
+/* Caller holds site_lock. */
+static void site_flush(void)
+{
+	buf_flush(st.site_out, &st.site_len);
+}
+
+/* A call attributed to the stack of its site's probed call (or, reprobe, probed again to
+ * re-check it). */
+static void out_site(uint32_t corr, uint32_t site, bool reprobe)
+{
+	struct perch_cuda_rec r = {
+		.kind = PERCH_CUDA_SITE,
+		.correlation_id = corr,
+		.start_ns = now_ns(CLOCK_MONOTONIC),
+		.detail = site,
+		.pid = st.pid,
+		.flags = reprobe ? PERCH_CUDA_F_REPROBE : 0,
+	};
+
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	r.tid = my_tid;
+	pthread_mutex_lock(&st.site_lock);
+	if (st.site_len + sizeof(r) > sizeof(st.site_out))
+		site_flush();
+	memcpy(st.site_out + st.site_len, &r, sizeof(r));
+	st.site_len += sizeof(r);
+	pthread_mutex_unlock(&st.site_lock);
 }
 
 /* Queue one record with its name (cut to the channel's limit). Caller holds the lock. */
@@ -264,6 +318,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	free(buffer);
 }
 
+/* The exit of a launch, copy or memset call: the probe, unless its site's stack is known. */
+static void call_exit(uint32_t what, uint32_t corr, const void *frame)
+{
+	uint32_t site;
+	enum site_verdict v = sites_lookup(what, corr, frame, &site);
+
+	__atomic_fetch_add(&st.probes, 1, __ATOMIC_RELAXED);
+	if (v != SITE_INHERIT)
+		probe_launch(corr);
+	if (v != SITE_PROBE)
+		out_site(corr, site, v == SITE_REPROBE);
+}
+
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			    const void *data)
 {
@@ -271,16 +338,14 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
 
 	(void)userdata;
-	(void)cbid;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
 		runtime_depth += runtime;
 		return;
 	}
 	runtime_depth -= runtime;
-	if (runtime || runtime_depth == 0) {
-		__atomic_fetch_add(&st.probes, 1, __ATOMIC_RELAXED);
-		probe_launch(cb->correlationId);
-	}
+	if (runtime || runtime_depth == 0)
+		call_exit((uint32_t)runtime << 31 | cbid, cb->correlationId,
+			  __builtin_frame_address(0));
 }
 
 /* Subscribe as "perch"; on error 39 say who holds CUPTI, when CUPTI tells. */
@@ -375,6 +440,41 @@ static void enable_launch_callbacks(void)
 	}
 }
 
+/* The copies and memsets get the probe too, so their GPU time has a call path: every callback id
+ * whose API name starts so (CUPTI names them; the ids differ between CUDA versions). */
+static bool is_copy_call(bool runtime, const char *name)
+{
+	static const char *const prefix[2][2] = {{"cuMemcpy", "cuMemset"},
+						 {"cudaMemcpy", "cudaMemset"}};
+
+	for (int i = 0; i < 2; i++)
+		if (!strncmp(name, prefix[runtime][i], strlen(prefix[runtime][i])))
+			return true;
+	return false;
+}
+
+static void enable_copy_callbacks(void)
+{
+	for (int runtime = 0; runtime <= 1; runtime++) {
+		CUpti_CallbackDomain dom =
+			runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+		uint32_t n = runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE;
+
+		for (uint32_t id = 1; id < n; id++) {
+			const char *name = NULL;
+			CUptiResult res;
+
+			if (cuptiGetCallbackName(dom, id, &name) != CUPTI_SUCCESS || !name ||
+			    !is_copy_call(runtime, name))
+				continue;
+			res = cuptiEnableCallback(1, st.subscriber, dom, id);
+			if (res != CUPTI_SUCCESS)
+				note(PERCH_CUDA_NOTE_CUPTI, "cuptiEnableCallback(%s): %s (%d)",
+				     name, cupti_error(res), (int)res);
+		}
+	}
+}
+
 /* At the program's exit: the last buffers, the drops, and the probe count. */
 static void at_exit(void)
 {
@@ -387,6 +487,9 @@ static void at_exit(void)
 	out_dropped(NULL, 0);
 	r.start_ns = now_ns(CLOCK_MONOTONIC);
 	r.bytes = __atomic_load_n(&st.probes, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&st.site_lock);
+	site_flush(); /* before the end record: perch counts the calls against it */
+	pthread_mutex_unlock(&st.site_lock);
 	out_record(&r, NULL);
 	out_flush();
 	pthread_mutex_unlock(&st.lock);
@@ -420,7 +523,10 @@ static int open_channel(void)
 static void after_fork_child(void)
 {
 	pthread_mutex_init(&st.lock, NULL);
+	pthread_mutex_init(&st.site_lock, NULL);
+	my_tid = 0;
 	st.out_len = 0;
+	st.site_len = 0;
 	st.fd = -1;
 }
 
@@ -447,6 +553,9 @@ EXPORT int InitializeInjection(void)
 	}
 	enable_kinds();
 	enable_launch_callbacks();
+	enable_copy_callbacks();
+	sites_init(!getenv(PERCH_CUDA_STACKS_ENV) ||
+		   strcmp(getenv(PERCH_CUDA_STACKS_ENV), "every"));
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(at_exit);
 	return 1;

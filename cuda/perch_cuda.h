@@ -18,7 +18,7 @@
  * name 100k times a second).
  *
  * The launch side of the join is the probe perch_cuda_launch(correlation_id), which the library
- * calls at the exit of every launch API call; perch's uprobe there captures the CPU stack and the
+ * calls at the exit of every launch, memcpy and memset API call; perch's uprobe there captures the CPU stack and the
  * region stack. API records (kind PERCH_CUDA_API) carry the same correlation ids with the
  * thread and the call's duration.
  */
@@ -27,10 +27,12 @@
 
 #include <stdint.h>
 
-#define PERCH_CUDA_FD_ENV    "PERCH_CUDA_FD"
-#define PERCH_CUDA_NAME_MAX  1024 /* longer names are cut (and flagged PERCH_CUDA_F_TRUNCATED) */
-#define PERCH_CUDA_REC_BYTES 64
-#define PERCH_CUDA_REC_MAX   (PERCH_CUDA_REC_BYTES + PERCH_CUDA_NAME_MAX)
+#define PERCH_CUDA_FD_ENV "PERCH_CUDA_FD"
+/* "every": the probe at every call; "site" (the default): once per launch site (inject_sites.h) */
+#define PERCH_CUDA_STACKS_ENV "PERCH_CUDA_STACKS"
+#define PERCH_CUDA_NAME_MAX   1024 /* longer names are cut (and flagged PERCH_CUDA_F_TRUNCATED) */
+#define PERCH_CUDA_REC_BYTES  64
+#define PERCH_CUDA_REC_MAX    (PERCH_CUDA_REC_BYTES + PERCH_CUDA_NAME_MAX)
 
 enum perch_cuda_kind {
 	PERCH_CUDA_KERNEL = 1,	/* a kernel ran: detail = name_id, bytes = threads (grid x block) */
@@ -44,6 +46,9 @@ enum perch_cuda_kind {
 	PERCH_CUDA_CLOCK = 9,	/* detail: enum perch_cuda_clock; start: CLOCK_MONOTONIC and end:
 				 * CLOCK_REALTIME read together (the offset in use) */
 	PERCH_CUDA_END = 10,	/* the library flushed at exit: bytes = launch probes it called */
+	PERCH_CUDA_SITE = 11,	/* a call that did not take the probe (its site's stack was taken
+				 * before): tid, start_ns: its exit; detail: the correlation id of
+				 * the site's probed call, whose stack it is attributed to */
 };
 
 /* rec.flags */
@@ -51,6 +56,9 @@ enum perch_cuda_kind {
 #define PERCH_CUDA_F_LAUNCH    0x2 /* API: a launch call (kernel, cooperative, graph) */
 #define PERCH_CUDA_F_TRUNCATED 0x4 /* the name was cut to PERCH_CUDA_NAME_MAX */
 #define PERCH_CUDA_F_GRAPH     0x8 /* KERNEL/MEMCPY/MEMSET: ran as a node of a CUDA graph */
+#define PERCH_CUDA_F_REPROBE \
+	0x10 /* SITE: this call took the probe again for its site (detail:
+				     * the site's previous probe): the two stacks should agree */
 
 /* Copy directions, perch's own numbering (CUPTI's CUpti_ActivityMemcpyKind mapped). */
 enum perch_cuda_copy {
@@ -106,5 +114,11 @@ static inline uint32_t perch_cuda_rec_size(uint32_t name_len)
  * correlation id from the first argument register. */
 int InitializeInjection(void);
 void perch_cuda_launch(uint32_t correlation_id);
+
+/* Where in perch_cuda_launch() perch attaches (x86-64): the 5-byte NOP it starts with, which
+ * Linux >= 6.16 optimizes into a call to the uprobe trampoline, or the `ret` after it, which is
+ * always an int3 trap (PERCH_GPU_PROBE=trap: the benchmark's "before"). */
+#define PERCH_CUDA_PROBE_NOP_OFFSET  0
+#define PERCH_CUDA_PROBE_TRAP_OFFSET 5
 
 #endif /* PERCH_CUDA_H */

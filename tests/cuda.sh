@@ -54,8 +54,9 @@ times_on_monotonic() {
 			return 1
 		fi
 		n=$((n + 1))
-	done < <(grep -E '^(kernel|memcpy|api) ' "$T/$1.dump")
-	[ "$n" -eq 15 ] || { echo "  $n timed records, expected 15"; return 1; } # 8 kernels, a copy, 6 API calls
+	done < <(grep -E '^(kernel|memcpy|memset|api) ' "$T/$1.dump")
+	# 8 kernels, a copy, a memset, 7 API calls
+	[ "$n" -eq 17 ] || { echo "  $n timed records, expected 17"; return 1; }
 }
 
 kernels_named() { # kernels_named RUN NAME CORR N
@@ -67,7 +68,7 @@ d=$T/plain.dump
 fake=$(grep '^fake ' "$T/plain.out")
 check "host runs to the end with the library in it" [ "$(cat "$T/plain.rc")" -eq 0 ]
 check "nothing on the program's stdout but its own lines" \
-	[ -z "$(grep -vE '^(t0|t1|init|launch|orphan|memcpy|fake) ' "$T/plain.out")" ]
+	[ -z "$(grep -vE '^(t0|t1|init|launch|orphan|memcpy|memset|fake) ' "$T/plain.out")" ]
 check "subscribed to CUPTI as perch" [ "$(field subscriber "$fake")" = perch ]
 check "the CLOCK_MONOTONIC callback registered before any kind was enabled" \
 	[ "$(field clock_before_enable "$fake")" = 1 ]
@@ -81,8 +82,8 @@ check "times on CLOCK_MONOTONIC" times_on_monotonic plain
 # Which correlation id each probe hit carries is checked through perch's uprobe on it
 # (tests/integration/gpu-standin.sh): the library calls its own probe, which no program can
 # interpose on, so the host cannot watch it from here.
-check "the end record counts 5 probes, one per launch call (runtime over driver: once)" \
-	[ "$(field bytes "$(grep '^end ' "$d")")" = 5 ]
+check "the end record counts 7 probes, one per launch, copy and memset call (runtime over driver: once)" \
+	[ "$(field bytes "$(grep '^end ' "$d")")" = 7 ]
 spin_a() { kernels_named plain spin_a 1 1 && kernels_named plain spin_a 2 1 && kernels_named plain spin_a 3 1; }
 check "spin_a: three kernels, correlation ids 1, 2, 3" spin_a
 check "the graph launch: four graph_node kernels under one correlation id" \
@@ -93,12 +94,25 @@ check "kernel durations as CUPTI gave them (1 ms)" \
 	[ -z "$(awk '/^kernel/ { split($3, s, "="); split($4, e, "="); if (e[2] - s[2] != 1000000) print }' "$d")" ]
 check "the copy: 1 MiB host to device, joined to its cudaMemcpy" \
 	grep -q '^memcpy corr=7 .* bytes=1048576 .* detail=1 ' "$d"
+check "the memset: 4 KiB of 0xab, joined to its cuMemsetD8Async" \
+	grep -q '^memset corr=8 .* bytes=4096 .* detail=171 ' "$d"
+# CUPTI names every callback id; the library turns on the copy and memset ones by name, and only
+# them: the stand-in calls back only for what was enabled.
+launch_ids() { # launch_ids runtime|driver: the launch callback ids listed in cuda/gpu_records.c
+	sed -n "/^static const uint32_t $1_launches\[\] = {/,/^};/p" "$(dirname "$0")/../cuda/gpu_records.c" |
+		grep -c CBID
+}
+copy_callbacks() { # the launches, and the stand-in's two copy/memset names in each domain
+	[ "$(field driver_callbacks "$fake")" -eq $(($(launch_ids driver) + 2)) ] &&
+		[ "$(field runtime_callbacks "$fake")" -eq $(($(launch_ids runtime) + 2)) ]
+}
+check "copy and memset callbacks enabled by name, nothing else" copy_callbacks
 check "API records carry the caller's thread" \
 	[ "$(field tid "$(grep -m1 '^api ' "$d")")" -gt 0 ]
 check "dropped records counted: 5" [ "$(field bytes "$(grep '^dropped ' "$d")")" = 5 ]
 j=$(grep '^join ' "$d")
-check "join: 8 activities joined, the lost launch and the orphan kernel counted" \
-	[ "$(field joined "$j")" = 8 -a "$(field launches_unmatched "$j")" = 1 \
+check "join: 9 activities joined, the lost launch and the orphan kernel counted" \
+	[ "$(field joined "$j")" = 9 -a "$(field launches_unmatched "$j")" = 1 \
 	-a "$(field activities_unmatched "$j")" = 1 -a "$(field dropped "$j")" = 5 ]
 check "the channel reads to its end" grep -q '^stream ends' "$d"
 

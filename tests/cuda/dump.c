@@ -18,9 +18,9 @@ static char names[256][PERCH_CUDA_NAME_MAX + 1];
 static const char *kind_name(uint16_t k)
 {
 	static const char *const n[] = {"?",	"kernel",  "memcpy", "memset", "sync", "api",
-					"name", "dropped", "note",   "clock",  "end"};
+					"name", "dropped", "note",   "clock",  "end",  "site"};
 
-	return k <= PERCH_CUDA_END ? n[k] : "?";
+	return k <= PERCH_CUDA_SITE ? n[k] : "?";
 }
 
 static void print(const struct perch_cuda_rec *r, const char *name)

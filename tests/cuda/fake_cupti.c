@@ -21,7 +21,8 @@
 
 #define EXPORT	 __attribute__((visibility("default")))
 #define MAX_RECS 256
-#define REC_SIZE 512 /* a slot per record, larger than any struct here */
+#define MAX_CBID 1024 /* above both domains' CBID_SIZE */
+#define REC_SIZE 512  /* a slot per record, larger than any struct here */
 
 struct fake_state {
 	char subscriber[64];
@@ -34,6 +35,7 @@ struct fake_state {
 
 static struct {
 	struct fake_state s;
+	unsigned char enabled[2][MAX_CBID]; /* [domain is runtime][cbid]: the callback is on */
 	CUpti_CallbackFunc api_cb;
 	void *api_ud;
 	CUpti_TimestampCallbackFunc ts;
@@ -50,6 +52,7 @@ static struct {
 EXPORT void fake_cupti_state(struct fake_state *out);
 EXPORT uint32_t fake_cupti_launch(int runtime, uint32_t cbid, const char *kernel, int nkernels);
 EXPORT uint32_t fake_cupti_memcpy(uint64_t bytes, uint8_t copy_kind);
+EXPORT uint32_t fake_cupti_memset(uint64_t bytes, uint32_t value);
 EXPORT uint32_t fake_cupti_orphan_kernel(const char *kernel);
 EXPORT uint32_t fake_cupti_sync(uint32_t type, uint64_t wait_ns);
 EXPORT void fake_cupti_drop(size_t n);
@@ -126,12 +129,41 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle sub,
 				       CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-	(void)cbid;
-	if (sub != (CUpti_SubscriberHandle)&f)
+	if (sub != (CUpti_SubscriberHandle)&f || cbid >= MAX_CBID)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	if (enable &&
-	    (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API))
-		f.s.callbacks[domain == CUPTI_CB_DOMAIN_RUNTIME_API]++;
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API || domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+		f.s.callbacks[domain == CUPTI_CB_DOMAIN_RUNTIME_API] += enable ? 1 : 0;
+		f.enabled[domain == CUPTI_CB_DOMAIN_RUNTIME_API][cbid] = enable ? 1 : 0;
+	}
+	return CUPTI_SUCCESS;
+}
+
+/* The names of the calls the stand-in makes, as CUPTI spells them; any other id of the two API
+ * domains gets a name that is no copy, memset or launch (CUPTI names every id). */
+EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid,
+					const char **name)
+{
+	static const struct {
+		int runtime;
+		uint32_t cbid;
+		const char *name;
+	} known[] = {
+		{1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy_v3020"},
+		{1, CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020, "cudaMemsetAsync_v3020"},
+		{1, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel_v7000"},
+		{0, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, "cuMemcpyHtoD_v2"},
+		{0, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, "cuMemsetD8Async"},
+		{0, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"},
+	};
+	int runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+
+	if (!name || (!runtime && domain != CUPTI_CB_DOMAIN_DRIVER_API) || cbid == 0 ||
+	    cbid >= (runtime ? CUPTI_RUNTIME_TRACE_CBID_SIZE : CUPTI_DRIVER_TRACE_CBID_SIZE))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = runtime ? "cudaGetDeviceCount" : "cuDeviceGet";
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i].runtime == runtime && known[i].cbid == cbid)
+			*name = known[i].name;
 	return CUPTI_SUCCESS;
 }
 
@@ -212,8 +244,20 @@ static void api_callback(CUpti_CallbackDomain dom, uint32_t cbid, CUpti_ApiCallb
 {
 	CUpti_CallbackData d = {.callbackSite = site, .correlationId = corr};
 
-	if (f.api_cb && f.s.callbacks[dom == CUPTI_CB_DOMAIN_RUNTIME_API])
+	if (f.api_cb && cbid < MAX_CBID && f.enabled[dom == CUPTI_CB_DOMAIN_RUNTIME_API][cbid])
 		f.api_cb(f.api_ud, dom, cbid, &d);
+}
+
+/* A call as CUPTI reports it: runtime enter, driver enter and exit, runtime exit (runtime 0:
+ * the driver call alone), all under one correlation id. */
+static void api_calls(int runtime, uint32_t rt_cbid, uint32_t drv_cbid, uint32_t corr)
+{
+	if (runtime)
+		api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, rt_cbid, CUPTI_API_ENTER, corr);
+	api_callback(CUPTI_CB_DOMAIN_DRIVER_API, drv_cbid, CUPTI_API_ENTER, corr);
+	api_callback(CUPTI_CB_DOMAIN_DRIVER_API, drv_cbid, CUPTI_API_EXIT, corr);
+	if (runtime)
+		api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, rt_cbid, CUPTI_API_EXIT, corr);
 }
 
 /* A launch call as CUPTI reports it: callbacks nested runtime over driver, one correlation id,
@@ -223,26 +267,22 @@ EXPORT uint32_t fake_cupti_launch(int runtime, uint32_t cbid, const char *kernel
 	uint32_t corr = f.next_corr++;
 	uint64_t start = stamp();
 
-	if (runtime)
-		api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_ENTER, corr);
-	api_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-		     CUPTI_API_ENTER, corr);
-	api_callback(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-		     CUPTI_API_EXIT, corr);
-	if (runtime)
-		api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, CUPTI_API_EXIT, corr);
+	api_calls(runtime, cbid, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, corr);
 	queue_api(runtime, cbid, corr, start, stamp());
 	for (int i = 0; i < nkernels; i++)
 		queue_kernel(kernel, corr, nkernels > 1 ? 1 : 0, start + 10000 + i * 1000000ull);
 	return corr;
 }
 
+/* cudaMemcpy (over cuMemcpyHtoD_v2): 1.8 us of copy. */
 EXPORT uint32_t fake_cupti_memcpy(uint64_t bytes, uint8_t copy_kind)
 {
 	uint32_t corr = f.next_corr++;
 	uint64_t start = stamp();
 	CUpti_ActivityMemcpy6 *m;
 
+	api_calls(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+		  CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, corr);
 	queue_api(1, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, corr, start, start + 2000);
 	m = queue(sizeof(*m));
 	m->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -250,6 +290,28 @@ EXPORT uint32_t fake_cupti_memcpy(uint64_t bytes, uint8_t copy_kind)
 	m->bytes = bytes;
 	m->start = start + 100;
 	m->end = start + 1900;
+	m->streamId = 7;
+	m->correlationId = corr;
+	return corr;
+}
+
+/* cuMemsetD8Async, the driver API alone: 2.5 us of memset. */
+EXPORT uint32_t fake_cupti_memset(uint64_t bytes, uint32_t value)
+{
+	uint32_t corr = f.next_corr++;
+	uint64_t start = stamp();
+	CUpti_ActivityMemset4 *m;
+
+	api_calls(0, 0, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, corr);
+	queue_api(0, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, corr, start, start + 3000);
+	if (!(f.s.kinds & (1ull << CUPTI_ACTIVITY_KIND_MEMSET)))
+		return corr;
+	m = queue(sizeof(*m));
+	m->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	m->value = value;
+	m->bytes = bytes;
+	m->start = start + 200;
+	m->end = start + 2700;
 	m->streamId = 7;
 	m->correlationId = corr;
 	return corr;

@@ -4,7 +4,8 @@
  * GPU. It loads CUDA_INJECTION64_PATH and calls InitializeInjection() as the CUDA driver does,
  * then drives known calls through the stand-in: three launches of spin_a, a graph launch of four
  * graph_node kernels, a launch whose kernel never shows up, a kernel no launch is known for, a
- * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
+ * 1 MiB host-to-device copy (cudaMemcpy), a 4 KiB memset (cuMemsetD8Async, the driver API alone)
+ * and five dropped records (with HOST_FORK set, a fork() whose child
  * exits before the drops; with HOST_SYNCS set, a stream sync of 2 ms and a context sync of 3 ms
  * on the main thread and an event sync of 1 ms on a second thread, each printed as "sync TYPE
  * CORR TID WAIT_NS", then a DtoH copy; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
@@ -13,7 +14,8 @@
  * of how it was set up. Each launch comes from a known call site inside a known region (the
  * region runtime, include/perch.h, is built in): spin_a from launch_site_a() in region "prep",
  * the graph from launch_site_graph() in region "solve" nested in "prep", the lost launch from
- * main() in no region; so perch's uprobe on the library's probe has a stack and region stack to
+ * main() in no region, the copy from copy_site() and the memset from memset_site() in region
+ * "upload"; so perch's uprobe on the library's probe has a stack and region stack to
  * find for each (tests/integration/gpu-standin.sh).
  */
 #include <dlfcn.h>
@@ -70,6 +72,18 @@ static void __attribute__((noinline)) launch_site_graph(launch_fn launch)
 	__asm__ volatile("" ::: "memory");
 }
 
+static void __attribute__((noinline)) copy_site(uint32_t (*copy)(uint64_t, uint8_t))
+{
+	printf("memcpy %u\n", copy(1 << 20, 1 /* HTOD */));
+	__asm__ volatile("" ::: "memory");
+}
+
+static void __attribute__((noinline)) memset_site(uint32_t (*set)(uint64_t, uint32_t))
+{
+	printf("memset %u\n", set(4096, 0xab));
+	__asm__ volatile("" ::: "memory");
+}
+
 typedef uint32_t (*sync_fn)(uint32_t, uint64_t);
 
 /* One sync through the stand-in, printed with the thread that waited. */
@@ -120,7 +134,7 @@ int main(void)
 	void *inj, *cupti;
 	int (*init)(void);
 	launch_fn launch;
-	uint32_t (*memcpy_)(uint64_t, uint8_t);
+	uint32_t (*memcpy_)(uint64_t, uint8_t), (*memset_)(uint64_t, uint32_t);
 	uint32_t (*orphan)(const char *);
 	void (*drop)(size_t), (*complete)(void), (*state)(struct fake_state *);
 	struct fake_state s;
@@ -139,6 +153,7 @@ int main(void)
 	init = (int (*)(void))need(inj, "InitializeInjection");
 	launch = (launch_fn)need(cupti, "fake_cupti_launch");
 	memcpy_ = (uint32_t(*)(uint64_t, uint8_t))need(cupti, "fake_cupti_memcpy");
+	memset_ = (uint32_t(*)(uint64_t, uint32_t))need(cupti, "fake_cupti_memset");
 	orphan = (uint32_t(*)(const char *))need(cupti, "fake_cupti_orphan_kernel");
 	drop = (void (*)(size_t))need(cupti, "fake_cupti_drop");
 	complete = (void (*)(void))need(cupti, "fake_cupti_complete");
@@ -160,7 +175,10 @@ int main(void)
 	printf("launch lost %u\n", launch(0, 307 /* cuLaunchKernel */, "lost", 0));
 	printf("orphan %u\n", orphan("orphan"));
 	complete();
-	printf("memcpy %u\n", memcpy_(1 << 20, 1 /* HTOD */));
+	perch_region_begin("upload");
+	copy_site(memcpy_);
+	memset_site(memset_);
+	perch_region_end("upload");
 	if (getenv("HOST_FORK")) { /* a child that exits through exit(): it must send nothing */
 		pid_t pid = fork();
 

@@ -8,13 +8,16 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "lib/vec.h"
+#include "record/gpu.h"
 #include "record/record.h"
+#include "record/targets.h"
 #include "format/recording.h"
 #include "report/report.h"
 
@@ -43,7 +46,11 @@ static void record_options(FILE *out)
 	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
 	      "                       injection library), joined to the calls that launched them\n"
 	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
-	      "                       the process's libcuda.so, with their stacks; no durations)\n"
+	      "                       the process's libcuda.so, with their stacks; no durations);\n"
+	      "                       on by itself when CMD links CUDA (libcuda, libcudart)\n"
+	      "      --no-gpu         not even when CMD links CUDA\n"
+	      "      --gpu-stacks=MODE  the CPU stack of a launch: site (default: once per call\n"
+	      "                       site, later calls attributed to it), every (each call)\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
@@ -106,8 +113,24 @@ static int parse_unwind(const char *s, enum record_unwind *mode)
 	return 0;
 }
 
+/* The options that do not go into record_opts. */
+struct gpu_choice {
+	bool off;	    /* --no-gpu */
+	const char *stacks; /* --gpu-stacks */
+};
+
+/* --gpu-stacks=MODE: the injection library reads it from the environment CMD inherits. */
+static int gpu_stacks(struct gpu_choice *g, const char *mode)
+{
+	if (strcmp(mode, "site") && strcmp(mode, "every"))
+		return log_usage(NULL, "unknown --gpu-stacks mode '%s' (site, every)", mode);
+	g->stacks = mode;
+	return 0;
+}
+
 /* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
-static int record_option(int c, struct record_opts *o, pid_t **pids, char **argv)
+static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid_t **pids,
+			 char **argv)
 {
 	unsigned long v;
 	char *end;
@@ -144,6 +167,11 @@ static int record_option(int c, struct record_opts *o, pid_t **pids, char **argv
 	case 'G':
 		o->gpu = true;
 		return 0;
+	case 'N':
+		g->off = true;
+		return 0;
+	case 'K':
+		return gpu_stacks(g, optarg);
 	case 'T':
 		o->timeline = true;
 		return 0;
@@ -177,6 +205,30 @@ static void print_summary(const char *path)
 	recording__free(r);
 }
 
+/* --gpu by itself when the command links CUDA and this perch has the injection library; the
+ * --gpu-stacks mode for the library. 0, or the exit status. */
+static int gpu_choose(struct record_opts *o, const struct gpu_choice *g)
+{
+	char lib[PATH_MAX];
+
+	if (!o->gpu && !g->off && o->argv && targets__links_cuda(o->argv[0])) {
+		o->gpu = !gpu_find_library(lib, sizeof(lib));
+		if (!o->quiet && o->gpu)
+			fprintf(stderr,
+				"perch: note: %s links CUDA: --gpu is on (--no-gpu turns it "
+				"off)\n",
+				o->argv[0]);
+		else if (!o->quiet)
+			fprintf(stderr,
+				"perch: note: %s links CUDA, but this perch was built "
+				"without libperch_cuda.so: no GPU data\n",
+				o->argv[0]);
+	}
+	if (g->stacks && gpu_set_stacks(g->stacks))
+		return PERCH_EXIT_INTERNAL;
+	return 0;
+}
+
 static int run_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -190,19 +242,26 @@ static int run_record(int argc, char **argv)
 		{"timeline", no_argument, NULL, 'T'},
 		{"max-size", required_argument, NULL, 'S'},
 		{"gpu", no_argument, NULL, 'G'},
+		{"no-gpu", no_argument, NULL, 'N'},
+		{"gpu-stacks", required_argument, NULL, 'K'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct record_opts o = {.sz = sizeof(o), .freq = DEFAULT_FREQ, .output = "perch.data"};
+	struct gpu_choice g = {0};
 	pid_t *pids = NULL;
 	bool complete;
 	int c, ret = 0;
 
 	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:qvh", longopts, NULL)) != -1)
-		ret = record_option(c, &o, &pids, argv);
+		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
+	if (!ret && g.off && o.gpu)
+		ret = log_usage(NULL, "give either --gpu or --no-gpu, not both");
+	if (!ret)
+		ret = gpu_choose(&o, &g);
 	if (!ret && o.max_size && !o.timeline)
 		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
 	if (!ret && !o.argv == !o.npids)
@@ -225,7 +284,7 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
 	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] [--gpu] -- CMD [ARGS...]\n"
+		    "[--max-size=SIZE]] [--gpu|--no-gpu] [--gpu-stacks=MODE] -- CMD [ARGS...]\n"
 		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
 		    "[--max-size=SIZE]] [--gpu] -p PID[,PID...] [-d SECONDS]\n",
 	.options = record_options,

@@ -92,7 +92,11 @@
 	X(gpu_records_dropped, GPU_DROPPED)                        \
 	X(gpu_launch_probes, GPU_PROBES)                           \
 	X(gpu_channel_bytes, GPU_BYTES)                            \
-	X(gpu_channel_damaged, GPU_DAMAGED)
+	X(gpu_channel_damaged, GPU_DAMAGED)                        \
+	X(gpu_launches_inherited, GPU_INHERITED)                   \
+	X(gpu_launches_inherited_lost, GPU_INHERITED_LOST)         \
+	X(gpu_site_reprobes, GPU_REPROBES)                         \
+	X(gpu_site_reprobes_differ, GPU_REPROBES_DIFFER)
 
 /* --gpu: the sampler's uprobe on the library's probe (bpf/perch_bpf.h): launches whose CPU stack
  * was captured, and those whose stack was lost (counts map or ring buffer full, or no key id);

@@ -4,6 +4,11 @@
  *
  * The pipe is sized up (F_SETPIPE_SZ) so that the library, which writes whole records and blocks
  * when the pipe is full, rarely waits for perch's next look (at most a drain period, 100 ms).
+ *
+ * Launch sites (PERCH_CUDA_STACKS unset or "site"): the library takes the probe once per call
+ * site and sends a SITE record for each other call of the site. Such a call is written as a
+ * LAUNCH entry with the key of its site's probed call, once that key has come from the sampler
+ * (at the drain of its buffer: the SITE record usually comes first and waits).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,15 +16,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cuda/gpu_join.h"
 #include "cuda/gpu_records.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
+#include "lib/vec.h"
 #include "gpu.h"
 
 #define CHANNEL_BUF (256u << 10)
-#define PIPE_BYTES  (1 << 20)
+/* A SITE record whose site's key has not come this long after the call will not get it (the
+ * site's probe was lost): the sampler hands keys on within a drain period or two (100 ms). */
+#define SITE_WAIT_NS 2000000000ull
+#define PIPE_BYTES   (1 << 20)
 
 #define SAME(a, b) ((int)(a) == (int)(b))
 _Static_assert(SAME(REC_GPU_KERNEL, PERCH_CUDA_KERNEL) && SAME(REC_GPU_MEMCPY, PERCH_CUDA_MEMCPY) &&
@@ -42,7 +52,14 @@ struct gpu {
 	struct gpu_join *join;
 	uint8_t *buf; /* bytes read, not yet a whole record */
 	size_t len;
-	struct u64map names; /* pid << 32 | the library's name id -> string id */
+	struct u64map names;	/* pid << 32 | the library's name id -> string id */
+	bool sites;		/* the library keys launch sites: keep the probed calls' keys */
+	struct u64map probed;	/* pid << 32 | correlation id of a probed call -> key id + 1 */
+	struct u64map reprobed; /* the same of a re-probe -> the key its site's calls get + 1, 0
+				 * while its SITE record waits */
+	struct perch_cuda_rec *pending; /* SITE records whose site's key has not come yet */
+	size_t npending, cappending;
+	bool new_keys; /* keys came since the pending records were last looked at */
 	uint64_t stats[GPU_STAT_NR];
 	bool eof, damaged, finished;
 };
@@ -72,6 +89,11 @@ int gpu_find_library(char *buf, size_t len)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int gpu_set_stacks(const char *mode)
+{
+	return setenv(PERCH_CUDA_STACKS_ENV, mode, 1) ? -errno : 0;
 }
 
 static uint32_t kernel_name(const struct gpu *g, uint32_t pid, uint32_t name_id)
@@ -116,6 +138,7 @@ struct gpu *gpu__new(struct rec_writer *w, const char *library)
 	g->rfd = g->wfd = -1;
 	snprintf(g->library, sizeof(g->library), "%s", library);
 	g->w = w;
+	g->sites = !getenv(PERCH_CUDA_STACKS_ENV) || strcmp(getenv(PERCH_CUDA_STACKS_ENV), "every");
 	g->buf = malloc(CHANNEL_BUF);
 	g->join = gpu_join__new(on_joined, g);
 	if (!g->buf || !g->join || pipe2(fds, O_CLOEXEC))
@@ -144,6 +167,9 @@ void gpu__free(struct gpu *g)
 		close(g->wfd);
 	gpu_join__free(g->join);
 	u64map__clear(&g->names);
+	u64map__clear(&g->probed);
+	u64map__clear(&g->reprobed);
+	free(g->pending);
 	free(g->buf);
 	free(g);
 }
@@ -200,6 +226,133 @@ static void api_record(struct gpu *g, const struct perch_cuda_rec *r)
 	rec_writer__gpu(g->w, &e);
 }
 
+static int write_launch(struct gpu *g, uint32_t pid, uint32_t tid, uint32_t correlation_id,
+			uint64_t time_ns, uint32_t key)
+{
+	struct rec_gpu e = {
+		.kind = REC_GPU_LAUNCH,
+		.start_ns = time_ns,
+		.end_ns = time_ns,
+		.detail = key,
+		.correlation = correlation_id,
+		.pid = pid,
+		.tid = tid,
+		.launch_ns = time_ns,
+	};
+
+	return rec_writer__gpu(g->w, &e);
+}
+
+/* The key the probe of (pid, corr) took; false: not come yet. */
+static bool probed_key(const struct gpu *g, uint32_t pid, uint32_t corr, uint32_t *key)
+{
+	uint64_t v;
+
+	if (!u64map__get(&g->probed, (uint64_t)pid << 32 | corr, &v))
+		return false;
+	*key = (uint32_t)(v - 1);
+	return true;
+}
+
+/* The key the calls of a site get from its probed call (pid, corr): the probe's own, or for a
+ * re-probe what its check decided; false: not known yet. */
+static bool site_key(const struct gpu *g, uint32_t pid, uint32_t corr, uint32_t *key)
+{
+	uint64_t v;
+
+	if (!u64map__get(&g->reprobed, (uint64_t)pid << 32 | corr, &v))
+		return probed_key(g, pid, corr, key);
+	*key = (uint32_t)(v - 1);
+	return v != 0;
+}
+
+/*
+ * A re-probe's check. Its fresh stack becomes the site's when it is the one the site's previous
+ * probe took too (two probes in a row agree: a first stack cut short, before perch had read a
+ * library's unwind tables, heals so); a fresh stack unlike the previous one (a probe whose stack
+ * came out damaged) is counted and not used: the site keeps the key it had.
+ */
+static bool reprobe_resolve(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	uint32_t fresh, prev, kept;
+
+	if (!probed_key(g, r->pid, r->correlation_id, &fresh) ||
+	    !probed_key(g, r->pid, r->detail, &prev) || !site_key(g, r->pid, r->detail, &kept))
+		return false;
+	g->stats[GPU_REPROBES]++;
+	g->stats[GPU_REPROBES_DIFFER] += fresh != kept;
+	u64map__put(&g->reprobed, (uint64_t)r->pid << 32 | r->correlation_id,
+		    (uint64_t)(fresh == prev ? fresh : kept) + 1);
+	return true;
+}
+
+/* A SITE record whose site's key is known: the call's LAUNCH entry (or, a re-probe, the check
+ * that its fresh stack is the site's). false: the key has not come yet. */
+static bool site_resolve(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	uint32_t site;
+
+	if (r->flags & PERCH_CUDA_F_REPROBE)
+		return reprobe_resolve(g, r);
+	if (!site_key(g, r->pid, r->detail, &site))
+		return false;
+	g->stats[GPU_INHERITED]++;
+	write_launch(g, r->pid, r->tid, r->correlation_id, r->start_ns, site);
+	return true;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A SITE record that will not be resolved: counted. */
+static void site_lost(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	g->stats[r->flags & PERCH_CUDA_F_REPROBE ? GPU_REPROBES : GPU_INHERITED_LOST]++;
+}
+
+/* The SITE records still waiting, once new keys came or the oldest waited SITE_WAIT_NS (or at
+ * the end: final); those whose key will not come are counted, not kept. */
+static void sites_pending(struct gpu *g, bool final)
+{
+	uint64_t now = mono_ns();
+	size_t kept = 0;
+
+	if (!g->npending || (!g->new_keys && !final && g->pending[0].start_ns + SITE_WAIT_NS > now))
+		return;
+	g->new_keys = false;
+	for (size_t i = 0; i < g->npending; i++) {
+		if (site_resolve(g, &g->pending[i]))
+			continue;
+		if (final || g->pending[i].start_ns + SITE_WAIT_NS <= now)
+			site_lost(g, &g->pending[i]);
+		else
+			g->pending[kept++] = g->pending[i];
+	}
+	g->npending = kept;
+}
+
+static void site_record(struct gpu *g, const struct perch_cuda_rec *r)
+{
+	if (site_resolve(g, r))
+		return;
+	/* The site's calls after a re-probe name it: they wait for its check. */
+	if ((r->flags & PERCH_CUDA_F_REPROBE) &&
+	    u64map__put(&g->reprobed, (uint64_t)r->pid << 32 | r->correlation_id, 0)) {
+		g->stats[GPU_REPROBES]++;
+		return;
+	}
+	if (vec_grow(&g->pending, &g->cappending, g->npending + 1, sizeof(*g->pending), 1024)) {
+		g->stats[GPU_INHERITED_LOST]++;
+		return;
+	}
+	g->pending[g->npending++] = *r;
+}
+
 static void handle(struct gpu *g, const struct perch_cuda_rec *r, const char *name)
 {
 	char text[PERCH_CUDA_NAME_MAX + 1];
@@ -216,6 +369,9 @@ static void handle(struct gpu *g, const struct perch_cuda_rec *r, const char *na
 		return;
 	case PERCH_CUDA_END:
 		g->stats[GPU_PROBES] += r->bytes;
+		return;
+	case PERCH_CUDA_SITE:
+		site_record(g, r);
 		return;
 	case PERCH_CUDA_API:
 		api_record(g, r);
@@ -263,6 +419,8 @@ void gpu__poll(struct gpu *g)
 		g->stats[GPU_BYTES] += (uint64_t)n;
 		parse(g);
 	}
+	if (g)
+		sites_pending(g, false);
 }
 
 void gpu__finish(struct gpu *g)
@@ -274,6 +432,7 @@ void gpu__finish(struct gpu *g)
 	g->finished = true;
 	gpu__launched(g);
 	gpu__poll(g);
+	sites_pending(g, true);
 	gpu_join__finish(g->join);
 	st = gpu_join__stats(g->join);
 	g->stats[GPU_ACTIVITIES] = st->activities;
@@ -290,18 +449,13 @@ void gpu__finish(struct gpu *g)
 int gpu__launch_key(struct gpu *g, uint32_t pid, uint32_t tid, uint32_t correlation_id,
 		    uint64_t time_ns, uint32_t key)
 {
-	struct rec_gpu e = {
-		.kind = REC_GPU_LAUNCH,
-		.start_ns = time_ns,
-		.end_ns = time_ns,
-		.detail = key,
-		.correlation = correlation_id,
-		.pid = pid,
-		.tid = tid,
-		.launch_ns = time_ns,
-	};
-
-	return rec_writer__gpu(g->w, &e);
+	if (g->sites) {
+		if (u64map__put(&g->probed, (uint64_t)pid << 32 | correlation_id,
+				(uint64_t)key + 1))
+			return -ENOMEM;
+		g->new_keys = true;
+	}
+	return write_launch(g, pid, tid, correlation_id, time_ns, key);
 }
 
 uint64_t gpu__stat(const struct gpu *g, enum gpu_stat i)

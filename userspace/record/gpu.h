@@ -21,10 +21,18 @@ enum gpu_stat {
 	GPU_PROBES,
 	GPU_BYTES,
 	GPU_DAMAGED,
+	GPU_INHERITED,	     /* calls attributed to their site's probed call (PERCH_CUDA_SITE) */
+	GPU_INHERITED_LOST,  /* ...whose site's stack never came (its probe's stack was lost) */
+	GPU_REPROBES,	     /* a known site's periodic probe */
+	GPU_REPROBES_DIFFER, /* ...whose stack was not the site's: the site key missed a frame */
 	GPU_STAT_NR
 };
 
 struct gpu;
+
+/* --gpu-stacks: "site" or "every", for the injection library of the command perch launches
+ * (through the environment it inherits) and for gpu__new(). 0 or -errno. */
+int gpu_set_stacks(const char *mode);
 
 /* The injection library next to the perch binary, else under ../lib/perch/ (make install):
  * 0 with its path in buf, or -ENOENT (perch was built without the CUDA toolkit). */

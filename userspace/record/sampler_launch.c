@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "cuda/perch_cuda.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "lib/vec.h"
@@ -41,6 +42,25 @@ static int on_record(void *ctx, void *data, size_t len)
 }
 
 /*
+ * Where in the probe to attach. Its first instruction is a 5-byte NOP (x86-64), which Linux >= 6.16
+ * optimizes into a call to its uprobe trampoline (the uprobe syscall) on the first hit: no int3
+ * trap per launch. PERCH_GPU_PROBE=trap attaches at the `ret` after it instead, where every hit is
+ * a trap, as on older kernels: bench/gpu_storm.sh measures both.
+ */
+static size_t probe_offset(void)
+{
+#if defined(__x86_64__)
+	const char *mode = getenv("PERCH_GPU_PROBE");
+
+	if (mode && !strcmp(mode, "trap"))
+		return PERCH_CUDA_PROBE_TRAP_OFFSET;
+	return PERCH_CUDA_PROBE_NOP_OFFSET;
+#else
+	return 0;
+#endif
+}
+
+/*
  * Attached to every process that maps the library (pid -1): the program keeps only targets, and
  * the children a target forks are targets too. The library is the file perch hands the command,
  * so the probe is in place before the command's first launch.
@@ -61,8 +81,8 @@ int sampler__probe_launches(struct sampler *sp, const char *library, sampler_lau
 		log_err("launch ring buffer: %s", strerror(errno));
 		return PERCH_EXIT_BPF;
 	}
-	lc->link =
-		bpf_program__attach_uprobe_opts(sp->skel->progs.on_launch, -1, library, 0, &opts);
+	lc->link = bpf_program__attach_uprobe_opts(sp->skel->progs.on_launch, -1, library,
+						   probe_offset(), &opts);
 	if (!lc->link) {
 		log_err("gpu: uprobe on %s in %s: %s", PROBE, library, strerror(errno));
 		return PERCH_EXIT_BPF;

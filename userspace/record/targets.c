@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "lib/elfinit.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "perch_abi.h"
@@ -91,6 +94,56 @@ static int check_command(const char *cmd)
 		return PERCH_EXIT_NOTEXEC;
 	}
 	return 0;
+}
+
+/* A DT_NEEDED entry of the CUDA driver or runtime, or the device code nvcc puts in a program
+ * (its sections, also where the runtime is linked in statically, nvcc's default). */
+static bool cuda_section(Elf *e, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
+{
+	const char *name = elf_strptr(e, shstrndx, sh->sh_name);
+	Elf_Data *data;
+	GElf_Dyn dyn;
+
+	if (name && (!strcmp(name, ".nv_fatbin") || !strcmp(name, ".nvFatBinSegment")))
+		return true;
+	if (sh->sh_type != SHT_DYNAMIC || !(data = elf_getdata(scn, NULL)) || !sh->sh_entsize)
+		return false;
+	for (size_t i = 0; i < sh->sh_size / sh->sh_entsize && gelf_getdyn(data, (int)i, &dyn);
+	     i++) {
+		const char *lib = dyn.d_tag == DT_NEEDED
+					  ? elf_strptr(e, sh->sh_link, (size_t)dyn.d_un.d_val)
+					  : NULL;
+
+		if (lib && (!strncmp(lib, "libcuda.so", 10) || !strncmp(lib, "libcudart.so", 12)))
+			return true;
+	}
+	return false;
+}
+
+bool targets__links_cuda(const char *cmd)
+{
+	char path[PATH_MAX];
+	bool found = false;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *e = NULL;
+	int fd;
+
+	if (resolve_command(cmd, path, sizeof(path)) || perch_elf_init())
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
+		goto cleanup;
+	while (!found && (scn = elf_nextscn(e, scn)))
+		found = gelf_getshdr(scn, &sh) && cuda_section(e, shstrndx, scn, &sh);
+cleanup:
+	elf_end(e);
+	close(fd);
+	return found;
 }
 
 static int check_pids(const struct record_opts *o)

@@ -21,6 +21,11 @@ struct targets;
  * 0, or the enum perch_exit to end with (its line logged). */
 int targets__check(const struct record_opts *o);
 
+/* Whether the command (found as the shell finds it) links CUDA: a DT_NEEDED libcuda.so* or
+ * libcudart.so*, or nvcc's device code sections (a statically linked runtime). Reads section
+ * headers and the dynamic section only; a script, a missing or malformed file: false. */
+bool targets__links_cuda(const char *cmd);
+
 /* o is borrowed for the targets' life. Raises perch's soft descriptor limit to the hard one
  * (the symbolizer keeps a file open per module, the sampler one perf event per CPU); a launched
  * command gets the user's back. NULL + errno. */
