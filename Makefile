@@ -89,6 +89,16 @@ $(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
 
 $(BUILD)/userspace/report/pprof.o: $(BUILD)/profile.pb-c.h
 
+# --format=html's viewer (report/html/: shell, CSS, JS) built into perch as byte arrays, so the
+# report needs no file, node or network at run time.
+HTML_ASSETS := userspace/report/html/shell.html userspace/report/html/viewer.css \
+	       userspace/report/html/viewer.js
+%/report_html_assets.h: $(HTML_ASSETS)
+	@mkdir -p $*
+	(cd userspace/report/html && for f in $(notdir $(HTML_ASSETS)); do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/userspace/report/html.o: $(BUILD)/report_html_assets.h
+
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -142,6 +152,7 @@ build-fuzz/profile.pb-c.o: build-fuzz/profile.pb-c.c
 	$(CLANG) $(filter-out -Werror -W%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build-fuzz/userspace/report/pprof.o: build-fuzz/profile.pb-c.h
+build-fuzz/userspace/report/html.o: build-fuzz/report_html_assets.h
 
 build-fuzz/libperchfuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^

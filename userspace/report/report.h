@@ -2,7 +2,7 @@
 /*
  * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
  * csv.c, stats.c, pprof.c,
- * speedscope.c, chrome.c), and the short summary `perch record` prints when the command exits. A new
+ * speedscope.c, chrome.c, html.c), and the short summary `perch record` prints when the command exits. A new
  * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
  * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
@@ -28,7 +28,10 @@
 	X(REPORT_CHROME, chrome,                                                              \
 	  "(Trace Event JSON for ui.perfetto.dev and chrome://tracing: samples per thread "   \
 	  "over time, region spans; a recording of format version 1 to 3 has no time axis: "  \
-	  "one span per thread with its samples and regions)")
+	  "one span per thread with its samples and regions)")                                \
+	X(REPORT_HTML, html,                                                                  \
+	  "(one self-contained page: tables, flame graph, callers/callees, select/exclude/"   \
+	  "fold, regions, GPU, timeline; for a browser: -o FILE.html)")
 
 #define REPORT_ENUM(id, name, help) id,
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };

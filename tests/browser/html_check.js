@@ -1,0 +1,218 @@
+// perch report --format=html in a real browser (Debian's chromium, headless, driven by
+// playwright-core): the page's numbers against the CLI's on the same recording (tests/html.sh).
+//
+//   node html_check.js PAGE.html TEXT FOLDED SCREENSHOT.png [EXCLUDED_FOLDED NAME]
+//
+// TEXT is `perch report` (its top-functions tables), FOLDED `perch report --format=folded`. The
+// checks: the page loads from file:// with no error and no request leaving the file; its
+// functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
+// order of numbers; a function's callers and callees (clicked into from the table) equal the ones
+// counted from FOLDED; an exclude chip added through the form gives the totals of FOLDED without
+// the stacks holding it (and, given EXCLUDED_FOLDED from `perch report --exclude=NAME
+// --format=folded`, the CLI's); the link (location.hash) reproduces that view in a new page;
+// removing the chip restores the totals. Prints "ok" and the load time, or the failures.
+'use strict';
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+
+const [page_path, text_path, folded_path, shot, excl_path, excl_name] = process.argv.slice(2);
+const failures = [];
+const fail = (what) => failures.push(what);
+
+/* folded lines -> [{frames, count}]: the thread and region: frames dropped, "_[k]" as the tables
+ * name kernel functions (without it), "[no stack]" an empty stack. */
+function parseFolded(file) {
+	return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
+		const sp = line.lastIndexOf(' ');
+		const frames = line.slice(0, sp).split(';').slice(1)
+			.filter((f) => !f.startsWith('region:') && f !== '[no stack]')
+			.map((f) => (f.endsWith('_[k]') ? f.slice(0, -4) : f));
+		return { frames: frames, count: Number(line.slice(sp + 1)) };
+	});
+}
+
+function totals(stacks) {
+	const self = new Map(), total = new Map();
+	let all = 0;
+	for (const s of stacks) {
+		all += s.count;
+		if (s.frames.length) {
+			const leaf = s.frames[s.frames.length - 1];
+			self.set(leaf, (self.get(leaf) || 0) + s.count);
+		}
+		for (const f of new Set(s.frames)) total.set(f, (total.get(f) || 0) + s.count);
+	}
+	return { self: self, total: total, all: all };
+}
+
+/* Callers (out false) or callees of f: once per stack per neighbour; "[root]" and "[self]". */
+function neighbours(stacks, f, out) {
+	const rows = new Map();
+	for (const s of stacks) {
+		const seen = new Set();
+		const fr = s.frames;
+		for (let i = 0; i < fr.length; i++) {
+			if (fr[i] !== f) continue;
+			const y = out ? (i + 1 < fr.length ? fr[i + 1] : null) : i > 0 ? fr[i - 1] : '[root]';
+			if (y !== null) seen.add(y);
+		}
+		if (out && fr.length && fr[fr.length - 1] === f) seen.add('[self]');
+		seen.forEach((y) => rows.set(y, (rows.get(y) || 0) + s.count));
+	}
+	return rows;
+}
+
+/* The CLI's top-functions tables: [[self, total, name]] by self, then by total. */
+function cliTop(file) {
+	const tables = [];
+	let cur = null;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		if (line.startsWith('Top functions by')) {
+			cur = [];
+			tables.push(cur);
+			continue;
+		}
+		/* "  self% self total% total  NAME (padded to 40) MODULE[ [k]]": the module has no space */
+		const m = cur && line.replace(/ \[k\]$/, '').match(/^\s+[\d.]+% +(\d+) +[\d.]+% +(\d+)  (.*) (\S+)$/);
+		if (m) cur.push([Number(m[1]), Number(m[2]), m[3].trimEnd()]);
+		else if (cur && !line.trim()) cur = null;
+	}
+	return tables;
+}
+
+/* got may be the first 500 rows of a longer table: then only its rows are compared. */
+function sameMap(what, got, want) {
+	const keys = new Set([...got.keys(), ...(got.size >= 500 ? [] : want.keys())]);
+	for (const k of keys) {
+		if ((got.get(k) || 0) !== (want.get(k) || 0))
+			fail(what + ': ' + k + ' got ' + (got.get(k) || 0) + ', want ' + (want.get(k) || 0));
+	}
+}
+
+async function tableRows(page, sel) {
+	return page.$$eval(sel + ' tbody tr', (trs) => trs.map((tr) => [tr.dataset.fn,
+		...Array.from(tr.children).map((c) => c.textContent)]));
+}
+
+async function checkTop(page, cli) {
+	for (const [k, want] of [['self', cli[0]], ['total', cli[1]]]) {
+		await page.click('#sort-' + k);
+		await page.waitForSelector('table.funcs');
+		const rows = await tableRows(page, 'table.funcs');
+		const byName = new Map(rows.map((r) => [r[0], [Number(r[2]), Number(r[4])]]));
+		want.forEach(([s, t, name], i) => {
+			const got = byName.get(name);
+			if (!got || got[0] !== s || got[1] !== t)
+				fail('top by ' + k + ': ' + name + ' got ' + got + ', want ' + [s, t]);
+			const row = rows[i] || [];
+			if (Number(row[k === 'self' ? 2 : 4]) !== (k === 'self' ? s : t))
+				fail('top by ' + k + ' row ' + i + ': got ' + row[0] + ' ' + row.slice(1, 5) + ', want ' + [s, t, name]);
+		});
+		if (!want.length) fail('top by ' + k + ': the CLI printed no row');
+	}
+}
+
+async function pageTotals(page) {
+	await page.click('#tab-functions');
+	await page.fill('#find', '');
+	await page.press('#find', 'Enter');
+	const rows = await tableRows(page, 'table.funcs');
+	return new Map(rows.map((r) => [r[0], Number(r[4])]));
+}
+
+/* The function with the most callers and callees (ties: the larger total), clicked into. */
+async function checkFunction(page, stacks) {
+	const t = totals(stacks);
+	let best = null, score = -1;
+	for (const [f, tot] of t.total) {
+		const s = neighbours(stacks, f, false).size + neighbours(stacks, f, true).size;
+		if (s > score || (s === score && tot > t.total.get(best))) [best, score] = [f, s];
+	}
+	await page.click('#tab-functions');
+	await page.fill('#find', best);
+	await page.press('#find', 'Enter');
+	await page.click(`table.funcs a.fn[data-fn="${CSS_escape(best)}"]`);
+	await page.waitForSelector('table.callers');
+	const read = async (sel) => new Map((await tableRows(page, sel)).map((r) => [r[0], Number(r[1])]));
+	sameMap('callers of ' + best, await read('table.callers'), neighbours(stacks, best, false));
+	sameMap('callees of ' + best, await read('table.callees'), neighbours(stacks, best, true));
+	const tot = Number(await page.textContent('#fn-total'));
+	if (tot !== t.total.get(best)) fail('total of ' + best + ': got ' + tot + ', want ' + t.total.get(best));
+	return best;
+}
+
+function CSS_escape(s) {
+	return s.replace(/["\\]/g, '\\$&');
+}
+
+/* A function to exclude: the one whose total is nearest half the samples, not in every stack. */
+function pickExclude(stacks) {
+	const t = totals(stacks);
+	let best = null;
+	for (const [f, tot] of t.total) {
+		if (tot >= t.all) continue;
+		if (best === null || Math.abs(tot - t.all / 2) < Math.abs(t.total.get(best) - t.all / 2)) best = f;
+	}
+	return best;
+}
+
+async function checkExclude(page, browser, stacks, name, want_stacks) {
+	await page.click('#tab-functions');
+	await page.selectOption('#add-kind', 'exclude');
+	await page.fill('#add-pattern', name);
+	await page.click('#add-filter button[type=submit]');
+	await page.waitForSelector('.chip[data-kind=exclude]');
+	const want = totals(want_stacks || stacks.filter((s) => !s.frames.includes(name)));
+	sameMap('totals with exclude ' + name, await pageTotals(page), want.total);
+	const cli = await page.textContent('#cli');
+	if (!cli.includes('--exclude=' + name) && !cli.includes("'--exclude=" + name))
+		fail('CLI line lacks the exclude: ' + cli);
+	const link = page.url();
+	const other = await browser.newPage();
+	await other.goto(link);
+	await other.waitForSelector('body[data-ready="1"]');
+	if ((await other.textContent('#kept')) !== (await page.textContent('#kept')))
+		fail('the link does not reproduce the view: ' + link);
+	await other.close();
+	return want;
+}
+
+async function main() {
+	const stacks = parseFolded(folded_path);
+	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [] });
+	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+	page.on('pageerror', (e) => fail('page error: ' + e.message));
+	page.on('console', (m) => m.type() === 'error' && fail('console error: ' + m.text()));
+	page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') &&
+		fail('request leaving the file: ' + r.url()));
+	const t0 = Date.now();
+	await page.goto('file://' + path.resolve(page_path));
+	await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+	const load_ms = Date.now() - t0;
+	await checkTop(page, cliTop(text_path));
+	const fn = await checkFunction(page, stacks);
+	const excl = excl_name || pickExclude(stacks);
+	if (excl !== null) {
+		await checkExclude(page, browser, stacks, excl, excl_path ? parseFolded(excl_path) : null);
+		await page.screenshot({ path: shot, fullPage: false });
+		await page.click('.chip[data-kind=exclude] button');
+		sameMap('totals after removing the chip', await pageTotals(page), totals(stacks).total);
+	} else {
+		await page.screenshot({ path: shot, fullPage: false });
+	}
+	await page.click('#tab-flame');
+	await page.waitForSelector('#flame div');
+	await browser.close();
+	if (failures.length) {
+		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
+		process.exit(1);
+	}
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl);
+}
+
+main().catch((e) => {
+	console.log('FAIL ' + (e && e.stack ? e.stack.split('\n').slice(0, 3).join(' ') : e));
+	process.exit(1);
+});
