@@ -249,6 +249,7 @@ check-integration: all
 	@bash tests/pprof.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
+	@bash tests/html.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures
@@ -257,6 +258,7 @@ check-integration: all
 	@bash tests/pprof.sh build-san
 	@bash tests/speedscope.sh build-san
 	@bash tests/chrome.sh build-san
+	@bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 

@@ -1,22 +1,23 @@
 // perch report --format=html in a real browser (Debian's chromium, headless, driven by
 // playwright-core): the page's numbers against the CLI's on the same recording (tests/html.sh).
 //
-//   node html_check.js PAGE.html TEXT FOLDED SCREENSHOT.png [EXCLUDED_FOLDED NAME]
+//   [PERCH_EXCLUDE=build/perch RECORDING=FILE] node html_check.js PAGE.html TEXT FOLDED SHOT.png
 //
 // TEXT is `perch report` (its top-functions tables), FOLDED `perch report --format=folded`. The
 // checks: the page loads from file:// with no error and no request leaving the file; its
 // functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
 // order of numbers; a function's callers and callees (clicked into from the table) equal the ones
 // counted from FOLDED; an exclude chip added through the form gives the totals of FOLDED without
-// the stacks holding it (and, given EXCLUDED_FOLDED from `perch report --exclude=NAME
-// --format=folded`, the CLI's); the link (location.hash) reproduces that view in a new page;
+// the stacks holding it (and, given PERCH_EXCLUDE, what `perch report --exclude=NAME
+// --format=folded RECORDING` counts: the CLI's own query); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals. Prints "ok" and the load time, or the failures.
 'use strict';
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
 
-const [page_path, text_path, folded_path, shot, excl_path, excl_name] = process.argv.slice(2);
+const [page_path, text_path, folded_path, shot] = process.argv.slice(2);
+const { execFileSync } = require('child_process');
 const failures = [];
 const fail = (what) => failures.push(what);
 
@@ -157,17 +158,31 @@ function pickExclude(stacks) {
 	return best;
 }
 
-async function checkExclude(page, browser, stacks, name, want_stacks) {
+/* The CLI's --exclude=name as folded stacks, when perch has it; null otherwise. */
+function cliExclude(name) {
+	if (!process.env.PERCH_EXCLUDE) return null;
+	const file = path.join(require('os').tmpdir(), 'perch-html-excl-' + process.pid);
+	fs.writeFileSync(file, execFileSync(path.resolve('../..', process.env.PERCH_EXCLUDE),
+		['report', '--format=folded', '--exclude=' + name, path.resolve('../..', process.env.RECORDING)]));
+	const st = parseFolded(file);
+	fs.unlinkSync(file);
+	return st;
+}
+
+async function checkExclude(page, browser, stacks, name) {
 	await page.click('#tab-functions');
 	await page.selectOption('#add-kind', 'exclude');
 	await page.fill('#add-pattern', name);
 	await page.click('#add-filter button[type=submit]');
 	await page.waitForSelector('.chip[data-kind=exclude]');
-	const want = totals(want_stacks || stacks.filter((s) => !s.frames.includes(name)));
-	sameMap('totals with exclude ' + name, await pageTotals(page), want.total);
-	const cli = await page.textContent('#cli');
-	if (!cli.includes('--exclude=' + name) && !cli.includes("'--exclude=" + name))
-		fail('CLI line lacks the exclude: ' + cli);
+	const want = totals(stacks.filter((s) => !s.frames.includes(name)));
+	const got = await pageTotals(page);
+	sameMap('totals with exclude ' + name, got, want.total);
+	const cli = cliExclude(name);
+	if (cli) sameMap('totals with exclude ' + name + ' (perch report --exclude)', got, totals(cli).total);
+	const line = await page.textContent('#cli');
+	if (!line.includes('--exclude=' + name) && !line.includes("'--exclude=" + name))
+		fail('CLI line lacks the exclude: ' + line);
 	const link = page.url();
 	const other = await browser.newPage();
 	await other.goto(link);
@@ -193,9 +208,9 @@ async function main() {
 	const load_ms = Date.now() - t0;
 	await checkTop(page, cliTop(text_path));
 	const fn = await checkFunction(page, stacks);
-	const excl = excl_name || pickExclude(stacks);
+	const excl = pickExclude(stacks);
 	if (excl !== null) {
-		await checkExclude(page, browser, stacks, excl, excl_path ? parseFolded(excl_path) : null);
+		await checkExclude(page, browser, stacks, excl);
 		await page.screenshot({ path: shot, fullPage: false });
 		await page.click('.chip[data-kind=exclude] button');
 		sameMap('totals after removing the chip', await pageTotals(page), totals(stacks).total);
@@ -204,6 +219,7 @@ async function main() {
 	}
 	await page.click('#tab-flame');
 	await page.waitForSelector('#flame div');
+	await page.screenshot({ path: shot.replace(/\.png$/, '-flame.png') });
 	await browser.close();
 	if (failures.length) {
 		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));

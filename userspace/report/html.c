@@ -188,6 +188,31 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 	return 0;
 }
 
+/* JSON functions in the profile's order, which the text report's tables break ties by. */
+static void number_funcs(struct html *h)
+{
+	const struct recording *r = h->r;
+	uint32_t n = profile__nfuncs(h->p);
+
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct rec_sample *s = &r->samples[i];
+
+		for (uint32_t j = 0; profile__sample_kept(h->p, i) && j < s->nframes; j++) {
+			const uint32_t *fns;
+			uint32_t k = profile__frame_funcs(h->p, s->frames[j], &fns);
+
+			while (k--)
+				h->func_of[fns[k]] = 1;
+		}
+	}
+	for (uint32_t f = 0; f < n; f++) {
+		if (h->func_of[f]) {
+			h->funcs[h->nfuncs] = f;
+			h->func_of[f] = ++h->nfuncs;
+		}
+	}
+}
+
 static int put_data(struct html *h, const char *path, const struct report_opts *o)
 {
 	const struct recording *r = h->r;
@@ -200,6 +225,7 @@ static int put_data(struct html *h, const char *path, const struct report_opts *
 	h->sample_of = calloc(r->nsamples + 1, sizeof(*h->sample_of));
 	if (!h->func_of || !h->funcs || !h->rname_of || !h->rnames || !h->sample_of)
 		return -ENOMEM;
+	number_funcs(h);
 	err = put_meta(h, path, o);
 	err = err ? err : put_stacks(h);
 	if (err)

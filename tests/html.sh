@@ -1,0 +1,74 @@
+#!/bin/bash
+# --format=html in a real browser: Debian's chromium, headless, driven by playwright-core
+# (tests/browser/, installed by scripts/install-deps.sh) through tests/browser/html_check.js, on
+# the recordings of tests/golden/ and tests/corpus/ that load cleanly and on ones tests/mkrec
+# writes (regions and time windows; one of 1M samples). Per recording: the page loads from file://
+# with no error and no request; its top functions equal `perch report`'s tables; the callers and
+# callees of a function clicked into equal the ones counted from `--format=folded`; an exclude
+# chip gives the totals of folded without the stacks holding it (and the CLI's own --exclude,
+# once perch has it); the link reproduces the view; a screenshot is kept (its path printed).
+# Bad input: an unwritable -o gives one line on stderr and its exit status. No BPF, no root.
+#   bash tests/html.sh [BUILD]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:-build}
+PERCH=$BUILD/perch
+MKREC=$BUILD/tests/mkrec
+SHOTS=$BUILD/tests/html-shots
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+mkdir -p "$SHOTS"
+
+check() { # check WHAT GOT WANT
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL html: $1: got '$2', want '$3'"
+	fi
+}
+
+if [ ! -f tests/browser/node_modules/playwright-core/package.json ] || ! command -v chromium >/dev/null; then
+	check "chromium and playwright-core installed (make deps)" missing installed
+	echo "html: $pass passed, $fail failed"
+	exit 1
+fi
+
+recordings=(tests/golden/*.data tests/corpus/*.data)
+if [ -x "$MKREC" ]; then
+	"$MKREC" -n 4000 -s 40 -t 3 -d 10 --regions "$T/v4-regions.data" &&
+		"$MKREC" -n 1000000 -s 2000 -t 8 -d 24 --regions "$T/v4-1M.data"
+	check "mkrec writes version 4 recordings" "$?" 0
+	recordings+=("$T"/v4-regions.data "$T"/v4-1M.data)
+else
+	check "$MKREC is built (make all)" missing built
+fi
+
+# The CLI's own --exclude, where perch has it (model/query.c): the page must equal it too.
+PERCH_EXCLUDE=
+"$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_EXCLUDE=$PERCH
+
+for data in "${recordings[@]}"; do
+	base=$(basename "$data" .data)
+	shot=$(basename "$(dirname "$data")")-$base
+	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
+	"$PERCH" report --format=html -o "$T/$base.html" "$data" 2>"$T/err"
+	check "$base: export" "$?:$(cat "$T/err")" "0:"
+	"$PERCH" report "$data" >"$T/text" 2>/dev/null
+	"$PERCH" report --format=folded "$data" >"$T/folded" 2>/dev/null
+	out=$(cd tests/browser && PERCH_EXCLUDE=$PERCH_EXCLUDE RECORDING=$data \
+		node html_check.js "$T/$base.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	check "$base: in chromium" "$(echo "$out" | grep -v '^ok')" ""
+	echo "html: $base: $(wc -c <"$T/$base.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
+done
+
+# Bad input: one line on stderr, the exit status of lib/exitcodes.h.
+"$PERCH" report --format=html -o /nonexistent/dir/r.html tests/corpus/shares.data >/dev/null 2>"$T/err"
+check "unwritable -o: status" "$?" 73
+check "unwritable -o: one line" "$(wc -l <"$T/err")" 1
+# stdout is the default, and the same bytes as -o
+"$PERCH" report --format=html -o "$T/o.html" tests/corpus/shares.data
+check "stdout equals -o" "$("$PERCH" report --format=html tests/corpus/shares.data | cmp - "$T/o.html" && echo same)" same
+echo "html: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
