@@ -52,6 +52,7 @@ PERCH_EXCLUDE=
 for data in "${recordings[@]}"; do
 	base=$(basename "$data" .data)
 	shot=$(basename "$(dirname "$data")")-$base
+	[ "$(dirname "$data")" = "$T" ] && shot=mkrec-$base
 	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
 	"$PERCH" report --format=html -o "$T/$base.html" "$data" 2>"$T/err"
 	check "$base: export" "$?:$(cat "$T/err")" "0:"
