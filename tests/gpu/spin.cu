@@ -75,22 +75,28 @@ static unsigned long long mono_ns(void)
 
 __attribute__((noinline)) static void launch_a(void)
 {
+	unsigned long long t0 = mono_ns();
+
 	perch_region_begin("phase_a");
 	for (int i = 0; i < 50; i++)
 		spin_a<<<1, 1>>>(2000000);
 	CHECK(cudaDeviceSynchronize());
 	perch_region_end("phase_a");
-	printf("truth kernel=spin_a calls=50 ns=2000000 site=launch_a region=phase_a\n");
+	printf("truth kernel=spin_a calls=50 ns=2000000 site=launch_a region=phase_a wall_ns=%llu\n",
+	       mono_ns() - t0);
 }
 
 __attribute__((noinline)) static void launch_b(void)
 {
+	unsigned long long t0 = mono_ns();
+
 	perch_region_begin("phase_b");
 	for (int i = 0; i < 20; i++)
 		spin_b<<<1, 1>>>(5000000);
 	CHECK(cudaDeviceSynchronize());
 	perch_region_end("phase_b");
-	printf("truth kernel=spin_b calls=20 ns=5000000 site=launch_b region=phase_b\n");
+	printf("truth kernel=spin_b calls=20 ns=5000000 site=launch_b region=phase_b wall_ns=%llu\n",
+	       mono_ns() - t0);
 }
 
 __attribute__((noinline)) static void copy_both(void)
