@@ -10,7 +10,8 @@
 // counted from FOLDED; an exclude chip added through the form gives the totals of FOLDED without
 // the stacks holding it (and, given PERCH_EXCLUDE, what `perch report --exclude=NAME
 // --format=folded RECORDING` counts: the CLI's own query); the link (location.hash) reproduces that view in a new page;
-// removing the chip restores the totals. Prints "ok" and the load time, or the failures.
+// removing the chip restores the totals; a fold chip gives folded's stacks without the function
+// (self and total). Prints "ok" and the load time, or the failures.
 'use strict';
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -193,6 +194,23 @@ async function checkExclude(page, browser, stacks, name) {
 	return want;
 }
 
+/* fold name: its frames leave every stack (a stack left empty is "[folded]"): self and total. */
+async function checkFold(page, stacks, name) {
+	await page.selectOption('#add-kind', 'fold');
+	await page.fill('#add-pattern', name);
+	await page.click('#add-filter button[type=submit]');
+	await page.waitForSelector('.chip[data-kind=fold]');
+	const folded = stacks.map((s) => {
+		const fr = s.frames.filter((f) => f !== name);
+		return { frames: fr.length || !s.frames.length ? fr : ['[folded]'], count: s.count };
+	});
+	const want = totals(folded);
+	sameMap('totals with fold ' + name, await pageTotals(page), want.total);
+	const rows = await tableRows(page, 'table.funcs');
+	sameMap('self with fold ' + name, new Map(rows.map((r) => [r[0], Number(r[2])])), want.self);
+	await page.click('.chip[data-kind=fold] button');
+}
+
 async function main() {
 	const stacks = parseFolded(folded_path);
 	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -214,6 +232,7 @@ async function main() {
 		await page.screenshot({ path: shot, fullPage: false });
 		await page.click('.chip[data-kind=exclude] button');
 		sameMap('totals after removing the chip', await pageTotals(page), totals(stacks).total);
+		await checkFold(page, stacks, excl);
 	} else {
 		await page.screenshot({ path: shot, fullPage: false });
 	}
