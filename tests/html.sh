@@ -7,14 +7,16 @@
 # callees of a function clicked into equal the ones counted from `--format=folded`; an exclude
 # chip gives the totals of folded without the stacks holding it (and the CLI's own --exclude,
 # once perch has it); the link reproduces the view; a screenshot is kept (its path printed).
-# Bad input: an unwritable -o gives one line on stderr and its exit status. No BPF, no root.
+# With root and the CUDA fixtures, also a live `perch record --gpu` through the stand-in CUPTI:
+# its GPU tab's kernels equal the text report's. Bad input: an unwritable -o gives one line on
+# stderr and its exit status.
 #   bash tests/html.sh [BUILD]
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${1:-build}
 PERCH=$BUILD/perch
 MKREC=$BUILD/tests/mkrec
-SHOTS=$BUILD/tests/html-shots
+SHOTS=$(realpath -m "$BUILD/tests/html-shots")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
@@ -45,6 +47,19 @@ else
 	check "$MKREC is built (make all)" missing built
 fi
 
+# A live one where it is cheap: `perch record --gpu` of tests/cuda/host through the stand-in
+# CUPTI (as tests/integration/gpu-standin.sh; root, BPF and the CUDA toolkit's build), for the
+# GPU and timeline sections.
+B=$(realpath "$BUILD")
+if [ "$(id -u)" = 0 ] && [ -x "$B/tests/cuda/host" ] && [ -e "$B/libperch_cuda.so" ]; then
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SPIN_MS=300 HOST_SETTLE_MS=300 \
+		"$PERCH" record -q --gpu -o "$T/live-gpu.data" -- "$B/tests/cuda/host" >/dev/null 2>"$T/err"
+	check "perch record --gpu of tests/cuda/host" "$?:$(cat "$T/err")" "0:"
+	recordings+=("$T/live-gpu.data")
+else
+	echo "html: live GPU stand-in recording skipped (needs root and perch built with CUDA: make cuda-fixtures)"
+fi
+
 # The CLI's own --exclude, where perch has it (model/query.c): the page must equal it too.
 PERCH_EXCLUDE=
 "$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_EXCLUDE=$PERCH
@@ -52,7 +67,7 @@ PERCH_EXCLUDE=
 for data in "${recordings[@]}"; do
 	base=$(basename "$data" .data)
 	shot=$(basename "$(dirname "$data")")-$base
-	[ "$(dirname "$data")" = "$T" ] && shot=mkrec-$base
+	[ "$(dirname "$data")" = "$T" ] && shot=$base # made here
 	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
 	"$PERCH" report --format=html -o "$T/$base.html" "$data" 2>"$T/err"
 	check "$base: export" "$?:$(cat "$T/err")" "0:"

@@ -11,7 +11,7 @@
 // the stacks holding it (and, given PERCH_EXCLUDE, what `perch report --exclude=NAME
 // --format=folded RECORDING` counts: the CLI's own query); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals; a fold chip gives folded's stacks without the function
-// (self and total). Prints "ok" and the load time, or the failures.
+// (self and total); a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
 'use strict';
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -211,6 +211,34 @@ async function checkFold(page, stacks, name) {
 	await page.click('.chip[data-kind=fold] button');
 }
 
+/* The text report's GPU kernels (name -> calls), when it has a GPU section. */
+function cliKernels(file) {
+	const rows = new Map();
+	let on = false;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		if (/^  kernel\s+calls\s+total/.test(line)) on = true;
+		else if (on && !/^  \S.*\s\d+\s+[\d.]+ \S+\s/.test(line)) on = false;
+		const m = on && line.match(/^  (\S.*?)\s+(\d+)\s+[\d.]+ \S+\s/);
+		if (m) rows.set(m[1], Number(m[2]));
+	}
+	return rows;
+}
+
+/* The GPU tab's kernels equal the text report's. */
+async function checkGpu(page) {
+	const want = cliKernels(text_path);
+	if (!(await page.$('#tab-gpu'))) {
+		if (want.size) fail('the text report has GPU kernels, the page no GPU tab');
+		return 0;
+	}
+	await page.click('#tab-gpu');
+	await page.waitForSelector('table.kernels');
+	const rows = await page.$$eval('table.kernels tbody tr', (trs) => trs.map((tr) =>
+		[tr.children[0].textContent, Number(tr.children[1].textContent)]));
+	sameMap('GPU kernels (calls)', new Map(rows), want);
+	return rows.length;
+}
+
 async function main() {
 	const stacks = parseFolded(folded_path);
 	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -236,6 +264,7 @@ async function main() {
 	} else {
 		await page.screenshot({ path: shot, fullPage: false });
 	}
+	const kernels = await checkGpu(page);
 	await page.click('#tab-flame');
 	await page.waitForSelector('#flame div');
 	await page.screenshot({ path: shot.replace(/\.png$/, '-flame.png') });
@@ -244,7 +273,7 @@ async function main() {
 		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
 		process.exit(1);
 	}
-	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl);
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (kernels ? ' gpu_kernels=' + kernels : ''));
 }
 
 main().catch((e) => {

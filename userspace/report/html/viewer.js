@@ -495,7 +495,7 @@ function viewGpu() {
 		td(fmtNs(r[2])), td(fmtNs(r[2] / Math.max(1, r[1]))), td(fmtNs(r[3])), td(fmtNs(r[4]))));
 	const l = G.lanes.map((r) => el('tr', {}, td(String(r[0])), td(String(r[1])), td(String(r[2])), td(fmtNs(r[3]))));
 	return [el('h2', {}, 'Kernels'),
-		table([th('kernel', { class: 'name' }), th('calls'), th('total'), th('mean'), th('min'), th('max')], k),
+		table([th('kernel', { class: 'name' }), th('calls'), th('total'), th('mean'), th('min'), th('max')], k, 'kernels'),
 		el('h2', {}, 'Busy time by device and stream (union of intervals)'),
 		table([th('device'), th('stream'), th('activities'), th('busy')], l),
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, G.text)];
