@@ -123,6 +123,22 @@ run fork HOST_FORK=1
 fork_quiet() { [ "$(count '^end ' "$T/fork.dump")" -eq 1 ] && [ "$(count '^memcpy ' "$T/fork.dump")" -eq 1 ]; }
 check "a forked child sends nothing (no second end, nothing twice)" fork_quiet
 
+# Syncs and who waited: each sync the host printed (type, correlation id, thread, wait) comes
+# through the channel with its type and wait, and the join gives it the thread of its API call.
+run syncs HOST_SYNCS=1
+syncs_joined() {
+	local t c tid w n=0 rec
+	while read -r _ t c tid w; do
+		rec=$(grep "^sync corr=$c " "$T/syncs.dump") || { echo "  no sync record corr=$c"; return 1; }
+		[ "$(field detail "$rec")" = "$t" ] && [ $(($(field end "$rec") - $(field start "$rec"))) = "$w" ] ||
+			{ echo "  $rec: want type $t, wait $w"; return 1; }
+		grep -q "^joined corr=$c kind=sync tid=$tid\$" "$T/syncs.dump" || { echo "  corr=$c not joined to tid $tid"; return 1; }
+		n=$((n + 1))
+	done < <(grep '^sync ' "$T/syncs.out")
+	[ "$n" = 3 ] && [ "$(cut -d' ' -f4 <(grep '^sync ' "$T/syncs.out") | sort -u | wc -l)" = 2 ]
+}
+check "syncs: 3 (stream, context, event) with their waits, each joined to its caller's thread (2 threads)" syncs_joined
+
 # No PERCH_CUDA_FD: the library stays out of the way.
 env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
 	"$BUILD/tests/cuda/host" >"$T/nofd.out" 2>&1

@@ -21,10 +21,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "model/gpusyncs.h"
+#include "model/gputree.h"
 #include "model/profile.h"
 #include "format/recording.h"
 #include "report/report.h"
 #include "model/tree.h"
+#include "profile.pb-c.h"
 
 static char path[] = "/tmp/perch-test-report.XXXXXX";
 
@@ -770,8 +773,11 @@ static char *print_format(const struct recording *r, enum report_format format)
 	return out;
 }
 
-/* Kernels by total with their share of the busy time (the union: 800.5 us), copies with their
- * bandwidth, busy per device and stream, the counts and the note, as the recording holds them. */
+/* Kernels by total with their share of the busy time (the union: 801.5 us), copies with their
+ * bandwidth, busy and idle per device and stream over its own span (device 0: 1.0 to 2.001 ms,
+ * busy 400 + 400 (kern_a's second run and kern_b overlap) + 1 us, idle 200 us; stream 7: idle the
+ * 100 us and 300 us gaps), the counts, the sync of thread 30/31 ("app") and the note, as the
+ * recording holds them. */
 static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **state)
 {
 	struct recording r;
@@ -792,14 +798,17 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
 		"  copy        count          bytes       time         GB/s\n"
 		"  HtoD            1        2000000   1.000 µs     2000.000\n"
 		"  DtoH            1           1000     500 ns        2.000\n"
-		"  device 0    busy 801.000 µs ( 72.8% of the 1.101 ms from the first GPU activity to the last)\n"
-		"  device 1    busy     500 ns (  0.0% of the 1.101 ms from the first GPU activity to the last)\n"
-		"    stream 7             3 activities, busy 601.000 µs\n"
-		"    stream 8             1 activities, busy 300.000 µs\n"
-		"    stream 3             1 activities, busy     500 ns\n"
+		"  lane            activities       busy       idle  busy%       span  (span: from the first activity's start to the last one's end; idle = span - busy)\n"
+		"  device 0                 4 801.000 µs 200.000 µs  80.0%   1.001 ms\n"
+		"    stream 7               3 601.000 µs 400.000 µs  60.0%   1.001 ms\n"
+		"    stream 8               1 300.000 µs       0 ns 100.0% 300.000 µs\n"
+		"  device 1                 1     500 ns       0 ns 100.0%     500 ns\n"
+		"    stream 3               1     500 ns       0 ns 100.0%     500 ns\n"
 		"  joined     5 of 6 activities to their launch; 1 activities without a launch, 0 launches without activity, 2 records dropped by CUPTI\n"
 		"  api        1 CUDA calls recorded, 1 launches\n"
-		"  syncs      1, the CPU waited 100.000 µs\n");
+		"  syncs      1, the CPU waited 100.000 µs; by thread:\n"
+		"  pid/tid         thread            syncs     waited        max  by type\n"
+		"  30/31           app                   1 100.000 µs 100.000 µs  event 1\n");
 	free(gpu);
 	free(out);
 }
@@ -808,7 +817,8 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
  * in region "outer"), the HtoD copy from sample 1 (main -> io, no region); kern_b and the DtoH
  * copy without one. GPU time per region: outer 600 us (kern_a's two runs), inner (a name with no
  * sample or launch) none; by call path: solve
- * 600 us, io 1 us; 2 activities unattributed, every launch with its stack. */
+ * 600 us, io 1 us; 2 activities unattributed (kern_b's 300 us, the DtoH copy's 0.5 us), every
+ * launch with its stack; the GPU call tree: main 601 us, solve 600 of it, io 1. */
 static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 {
 	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
@@ -832,7 +842,18 @@ static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 		"  600.000 µs        2  solve <- main\n"
 		"    1.000 µs        1  io <- main\n"
 		"  stacks     0 of 1 launches have no CPU stack (2 activities unattributed; 0 "
-		"probe hits lost in the kernel)");
+		"probe hits lost in the kernel)\n"
+		"  attributed 601.000 µs of GPU time to a launch stack, 300.500 µs not");
+	free(paths);
+	paths = between(out, "  GPU call tree", "\n\nTop functions");
+	assert_lines_equal(
+		paths, "  GPU call tree (the launch stacks as the bounded path tree, weighted by "
+		       "the GPU time they launched: 601.000 µs; 3 nodes)\n"
+		       "    total    self  (% of the GPU time with a launch stack; nodes below "
+		       "0.00% hidden: --min-percent)\n"
+		       "  100.00%   0.00%  main\n"
+		       "     99.83%  99.83%  solve\n"
+		       "      0.17%   0.17%  io");
 	free(paths);
 	free(out);
 	out = print_format(&r, REPORT_CSV);
@@ -846,7 +867,7 @@ static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 
 /* The GPU as tracks: a process per device, a thread per stream, an "X" per activity, the API
  * call on its thread, a flow from the launch to each joined activity (none for the unjoined
- * one, none for the sync). */
+ * one, none for the sync), and the sync as a slice on the thread that waited. */
 static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 {
 	struct recording r;
@@ -876,9 +897,265 @@ static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 		"{\"ph\":\"f\",\"pid\":1073741824,\"tid\":7,\"ts\":1002.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":5,\"bp\":\"e\"},\n"
 		"{\"ph\":\"X\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"dur\":0.500,\"cat\":\"gpu\",\"name\":\"memcpy DtoH\",\"args\":{\"correlation\":5,\"bytes\":1000,\"graph\":0}},\n"
 		"{\"ph\":\"s\",\"pid\":30,\"tid\":31,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6},\n"
-		"{\"ph\":\"f\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6,\"bp\":\"e\"}\n");
+		"{\"ph\":\"f\",\"pid\":1073741825,\"tid\":3,\"ts\":1102.000,\"cat\":\"launch\",\"name\":\"launch\",\"id\":6,\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"pid\":30,\"tid\":31,\"ts\":1202.000,\"dur\":100.000,\"cat\":\"sync\",\"name\":\"sync event\",\"args\":{\"correlation\":6,\"type\":\"event\"}}\n");
 	free(gpu);
 	free(out);
+}
+
+/* The GPU call tree honours --min-percent (io's 1 of 601 us hidden, summed in one line) and
+ * --region (only the launches made inside "outer": solve's 600 us). */
+static void report_gpu_tree_honours_min_percent_and_region(void **state)
+{
+	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .top = 20, .min_percent = 0.5};
+	struct rec_gpu gpu[7];
+	struct recording r;
+	char *out = NULL, *tree;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	gpu_recording(&r);
+	memcpy(gpu, r.gpu, sizeof(gpu));
+	for (size_t i = 0; i < 7; i++)
+		gpu[i].launch_key = keys[i];
+	r.gpu = gpu;
+	for (int pass = 0; pass < 2; pass++) {
+		f = open_memstream(&out, &len);
+		assert_non_null(f);
+		assert_int_equal(report__print(&r, "gpu.data", &o, f), 0);
+		fclose(f);
+		tree = between(out, "  GPU call tree", "\n\nTop functions");
+		assert_lines_equal(tree,
+				   pass ? "  GPU call tree (the launch stacks as the bounded path "
+					  "tree, weighted by the GPU time they launched: "
+					  "600.000 µs; 2 nodes)\n"
+					  "    total    self  (% of the GPU time with a launch "
+					  "stack launched inside region outer; nodes below "
+					  "0.50% hidden: --min-percent)\n"
+					  "  100.00%   0.00%  main\n"
+					  "    100.00% 100.00%  solve"
+					: "  GPU call tree (the launch stacks as the bounded path "
+					  "tree, weighted by the GPU time they launched: "
+					  "601.000 µs; 3 nodes)\n"
+					  "    total    self  (% of the GPU time with a launch "
+					  "stack; nodes below 0.50% hidden: --min-percent)\n"
+					  "  100.00%   0.00%  main\n"
+					  "     99.83%  99.83%  solve\n"
+					  "      0.17%          (1 smaller callees below 0.50%)");
+		free(tree);
+		free(out);
+		o.region = "outer";
+	}
+}
+
+/* The pprof export's GPU type: with launch stacks (gpu_recording's, as above) a third sample
+ * type gpu/nanoseconds, the CPU samples 0 in it, and one sample per launch stack valued at what
+ * it launched (solve's 600 us, io's 1 us: the text report's GPU call tree total), its frames
+ * leaf first and its region labels; without launch stacks the two CPU types only. */
+static Perftools__Profiles__Profile *pprof_of(const struct recording *r)
+{
+	static unsigned char plain[1 << 16];
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF};
+	Perftools__Profiles__Profile *pb;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	z_stream z = {0};
+
+	assert_non_null(f);
+	assert_int_equal(report__print(r, "gpu.data", &o, f), 0);
+	fclose(f);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (unsigned char *)out;
+	z.avail_in = (uInt)len;
+	z.next_out = plain;
+	z.avail_out = sizeof(plain);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	pb = perftools__profiles__profile__unpack(NULL, z.total_out, plain);
+	assert_non_null(pb);
+	inflateEnd(&z);
+	free(out);
+	return pb;
+}
+
+static const char *pb_str(const Perftools__Profiles__Profile *pb, int64_t i)
+{
+	return i >= 0 && (size_t)i < pb->n_string_table ? pb->string_table[i] : "?";
+}
+
+/* The function name of a location id's innermost line. */
+static const char *pb_loc_name(const Perftools__Profiles__Profile *pb, uint64_t id)
+{
+	const Perftools__Profiles__Location *l = pb->location[id - 1];
+	const Perftools__Profiles__Function *f = pb->function[l->line[0]->function_id - 1];
+
+	return pb_str(pb, f->name);
+}
+
+static void report_pprof_has_gpu_samples_per_launch_stack(void **state)
+{
+	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
+	Perftools__Profiles__Profile *pb;
+	struct rec_gpu gpu[7];
+	struct recording r;
+	int64_t cpu = 0, gpu_ns = 0;
+
+	(void)state;
+	gpu_recording(&r);
+	pb = pprof_of(&r);
+	assert_int_equal(pb->n_sample_type, 2); /* no launch stacks */
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	memcpy(gpu, r.gpu, sizeof(gpu));
+	for (size_t i = 0; i < 7; i++)
+		gpu[i].launch_key = keys[i];
+	r.gpu = gpu;
+	pb = pprof_of(&r);
+	assert_int_equal(pb->n_sample_type, 3);
+	assert_string_equal(pb_str(pb, pb->sample_type[2]->type), "gpu");
+	assert_string_equal(pb_str(pb, pb->sample_type[2]->unit), "nanoseconds");
+	assert_int_equal(pb->n_sample,
+			 4); /* the two CPU samples, then a GPU one per launch stack */
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = pb->sample[i];
+
+		assert_int_equal(s->n_value, 3);
+		assert_true(!s->value[2] || (!s->value[0] && !s->value[1])); /* never both */
+		cpu += s->value[0];
+		gpu_ns += s->value[2];
+	}
+	assert_int_equal(cpu, 6);
+	assert_int_equal(gpu_ns, 601000);
+	assert_int_equal(pb->sample[2]->value[2], 600000);
+	assert_int_equal(pb->sample[2]->n_location_id, 2);
+	assert_string_equal(pb_loc_name(pb, pb->sample[2]->location_id[0]), "solve");
+	assert_string_equal(pb_loc_name(pb, pb->sample[2]->location_id[1]), "main");
+	assert_int_equal(pb->sample[2]->n_label, 5); /* pid, tid, thread, region, region_stack */
+	assert_string_equal(pb_str(pb, pb->sample[2]->label[3]->str), "outer");
+	assert_int_equal(pb->sample[3]->value[2], 1000);
+	assert_string_equal(pb_loc_name(pb, pb->sample[3]->location_id[0]), "io");
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+}
+
+/* Who waited: syncs summed per thread (by type, total, longest), the syncs whose API call never
+ * came (tid 0) one row of their own, rows by time waited; a thread's name from THREADS. */
+static void gpu_syncs_sum_waits_per_thread_and_keep_the_unjoined(void **state)
+{
+	static struct rec_gpu gpu[] = {
+		{.kind = REC_GPU_SYNC,
+		 .start_ns = 100,
+		 .end_ns = 2100,
+		 .detail = 3,
+		 .pid = 30,
+		 .tid = 31},
+		{.kind = REC_GPU_SYNC,
+		 .start_ns = 3000,
+		 .end_ns = 8000,
+		 .detail = 4,
+		 .pid = 30,
+		 .tid = 31},
+		{.kind = REC_GPU_SYNC,
+		 .start_ns = 3000,
+		 .end_ns = 4000,
+		 .detail = 1,
+		 .pid = 30,
+		 .tid = 32},
+		{.kind = REC_GPU_SYNC, .start_ns = 9000, .end_ns = 13000, .detail = 99},
+		{.kind = REC_GPU_KERNEL, .start_ns = 0, .end_ns = 50000, .pid = 30, .tid = 31},
+	};
+	struct recording r;
+	struct gpu_syncs *s;
+
+	(void)state;
+	v4_recording(&r);
+	r.gpu = gpu;
+	r.ngpu = sizeof(gpu) / sizeof(gpu[0]);
+	s = gpu_syncs__new(&r);
+	assert_non_null(s);
+	assert_int_equal(s->count, 4);
+	assert_int_equal(s->total_ns, 2000 + 5000 + 1000 + 4000);
+	assert_int_equal(s->nrows, 3);
+	assert_int_equal(s->rows[0].tid, 31);
+	assert_int_equal(s->rows[0].count, 2);
+	assert_int_equal(s->rows[0].total_ns, 7000);
+	assert_int_equal(s->rows[0].max_ns, 5000);
+	assert_int_equal(s->rows[0].by_type[GPU_SYNC_STREAM], 1);
+	assert_int_equal(s->rows[0].by_type[GPU_SYNC_CONTEXT], 1);
+	assert_string_equal(recording__string(&r, s->rows[0].comm), "app");
+	assert_int_equal(s->rows[1].pid, 0); /* no API call known */
+	assert_int_equal(s->rows[1].tid, 0);
+	assert_int_equal(s->rows[1].by_type[GPU_SYNC_UNKNOWN], 1);
+	assert_int_equal(s->rows[2].tid, 32);
+	assert_int_equal(s->rows[2].by_type[GPU_SYNC_EVENT], 1);
+	assert_int_equal(s->rows[2].comm, 0); /* not in THREADS, no sample */
+	assert_string_equal(gpu_syncs__type_name(99), "other");
+	gpu_syncs__free(s);
+}
+
+/* The GPU call tree folds recursion as the CPU tree does: a launch from main a b a b c (and
+ * perch's probe frame below it, left out) gives the CPU tree's nodes for a sample of main a b a
+ * b c, each weighted by the GPU time instead of the count. */
+static void gpu_tree_folds_recursion_as_the_cpu_tree(void **state)
+{
+	static char *strings[] = {"",
+				  "app",
+				  "/usr/bin/app",
+				  "main",
+				  "a",
+				  "b",
+				  "c",
+				  "/opt/perch/libperch_cuda.so",
+				  "perch_cuda_launch"};
+	static struct rec_frame frames[] = {{REC_FRAME_USER, 2, 3, 0x100, NULL, 0},
+					    {REC_FRAME_USER, 2, 4, 0x200, NULL, 0},
+					    {REC_FRAME_USER, 2, 5, 0x300, NULL, 0},
+					    {REC_FRAME_USER, 2, 6, 0x400, NULL, 0},
+					    {REC_FRAME_USER, 7, 8, 0x10, NULL, 0}};
+	static const uint32_t launch[] = {0, 1, 2, 1, 2, 3, 4}, cpu[] = {0, 1, 2, 1, 2, 3};
+	static struct rec_sample lsamples[] = {{30, 31, 0, 0, 1, 0, NULL, 7, launch}};
+	static struct rec_sample csamples[] = {{30, 31, 3, 0, 1, 0, NULL, 6, cpu}};
+	static struct rec_gpu gpu[] = {
+		{.kind = REC_GPU_KERNEL, .start_ns = 0, .end_ns = 1000, .launch_key = 1},
+		{.kind = REC_GPU_KERNEL, .start_ns = 500, .end_ns = 2500, .launch_key = 1},
+	};
+	struct recording rl = {.version = 4,
+			       .strings = strings,
+			       .nstrings = 9,
+			       .frames = frames,
+			       .nframes = 5,
+			       .samples = lsamples,
+			       .nsamples = 1,
+			       .gpu = gpu,
+			       .ngpu = 2};
+	struct recording rc = rl;
+	struct profile *pl, *pc;
+	const struct tree *c;
+	struct tree *g;
+
+	(void)state;
+	rc.samples = csamples;
+	rc.gpu = NULL;
+	rc.ngpu = 0;
+	pl = profile__build(&rl, NULL);
+	pc = profile__build(&rc, NULL);
+	assert_non_null(pl);
+	assert_non_null(pc);
+	g = gpu_tree__new(&rl, pl);
+	assert_non_null(g);
+	c = profile__tree(pc);
+	assert_int_equal(tree__total_weight(g), 3000);
+	assert_int_equal(tree__node_count(g), tree__node_count(c));
+	for (size_t n = 1; n <= tree__node_count(c); n++) {
+		assert_string_equal(profile__func_name(pl, tree__node_label(g, n)),
+				    profile__func_name(pc, tree__node_label(c, n)));
+		assert_int_equal(tree__node_parent(g, n), tree__node_parent(c, n));
+		assert_int_equal(tree__node_inclusive(g, n), tree__node_inclusive(c, n) * 1000);
+	}
+	tree__free(g);
+	profile__free(pl);
+	profile__free(pc);
 }
 
 /* The region spans of the same recording as speedscope's evented profile: opens and closes
@@ -1365,6 +1642,10 @@ int main(void)
 		cmocka_unit_test(report_text_gpu_section_has_kernels_copies_busy_and_counts),
 		cmocka_unit_test(report_gpu_time_by_launch_stack_region_and_call_path),
 		cmocka_unit_test(report_chrome_has_gpu_tracks_and_launch_flows),
+		cmocka_unit_test(report_gpu_tree_honours_min_percent_and_region),
+		cmocka_unit_test(report_pprof_has_gpu_samples_per_launch_stack),
+		cmocka_unit_test(gpu_syncs_sum_waits_per_thread_and_keep_the_unjoined),
+		cmocka_unit_test(gpu_tree_folds_recursion_as_the_cpu_tree),
 		cmocka_unit_test(report_speedscope_writes_region_spans_as_evented_profile),
 		cmocka_unit_test(report_pprof_mapping_carries_build_id),
 		cmocka_unit_test(report_region_filter_keeps_exactly_the_samples_inside),

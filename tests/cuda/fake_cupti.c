@@ -51,6 +51,7 @@ EXPORT void fake_cupti_state(struct fake_state *out);
 EXPORT uint32_t fake_cupti_launch(int runtime, uint32_t cbid, const char *kernel, int nkernels);
 EXPORT uint32_t fake_cupti_memcpy(uint64_t bytes, uint8_t copy_kind);
 EXPORT uint32_t fake_cupti_orphan_kernel(const char *kernel);
+EXPORT uint32_t fake_cupti_sync(uint32_t type, uint64_t wait_ns);
 EXPORT void fake_cupti_drop(size_t n);
 EXPORT void fake_cupti_complete(void);
 
@@ -251,6 +252,36 @@ EXPORT uint32_t fake_cupti_memcpy(uint64_t bytes, uint8_t copy_kind)
 	m->end = start + 1900;
 	m->streamId = 7;
 	m->correlationId = corr;
+	return corr;
+}
+
+/* A synchronization of CUpti_ActivitySynchronizationType type that waited wait_ns, inside its
+ * runtime API call on the calling thread (one correlation id): what cudaStreamSynchronize and
+ * its kin report. It returns after the wait, so the calls of a thread do not overlap. */
+EXPORT uint32_t fake_cupti_sync(uint32_t type, uint64_t wait_ns)
+{
+	static const uint32_t cbids[] = {
+		CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+		CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+	};
+	uint32_t corr = f.next_corr++;
+	uint64_t start = stamp();
+	CUpti_ActivitySynchronization2 *s;
+
+	queue_api(1, cbids[type < 5 ? type : 0], corr, start, start + wait_ns + 1000);
+	if (!(f.s.kinds & (1ull << CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)))
+		return corr;
+	s = queue(sizeof(*s));
+	s->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	s->type = (CUpti_ActivitySynchronizationType)type;
+	s->start = start + 500;
+	s->end = start + 500 + wait_ns;
+	s->correlationId = corr;
+	s->streamId = 7;
+	usleep((useconds_t)(wait_ns / 1000 + 2)); /* the call returns after its wait, as CUDA's */
 	return corr;
 }
 

@@ -5,7 +5,9 @@
  * then drives known calls through the stand-in: three launches of spin_a, a graph launch of four
  * graph_node kernels, a launch whose kernel never shows up, a kernel no launch is known for, a
  * 1 MiB host-to-device copy and five dropped records (with HOST_FORK set, a fork() whose child
- * exits before the drops; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
+ * exits before the drops; with HOST_SYNCS set, a stream sync of 2 ms and a context sync of 3 ms
+ * on the main thread and an event sync of 1 ms on a second thread, each printed as "sync TYPE
+ * CORR TID WAIT_NS", then a DtoH copy; with HOST_SPIN_MS, that much CPU time in host_spin() at the end). It
  * prints what the test compares with:
  * its CLOCK_MONOTONIC before and after, the correlation id of each call, and the stand-in's view
  * of how it was set up. Each launch comes from a known call site inside a known region (the
@@ -15,11 +17,13 @@
  * find for each (tests/integration/gpu-standin.sh).
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "perch.h"
 
@@ -64,6 +68,39 @@ static void __attribute__((noinline)) launch_site_graph(launch_fn launch)
 {
 	printf("launch graph %u\n", launch(1, 311 /* cudaGraphLaunch_v10000 */, "graph_node", 4));
 	__asm__ volatile("" ::: "memory");
+}
+
+typedef uint32_t (*sync_fn)(uint32_t, uint64_t);
+
+/* One sync through the stand-in, printed with the thread that waited. */
+static void sync_once(sync_fn sync, uint32_t type, uint64_t wait_ns)
+{
+	uint32_t corr = sync(type, wait_ns);
+
+	printf("sync %u %u %ld %llu\n", type, corr, (long)syscall(SYS_gettid),
+	       (unsigned long long)wait_ns);
+}
+
+static void *sync_thread(void *sync)
+{
+	sync_once((sync_fn)sync, 1 /* EVENT_SYNCHRONIZE */, 1000000);
+	return NULL;
+}
+
+/* HOST_SYNCS: who waited, on two threads (one after the other: the stand-in is not thread-safe),
+ * then a 1 MiB device-to-host copy, so the device idles between the kernels and it. */
+static void syncs(void *cupti, uint32_t (*memcpy_)(uint64_t, uint8_t))
+{
+	sync_fn sync = (sync_fn)dlsym(cupti, "fake_cupti_sync");
+	pthread_t t;
+
+	if (!sync)
+		return;
+	sync_once(sync, 3 /* STREAM_SYNCHRONIZE */, 2000000);
+	sync_once(sync, 4 /* CONTEXT_SYNCHRONIZE */, 3000000);
+	if (!pthread_create(&t, NULL, sync_thread, (void *)sync))
+		pthread_join(t, NULL);
+	printf("memcpy %u\n", memcpy_(1 << 20, 2 /* DTOH */));
 }
 
 static void *need(void *lib, const char *sym)
@@ -131,6 +168,8 @@ int main(void)
 			exit(0);
 		waitpid(pid, NULL, 0);
 	}
+	if (getenv("HOST_SYNCS"))
+		syncs(cupti, memcpy_);
 	drop(5);
 	state(&s);
 	printf("fake subscriber=%s clock_registered=%d clock_before_enable=%d kinds=%#llx "

@@ -15,6 +15,13 @@
 #     of the 5 launches, none lost; spin_a's 3 ms attributed to launch_site_a and the graph's
 #     4 ms to launch_site_graph (the host's call sites); GPU time per region in the csv (prep
 #     7 ms: both sites, solve 4 ms: the graph's) and in the text region table;
+#   - pprof's gpu/nanoseconds read by go tool pprof: per call site and region_stack tag the GPU
+#     time of the host's launches from there (summed from the exported GPU slices of the
+#     correlation ids the host printed), the total equal to the text report's GPU call tree, no
+#     sample with both CPU and GPU time, the CPU samples the folded ones;
+#   - with HOST_SYNCS (3 syncs on 2 threads, then a copy after an idle gap): the text rows of who
+#     waited, the stats and the chrome sync slices equal to what the host printed; busy and idle
+#     (stats) equal to those computed from the exported GPU slices; chrome_check on that trace;
 #   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
 #   - a command that never loads CUDA: the note that no GPU data came;
 #   - a perch without libperch_cuda.so beside it: one line, exit 74.
@@ -129,6 +136,123 @@ sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 7\.000 ms  prep$' &
 	sed -n '/^Regions/,/^$/p' "$T/plain.txt" | grep -qE '^ +1 .* 4\.000 ms  solve$' &&
 	ok "text region table: the gpu column (prep 7 ms, solve 4 ms)" ||
 	bad "region gpu column" "$(sed -n '/^Regions/,/^$/p' "$T/plain.txt")"
+
+# pprof's gpu/nanoseconds, read by go tool pprof. The truth: the GPU slices (the stand-in's
+# records, as the chrome check above holds them) of the correlation ids the host printed for each
+# call site; go tool pprof's total, its launch_site_* nodes and its region_stack tags must be
+# those sums, the text report's GPU call tree the same total, and the CPU sample types untouched.
+pprof_gpu() {
+	local pb=$T/plain.pb.gz a g top tags tree raw want_a want_g
+	command -v go >/dev/null || { echo "go not found"; return 1; }
+	"$PERCH" report --format=pprof -o "$pb" "$d" || return 1
+	a=$(sed -n 's/^launch spin_a //p' "$T/plain.out" | paste -sd,)
+	g=$(sed -n 's/^launch graph //p' "$T/plain.out")
+	read -r want_a want_g < <(python3 - "$T/plain.json" "$a" "$g" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+ids = [set(int(c) for c in sys.argv[i].split(",")) for i in (2, 3)]
+ns = lambda ids: sum(round(e["dur"] * 1000) for e in ev
+                     if e["ph"] == "X" and e.get("cat") == "gpu" and e["args"]["correlation"] in ids)
+print(ns(ids[0]), ns(ids[1]))
+PY
+)
+	top=$(go tool pprof -sample_index=gpu -unit=ns -top -nodecount=1000000 -nodefraction=0 "$pb" 2>/dev/null)
+	tags=$(go tool pprof -sample_index=gpu -unit=ns -tags "$pb" 2>/dev/null | sed -n '/region_stack:/,/^$/p')
+	tree=$("$PERCH" report "$d" | sed -n 's/^  GPU call tree .*weighted by the GPU time they launched: *\([0-9.]*\) ms;.*/\1/p')
+	echo "launch_site_a ${want_a} ns, launch_site_graph ${want_g} ns, text tree ${tree} ms"
+	grep -q "of $((want_a + want_g))ns total" <<<"$top" || { echo "total: $top"; return 1; }
+	grep -qE "^ +0 +0% +[0-9.]+% +${want_a}ns +[0-9.]+% +launch_site_a$" <<<"$top" &&
+		grep -qE "^ +0 +0% +[0-9.]+% +${want_g}ns +[0-9.]+% +launch_site_graph$" <<<"$top" ||
+		{ echo "call sites: $top"; return 1; }
+	grep -qE "^ +${want_g}\.0ns .*: prep;solve$" <<<"$tags" && grep -qE "^ +${want_a}\.0ns .*: prep$" <<<"$tags" ||
+		{ echo "region_stack tags: $tags"; return 1; }
+	[ "$(awk -v t="$tree" 'BEGIN { printf "%d", t * 1e6 + 0.5 }')" = $((want_a + want_g)) ] ||
+		{ echo "text GPU call tree total $tree ms"; return 1; }
+	# the tree's call-site nodes: their share of it, all self time in the stand-in's callback
+	"$PERCH" report "$d" | sed -n '/^  GPU call tree/,/^$/p' >"$T/plain.gputree"
+	for site in "launch_site_a $want_a" "launch_site_graph $want_g"; do
+		set -- $site
+		grep -qE "^ +$(awk -v a="$2" -v t=$((want_a + want_g)) 'BEGIN { printf "%.2f", 100 * a / t }')% +0\.00%  $1$" \
+			"$T/plain.gputree" || { echo "tree node $1: $(cat "$T/plain.gputree")"; return 1; }
+	done
+	# every sample is CPU or GPU, never both; the CPU samples are the folded ones
+	raw=$(go tool pprof -raw "$pb" 2>/dev/null | awk '/^Samples:/ { s = 1; getline; next } /^Locations/ { s = 0 }
+		s && /:/ { split($0, v, ":"); n = split(v[1], x, " "); if (n == 3 && x[2] + 0 && x[3] + 0) bad++; c += x[1] }
+		END { print bad + 0, c + 0 }')
+	[ "$raw" = "0 $(awk '{ n += $NF } END { print n }' "$T/plain.folded")" ] ||
+		{ echo "raw: samples with CPU and GPU time, CPU samples: $raw"; return 1; }
+}
+res=$(pprof_gpu 2>&1)
+[ $? = 0 ] && ok "pprof gpu/nanoseconds (go tool pprof): per call site and region stack the GPU time of its launches, total = the text GPU call tree, CPU types untouched (${res})" ||
+	bad "pprof gpu/nanoseconds" "$res"
+
+# Syncs and who waited, busy and idle: the host's HOST_SYNCS run prints each sync (type,
+# correlation id, thread, wait); the text report's rows per thread, the stats and the chrome
+# slices on the waiting threads must be those; busy and idle per device (stats) those of the GPU
+# slices (the union, and the span from the first start to the last end minus it).
+rec sync HOST_SYNCS=1
+"$PERCH" report --format=chrome -o "$T/sync.json" "$T/sync.data"
+"$PERCH" report "$T/sync.data" >"$T/sync.txt"
+"$PERCH" report --format=stats "$T/sync.data" >"$T/sync.stats"
+res=$(python3 - "$T/sync.out" "$T/sync.txt" "$T/sync.stats" "$T/sync.json" <<'PY'
+import collections, json, re, sys
+names = {1: "event", 2: "stream-wait", 3: "stream", 4: "context"}
+syncs = [tuple(int(v) for v in l.split()[1:]) for l in open(sys.argv[1]) if l.startswith("sync ")]
+text, stats = open(sys.argv[2]).read(), dict(l.split(None, 1) for l in open(sys.argv[3]))
+ev = json.load(open(sys.argv[4]))["traceEvents"]
+def fail(why):
+    print(why)
+    sys.exit(0)
+def ms(ns):
+    return "%.3f ms" % (ns / 1e6)
+if len(syncs) != 3 or len({s[2] for s in syncs}) != 2:
+    fail("host printed %r" % syncs)
+per = collections.defaultdict(list)
+for t, corr, tid, wait in syncs:
+    per[tid].append((t, wait))
+want = (len(syncs), sum(s[3] for s in syncs), len(per))
+got = tuple(int(stats[k]) for k in ("gpu_syncs", "gpu_sync_wait_ns", "gpu_sync_threads"))
+if got != want:
+    fail("stats syncs, wait, threads: %r, want %r" % (got, want))
+for tid, rows in per.items():
+    types = ", ".join("%s %d" % (names[t], sum(1 for r in rows if r[0] == t)) for t in sorted({r[0] for r in rows}))
+    line = r"^  \d+/%d +\S+ +%d +%s +%s  %s$" % (tid, len(rows), ms(sum(r[1] for r in rows)),
+                                             ms(max(r[1] for r in rows)), types)
+    if not re.search(line, text, re.M):
+        fail("no row /%s/ in %s" % (line, text[text.find("  syncs"):][:400]))
+sl = sorted((e["args"]["correlation"], e["tid"], e["name"], round(e["dur"] * 1000)) for e in ev
+            if e["ph"] == "X" and e.get("cat") == "sync")
+if sl != sorted((c, tid, "sync " + names[t], w) for t, c, tid, w in syncs):
+    fail("chrome sync slices %r" % sl)
+dev = collections.defaultdict(list)
+for e in ev:
+    if e["ph"] == "X" and e.get("cat") == "gpu":
+        dev[e["pid"]].append((round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)))
+busy = idle = 0
+for s in dev.values():
+    s.sort()
+    b, (start, end) = 0, s[0]
+    for x, y in s[1:]:
+        if x > end:
+            b, start = b + end - start, x
+        end = max(end, y)
+    b += end - start
+    busy, idle = busy + b, idle + (end - s[0][0]) - b
+got = (int(stats["gpu_busy_ns"]), int(stats["gpu_idle_ns"]))
+if got != (busy, idle) or idle <= 0:
+    fail("stats busy, idle %r, from the slices %r" % (got, (busy, idle)))
+print("ok %d syncs on %d threads waited %.3f ms; busy %.3f ms, idle %.3f ms" % (want[0], want[2], want[1] / 1e6, busy / 1e6, idle / 1e6))
+PY
+)
+[ "${res%% *}" = ok ] && ok "syncs by waiting thread (text rows, stats, chrome slices) and busy/idle (stats vs the GPU slices): ${res#ok }" ||
+	bad "syncs, busy/idle" "$res"
+"$PERCH" report --format=folded "$T/sync.data" >"$T/sync.folded"
+"$PERCH" report --format=speedscope -o "$T/sync.ss.json" "$T/sync.data"
+"$PERCH" report --format=csv "$T/sync.data" >"$T/sync.csv"
+res=$(python3 "$TESTS/chrome_check.py" "$T/sync.json" "$(rec_stat "$T/sync.data" duration_ns)" \
+	"$T/sync.folded" "$T/sync.csv" "$T/sync.ss.json" - 2>&1)
+[ "$res" = ok ] && ok "chrome_check: the trace with sync slices on the waiting threads is valid" ||
+	bad "chrome_check sync" "$res"
 
 rec busy FAKE_CUPTI_BUSY="Nsight Systems"
 "$PERCH" report "$T/busy.data" >"$T/busy.txt"

@@ -14,6 +14,47 @@ static bool device_work(const struct rec_gpu *g)
 	return g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY || g->kind == REC_GPU_MEMSET;
 }
 
+/* The index + 1 of g's launch stack in recording.samples, 0 when it has none. */
+static uint32_t launch_stack(const struct recording *r, const struct rec_gpu *g)
+{
+	return g->launch_key <= r->nsamples ? g->launch_key : 0;
+}
+
+/* A frame of perch's injection library (its probe, its callback): not the program's path. */
+static bool perch_frame(const struct recording *r, uint32_t frame)
+{
+	const char *mod = frame < r->nframes ? recording__string(r, r->frames[frame].module) : "";
+	size_t n = strlen(mod), k = strlen("libperch_cuda.so");
+
+	return n >= k && !strcmp(mod + n - k, "libperch_cuda.so") &&
+	       (n == k || mod[n - k - 1] == '/');
+}
+
+uint32_t gpu_paths__program_frames(const struct recording *r, const struct rec_sample *s)
+{
+	uint32_t n = s->nframes;
+
+	while (n > 0 && perch_frame(r, s->frames[n - 1]))
+		n--;
+	return n;
+}
+
+uint64_t *gpu_paths__sample_ns(const struct recording *r)
+{
+	uint64_t *ns = calloc(r->nsamples + 1, sizeof(*ns));
+
+	if (!ns)
+		return NULL;
+	for (size_t i = 0; i < r->ngpu; i++) {
+		const struct rec_gpu *g = &r->gpu[i];
+		uint32_t k = launch_stack(r, g);
+
+		if (k && device_work(g))
+			ns[k - 1] += g->end_ns - g->start_ns;
+	}
+	return ns;
+}
+
 /* A frame by its function (name and module), not its address: call sites in one function are
  * one path. */
 static uint64_t frame_fn(const struct recording *r, uint32_t f)
@@ -86,7 +127,7 @@ static int fill(struct gpu_paths *p, const struct recording *r)
 
 	for (size_t i = 0; i < r->ngpu && !err; i++) {
 		const struct rec_gpu *g = &r->gpu[i];
-		bool known = g->launch_key && g->launch_key <= r->nsamples;
+		bool known = launch_stack(r, g);
 
 		if (g->kind == REC_GPU_API && (g->flags & REC_GPU_F_LAUNCH)) {
 			p->launches++;
@@ -96,12 +137,14 @@ static int fill(struct gpu_paths *p, const struct recording *r)
 			continue;
 		if (!known) {
 			p->activities_no_stack++;
+			p->gpu_ns_no_stack += g->end_ns - g->start_ns;
 			continue;
 		}
 		err = row_of(p, &cap, &by_hash, r, g->launch_key - 1, &row);
 		if (!err) {
 			p->rows[row].gpu_ns += g->end_ns - g->start_ns;
 			p->rows[row].activities++;
+			p->gpu_ns += g->end_ns - g->start_ns;
 		}
 	}
 	u64map__clear(&by_hash);

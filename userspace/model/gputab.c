@@ -103,7 +103,9 @@ static int sweep(const struct span *s, size_t n, bool by_stream, struct gpu_lane
 	size_t cap = 0;
 
 	for (size_t i = 0; i < n;) {
-		struct gpu_lane_row row = {s[i].device, by_stream ? s[i].stream : 0, 0, 0};
+		struct gpu_lane_row row = {.device = s[i].device,
+					   .stream = by_stream ? s[i].stream : 0,
+					   .first_ns = s[i].start};
 		uint64_t start = s[i].start, end = s[i].end;
 
 		for (; i < n && s[i].device == row.device &&
@@ -117,6 +119,8 @@ static int sweep(const struct span *s, size_t n, bool by_stream, struct gpu_lane
 			end = s[i].end > end ? s[i].end : end;
 		}
 		row.busy_ns += end - start;
+		row.last_ns = end;
+		row.idle_ns = row.last_ns - row.first_ns - row.busy_ns;
 		if (vec_grow(rows, &cap, *nrows + 1, sizeof(**rows), 8))
 			return -ENOMEM;
 		(*rows)[(*nrows)++] = row;

@@ -21,9 +21,13 @@ struct gpu_copy_row {
 	uint64_t count, bytes, total_ns;
 };
 
+/* A device or stream: busy is the union of its activities' intervals, idle the rest of its own
+ * span (its first activity's start to its last one's end) minus busy. */
 struct gpu_lane_row {
 	uint32_t device, stream;
 	uint64_t activities, busy_ns;
+	uint64_t first_ns, last_ns; /* its span */
+	uint64_t idle_ns;
 };
 
 struct gputab {

@@ -45,8 +45,10 @@
  *                               returned (inside its slice; at the activity's start if that is
  *                               earlier, as a synchronous copy's), "f" with "bp":"e" at the activity's
  *                               start, one id per activity (a graph launch fans out to each of
- *                               its kernels). Syncs are left out: they are CPU waits with no
- *                               thread in the record.
+ *                               its kernels). A sync joined to its API call is an "X" slice,
+ *                               cat "sync", named "sync TYPE" (model/gpusyncs.h), on the thread
+ *                               that waited (args: correlation, type); one whose API call never
+ *                               came has no thread and is left out (the text report counts it).
  * Room for what comes next, with no change to this layout: system metrics are more "C" counters
  * (CPU per core, RSS, GPU utilization) under a "system" pid, one more writer of events into the
  * same traceEvents array.
@@ -60,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "model/gpusyncs.h"
 #include "model/gputab.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
@@ -473,6 +476,18 @@ static void put_gpu_flow(struct chrome *x, const struct rec_gpu *g, size_t id)
 	fprintf(x->out, ",\"cat\":\"launch\",\"name\":\"launch\",\"id\":%zu,\"bp\":\"e\"}", id);
 }
 
+/* A sync on the thread that waited in it. */
+static void put_gpu_sync(struct chrome *x, const struct rec_gpu *g)
+{
+	const char *type = gpu_syncs__type_name(g->detail);
+
+	event_start(x, 'X', g->pid, g->tid, g->start_ns);
+	put_us(x, "dur", g->end_ns - g->start_ns);
+	fprintf(x->out, ",\"cat\":\"sync\",\"name\":\"sync %s\"", type);
+	fprintf(x->out, ",\"args\":{\"correlation\":%" PRIu32 ",\"type\":\"%s\"}}", g->correlation,
+		type);
+}
+
 static void put_gpu(struct chrome *x)
 {
 	char buf[48];
@@ -482,6 +497,8 @@ static void put_gpu(struct chrome *x)
 		const struct rec_gpu *g = &x->r->gpu[i];
 		bool api = g->kind == REC_GPU_API;
 
+		if (g->kind == REC_GPU_SYNC && g->tid)
+			put_gpu_sync(x, g);
 		if (g->kind == REC_GPU_SYNC || (api && !g->tid))
 			continue;
 		event_start(x, 'X', api ? g->pid : GPU_PID + g->device, api ? g->tid : g->stream,

@@ -65,8 +65,15 @@ uint64_t report_mean_ns(const struct region_stat *s);
 
 /* report/text.c: the top functions by self or by total weight, top rows at most. */
 void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
-/* report/gpu.c: the GPU section of the text report (with --gpu, or GPU data in the recording). */
-void report_print_gpu(const struct recording *r, unsigned int top, FILE *out);
+/* report/text.c: the nodes of a bounded path tree labelled by p's functions, as the call tree
+ * prints them (total% self% name, children by inclusive weight, those below min_percent of the
+ * tree's weight summed in one line). */
+void report_print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
+			     FILE *out);
+/* report/gpu.c: the GPU section of the text report (with --gpu, or GPU data in the recording);
+ * p labels its call tree, o gives --top and --min-percent. */
+void report_print_gpu(const struct recording *r, const struct profile *p,
+		      const struct report_opts *o, FILE *out);
 /* report/regions.c: the regions section of the text report (table, tree, notes). */
 void report_print_regions(const struct recording *r, const struct regiontab *t, FILE *out);
 

@@ -1,34 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The GPU section of the text report (`perch record --gpu`): why GPU data is missing when it is,
- * the top kernels, copies by direction, busy time per device and stream, and the counts of what
- * did not join or was dropped, never hidden.
+ * the top kernels, copies by direction, busy and idle time per device and stream, syncs and the
+ * threads that waited in them, GPU time by launching call path (flat, and as the bounded call
+ * tree), and the counts of what did not join or was dropped, never hidden.
  */
 #include <inttypes.h>
 #include <string.h>
 #include "model/gpupaths.h"
+#include "model/gpusyncs.h"
 #include "model/gputab.h"
+#include "model/gputree.h"
 #include "common.h"
 
 #define PATH_FRAMES 12 /* frames of a launching call path shown, from the launch outwards */
 
-/* A frame of perch's injection library (its probe, its callback): not the program's path. */
-static bool perch_frame(const struct recording *r, uint32_t frame)
-{
-	const char *mod = frame < r->nframes ? recording__string(r, r->frames[frame].module) : "";
-	size_t n = strlen(mod), k = strlen("libperch_cuda.so");
-
-	return n >= k && !strcmp(mod + n - k, "libperch_cuda.so") &&
-	       (n == k || mod[n - k - 1] == '/');
-}
-
 /* The launching call path, innermost first, without perch's own frames. */
 static void print_path(const struct recording *r, const struct rec_sample *s, FILE *out)
 {
-	uint32_t i = s->nframes, shown = 0;
+	uint32_t i = gpu_paths__program_frames(r, s), shown = 0;
 
-	while (i > 0 && perch_frame(r, s->frames[i - 1]))
-		i--;
 	for (; i > 0 && shown < PATH_FRAMES; i--, shown++) {
 		uint32_t f = s->frames[i - 1];
 		const char *name = f < r->nframes ? recording__string(r, r->frames[f].name) : "";
@@ -38,32 +29,61 @@ static void print_path(const struct recording *r, const struct rec_sample *s, FI
 	fputs(i ? " <- ...\n" : "\n", out);
 }
 
-/* GPU time by launching call path (the uprobe's stacks), and the launches without one. */
-static void print_paths(const struct recording *r, unsigned int top, FILE *out)
+/* The launch stacks as the bounded call tree, weighted by the GPU time they launched. */
+static void print_tree(const struct recording *r, const struct profile *p,
+		       const struct report_opts *o, FILE *out)
 {
-	struct gpu_paths *p = gpu_paths__new(r);
+	struct tree *t = gpu_tree__new(r, p);
 	char a[24];
 
-	if (!p || (!p->nrows && !report_stat(r, REC_STAT_gpu_launch_stacks))) {
-		gpu_paths__free(p);
+	if (!t) {
+		fprintf(out, "  (out of memory)\n");
+		return;
+	}
+	fprintf(out,
+		"\n  GPU call tree (the launch stacks as the bounded path tree, weighted by the GPU "
+		"time they launched: %s; %zu nodes)\n",
+		report_fmt_time(a, tree__total_weight(t)), tree__node_count(t));
+	fprintf(out,
+		"  %7s %7s  (%% of the GPU time with a launch stack%s%s; nodes below %.2f%% "
+		"hidden: --min-percent)\n",
+		"total", "self", o->region ? " launched inside region " : "",
+		o->region ? o->region : "", o->min_percent);
+	report_print_tree_nodes(p, t, o->min_percent, out);
+	tree__free(t);
+}
+
+/* GPU time by launching call path (the uprobe's stacks), flat and as a tree, and the launches
+ * without one. */
+static void print_paths(const struct recording *r, const struct profile *p,
+			const struct report_opts *o, FILE *out)
+{
+	struct gpu_paths *g = gpu_paths__new(r);
+	char a[24], b[24];
+
+	if (!g || (!g->nrows && !report_stat(r, REC_STAT_gpu_launch_stacks))) {
+		gpu_paths__free(g);
 		return;
 	}
 	fprintf(out, "\n  GPU time by launching call path (kernels, copies and memsets; the launch "
 		     "innermost)\n");
 	fprintf(out, "  %10s %8s  %s\n", "gpu", "count", "call path");
-	for (size_t i = 0; i < p->nrows && (!top || i < top); i++) {
-		fprintf(out, "  %s %8" PRIu64 "  ", report_fmt_time(a, p->rows[i].gpu_ns),
-			p->rows[i].activities);
-		print_path(r, &r->samples[p->rows[i].sample], out);
+	for (size_t i = 0; i < g->nrows && (!o->top || i < o->top); i++) {
+		fprintf(out, "  %s %8" PRIu64 "  ", report_fmt_time(a, g->rows[i].gpu_ns),
+			g->rows[i].activities);
+		print_path(r, &r->samples[g->rows[i].sample], out);
 	}
-	if (top && p->nrows > top)
-		fprintf(out, "  (%zu more call paths)\n", p->nrows - top);
+	if (o->top && g->nrows > o->top)
+		fprintf(out, "  (%zu more call paths)\n", g->nrows - o->top);
 	fprintf(out,
 		"  stacks     %" PRIu64 " of %" PRIu64 " launches have no CPU stack (%" PRIu64
 		" activities unattributed; %" PRIu64 " probe hits lost in the kernel)\n",
-		p->launches_no_stack, p->launches, p->activities_no_stack,
+		g->launches_no_stack, g->launches, g->activities_no_stack,
 		report_stat(r, REC_STAT_gpu_launch_stacks_lost));
-	gpu_paths__free(p);
+	fprintf(out, "  attributed %s of GPU time to a launch stack, %s not\n",
+		report_fmt_time(a, g->gpu_ns), report_fmt_time(b, g->gpu_ns_no_stack));
+	gpu_paths__free(g);
+	print_tree(r, p, o, out);
 }
 
 static void print_kernels(const struct recording *r, const struct gputab *t, unsigned int top,
@@ -111,27 +131,78 @@ static void print_copies(const struct gputab *t, FILE *out)
 			t->memset_bytes);
 }
 
+static void print_lane(const char *what, uint32_t id, const struct gpu_lane_row *l, FILE *out)
+{
+	char a[24], b[24], c[24], name[32];
+
+	snprintf(name, sizeof(name), "%s %" PRIu32, what, id);
+	fprintf(out, "  %-15s %10" PRIu64 " %s %s %5.1f%% %s\n", name, l->activities,
+		report_fmt_time(a, l->busy_ns), report_fmt_time(b, l->idle_ns),
+		report_pct(l->busy_ns, l->last_ns - l->first_ns),
+		report_fmt_time(c, l->last_ns - l->first_ns));
+}
+
+/* Busy and idle per device and its streams, each over its own span. */
 static void print_lanes(const struct gputab *t, FILE *out)
 {
-	uint64_t span = t->last_ns - t->first_ns;
-	char a[24];
+	size_t k = 0;
 
-	for (size_t i = 0; i < t->ndevices; i++)
-		fprintf(out,
-			"  device %-4" PRIu32 " busy %s (%5.1f%% of the %.3f ms from the first GPU "
-			"activity to the last)\n",
-			t->devices[i].device, report_fmt_time(a, t->devices[i].busy_ns),
-			report_pct(t->devices[i].busy_ns, span), span / 1e6);
-	for (size_t i = 0; i < t->nlanes; i++)
-		fprintf(out, "    stream %-6" PRIu32 " %8" PRIu64 " activities, busy %s\n",
-			t->lanes[i].stream, t->lanes[i].activities,
-			report_fmt_time(a, t->lanes[i].busy_ns));
+	if (!t->ndevices)
+		return;
+	fprintf(out,
+		"  %-15s %10s %10s %10s %6s %10s  (span: from the first activity's start to the "
+		"last one's end; idle = span - busy)\n",
+		"lane", "activities", "busy", "idle", "busy%", "span");
+	for (size_t i = 0; i < t->ndevices; i++) {
+		print_lane("device", t->devices[i].device, &t->devices[i], out);
+		for (; k < t->nlanes && t->lanes[k].device == t->devices[i].device; k++)
+			print_lane("  stream", t->lanes[k].stream, &t->lanes[k], out);
+	}
+}
+
+/* The types of a thread's syncs, "stream 2, context 1". */
+static void print_sync_types(const struct gpu_sync_row *w, FILE *out)
+{
+	const char *sep = "";
+
+	for (uint32_t k = 0; k < GPU_SYNC_NR; k++) {
+		if (!w->by_type[k])
+			continue;
+		fprintf(out, "%s%s %" PRIu64, sep, gpu_syncs__type_name(k), w->by_type[k]);
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
+/* Who waited: each thread's syncs by type, the time waited and the longest wait. */
+static void print_syncs(const struct recording *r, FILE *out)
+{
+	struct gpu_syncs *s = gpu_syncs__new(r);
+	char a[24], b[24], who[32];
+
+	if (!s || !s->nrows) {
+		gpu_syncs__free(s);
+		return;
+	}
+	fprintf(out, "  syncs      %" PRIu64 ", the CPU waited %s; by thread:\n", s->count,
+		report_fmt_time(a, s->total_ns));
+	fprintf(out, "  %-15s %-16s %6s %10s %10s  %s\n", "pid/tid", "thread", "syncs", "waited",
+		"max", "by type");
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct gpu_sync_row *w = &s->rows[i];
+		const char *comm = w->comm ? recording__string(r, w->comm) : "?";
+
+		snprintf(who, sizeof(who), "%" PRIu32 "/%" PRIu32, w->pid, w->tid);
+		fprintf(out, "  %-15s %-16s %6" PRIu64 " %s %s  ", w->tid ? who : "-",
+			w->tid ? comm : "(no API call)", w->count, report_fmt_time(a, w->total_ns),
+			report_fmt_time(b, w->max_ns));
+		print_sync_types(w, out);
+	}
+	gpu_syncs__free(s);
 }
 
 static void print_counts(const struct recording *r, const struct gputab *t, FILE *out)
 {
-	char a[24];
-
 	fprintf(out,
 		"  joined     %" PRIu64 " of %" PRIu64 " activities to their launch; %" PRIu64
 		" activities without a launch, %" PRIu64 " launches without activity, %" PRIu64
@@ -143,15 +214,14 @@ static void print_counts(const struct recording *r, const struct gputab *t, FILE
 		report_stat(r, REC_STAT_gpu_records_dropped));
 	fprintf(out, "  api        %" PRIu64 " CUDA calls recorded, %" PRIu64 " launches\n",
 		t->api_calls, t->launches);
-	if (t->syncs)
-		fprintf(out, "  syncs      %" PRIu64 ", the CPU waited %s\n", t->syncs,
-			report_fmt_time(a, t->sync_ns));
+	print_syncs(r, out);
 	if (report_stat(r, REC_STAT_gpu_channel_damaged))
 		fprintf(out, "  damaged    the channel from the injection library was damaged: "
 			     "what followed the damage is missing\n");
 }
 
-void report_print_gpu(const struct recording *r, unsigned int top, FILE *out)
+void report_print_gpu(const struct recording *r, const struct profile *p,
+		      const struct report_opts *o, FILE *out)
 {
 	struct gputab *t;
 	uint64_t copies = 0;
@@ -173,10 +243,10 @@ void report_print_gpu(const struct recording *r, unsigned int top, FILE *out)
 		"  %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64
 		" memsets; GPU busy %s on %zu devices\n",
 		t->kernels_run, copies, t->memsets, report_fmt_time(a, t->busy_ns), t->ndevices);
-	print_kernels(r, t, top, out);
+	print_kernels(r, t, o->top, out);
 	print_copies(t, out);
 	print_lanes(t, out);
 	print_counts(r, t, out);
 	gputab__free(t);
-	print_paths(r, top, out);
+	print_paths(r, p, o, out);
 }

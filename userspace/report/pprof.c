@@ -8,6 +8,12 @@
  * labels pid, tid, thread, and, inside regions, region (the innermost) and region_stack
  * (outermost;...;innermost). --region keeps the samples the text report keeps.
  *
+ * GPU (a recording of perch record --gpu with launch stacks): a third sample type,
+ * gpu/nanoseconds, and one more sample per launch stack (its program's frames as locations, its
+ * thread and region labels as a CPU sample's) valued at the device time of the kernels, copies
+ * and memsets launched from it; CPU samples have 0 there, GPU samples 0 in the CPU types. A
+ * recording without launch stacks gives the two types and the same bytes as before.
+ *
  * Streamed: a protobuf message is the concatenation of its fields, in any order, repeated ones
  * adding up, and pprof's readers resolve string indices after reading all of it. So each sample
  * is packed and deflated as it is made (one Profile.sample field), and the rest of the Profile
@@ -20,6 +26,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "common.h"
+#include "model/gpupaths.h"
 #include "lib/hash.h"
 #include "lib/idxtab.h"
 #include "lib/u64map.h"
@@ -61,6 +68,8 @@ struct pprof {
 	uint8_t *packed; /* the sample being written, packed */
 	size_t cap_packed;
 	int64_t comment; /* the recorded command's string */
+	uint64_t *
+		gpu_ns; /* GPU time launched from each sample (a launch stack); NULL: no GPU type */
 };
 
 static bool str_eq(const void *ctx, uint32_t idx, const void *key)
@@ -265,25 +274,21 @@ static int region_labels(struct pprof *x, pb_sample *ps, const struct rec_sample
 	return 0;
 }
 
-/* Sample ps for recording sample s; ids is where its location ids go (the leaf first). */
-static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s, uint64_t *ids,
-		      int64_t *values)
+/* Sample ps for the first nframes frames of recording sample s; ids is where its location ids go
+ * (the leaf first); values (samples, cpu, and gpu with launch stacks) are the caller's. */
+static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s, uint32_t nframes,
+		      uint64_t *ids, int64_t *values)
 {
 	int64_t k_pid = str_id(x, "pid"), k_tid = str_id(x, "tid"), k_thread = str_id(x, "thread");
 	int64_t comm = str_id(x, report_sample_comm(x->r, s));
 
 	if (k_pid < 0 || k_tid < 0 || k_thread < 0 || comm < 0)
 		return -ENOMEM;
-	ps->n_location_id = s->nframes;
+	ps->n_location_id = nframes;
 	ps->location_id = ids;
-	for (uint32_t j = 0; j < s->nframes; j++)
-		ids[j] = x->location_of[s->frames[s->nframes - 1 - j]];
-	values[0] = (int64_t)s->count;
-	/* in 128 bits: a count times 1e9 passes 2^64 from 2^34 samples on */
-	values[1] = x->frequency
-			    ? (int64_t)((unsigned __int128)s->count * 1000000000u / x->frequency)
-			    : 0;
-	ps->n_value = 2;
+	for (uint32_t j = 0; j < nframes; j++)
+		ids[j] = x->location_of[s->frames[nframes - 1 - j]];
+	ps->n_value = x->gpu_ns ? 3 : 2;
 	ps->value = values;
 	label(ps, k_pid)->num = s->pid;
 	label(ps, k_tid)->num = s->tid;
@@ -305,38 +310,63 @@ static size_t sample_header(uint8_t buf[11], size_t len)
 	return n;
 }
 
+/* Sample s's values: its count, its CPU time, and no GPU time. */
+static void cpu_values(const struct pprof *x, const struct rec_sample *s, int64_t values[3])
+{
+	values[0] = (int64_t)s->count;
+	/* in 128 bits: a count times 1e9 passes 2^64 from 2^34 samples on */
+	values[1] = x->frequency
+			    ? (int64_t)((unsigned __int128)s->count * 1000000000u / x->frequency)
+			    : 0;
+	values[2] = 0;
+}
+
+/* Recording sample i as one Profile.sample field, packed and written at once: with gpu, the GPU
+ * time launched from it (its program's frames), else its CPU sample. */
+static int write_sample(struct pprof *x, ProtobufCBuffer *out, size_t i, bool gpu)
+{
+	const struct rec_sample *s = &x->r->samples[i];
+	pb_label labels[MAX_LABELS], *label_ptrs[MAX_LABELS];
+	pb_sample ps = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	uint32_t nframes = gpu ? gpu_paths__program_frames(x->r, s) : s->nframes;
+	int64_t values[3] = {0, 0, gpu ? (int64_t)x->gpu_ns[i] : 0};
+	uint8_t head[11];
+	size_t len;
+
+	if (vec_grow(&x->location_ids, &x->cap_ids, s->nframes + 1, sizeof(*x->location_ids), 64))
+		return -ENOMEM;
+	ps.label = label_ptrs;
+	for (size_t k = 0; k < MAX_LABELS; k++)
+		label_ptrs[k] = &labels[k];
+	if (!gpu)
+		cpu_values(x, s, values);
+	if (add_sample(x, &ps, s, nframes, x->location_ids, values))
+		return -ENOMEM;
+	len = perftools__profiles__sample__get_packed_size(&ps);
+	if (vec_grow(&x->packed, &x->cap_packed, len + 1, 1, 4096))
+		return -ENOMEM;
+	perftools__profiles__sample__pack(&ps, x->packed);
+	out->append(out, sample_header(head, len), head);
+	out->append(out, len, x->packed);
+	return 0;
+}
+
 /* Every kept sample, each packed and written at once as one Profile.sample field: a protobuf
  * message is the concatenation of its fields, in any order, so the rest of the Profile follows
- * (write_rest) and nothing per sample is held. */
+ * (write_rest) and nothing per sample is held. Then the GPU time of each kept launch stack. */
 static int write_samples(struct pprof *x, ProtobufCBuffer *out)
 {
-	const struct recording *r = x->r;
-	pb_label labels[MAX_LABELS], *label_ptrs[MAX_LABELS];
-	int64_t values[2];
-	uint8_t head[11];
+	int err = 0;
 
-	for (size_t i = 0; i < r->nsamples; i++) {
-		pb_sample ps = PERFTOOLS__PROFILES__SAMPLE__INIT;
-		size_t len;
-
-		if (!profile__sample_kept(x->p, i))
-			continue;
-		if (vec_grow(&x->location_ids, &x->cap_ids, r->samples[i].nframes + 1,
-			     sizeof(*x->location_ids), 64))
-			return -ENOMEM;
-		ps.label = label_ptrs;
-		for (size_t k = 0; k < MAX_LABELS; k++)
-			label_ptrs[k] = &labels[k];
-		if (add_sample(x, &ps, &r->samples[i], x->location_ids, values))
-			return -ENOMEM;
-		len = perftools__profiles__sample__get_packed_size(&ps);
-		if (vec_grow(&x->packed, &x->cap_packed, len + 1, 1, 4096))
-			return -ENOMEM;
-		perftools__profiles__sample__pack(&ps, x->packed);
-		out->append(out, sample_header(head, len), head);
-		out->append(out, len, x->packed);
+	for (size_t i = 0; i < x->r->nsamples && !err; i++) {
+		if (profile__sample_kept(x->p, i))
+			err = write_sample(x, out, i, false);
 	}
-	return 0;
+	for (size_t i = 0; x->gpu_ns && i < x->r->nsamples && !err; i++) {
+		if (x->gpu_ns[i] && profile__sample_kept(x->p, i))
+			err = write_sample(x, out, i, true);
+	}
+	return err;
 }
 
 /* An array of pointers to each of n elements of size elem at base (protobuf-c's repeated
@@ -351,15 +381,19 @@ static void **pointers(void *base, size_t n, size_t elem)
 }
 
 /* The message's header and tables but its samples (written before), pointing into x. */
-static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[3],
+static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[4],
 			pb_value_type **type_ptrs)
 {
-	static const char *const names[3][2] = {
-		{"samples", "count"}, {"cpu", "nanoseconds"}, {"cpu", "nanoseconds"}};
+	/* the sample types, the period's, and gpu last: a profile without it interns no "gpu" */
+	static const char *const names[4][2] = {{"samples", "count"},
+						{"cpu", "nanoseconds"},
+						{"cpu", "nanoseconds"},
+						{"gpu", "nanoseconds"}};
 	const char *command = report_meta(x->r, REC_META_command);
+	int ntypes = x->gpu_ns ? 4 : 3;
 	uint64_t duration;
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < ntypes; i++) {
 		perftools__profiles__value_type__init(&types[i]);
 		types[i].type = str_id(x, names[i][0]);
 		types[i].unit = str_id(x, names[i][1]);
@@ -367,7 +401,8 @@ static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[3],
 			return -ENOMEM;
 		type_ptrs[i] = &types[i];
 	}
-	pb->n_sample_type = 2;
+	type_ptrs[2] = &types[3]; /* the third sample type, when there is one */
+	pb->n_sample_type = x->gpu_ns ? 3 : 2;
 	pb->sample_type = type_ptrs;
 	pb->period_type = &types[2];
 	pb->period = x->frequency ? (int64_t)(1000000000u / x->frequency) : 0;
@@ -434,7 +469,7 @@ static int write_gzip(struct pprof *x, FILE *out)
 {
 	struct gz_out *g = calloc(1, sizeof(*g));
 	pb_profile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
-	pb_value_type types[3], *type_ptrs[3];
+	pb_value_type types[4], *type_ptrs[4];
 	int err;
 
 	if (!g)
@@ -480,11 +515,25 @@ static void pprof_free(struct pprof *x)
 	free(x->lines);
 	free(x->location_ids);
 	free(x->packed);
+	free(x->gpu_ns);
+}
+
+/* The GPU time of each launch stack, when the recording has launch stacks (--gpu). */
+static int gpu_times(struct pprof *x)
+{
+	bool stacks = false;
+
+	for (size_t i = 0; i < x->r->ngpu && !stacks; i++)
+		stacks = x->r->gpu[i].launch_key != 0;
+	if (!stacks)
+		return 0;
+	x->gpu_ns = gpu_paths__sample_ns(x->r);
+	return x->gpu_ns ? 0 : -ENOMEM;
 }
 
 static int export(struct pprof *x, FILE *out)
 {
-	if (str_id(x, "") < 0 || add_locations(x))
+	if (str_id(x, "") < 0 || add_locations(x) || gpu_times(x))
 		return -ENOMEM;
 	return write_gzip(x, out);
 }

@@ -3,11 +3,47 @@
  * --format=stats: every count the recording holds as "key value" lines, for scripts and tests
  * (tests/lib.sh: stat FILE KEY).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include "common.h"
+#include "model/gpupaths.h"
+#include "model/gpusyncs.h"
+#include "model/gputab.h"
+
+/* The counts of the text report's GPU section, for a recording with GPU activity: busy and idle
+ * summed over devices (each over its own span), syncs and their wait, GPU time with and without
+ * a launch stack. */
+static int gpu_stats(const struct recording *r, FILE *out)
+{
+	struct gputab *t = gputab__new(r);
+	struct gpu_paths *p = gpu_paths__new(r);
+	struct gpu_syncs *s = gpu_syncs__new(r);
+	uint64_t idle = 0;
+
+	if (!t || !p || !s) {
+		gputab__free(t);
+		gpu_paths__free(p);
+		gpu_syncs__free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->ndevices; i++)
+		idle += t->devices[i].idle_ns;
+	fprintf(out,
+		"gpu_kernels %" PRIu64 "\ngpu_busy_ns %" PRIu64 "\ngpu_idle_ns %" PRIu64
+		"\ngpu_syncs %" PRIu64 "\ngpu_sync_wait_ns %" PRIu64 "\ngpu_sync_threads %zu\n",
+		t->kernels_run, t->busy_ns, idle, s->count, s->total_ns, s->nrows);
+	fprintf(out,
+		"gpu_launches_without_stack %" PRIu64 "\ngpu_activities_without_stack %" PRIu64
+		"\ngpu_time_with_stack_ns %" PRIu64 "\ngpu_time_without_stack_ns %" PRIu64 "\n",
+		p->launches_no_stack, p->activities_no_stack, p->gpu_ns, p->gpu_ns_no_stack);
+	gputab__free(t);
+	gpu_paths__free(p);
+	gpu_syncs__free(s);
+	return 0;
+}
 
 /* One "key value" line per key of format/keys.h the recording holds (every STATS key, 0 when
- * absent), then the counts the text header derives. */
+ * absent), then the counts the text header derives, and those of the GPU section. */
 int report_stats(const struct recording *r, const char *path, const struct report_opts *o,
 		 FILE *out)
 {
@@ -39,5 +75,5 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 			"time_start_ns %" PRIu64 "\ntime_end_ns %" PRIu64 "\nwindows %zu\n"
 			"window_ns %" PRIu64 "\nevents %zu\nspans %zu\n",
 			t.start_ns, t.end_ns, t.nwindows, t.resolution_ns, r->nevents, r->nspans);
-	return 0;
+	return r->ngpu ? gpu_stats(r, out) : 0;
 }

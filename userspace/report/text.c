@@ -232,9 +232,9 @@ struct tree_ctx {
 	char prefix[512];
 };
 
-static int by_inclusive_desc(const void *a, const void *b, void *p)
+static int by_inclusive_desc(const void *a, const void *b, void *tree)
 {
-	const struct tree *t = profile__tree(p);
+	const struct tree *t = tree;
 	uint64_t x = tree__node_inclusive(t, *(const size_t *)a);
 	uint64_t y = tree__node_inclusive(t, *(const size_t *)b);
 
@@ -252,7 +252,7 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 		return;
 	if (n)
 		memcpy(order, kids, n * sizeof(*order));
-	qsort_r(order, n, sizeof(*order), by_inclusive_desc, (void *)c->p);
+	qsort_r(order, n, sizeof(*order), by_inclusive_desc, (void *)c->t);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t inc = tree__node_inclusive(c->t, order[i]);
 		uint32_t f = tree__node_label(c->t, order[i]);
@@ -277,23 +277,31 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 	free(order);
 }
 
+void report_print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
+			     FILE *out)
+{
+	struct tree_ctx c = {.p = p, .t = t, .min_percent = min_percent, .out = out};
+
+	c.all = tree__total_weight(t);
+	strcpy(c.prefix, "  ");
+	print_node(&c, 0, 0);
+}
+
 static void print_tree(const struct profile *p, double min_percent, const char *region, FILE *out)
 {
-	struct tree_ctx c = {.p = p, .t = profile__tree(p), .min_percent = min_percent, .out = out};
+	const struct tree *t = profile__tree(p);
 
-	c.all = tree__total_weight(c.t);
 	fprintf(out,
 		"\nCall tree (bounded path tree: recursion folded so no caller->callee pair repeats "
 		"on a path; %zu nodes)\n",
-		tree__node_count(c.t));
+		tree__node_count(t));
 	if (region)
 		fprintf(out, "  %7s %7s  (%% of the samples inside region %s", "total", "self",
 			region);
 	else
 		fprintf(out, "  %7s %7s  (%% of all samples", "total", "self");
 	fprintf(out, "; nodes below %.2f%% hidden: --min-percent)\n", min_percent);
-	strcpy(c.prefix, "  ");
-	print_node(&c, 0, 0);
+	report_print_tree_nodes(p, t, min_percent, out);
 }
 
 int report_text(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
@@ -311,7 +319,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 	}
 	print_header(r, path, o, p, out);
 	report_print_regions(r, t, out);
-	report_print_gpu(r, o->top, out);
+	report_print_gpu(r, p, o, out);
 	report_print_top(p, true, o->top, out);
 	report_print_top(p, false, o->top, out);
 	print_tree(p, o->min_percent, o->region, out);
