@@ -232,7 +232,7 @@ static int put_data(struct html *h, const char *path, const struct report_opts *
 		return err;
 	put_names(h);
 	err = html_put_regions(r, o, h->out);
-	err = err ? err : html_put_gpu(r, o, h->out);
+	err = err ? err : html_put_gpu(r, h->p, o, h->out);
 	err = err ? err : html_put_timeline(r, h->sample_of, h->out);
 	fputs("}\n", h->out);
 	return err;

@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "format/recording.h"
+#include "model/profile.h"
 #include "report.h"
 
 /* ,"regions":{...}: the region table (report order), the merged tree and the CSV export. */
 int html_put_regions(const struct recording *r, const struct report_opts *o, FILE *out);
 /* ,"gpu":{...} when the recording has GPU data or notes: kernels, lanes and the text section. */
-int html_put_gpu(const struct recording *r, const struct report_opts *o, FILE *out);
+int html_put_gpu(const struct recording *r, const struct profile *p, const struct report_opts *o,
+		 FILE *out);
 /* ,"timeline":{...} when the recording has timed windows: per window its start and end (ns from
  * the first), GPU busy time and counts by sample, as indices of the JSON's samples (sample_of:
  * the recording's index -> JSON index + 1, 0 when the sample is not in the JSON). */

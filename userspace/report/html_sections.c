@@ -106,7 +106,8 @@ static void put_gpu_tables(const struct recording *r, const struct gputab *t, FI
 	fprintf(out, "],\n\"busy\":%" PRIu64, t->busy_ns);
 }
 
-int html_put_gpu(const struct recording *r, const struct report_opts *o, FILE *out)
+int html_put_gpu(const struct recording *r, const struct profile *p, const struct report_opts *o,
+		 FILE *out)
 {
 	struct gputab *t;
 	char *text = NULL;
@@ -121,7 +122,7 @@ int html_put_gpu(const struct recording *r, const struct report_opts *o, FILE *o
 		gputab__free(t);
 		return -ENOMEM;
 	}
-	report_print_gpu(r, o->top, f);
+	report_print_gpu(r, p, o, f);
 	if (fclose(f)) {
 		gputab__free(t);
 		return -ENOMEM;
