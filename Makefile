@@ -247,6 +247,8 @@ san-unit: $(TESTS) $(REPLAYS)
 check-integration: all
 	@bash tests/golden.sh $(BUILD)
 	@bash tests/pprof.sh $(BUILD)
+	@bash tests/merge.sh $(BUILD)
+	@bash tests/push.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/html.sh $(BUILD)
@@ -256,6 +258,8 @@ check-integration: all
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/golden.sh build-san
 	@bash tests/pprof.sh build-san
+	@bash tests/merge.sh build-san
+	@bash tests/push.sh build-san
 	@bash tests/speedscope.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/html.sh build-san

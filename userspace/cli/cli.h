@@ -21,6 +21,7 @@ struct cli_command {
 };
 
 extern const struct cli_command cli_record, cli_report, cli_symbolize;
+extern const struct cli_command cli_diff, cli_merge, cli_push;
 
 /* `perch --help`: every command's synopsis, then every options block. */
 void cli_usage(FILE *out);
@@ -29,5 +30,11 @@ void cli_usage(FILE *out);
 int cli_bad_option(char **argv);
 /* A decimal in [1, max] into *out; -EINVAL otherwise. */
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
+
+struct recording;
+/* cli/report.c's exit status and one line for a recording that could not be loaded (err from
+ * recording__load, *out NULL), and for one loaded up to damage (err -ENODATA or -EBADMSG). */
+int load_error(const char *path, int err);
+int report_damage(const char *path, const struct recording *r, int err);
 
 #endif /* PERCH_CLI_H */

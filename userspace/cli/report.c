@@ -94,7 +94,7 @@ static int unknown_format(const char *name)
 	return log_usage(NULL, "unknown format '%s' (%s)", name, names);
 }
 
-static int load_error(const char *path, int err)
+int load_error(const char *path, int err)
 {
 	switch (err) {
 	case -ENOENT:
@@ -117,7 +117,7 @@ static int load_error(const char *path, int err)
 	}
 }
 
-static int report_damage(const char *path, const struct recording *r, int err)
+int report_damage(const char *path, const struct recording *r, int err)
 {
 	if (err == -ENODATA) {
 		log_err("%s is truncated after %zu complete blocks (byte %llu); reported what they hold",

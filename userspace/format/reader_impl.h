@@ -47,7 +47,7 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
-	size_t cap_gpu, cap_gpu_notes;
+	size_t cap_gpu, cap_gpu_notes, cap_origins;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 };
@@ -69,6 +69,8 @@ int parse_timeline(struct loaded *L, struct cur *c);
 int parse_spans(struct loaded *L, struct cur *c);
 int parse_modules(struct loaded *L, struct cur *c);
 int parse_gpu(struct loaded *L, struct cur *c);
+/* origins.c */
+int parse_origins(struct loaded *L, struct cur *c);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

@@ -347,6 +347,7 @@ void time_free(struct loaded *L)
 	free(L->r.events);
 	free(L->r.spans);
 	free(L->r.modules);
+	free(L->r.origins);
 	free(L->r.gpu);
 	free(L->r.gpu_notes);
 	u64map__clear(&L->launch_tab);

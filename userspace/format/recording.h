@@ -95,6 +95,15 @@
  *            correlation, start the probe's time; every entry of that (pid, correlation) loads
  *            with it as launch_key. A perch that does not know the block skips it, so version
  *            4 stays 4.
+ *   ORIGINS  u32 n, n x (uleb pid, uleb origin, uleb source_pid)   written by `perch merge`
+ *            (a later perch than version 4's first; older readers skip the block, so version 4
+ *            stays 4): the recording each process of a merged file came from. origin: the
+ *            string id of its label (the input's file name, or --label); source_pid: its pid in
+ *            that recording. A merged file keeps a process's pid unless an earlier input used
+ *            it; then the process gets a pid above the kernel's pid_max (4194304 and up, never
+ *            a real one), so every sample, thread, region table, span and GPU entry of it stays
+ *            its own, and reports tell the inputs apart by pid and, through this block, by
+ *            origin (pprof: label "origin"). A pid has one entry.
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -154,6 +163,7 @@ enum rec_block_type {
 	REC_SPANS = 14,
 	REC_MODULES = 15,
 	REC_GPU = 16,
+	REC_ORIGINS = 17,
 };
 
 /* Sample flags. */
@@ -264,6 +274,13 @@ struct rec_module {
 	uint32_t build_id; /* string id: lowercase hex */
 };
 
+/* The recording a process of a merged file came from (ORIGINS). */
+struct rec_origin {
+	uint32_t pid;	     /* in this file */
+	uint32_t origin;     /* string id: its label */
+	uint32_t source_pid; /* its pid in the recording it came from */
+};
+
 /* GPU activity (GPU block); kinds and copy directions as cuda/perch_cuda.h numbers them. */
 enum rec_gpu_kind {
 	REC_GPU_KERNEL = 1,
@@ -339,6 +356,8 @@ struct recording {
 	size_t ngpu;
 	uint32_t *gpu_notes; /* string ids of the GPU notes (why GPU data is missing) */
 	size_t ngpu_notes;
+	struct rec_origin *origins; /* perch merge: where each process came from (else none) */
+	size_t norigins;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -363,6 +382,8 @@ void recording__free(struct recording *r);
 const char *recording__meta(const struct recording *r, const char *key);
 bool recording__stat(const struct recording *r, const char *key, uint64_t *value);
 bool recording__end(const struct recording *r, const char *key, uint64_t *value);
+/* The origin of a process of a merged recording (ORIGINS), or NULL when it has none. */
+const struct rec_origin *recording__origin(const struct recording *r, uint32_t pid);
 /* String by id; "" for an id out of range. */
 const char *recording__string(const struct recording *r, uint32_t id);
 
@@ -431,6 +452,9 @@ int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id
 /* One GPU entry (a NOTE too). -EINVAL for a kind not listed, an undefined string id or end
  * before start; nothing else is checked here. */
 int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g);
+/* The recording process pid came from (ORIGINS; perch merge): origin a string id (not 0),
+ * source_pid its pid there. -EINVAL for an undefined string, -EEXIST for a pid given before. */
+int rec_writer__origin(struct rec_writer *w, uint32_t pid, uint32_t origin, uint32_t source_pid);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

@@ -95,7 +95,7 @@ static int rewrite(struct rec_writer *w, int from, uint64_t *off)
 	w->frames_done = w->threads_done = 0;
 	w->lines_done = 0;
 	w->lines_done_off = 0;
-	w->nodes_done = w->keys_done = w->modules_done = 0;
+	w->nodes_done = w->keys_done = w->modules_done = w->origins_done = 0;
 	err = wr_write_header(w);
 	if (!err)
 		err = write_meta(w);
@@ -131,6 +131,7 @@ static void restore(struct rec_writer *w, const struct saved *s)
 	w->nodes_done = w->nnodes;
 	w->keys_done = w->nkeys;
 	w->modules_done = w->nmodules;
+	w->origins_done = w->norigins;
 }
 
 static int compact_into(struct rec_writer *w, const char *tmp, uint64_t *off)

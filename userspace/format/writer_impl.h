@@ -113,7 +113,10 @@ struct rec_writer {
 	uint64_t max_size, timeline_bytes, events_dropped, spans_dropped;
 	struct rec_module *modules;
 	size_t nmodules, cap_modules, modules_done;
-	struct u64map module_tab; /* path -> index */
+	struct u64map module_tab;   /* path -> index */
+	struct rec_origin *origins; /* ORIGINS (format/origins.c) */
+	size_t norigins, cap_origins, origins_done;
+	struct u64map origin_tab; /* pid -> index */
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -134,7 +137,12 @@ int wr_time_flush(struct rec_writer *w);
 int wr_time_windows(struct rec_writer *w);
 int wr_time_pending_window(struct rec_writer *w);
 int wr_key_of(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
+int wr_count(struct rec_writer *w, uint32_t key, uint64_t count);
 void wr_time_free(struct rec_writer *w);
+
+/* origins.c */
+int wr_origins_flush(struct rec_writer *w);
+void wr_origins_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

@@ -133,16 +133,22 @@ int rec_writer__add_sample(struct rec_writer *w, const struct rec_sample *s)
 	if (w->err)
 		return w->err;
 	err = wr_key_of(w, s, &key);
-	if (err || !s->count)
-		return err;
+	return err ? err : wr_count(w, key, s->count);
+}
+
+/* count more for key (defined), for the next window. */
+int wr_count(struct rec_writer *w, uint32_t key, uint64_t count)
+{
+	if (!count)
+		return 0;
 	if (!w->pending[key]) {
 		if (vec_grow(&w->touched, &w->cap_touched, w->ntouched + 1, sizeof(*w->touched),
 			     64))
 			return -ENOMEM;
 		w->touched[w->ntouched++] = key;
 	}
-	w->pending[key] = w->pending[key] + s->count < w->pending[key] ? UINT64_MAX
-								       : w->pending[key] + s->count;
+	w->pending[key] =
+		w->pending[key] + count < w->pending[key] ? UINT64_MAX : w->pending[key] + count;
 	return 0;
 }
 
@@ -557,6 +563,8 @@ int wr_time_flush(struct rec_writer *w)
 	if (!err)
 		err = wr_write_range(w, REC_MODULES, &w->modules_done, w->nmodules, put_module);
 	if (!err)
+		err = wr_origins_flush(w);
+	if (!err)
 		err = write_winbuf(w);
 	if (!err)
 		err = write_timeline(w, REC_TIMELINE, &w->events, &w->nevents);
@@ -598,5 +606,6 @@ void wr_time_free(struct rec_writer *w)
 	free(w->gpu.data);
 	free(w->extents);
 	free(w->modules);
+	wr_origins_free(w);
 	u64map__clear(&w->module_tab);
 }

@@ -20,8 +20,11 @@ enum perch_exit {
 	PERCH_EXIT_OUTPUT = 73,	   /* output file cannot be written */
 	PERCH_EXIT_NOGPU = 74,	   /* --gpu: perch was built without CUDA (no libperch_cuda.so) */
 	PERCH_EXIT_BUSY = 75,	   /* another perch is recording the target's region markers */
-	PERCH_EXIT_PERM = 77,	   /* missing CAP_BPF / CAP_PERFMON */
-	PERCH_EXIT_NOTEXEC = 126,  /* CMD found but not executable */
+	PERCH_EXIT_NOSERVER =
+		76,	      /* push: the server cannot be reached (refused, no route, timeout) */
+	PERCH_EXIT_PERM = 77, /* missing CAP_BPF / CAP_PERFMON */
+	PERCH_EXIT_REJECTED = 78, /* push: the server answered an HTTP status >= 300, or not HTTP */
+	PERCH_EXIT_NOTEXEC = 126, /* CMD found but not executable */
 	PERCH_EXIT_NOTFOUND = 127, /* CMD not found */
 };
 

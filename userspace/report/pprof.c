@@ -42,7 +42,7 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-#define MAX_LABELS 5 /* pid, tid, thread, region, region_stack */
+#define MAX_LABELS 6 /* pid, tid, thread, origin (perch merge), region, region_stack */
 
 struct pprof {
 	const struct recording *r;
@@ -274,6 +274,21 @@ static int region_labels(struct pprof *x, pb_sample *ps, const struct rec_sample
 	return 0;
 }
 
+/* A merged recording's (perch merge): the label of the input the sample's process came from. */
+static int origin_label(struct pprof *x, pb_sample *ps, uint32_t pid)
+{
+	const struct rec_origin *o = recording__origin(x->r, pid);
+	int64_t key = str_id(x, "origin"), value;
+
+	if (!o)
+		return 0;
+	value = str_id(x, recording__string(x->r, o->origin));
+	if (key < 0 || value < 0)
+		return -ENOMEM;
+	label(ps, key)->str = value;
+	return 0;
+}
+
 /* Sample ps for the first nframes frames of recording sample s; ids is where its location ids go
  * (the leaf first); values (samples, cpu, and gpu with launch stacks) are the caller's. */
 static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s, uint32_t nframes,
@@ -293,6 +308,8 @@ static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s
 	label(ps, k_pid)->num = s->pid;
 	label(ps, k_tid)->num = s->tid;
 	label(ps, k_thread)->str = comm;
+	if (x->r->norigins && origin_label(x, ps, s->pid))
+		return -ENOMEM;
 	return s->nregions ? region_labels(x, ps, s) : 0;
 }
 

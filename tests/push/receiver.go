@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// A loopback stand-in for the fleet backends perch push talks to (tests/push.sh), built from
+// Go's standard library alone (no modules to fetch). It listens on 127.0.0.1 at a free port,
+// writes the port to DIR/port, and for each request saves what a backend would take:
+//
+//	POST /ingest?...       (Pyroscope) the multipart field "profile" to DIR/N.pb.gz and the
+//	                       query to DIR/N.query; 400 when the field or name/from/until is missing
+//	POST /profiles/writeraw (Parca)   the JSON body's series[0].samples[0].rawProfile, base64
+//	                       decoded, to DIR/N.pb.gz and the __name__ label to DIR/N.query
+//	POST /fail              answers 503 with a body, for the error path
+//
+// N counts requests from 1. Other paths get 404.
+//
+//	go run tests/push/receiver.go DIR
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+var (
+	dir string
+	mu  sync.Mutex
+	n   int
+)
+
+func next() string {
+	mu.Lock()
+	defer mu.Unlock()
+	n++
+	return filepath.Join(dir, fmt.Sprint(n))
+}
+
+func ingest(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if r.Method != http.MethodPost || q.Get("name") == "" || q.Get("from") == "" || q.Get("until") == "" {
+		http.Error(w, "name, from and until are required", http.StatusBadRequest)
+		return
+	}
+	f, _, err := r.FormFile("profile")
+	if err != nil {
+		http.Error(w, "no profile field: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	defer f.Close()
+	body, err := io.ReadAll(f)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	base := next()
+	os.WriteFile(base+".query", []byte(r.URL.RawQuery+"\n"), 0o600)
+	os.WriteFile(base+".pb.gz", body, 0o600)
+}
+
+type writeRaw struct {
+	Series []struct {
+		Labels struct {
+			Labels []struct{ Name, Value string }
+		}
+		Samples []struct {
+			RawProfile []byte `json:"rawProfile"`
+		}
+	}
+}
+
+func writeraw(w http.ResponseWriter, r *http.Request) {
+	var req writeRaw
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Series) != 1 ||
+		len(req.Series[0].Samples) != 1 || len(req.Series[0].Labels.Labels) == 0 {
+		http.Error(w, fmt.Sprint("bad WriteRaw request: ", err), http.StatusBadRequest)
+		return
+	}
+	base := next()
+	l := req.Series[0].Labels.Labels[0]
+	os.WriteFile(base+".query", []byte(l.Name+"="+l.Value+"\n"), 0o600)
+	os.WriteFile(base+".pb.gz", req.Series[0].Samples[0].RawProfile, 0o600)
+	w.Write([]byte("{}"))
+}
+
+func main() {
+	dir = os.Args[1]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	http.HandleFunc("/ingest", ingest)
+	http.HandleFunc("/profiles/writeraw", writeraw)
+	http.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})
+	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+	os.WriteFile(filepath.Join(dir, "port.tmp"), []byte(port+"\n"), 0o600)
+	os.Rename(filepath.Join(dir, "port.tmp"), filepath.Join(dir, "port"))
+	http.Serve(ln, nil)
+}

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch diff BASE NEW`: what changed between two recordings (model/diff.h), as text (functions
+ * and call-tree nodes, significant changes first), csv (every row) or folded (flamegraph.pl's
+ * differential form: "stack base_count new_count").
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "model/diff.h"
+#include "report/report.h"
+
+enum diff_format { DIFF_TEXT, DIFF_CSV, DIFF_FOLDED };
+
+struct diff_cli {
+	struct diff_opts o;
+	enum diff_format format;
+	unsigned long top;
+};
+
+#define HELP_DONE (-1)
+
+static void diff_options(FILE *out)
+{
+	fputs("diff options:\n"
+	      "  --format=FMT         text (default: functions and call-tree nodes by change, "
+	      "significant\n"
+	      "                       first), csv (every row) or folded (stack base new: "
+	      "flamegraph.pl draws\n"
+	      "                       it colored by difference)\n"
+	      "  --top=N              rows in each text table (default 20)\n"
+	      "  --region=NAME, --lines, --no-demangle   as for report\n",
+	      out);
+}
+
+/* "pct" of a share, "+pct" of a change, in points. */
+static void put_row(const struct diff_row *r, FILE *out)
+{
+	fprintf(out, "%7.2f%% %7.2f%% %+8.2f %7.1f  %7.2f%% %7.2f%% %+8.2f %7.1f %c ",
+		100 * r->self_share[0], 100 * r->self_share[1], 100 * r->d_self, r->z_self,
+		100 * r->total_share[0], 100 * r->total_share[1], 100 * r->d_total, r->z_total,
+		r->significant ? '*' : ' ');
+}
+
+static void put_header(const char *what, const char *name, FILE *out)
+{
+	fprintf(out, "\n%s\n%8s %8s %8s %7s  %8s %8s %8s %7s   %s\n", what, "self", "self",
+		"d self", "z self", "total", "total", "d total", "z total", name);
+	fputs("    base      new                       base      new\n", out);
+}
+
+/* The path of node i from the root, "a;b;c". */
+static void put_path(const struct diff *d, size_t i, char sep, FILE *out)
+{
+	const struct diff_row *r = diff__node(d, i);
+
+	if (r->parent) {
+		put_path(d, r->parent, sep, out);
+		fputc(sep, out);
+	}
+	for (const char *c = r->name; *c; c++)
+		fputc(*c == ';' ? ':' : *c == '\n' ? ' ' : *c, out);
+	if (r->kernel)
+		fputs("_[k]", out);
+}
+
+static bool has_samples(const struct diff_row *r)
+{
+	return r->total[0] || r->total[1] || r->self[0] || r->self[1];
+}
+
+static void print_text(const struct diff *d, const struct diff_cli *c, const char *const path[2],
+		       FILE *out)
+{
+	size_t n = diff__nfuncs(d), shown = 0;
+
+	fprintf(out, "base: %s (%llu samples)\nnew:  %s (%llu samples)\n", path[0],
+		(unsigned long long)diff__samples(d, DIFF_BASE), path[1],
+		(unsigned long long)diff__samples(d, DIFF_NEW));
+	fprintf(out,
+		"Shares of each recording's samples; d: new - base in points; z: two-proportion "
+		"z score of the\nsample counts; * |z| >= %.0f (significant, ranked first), then "
+		"by the larger |d|\n",
+		DIFF_Z_SIGNIFICANT);
+	put_header("Functions by change", "function  module", out);
+	for (size_t i = 0; i < n && shown < c->top; i++) {
+		const struct diff_row *r = diff__func(d, i);
+
+		if (!has_samples(r))
+			continue;
+		put_row(r, out);
+		fprintf(out, "%s%s  %s\n", r->name, r->kernel ? "_[k]" : "", r->module);
+		shown++;
+	}
+	put_header("Call-tree nodes by change (total: the node and all below it)", "path", out);
+	n = diff__nnodes(d) ? diff__nnodes(d) - 1 : 0;
+	for (size_t i = 0; i < n && i < c->top; i++) {
+		size_t node = diff__node_ranked(d, i);
+
+		put_row(diff__node(d, node), out);
+		put_path(d, node, ';', out);
+		fputc('\n', out);
+	}
+}
+
+/* A csv field: quoted, quotes doubled. */
+static void put_csv_name(const char *s, FILE *out)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void put_csv_row(const char *kind, const struct diff_row *r, FILE *out)
+{
+	fprintf(out, "%s,%llu,%llu,%llu,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f,%d,", kind,
+		(unsigned long long)r->self[0], (unsigned long long)r->self[1],
+		(unsigned long long)r->total[0], (unsigned long long)r->total[1], r->self_share[0],
+		r->self_share[1], r->total_share[0], r->total_share[1], r->d_self, r->d_total,
+		r->z_self, r->z_total, r->significant);
+}
+
+static void print_csv(const struct diff *d, FILE *out)
+{
+	fputs("kind,self_base,self_new,total_base,total_new,self_share_base,self_share_new,"
+	      "total_share_base,total_share_new,d_self,d_total,z_self,z_total,significant,name,kernel,module\n",
+	      out);
+	for (size_t i = 0; i < diff__nfuncs(d); i++) {
+		const struct diff_row *r = diff__func(d, i);
+
+		if (!has_samples(r))
+			continue;
+		put_csv_row("function", r, out);
+		put_csv_name(r->name, out);
+		fprintf(out, ",%s,", r->kernel ? "kernel" : "");
+		put_csv_name(r->module, out);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i + 1 < diff__nnodes(d); i++) {
+		size_t node = diff__node_ranked(d, i);
+		char *p = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&p, &len);
+
+		if (!m)
+			continue;
+		put_path(d, node, ';', m);
+		fclose(m);
+		put_csv_row("node", diff__node(d, node), out);
+		put_csv_name(p ? p : "", out);
+		fputs(",,\n", out);
+		free(p);
+	}
+}
+
+/* flamegraph.pl's differential input: each path with self samples, "path base new". */
+static void print_folded(const struct diff *d, FILE *out)
+{
+	for (size_t i = 1; i < diff__nnodes(d); i++) {
+		const struct diff_row *r = diff__node(d, i);
+
+		if (!r->self[0] && !r->self[1])
+			continue;
+		put_path(d, i, ';', out);
+		fprintf(out, " %llu %llu\n", (unsigned long long)r->self[0],
+			(unsigned long long)r->self[1]);
+	}
+}
+
+static int diff_option(int ch, struct diff_cli *c, char **argv)
+{
+	switch (ch) {
+	case 'f':
+		if (!strcmp(optarg, "text"))
+			c->format = DIFF_TEXT;
+		else if (!strcmp(optarg, "csv"))
+			c->format = DIFF_CSV;
+		else if (!strcmp(optarg, "folded"))
+			c->format = DIFF_FOLDED;
+		else
+			return log_usage(NULL, "unknown diff format '%s' (text, csv, folded)",
+					 optarg);
+		return 0;
+	case 't':
+		return cli_parse_uint(optarg, 1000000, &c->top)
+			       ? log_usage(NULL, "bad --top '%s'", optarg)
+			       : 0;
+	case 'r':
+		c->o.region = optarg;
+		return 0;
+	case 'l':
+		c->o.lines = true;
+		return 0;
+	case 'D':
+		c->o.no_demangle = true;
+		return 0;
+	case 'h':
+		cli_usage(stdout);
+		return HELP_DONE;
+	default:
+		return cli_bad_option(argv);
+	}
+}
+
+/* Both recordings loaded into r (the exit status of the first that cannot be), *damage the
+ * status of one loaded only up to damage (0 when none). */
+static int load_both(const char *const path[2], struct recording *r[2], int *damage)
+{
+	for (int s = 0; s < 2; s++) {
+		int err = recording__load(path[s], &r[s]);
+
+		if (!r[s])
+			return load_error(path[s], err);
+		if (err && !*damage)
+			*damage = report_damage(path[s], r[s], err);
+	}
+	return 0;
+}
+
+static int diff_files(const char *const path[2], const struct diff_cli *c)
+{
+	struct recording *r[2] = {NULL, NULL};
+	struct diff *d = NULL;
+	int damage = 0, ret = load_both(path, r, &damage);
+
+	if (!ret && c->o.region && report__find_region(r[0], c->o.region) == -ENOENT &&
+	    report__find_region(r[1], c->o.region) == -ENOENT)
+		ret = log_usage(NULL, "no region '%s' in %s or %s", c->o.region, path[0], path[1]);
+	if (!ret && !(d = diff__build(r[0], r[1], &c->o))) {
+		log_err("diff: %s", strerror(errno));
+		ret = PERCH_EXIT_INTERNAL;
+	}
+	if (d && c->format == DIFF_TEXT)
+		print_text(d, c, path, stdout);
+	else if (d && c->format == DIFF_CSV)
+		print_csv(d, stdout);
+	else if (d)
+		print_folded(d, stdout);
+	if (d && (ferror(stdout) | fflush(stdout))) {
+		log_err("cannot write standard output: %s", strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	diff__free(d);
+	recording__free(r[0]);
+	recording__free(r[1]);
+	return ret ? ret : damage;
+}
+
+static int run_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, 'f'},
+		{"top", required_argument, NULL, 't'},
+		{"region", required_argument, NULL, 'r'},
+		{"lines", no_argument, NULL, 'l'},
+		{"no-demangle", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct diff_cli c = {.o = {.sz = sizeof(c.o)}, .top = 20};
+	const char *path[2];
+	int ch, ret = 0;
+
+	while (!ret && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		ret = diff_option(ch, &c, argv);
+	if (ret)
+		return ret == HELP_DONE ? 0 : ret;
+	if (argc - optind != 2)
+		return log_usage(NULL, "diff takes two recordings: BASE NEW");
+	path[0] = argv[optind];
+	path[1] = argv[optind + 1];
+	return diff_files(path, &c);
+}
+
+const struct cli_command cli_diff = {
+	.name = "diff",
+	.run = run_diff,
+	.synopsis = "perch diff [--format=text|csv|folded] [--top=N] [--region=NAME] [--lines]\n"
+		    "                    [--no-demangle] BASE NEW\n",
+	.options = diff_options,
+};

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch push --url=http://HOST:PORT[/PATH] [--name=APP] [--parca] [FILE]`: the recording as
+ * pprof (report/pprof.c's writer, into memory) handed to a fleet backend over HTTP (lib/http.h):
+ *   Pyroscope: POST PATH (default /ingest)?name=APP&from=S&until=S&format=pprof&sampleRate=HZ
+ *              &spyName=perch, body multipart/form-data with the gzipped profile as the field
+ *              "profile" (Pyroscope's ingest API; Grafana Alloy's pyroscope.receive_http too);
+ *   --parca:   POST PATH (default /profiles/writeraw), JSON {"series": [{"labels": {"labels":
+ *              [{"name": "__name__", "value": APP}]}, "samples": [{"rawProfile": BASE64}]}]}
+ *              (Parca's WriteRaw through its HTTP gateway).
+ * from and until: the recording's start (META start_time) and start + duration, Unix seconds.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/http.h"
+#include "lib/log.h"
+#include "format/recording.h"
+#include "report/report.h"
+
+#define HELP_DONE (-1)
+
+struct push {
+	const char *url, *name, *path;
+	bool parca;
+	unsigned long timeout_s;
+	struct http_url u;
+	char app[256];
+	long long from, until;
+	unsigned long long rate;
+};
+
+/* Growing bytes, built with open_memstream. */
+struct body {
+	char *data;
+	size_t len;
+};
+
+static void push_options(FILE *out)
+{
+	fputs("push options:\n"
+	      "  --url=URL            http://HOST:PORT[/PATH] of a Pyroscope server (PATH default "
+	      "/ingest)\n"
+	      "                       or, with --parca, of Parca's HTTP API (default "
+	      "/profiles/writeraw)\n"
+	      "  --name=APP           the application name (default: the recorded command's)\n"
+	      "  --parca              Parca's /profiles/writeraw form instead of Pyroscope's "
+	      "/ingest\n"
+	      "  --timeout=S          give up after S seconds at each step (default 10)\n",
+	      out);
+}
+
+/* The recorded command's program name, as the default application name. */
+static void default_name(const struct recording *r, char *out, size_t size)
+{
+	const char *cmd = recording__meta(r, "command"), *base;
+	size_t len;
+
+	if (!cmd || !*cmd)
+		cmd = "perch";
+	len = strcspn(cmd, " ");
+	base = memrchr(cmd, '/', len);
+	base = base ? base + 1 : cmd;
+	snprintf(out, size, "%.*s", (int)(len - (size_t)(base - cmd)), base);
+}
+
+/* from and until (Unix seconds) from META start_time and END duration_ns; now without them. */
+static void time_range(const struct recording *r, long long *from, long long *until)
+{
+	const char *start = recording__meta(r, "start_time");
+	struct tm tm = {0};
+	uint64_t dur = 0;
+	const char *end = start ? strptime(start, "%Y-%m-%dT%H:%M:%S%z", &tm) : NULL;
+
+	recording__end(r, "duration_ns", &dur);
+	*from = end && !*end ? (long long)(timegm(&tm) - tm.tm_gmtoff)
+			     : (long long)time(NULL) - (long long)(dur / 1000000000u);
+	*until = *from + (long long)((dur + 999999999u) / 1000000000u);
+	if (*until <= *from)
+		*until = *from + 1;
+}
+
+/* s percent-encoded (RFC 3986: all but the unreserved characters). */
+static void put_encoded(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("-._~", *s) || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= 'A' && *s <= 'Z'))
+			fputc(*s, f);
+		else
+			fprintf(f, "%%%02X", (unsigned char)*s);
+	}
+}
+
+static void put_base64(FILE *f, const unsigned char *p, size_t len)
+{
+	static const char tab[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned long v = (unsigned long)p[i] << 16 |
+				  (i + 1 < len ? (unsigned long)p[i + 1] << 8 : 0) |
+				  (i + 2 < len ? p[i + 2] : 0);
+
+		fputc(tab[v >> 18 & 63], f);
+		fputc(tab[v >> 12 & 63], f);
+		fputc(i + 1 < len ? tab[v >> 6 & 63] : '=', f);
+		fputc(i + 2 < len ? tab[v & 63] : '=', f);
+	}
+}
+
+static void put_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The request's path and query, into *out (the caller frees it). */
+static int request_path(const struct push *p, char **out)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+	bool custom = p->u.has_path && strcmp(p->u.path, "/");
+
+	if (!f)
+		return -ENOMEM;
+	fputs(custom ? p->u.path : p->parca ? "/profiles/writeraw" : "/ingest", f);
+	if (!p->parca) {
+		fputs(strchr(custom ? p->u.path : "", '?') ? "&name=" : "?name=", f);
+		put_encoded(f, p->app);
+		fprintf(f, "&from=%lld&until=%lld&format=pprof&sampleRate=%llu&spyName=perch",
+			p->from, p->until, p->rate);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* A boundary that the profile does not hold. */
+static void boundary(const struct body *pb, char *b, size_t size)
+{
+	unsigned long long x = (unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 32;
+
+	do {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		snprintf(b, size, "perch-%016llx", x);
+	} while (memmem(pb->data, pb->len, b, strlen(b)));
+}
+
+/* The request body for the profile pb, and its content type (static, or in ctype). */
+static int request_body(const struct push *p, const struct body *pb, struct body *out, char *ctype,
+			size_t size)
+{
+	FILE *f = open_memstream(&out->data, &out->len);
+	char b[64];
+
+	if (!f)
+		return -ENOMEM;
+	if (p->parca) {
+		fputs("{\"series\":[{\"labels\":{\"labels\":[{\"name\":\"__name__\",\"value\":", f);
+		put_json_string(f, p->app);
+		fputs("}]},\"samples\":[{\"rawProfile\":\"", f);
+		put_base64(f, (const unsigned char *)pb->data, pb->len);
+		fputs("\"}]}]}", f);
+		snprintf(ctype, size, "application/json");
+	} else {
+		boundary(pb, b, sizeof(b));
+		fprintf(f,
+			"--%s\r\nContent-Disposition: form-data; name=\"profile\"; "
+			"filename=\"profile.pb.gz\"\r\nContent-Type: application/octet-stream\r\n\r\n",
+			b);
+		fwrite(pb->data, 1, pb->len, f);
+		fprintf(f, "\r\n--%s--\r\n", b);
+		snprintf(ctype, size, "multipart/form-data; boundary=%s", b);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* The recording's pprof into pb; the exit status. */
+static int build_pprof(const struct recording *r, const char *file, struct body *pb)
+{
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF, .top = 20};
+	FILE *f = open_memstream(&pb->data, &pb->len);
+	int err;
+
+	if (!f) {
+		log_err("push: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	err = report__print(r, file, &o, f);
+	if (fclose(f) || err) {
+		log_err("push: cannot build the pprof of %s: %s", file,
+			strerror(err ? -err : ENOMEM));
+		return PERCH_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
+/* POST pb as p says; the exit status, with one line when it failed. */
+static int send_profile(const struct push *p, const struct body *pb)
+{
+	struct body req = {0};
+	struct http_reply reply = {0};
+	char ctype[128], *path = NULL;
+	int err = request_path(p, &path);
+
+	if (!err)
+		err = request_body(p, pb, &req, ctype, sizeof(ctype));
+	if (!err)
+		err = http_post(&p->u, path, ctype, req.data, req.len, (int)p->timeout_s, &reply);
+	free(path);
+	free(req.data);
+	if (err == -ENOMEM) {
+		log_err("push: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	if (err == -EPROTO) {
+		log_err("push: %s did not answer in HTTP", p->url);
+		return PERCH_EXIT_REJECTED;
+	}
+	if (err == -EADDRNOTAVAIL) {
+		log_err("push: cannot reach %s: host %s does not resolve", p->url, p->u.host);
+		return PERCH_EXIT_NOSERVER;
+	}
+	if (err) {
+		log_err("push: cannot reach %s: %s", p->url, strerror(-err));
+		return PERCH_EXIT_NOSERVER;
+	}
+	if (reply.status >= 300) {
+		log_err("push: %s answered %d %.200s", p->url, reply.status, reply.text);
+		return PERCH_EXIT_REJECTED;
+	}
+	log_debug("push: %s answered %d", p->url, reply.status);
+	return 0;
+}
+
+static int push_file(struct push *p, const char *file)
+{
+	struct recording *r = NULL;
+	struct body pb = {0};
+	const char *freq;
+	int err = recording__load(file, &r), ret;
+
+	if (!r)
+		return load_error(file, err);
+	if (err) {
+		ret = report_damage(file, r, err);
+		recording__free(r);
+		return ret;
+	}
+	if (p->name)
+		snprintf(p->app, sizeof(p->app), "%s", p->name);
+	else
+		default_name(r, p->app, sizeof(p->app));
+	time_range(r, &p->from, &p->until);
+	freq = recording__meta(r, "frequency");
+	p->rate = freq ? strtoull(freq, NULL, 10) : 0;
+	ret = build_pprof(r, file, &pb);
+	recording__free(r);
+	if (!ret)
+		ret = send_profile(p, &pb);
+	free(pb.data);
+	return ret;
+}
+
+static int push_option(int c, struct push *p, char **argv)
+{
+	switch (c) {
+	case 'u':
+		p->url = optarg;
+		return http_parse_url(optarg, &p->u)
+			       ? log_usage(NULL, "bad --url '%s' (http://HOST:PORT[/PATH])", optarg)
+			       : 0;
+	case 'n':
+		p->name = optarg;
+		return *optarg && strlen(optarg) < sizeof(p->app)
+			       ? 0
+			       : log_usage(NULL, "bad --name '%s'", optarg);
+	case 'P':
+		p->parca = true;
+		return 0;
+	case 't':
+		return cli_parse_uint(optarg, 3600, &p->timeout_s)
+			       ? log_usage(NULL, "bad --timeout '%s'", optarg)
+			       : 0;
+	case 'h':
+		cli_usage(stdout);
+		return HELP_DONE;
+	default:
+		return cli_bad_option(argv);
+	}
+}
+
+static int run_push(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"url", required_argument, NULL, 'u'}, {"name", required_argument, NULL, 'n'},
+		{"parca", no_argument, NULL, 'P'},     {"timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},      {0},
+	};
+	struct push p = {.timeout_s = 10};
+	const char *file = "perch.data";
+	int c, ret = 0;
+
+	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
+		ret = push_option(c, &p, argv);
+	if (ret)
+		return ret == HELP_DONE ? 0 : ret;
+	if (!p.url)
+		return log_usage(NULL, "push needs --url=http://HOST:PORT[/PATH]");
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc)
+		return log_usage(NULL, "unexpected argument '%s'", argv[optind]);
+	return push_file(&p, file);
+}
+
+const struct cli_command cli_push = {
+	.name = "push",
+	.run = run_push,
+	.synopsis =
+		"perch push --url=http://HOST:PORT[/PATH] [--name=APP] [--parca] [--timeout=S]\n"
+		"                    [FILE]\n",
+	.options = push_options,
+};
