@@ -8,7 +8,8 @@
 # chip gives the totals of folded without the stacks holding it (and the CLI's own --exclude,
 # once perch has it); the link reproduces the view; a screenshot is kept (its path printed).
 # With root and the CUDA fixtures, also a live `perch record --gpu` through the stand-in CUPTI:
-# its GPU tab's kernels equal the text report's. Bad input: an unwritable -o gives one line on
+# its GPU tab's kernels equal the text report's. `perch diff --format=html` of two pairs of
+# recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js). Bad input: an unwritable -o gives one line on
 # stderr and its exit status.
 #   bash tests/html.sh [BUILD]
 set -u
@@ -77,6 +78,19 @@ for data in "${recordings[@]}"; do
 		node html_check.js "$T/$base.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
 	check "$base: in chromium" "$(echo "$out" | grep -v '^ok')" ""
 	echo "html: $base: $(wc -c <"$T/$base.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
+done
+
+# `perch diff --format=html` (the viewer's diff mode) against `perch diff --format=csv`.
+for pair in "tests/corpus/shares.data tests/corpus/shares-v4.data" \
+	"tests/golden/threads.data tests/golden/forks.data"; do
+	set -- $pair
+	name=diff-$(basename "$1" .data)-$(basename "$2" .data)
+	"$PERCH" diff --format=html "$1" "$2" >"$T/$name.html" 2>"$T/err"
+	check "$name: export" "$?:$(cat "$T/err")" "0:"
+	"$PERCH" diff --format=csv "$1" "$2" >"$T/$name.csv"
+	out=$(cd tests/browser && node html_diff_check.js "$T/$name.html" "$T/$name.csv" "$SHOTS/$name.png" 2>&1)
+	check "$name: in chromium" "$(echo "$out" | grep -v '^ok')" ""
+	echo "html: $name: $(wc -c <"$T/$name.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$name.png"
 done
 
 # Bad input: one line on stderr, the exit status of lib/exitcodes.h.

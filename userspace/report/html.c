@@ -251,20 +251,21 @@ static void put_shell_until(const char *marker, size_t *at, FILE *out)
 	*at = m < end ? (size_t)(m - shell) + strlen(marker) : shell_html_len;
 }
 
-static int export(struct html *h, const char *path, const struct report_opts *o, FILE *out)
+int html_page(FILE *out, int (*put)(void *ctx, FILE *json), void *ctx)
 {
 	cookie_io_functions_t io = {.write = escape_write};
 	size_t at = 0;
+	FILE *json;
 	int err;
 
 	put_shell_until("/*PERCH_CSS*/", &at, out);
 	fwrite(viewer_css, 1, viewer_css_len, out);
 	put_shell_until("/*PERCH_DATA*/", &at, out);
-	h->out = fopencookie(out, "w", io);
-	if (!h->out)
+	json = fopencookie(out, "w", io);
+	if (!json)
 		return -errno;
-	err = put_data(h, path, o);
-	if (fclose(h->out) && !err)
+	err = put(ctx, json);
+	if (fclose(json) && !err)
 		err = -EIO;
 	put_shell_until("/*PERCH_JS*/", &at, out);
 	fwrite(viewer_js, 1, viewer_js_len, out);
@@ -272,15 +273,30 @@ static int export(struct html *h, const char *path, const struct report_opts *o,
 	return err;
 }
 
+struct html_args {
+	struct html *h;
+	const char *path;
+	const struct report_opts *o;
+};
+
+static int put_report(void *ctx, FILE *json)
+{
+	struct html_args *a = ctx;
+
+	a->h->out = json;
+	return put_data(a->h, a->path, a->o);
+}
+
 int report_html(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
 {
 	struct profile *p = report_profile(r, o);
 	struct html h = {.r = r, .p = p};
+	struct html_args a = {&h, path, o};
 	int err;
 
 	if (!p)
 		return -errno;
-	err = export(&h, path, o, out);
+	err = html_page(out, put_report, &a);
 	u64map__clear(&h.nodes);
 	u64map__clear(&h.rnodes);
 	free(h.func_of);

@@ -14,6 +14,9 @@
 #include "model/profile.h"
 #include "report.h"
 
+/* The page: the shell, CSS and JS built into perch around the JSON object put writes (to a
+ * stream that escapes '<'). 0 or put's -errno. */
+int html_page(FILE *out, int (*put)(void *ctx, FILE *json), void *ctx);
 /* ,"regions":{...}: the region table (report order), the merged tree and the CSV export. */
 int html_put_regions(const struct recording *r, const struct report_opts *o, FILE *out);
 /* ,"gpu":{...} when the recording has GPU data or notes: kernels, lanes and the text section. */

@@ -2,7 +2,7 @@
 /*
  * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
  * csv.c, stats.c, pprof.c,
- * speedscope.c, chrome.c, html.c), and the short summary `perch record` prints when the command exits. A new
+ * speedscope.c, chrome.c, html.c; html_diff.c writes perch diff's page), and the short summary `perch record` prints when the command exits. A new
  * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
  * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
@@ -72,5 +72,10 @@ int report__find_region(const struct recording *r, const char *name);
  * it. NULL on ENOMEM. */
 char *report__region_names(const struct recording *r);
 void report__summary(const struct recording *r, const char *path, FILE *out);
+
+struct diff;
+/* `perch diff --format=html`: the diff (model/diff.h) as one self-contained page, the viewer's
+ * diff mode (report/html_diff.c); path: base and new as given. 0 or -errno. */
+int report__html_diff(const struct diff *d, const char *const path[2], FILE *out);
 
 #endif /* PERCH_REPORT_H */

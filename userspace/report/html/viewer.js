@@ -6,9 +6,10 @@
 'use strict';
 
 const D = JSON.parse(document.getElementById('perch-data').textContent);
-const FOLDED = D.funcs.length; /* the pseudo-function a stack folded to nothing becomes */
-const NAMES = D.funcs.map((f) => f[0]).concat(['[folded]']);
-const BASE = baseStacks();
+const DIFF = D.diff || null; /* `perch diff --format=html`: two recordings compared (viewDiff) */
+const FOLDED = DIFF ? 0 : D.funcs.length; /* the pseudo-function a stack folded to nothing becomes */
+const NAMES = DIFF ? [] : D.funcs.map((f) => f[0]).concat(['[folded]']);
+const BASE = DIFF ? [] : baseStacks();
 const state = { ops: [], tab: 'functions', fn: null, sort: 'self', find: '', merge: 0, zoom: '' };
 let view = null; /* the query's result: recomputed when the filters change */
 let viewKey = null;
@@ -187,7 +188,9 @@ function readHash() {
 	}).filter((o) => ['select', 'exclude', 'fold'].includes(o.kind) && o.arg);
 	state.tab = q.get('tab') || 'functions';
 	state.fn = q.get('fn');
-	state.sort = q.get('sort') === 'total' ? 'total' : 'self';
+	const sort = q.get('sort');
+	if (DIFF) state.sort = ['dself', 'dtotal'].includes(sort) ? sort : 'rank';
+	else state.sort = sort === 'total' ? 'total' : 'self';
 	state.find = q.get('find') || '';
 	state.merge = Number(q.get('merge')) || 0;
 	state.zoom = q.get('zoom') || '';
@@ -198,7 +201,7 @@ function writeHash() {
 	state.ops.forEach((o) => q.append('op', o.kind + ':' + o.arg));
 	q.set('tab', state.tab);
 	if (state.fn !== null) q.set('fn', state.fn);
-	if (state.sort !== 'self') q.set('sort', state.sort);
+	if (state.sort !== (DIFF ? 'rank' : 'self')) q.set('sort', state.sort);
 	if (state.find) q.set('find', state.find);
 	if (state.merge) q.set('merge', state.merge);
 	if (state.zoom) q.set('zoom', state.zoom);
@@ -539,10 +542,105 @@ function viewTimeline(v) {
 		' s): grey all, blue those the filters keep' + (D.gpu ? '; green strip: GPU activity time in the window' : '') + '.'), svg];
 }
 
+/* ---- diff mode: rows [name, module, kernel, self base, self new, total base, total new, d self,
+ * d total, z self, z total, significant]; nodes the same after their parent ---- */
+const F_NAME = 0, F_MOD = 1, F_K = 2, F_S0 = 3, F_S1 = 4, F_T0 = 5, F_T1 = 6, F_DS = 7, F_DT = 8,
+	F_ZS = 9, F_ZT = 10, F_SIG = 11;
+const pts = (d) => (d >= 0 ? '+' : '') + (100 * d).toFixed(2);
+const share = (n, side) => (DIFF.samples[side] ? n / DIFF.samples[side] : 0);
+
+function viewDiff() {
+	const find = state.find.toLowerCase();
+	const key = { dself: (r) => -Math.abs(r[F_DS]), dtotal: (r) => -Math.abs(r[F_DT]) }[state.sort];
+	const rows = DIFF.funcs.map((r, i) => [r, i]).filter(([r]) => !find || r[F_NAME].toLowerCase().includes(find));
+	if (key) rows.sort((a, b) => key(a[0]) - key(b[0]) || a[1] - b[1]);
+	const trs = rows.slice(0, 500).map(([r]) => el('tr', { 'data-fn': r[F_NAME],
+		'data-counts': [r[F_S0], r[F_S1], r[F_T0], r[F_T1]].join(','), 'data-sig': r[F_SIG] },
+	td(pct(r[F_S0], DIFF.samples[0])), td(pct(r[F_S1], DIFF.samples[1])), td(pts(r[F_DS])), td(r[F_ZS].toFixed(1)),
+	td(pct(r[F_T0], DIFF.samples[0])), td(pct(r[F_T1], DIFF.samples[1])), td(pts(r[F_DT])), td(r[F_ZT].toFixed(1)),
+	td(r[F_SIG] ? '*' : ''), el('td', { class: 'name' }, r[F_NAME]),
+	td(r[F_MOD] + (r[F_K] ? ' [k]' : ''), { class: 'mod' })));
+	const sortTh = (k, text) => th(text, { class: 'sort', id: 'sort-' + k, onclick: () => go({ sort: k }) });
+	const search = el('input', { id: 'find', type: 'search', placeholder: 'search functions', value: state.find });
+	search.addEventListener('change', () => go({ find: search.value }));
+	return [el('div', { class: 'toolbar' }, search, el('span', { class: 'note' }, rows.length + ' functions' +
+		(rows.length > 500 ? ', the first 500 shown' : '') + '; order: ' +
+		(key ? 'the larger |d ' + state.sort.slice(1) + '|' : 'significant first, then the larger |d|'))),
+	el('p', { class: 'note' }, 'Shares of each recording\'s samples (base, new); d: new - base in points; z: ' +
+		'two-proportion z score; * |z| ≥ ' + DIFF.z + '. Click "d self" or "d total" to order by it, "z" for ' +
+		'perch diff\'s own order.'),
+	table([th('self base'), th('self new'), sortTh('dself', 'd self'), sortTh('rank', 'z self'), th('total base'),
+		th('total new'), sortTh('dtotal', 'd total'), sortTh('rank', 'z total'), th(''),
+		th('function', { class: 'name' }), th('module', { class: 'name' })], trs, 'diff')];
+}
+
+/* The merged call tree as an icicle: width the mean of a node's two total shares (so children
+ * fit their parent), red where its share grew, blue where it shrank, pale when not significant. */
+function viewDiffFlame() {
+	const N = DIFF.nodes;
+	const kids = N.map(() => []);
+	N.forEach((n, i) => i && kids[n[0]].push(i));
+	const w = (i) => (share(N[i][1 + F_T0], 0) + share(N[i][1 + F_T1], 1)) / 2;
+	const root = Number(state.zoom) > 0 && Number(state.zoom) < N.length ? Number(state.zoom) : 0;
+	const rootW = root ? w(root) : 1;
+	const width = Math.max(400, ($('view').clientWidth || 1000) - 32);
+	const maxD = Math.max(1e-9, ...N.map((n) => Math.abs(n[1 + F_DT])));
+	const box = el('div', { id: 'flame' });
+	const tip = $('tip');
+	let depthMax = 0;
+	const draw = (i, x, depth) => {
+		const px = rootW ? (w(i) / rootW) * width : 0;
+		if (px < 1) return;
+		depthMax = Math.max(depthMax, depth);
+		const n = N[i];
+		const d = n[1 + F_DT];
+		const a = (0.15 + (0.85 * Math.abs(d)) / maxD) * (n[1 + F_SIG] ? 1 : 0.35);
+		const name = i ? n[1 + F_NAME] : 'all';
+		const box1 = el('div', { 'data-fn': name, 'data-node': i, style: 'left:' + x + 'px;top:' + depth * 18 +
+			'px;width:' + px + 'px;background:' + (d >= 0 ? 'rgba(214,39,40,' : 'rgba(31,119,180,') + a + ')' },
+		px > 30 ? name : '');
+		box1.addEventListener('click', () => go({ zoom: i === root && i ? String(n[0]) : String(i) }));
+		box1.addEventListener('mousemove', (e) => {
+			tip.hidden = false;
+			tip.style.left = e.clientX + 12 + 'px';
+			tip.style.top = e.clientY + 12 + 'px';
+			tip.textContent = name + ': total ' + pct(n[1 + F_T0], DIFF.samples[0]) + ' → ' +
+				pct(n[1 + F_T1], DIFF.samples[1]) + ' (' + pts(d) + ' points, z ' + n[1 + F_ZT].toFixed(1) + ')';
+		});
+		box1.addEventListener('mouseleave', () => (tip.hidden = true));
+		box.append(box1);
+		let cx = x;
+		kids[i].slice().sort((p, q) => w(q) - w(p)).forEach((k) => {
+			draw(k, cx, depth + 1);
+			cx += rootW ? (w(k) / rootW) * width : 0;
+		});
+	};
+	draw(root, 0, 0);
+	box.style.height = (depthMax + 1) * 18 + 4 + 'px';
+	return [el('p', { class: 'note' }, 'The two call trees merged by path; width: the mean of the node\'s shares ' +
+		'in base and new; red: its total share grew, blue: it shrank, pale: |z| < ' + DIFF.z + '. Click to zoom.'),
+	box];
+}
+
+function renderDiff() {
+	$('cli').textContent = ['perch', 'diff', DIFF.files[0], DIFF.files[1]].map(shellQuote).join(' ');
+	const nav = $('tabs');
+	nav.textContent = '';
+	if (state.tab !== 'diffflame') state.tab = 'diff';
+	for (const [id, label] of [['diff', 'Functions by change'], ['diffflame', 'Flame graph by change']])
+		nav.append(el('a', { href: '#', id: 'tab-' + id, class: state.tab === id ? 'on' : '',
+			onclick: (e) => { e.preventDefault(); go({ tab: id }); } }, label));
+	const main = $('view');
+	main.textContent = '';
+	(state.tab === 'diff' ? viewDiff() : viewDiffFlame()).forEach((n) => n && main.append(n));
+	document.body.dataset.ready = '1';
+}
+
 const VIEWS = { functions: viewFunctions, function: viewFunction, flame: viewFlame, tree: viewTree,
 	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline };
 
 function render() {
+	if (DIFF) return renderDiff();
 	const t0 = performance.now();
 	const v = currentView();
 	if (!TABS.some(([id, , shown]) => id === state.tab && shown())) state.tab = 'functions';
@@ -556,7 +654,20 @@ function render() {
 	document.body.dataset.ready = '1';
 }
 
+function initDiff() {
+	$('file').textContent = DIFF.files[0] + ' → ' + DIFF.files[1];
+	$('header').textContent = 'base: ' + DIFF.files[0] + ' (' + DIFF.samples[0] + ' samples)\nnew:  ' +
+		DIFF.files[1] + ' (' + DIFF.samples[1] + ' samples)\n';
+	$('filters').style.display = 'none'; /* the queries work on one recording's stacks */
+	document.querySelector('h1').firstChild.textContent = 'perch diff ';
+	document.querySelector('#header-box summary').textContent = 'recordings';
+	window.addEventListener('hashchange', () => { readHash(); render(); });
+	readHash();
+	render();
+}
+
 function init() {
+	if (DIFF) return initDiff();
 	$('file').textContent = D.file;
 	$('header').textContent = D.header;
 	const names = $('func-names');
