@@ -19,9 +19,11 @@ done
 # (npm ci: nothing fetched when node_modules already matches the lock).
 browser_deps() {
 	[ "${1:-}" = fuzz ] && return 0
-	[ -f tests/browser/node_modules/playwright-core/package.json ] &&
-		[ tests/browser/node_modules/.package-lock.json -nt tests/browser/package-lock.json ] && return 0
-	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+	local d
+	d=$(dirname "$0")/../tests/browser
+	[ -f "$d/node_modules/playwright-core/package.json" ] &&
+		[ "$d/node_modules/.package-lock.json" -nt "$d/package-lock.json" ] && return 0
+	(cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 if [ ${#missing[@]} -eq 0 ]; then
 	browser_deps "${1:-}"
