@@ -65,20 +65,32 @@ fi
 PERCH_EXCLUDE=
 "$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_EXCLUDE=$PERCH
 
-for data in "${recordings[@]}"; do
-	base=$(basename "$data" .data)
-	shot=$(basename "$(dirname "$data")")-$base
-	[ "$(dirname "$data")" = "$T" ] && shot=$base # made here
-	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
-	"$PERCH" report --format=html -o "$T/$base.html" "$data" 2>"$T/err"
-	check "$base: export" "$?:$(cat "$T/err")" "0:"
-	"$PERCH" report "$data" >"$T/text" 2>/dev/null
-	"$PERCH" report --format=folded "$data" >"$T/folded" 2>/dev/null
+# page SHOT DATA [OPTION...]: the page of DATA (with the report options given) in chromium
+page() {
+	local shot=$1 data=$2 out
+	shift 2
+	"$PERCH" report --format=html -o "$T/$shot.html" "$@" "$data" 2>"$T/err"
+	check "$shot: export" "$?:$(cat "$T/err")" "0:"
+	"$PERCH" report "$@" "$data" >"$T/text" 2>/dev/null
+	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
 	out=$(cd tests/browser && PERCH_EXCLUDE=$PERCH_EXCLUDE RECORDING=$data \
-		node html_check.js "$T/$base.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
-	check "$base: in chromium" "$(echo "$out" | grep -v '^ok')" ""
-	echo "html: $base: $(wc -c <"$T/$base.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
+		node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
+	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
+}
+
+for data in "${recordings[@]}"; do
+	shot=$(basename "$(dirname "$data")")-$(basename "$data" .data)
+	[ "$(dirname "$data")" = "$T" ] && shot=$(basename "$data" .data) # made here
+	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
+	page "$shot" "$data"
 done
+# The options that shape the data: functions by source line, and the samples of one region (the
+# one with the most samples).
+page golden-inlined-lines tests/golden/inlined.data --lines
+region=$("$PERCH" report --format=csv tests/golden/regions-shape.data |
+	awk -F, 'NR > 1 && $2 == "" { print $9, $1 }' | sort -rn | awk 'NR == 1 { print $2 }')
+page "golden-regions-shape-region-$region" tests/golden/regions-shape.data --region="$region"
 
 # `perch diff --format=html` (the viewer's diff mode) against `perch diff --format=csv`.
 for pair in "tests/corpus/shares.data tests/corpus/shares-v4.data" \

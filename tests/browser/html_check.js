@@ -131,6 +131,7 @@ async function checkFunction(page, stacks) {
 		const s = neighbours(stacks, f, false).size + neighbours(stacks, f, true).size;
 		if (s > score || (s === score && tot > t.total.get(best))) [best, score] = [f, s];
 	}
+	if (best === null) return null; /* no sample: nothing to click into */
 	await page.click('#tab-functions');
 	await page.fill('#find', best);
 	await page.press('#find', 'Enter');
