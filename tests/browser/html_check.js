@@ -7,7 +7,7 @@
 // checks: the page loads from file:// with no error and no request leaving the file; its
 // functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
 // order of numbers; a function's callers and callees (clicked into from the table) equal the ones
-// counted from FOLDED; an exclude chip added through the form gives the totals of FOLDED without
+// counted from FOLDED, and clicking a caller opens it with the function selected; an exclude chip added through the form gives the totals of FOLDED without
 // the stacks holding it (and, given PERCH_EXCLUDE, what `perch report --exclude=NAME
 // --format=folded RECORDING` counts: the CLI's own query); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals; a fold chip gives folded's stacks without the function
@@ -142,7 +142,24 @@ async function checkFunction(page, stacks) {
 	sameMap('callees of ' + best, await read('table.callees'), neighbours(stacks, best, true));
 	const tot = Number(await page.textContent('#fn-total'));
 	if (tot !== t.total.get(best)) fail('total of ' + best + ': got ' + tot + ', want ' + t.total.get(best));
+	await clickThrough(page, stacks, best);
 	return best;
+}
+
+/* Clicking a caller of f opens it with f selected (the path followed as a filter): its total is
+ * then that of the stacks holding both. The chip is removed again. */
+async function clickThrough(page, stacks, f) {
+	const y = (await tableRows(page, 'table.callers')).map((r) => r[0]).find((n) => n !== '[root]');
+	if (y === undefined) return;
+	await page.click(`table.callers a.fn[data-fn="${CSS_escape(y)}"]`);
+	await page.waitForSelector('.chip[data-kind=select]');
+	await page.waitForSelector('#fn-total');
+	const want = stacks.filter((s) => s.frames.includes(f) && s.frames.includes(y))
+		.reduce((a, s) => a + s.count, 0);
+	const got = Number(await page.textContent('#fn-total'));
+	if (got !== want || (await page.textContent('h2')).indexOf(y) !== 0)
+		fail('click-through ' + f + ' -> caller ' + y + ': total ' + got + ', want ' + want);
+	await page.click('.chip[data-kind=select] button');
 }
 
 function CSS_escape(s) {

@@ -245,6 +245,12 @@ function addOp(kind, name) {
 	const arg = name.includes(',') ? '/^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/' : name;
 	state.ops.push({ kind: kind, arg: arg });
 }
+/* select / exclude / fold buttons for function f (shown when its row is hovered). */
+function actions(f, cls, tag) {
+	return el(tag || 'td', { class: cls || 'act' }, ...['select', 'exclude', 'fold'].map((k) => el('button',
+		{ type: 'button', 'data-op': k, onclick: () => { addOp(k, NAMES[f]); writeHash(); } }, k)));
+}
+
 function table(head, rows, cls) {
 	const t = el('table', cls ? { class: cls } : {});
 	t.append(el('thead', {}, el('tr', {}, ...head)));
@@ -311,8 +317,7 @@ function viewFunctions(v) {
 		td(pct(v.self[f], v.all)), td(String(v.self[f])), td(pct(v.total[f], v.all)),
 		td(String(v.total[f])), el('td', { class: 'name' }, fnLink(f)),
 		td(f < FOLDED ? D.funcs[f][1] + (D.funcs[f][2] ? ' [k]' : '') : '', { class: 'mod' }),
-		el('td', { class: 'act' }, ...['select', 'exclude', 'fold'].map((k) => el('button',
-			{ type: 'button', onclick: () => { addOp(k, NAMES[f]); writeHash(); } }, k)))));
+		actions(f)));
 	const sortTh = (k, text) => th(text, { class: 'sort', id: 'sort-' + k, onclick: () => go({ sort: k }) });
 	const search = el('input', { id: 'find', type: 'search', placeholder: 'search functions', value: state.find });
 	search.addEventListener('change', () => go({ find: search.value }));
@@ -336,14 +341,15 @@ function viewFunction(v) {
 	};
 	const rows = (list, selfRow) => {
 		const r = list.map(([y, n]) => el('tr', { 'data-fn': y < 0 ? '[root]' : NAMES[y] },
-			td(String(n)), td(pct(n, tot)), el('td', { class: 'name' }, fnLink(y, through))));
+			td(String(n)), td(pct(n, tot)), el('td', { class: 'name' }, fnLink(y, through)),
+			y < 0 ? td('') : actions(y)));
 		if (selfRow !== undefined)
 			r.push(el('tr', { 'data-fn': '[self]' }, td(String(selfRow)), td(pct(selfRow, tot)),
-				el('td', { class: 'name note' }, '[self]')));
+				el('td', { class: 'name note' }, '[self]'), td('')));
 		return r;
 	};
-	const head = () => [th('samples'), th('% of total'), th('function', { class: 'name' })];
-	return [el('h2', {}, state.fn),
+	const head = () => [th('samples'), th('% of total'), th('function', { class: 'name' }), th('')];
+	return [el('h2', {}, state.fn, ' ', actions(f, 'act-on', 'span')),
 		el('p', {}, 'total ', el('b', { id: 'fn-total' }, String(tot)), ' (' + pct(tot, v.all) + '), self ',
 			el('b', { id: 'fn-self' }, String(v.self[f])), ' (' + pct(v.self[f], v.all) + ')'),
 		el('p', { class: 'note' }, 'A row counts each sample once however often its edge repeats, so rows ' +
