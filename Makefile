@@ -95,7 +95,8 @@ HTML_ASSETS := userspace/report/html/shell.html userspace/report/html/viewer.css
 	       userspace/report/html/viewer.js
 %/report_html_assets.h: $(HTML_ASSETS)
 	@mkdir -p $*
-	(cd userspace/report/html && for f in $(notdir $(HTML_ASSETS)); do xxd -i $$f; done) > $@.tmp && mv $@.tmp $@
+	(cd userspace/report/html && for f in $(notdir $(HTML_ASSETS)); do xxd -i $$f; done) | \
+		sed 's/^unsigned/static const unsigned/' > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/userspace/report/html.o: $(BUILD)/report_html_assets.h
 
