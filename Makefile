@@ -251,6 +251,7 @@ check-integration: all
 	@bash tests/merge.sh $(BUILD)
 	@bash tests/push.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
+	@bash tests/query.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/html.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
@@ -262,6 +263,7 @@ check-integration: all
 	@bash tests/merge.sh build-san
 	@bash tests/push.sh build-san
 	@bash tests/speedscope.sh build-san
+	@bash tests/query.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san

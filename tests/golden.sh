@@ -59,6 +59,33 @@ for data in tests/golden/regions*.data tests/corpus/regions-*.data; do
 		golden "$EXP/$base.region-$r" --region="$r" --min-percent=0 "$data"
 	done
 done
+# queries (--select/--exclude/--fold/--callers/--callees/--merge-chains/--sort) and their errors
+QUERIES=(
+	"corpus/recursion-dwarf|callers-ping|--callers=ping"
+	"corpus/recursion-dwarf|callees-pong-csv|--callees=pong --format=csv"
+	"corpus/recursion-dwarf|fold-select-merge|--fold=pong --select=main --merge-chains=90 --min-percent=0 --sort=total"
+	"corpus/recursion-dwarf|fold-all|--fold=/./ --format=folded"
+	"corpus/recursion-dwarf|select-then-fold|--select=pong --fold=pong --format=folded"
+	"corpus/recursion-dwarf|fold-then-select|--fold=pong --select=pong --format=folded"
+	"corpus/recursion-dwarf|no-function|--exclude=pin"
+	"corpus/recursion-dwarf|bad-regex|--select=/pi[/"
+	"corpus/recursion-dwarf|empty-pattern|--fold=ping,"
+	"corpus/recursion-dwarf|bad-sort|--sort=name"
+	"corpus/recursion-dwarf|bad-merge|--merge-chains=0"
+	"corpus/recursion-dwarf|callers-pprof|--callers=ping --format=pprof"
+	"corpus/recursion-dwarf|two-focus|--callers=ping --callees=pong"
+	"golden/inlined|fold-inline-lines|--fold=/^hot_inline/ --lines --format=folded"
+	"golden/inlined|exclude-regex-sort|--exclude=/^ld-linux/ --sort=self --min-percent=0"
+	"golden/regions|exclude-csv|--exclude=thread_cpu_s --format=csv"
+	"golden/regions|callees-share|--callees=share --region=io"
+)
+for q in "${QUERIES[@]}"; do
+	IFS='|' read -r data name opts <<<"$q"
+	base=$(basename "$data")
+	[ "${data#corpus/}" != "$data" ] && base=corpus-$base
+	# shellcheck disable=SC2086
+	golden "$EXP/$base.query-$name" $opts "tests/$data.data"
+done
 [ "$UPDATE" = --update ] && { echo "golden: expected outputs rewritten in $EXP"; exit 0; }
 echo "golden: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

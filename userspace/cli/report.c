@@ -12,6 +12,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "format/recording.h"
+#include "model/query.h"
 #include "report/report.h"
 
 #define HELP_DONE  (-1) /* --help was printed: exit 0 */
@@ -66,7 +67,21 @@ static void report_options(FILE *out)
 	      "  --lines              one entry per source line (function (file:line)), not per "
 	      "function\n"
 	      "  --no-demangle        show C++ names as the binary spells them\n"
-	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n",
+	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n"
+	      "queries (fble's; every format's samples and call trees, not the region times or GPU\n"
+	      "tables; F is a function's name as the report prints it, exactly, or /REGEX/ (POSIX\n"
+	      "extended, matched anywhere in the name); F,G a list; applied in the order given, each\n"
+	      "repeatable; a name no function has is an error, exit 64):\n"
+	      "  --select=F[,G]       keep the samples whose stack holds every one of F, G\n"
+	      "  --exclude=F[,G]      drop the samples whose stack holds any of F, G\n"
+	      "  --fold=F[,G]         remove F's frames from each stack (its self goes to its caller;\n"
+	      "                       a stack left empty is \"[folded]\")\n"
+	      "  --callers=F          instead of the report, F's callers (\"going in\": samples holding\n"
+	      "                       the edge caller->F, each once) as text or --format=csv\n"
+	      "  --callees=F          the same for F's callees (F->callee, and F's self)\n"
+	      "  --merge-chains=P     call tree: show a node whose callee holds >= P% of its samples\n"
+	      "                       as one row \"a > b\"\n"
+	      "  --sort=self|total    only the top-functions table by self, or by total\n",
 	      out);
 }
 
@@ -146,6 +161,44 @@ static int unknown_region(const struct recording *r, const char *path, const cha
 	return ret;
 }
 
+/* A query option: c is its getopt code, one of "SXFCE". */
+static int query_option(int c, struct report_opts *o)
+{
+	static const char codes[] = "SXFCE";
+	static const char *const names[] = {"select", "exclude", "fold", "callers", "callees"};
+	enum query_kind kind = (enum query_kind)(strchr(codes, c) - codes);
+	int err;
+
+	if (!o->query && !(o->query = query__new()))
+		return log_usage(NULL, "out of memory");
+	err = query__add(o->query, kind, optarg);
+	if (err == -ENOMEM)
+		return log_usage(NULL, "out of memory");
+	if (err)
+		return log_usage(NULL, "bad --%s '%s': %s", names[kind], optarg,
+				 query__error(o->query));
+	return 0;
+}
+
+/* --merge-chains=P and --sort=self|total. */
+static int tree_option(int c, struct report_opts *o)
+{
+	char *end;
+
+	if (c == 'O') {
+		if (strcmp(optarg, "self") && strcmp(optarg, "total"))
+			return log_usage(NULL, "bad --sort '%s' (self or total)", optarg);
+		o->sort = !strcmp(optarg, "self") ? REPORT_SORT_SELF : REPORT_SORT_TOTAL;
+		return 0;
+	}
+	o->merge_chains = strtod(optarg, &end);
+	if (*end || end == optarg || !(o->merge_chains > 0 && o->merge_chains <= 100))
+		return log_usage(NULL,
+				 "bad --merge-chains '%s' (a percentage above 0, at most 100)",
+				 optarg);
+	return 0;
+}
+
 /* One option c (getopt's) into o (and -o into *output); 0, HELP_DONE, or the exit status after
  * a usage line. */
 static int report_option(int c, struct report_opts *o, const char **output, char **argv)
@@ -180,6 +233,15 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'o':
 		*output = optarg;
 		return 0;
+	case 'S':
+	case 'X':
+	case 'F':
+	case 'C':
+	case 'E':
+		return query_option(c, o);
+	case 'M':
+	case 'O':
+		return tree_option(c, o);
 	case 'h':
 		cli_usage(stdout);
 		return HELP_DONE;
@@ -209,6 +271,25 @@ static int print_to(const struct recording *r, const char *path, const struct re
 	return ret;
 }
 
+/* A usage error when the query names a function the recording has not. */
+static int bad_query(const struct recording *r, const char *path, const struct report_opts *o)
+{
+	int err = report__check_query(r, o);
+
+	if (err == -ENOENT)
+		return log_usage(NULL, "%s: %s", path, query__error(o->query));
+	return err ? PERCH_EXIT_INTERNAL : 0;
+}
+
+/* A usage error for a focus table asked of a format that has none. */
+static int focus_format(const struct report_opts *o)
+{
+	if (!query__has_focus(o->query, NULL) || o->format == REPORT_TEXT ||
+	    o->format == REPORT_CSV)
+		return 0;
+	return log_usage(NULL, "--callers and --callees print a table: --format=text or csv");
+}
+
 /* Load path and print it as o asks into output (NULL: standard output); the exit status. */
 static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
@@ -220,7 +301,8 @@ static int report_file(const char *path, const struct report_opts *o, const char
 	err = recording__load(path, &r);
 	if (!r)
 		return load_error(path, err);
-	if (o->region && (ret = unknown_region(r, path, o->region))) {
+	if ((o->region && (ret = unknown_region(r, path, o->region))) ||
+	    (ret = bad_query(r, path, o))) {
 		recording__free(r);
 		return ret;
 	}
@@ -241,6 +323,13 @@ static int run_report(int argc, char **argv)
 		{"no-demangle", no_argument, NULL, 'D'},
 		{"region", required_argument, NULL, 'r'},
 		{"output", required_argument, NULL, 'o'},
+		{"select", required_argument, NULL, 'S'},
+		{"exclude", required_argument, NULL, 'X'},
+		{"fold", required_argument, NULL, 'F'},
+		{"callers", required_argument, NULL, 'C'},
+		{"callees", required_argument, NULL, 'E'},
+		{"merge-chains", required_argument, NULL, 'M'},
+		{"sort", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -250,19 +339,25 @@ static int run_report(int argc, char **argv)
 
 	while (!ret && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
 		ret = report_option(c, &o, &output, argv);
-	if (ret)
-		return ret == HELP_DONE ? 0 : ret;
-	if (optind < argc)
+	if (!ret && optind < argc)
 		path = argv[optind++];
-	if (optind < argc)
-		return log_usage(NULL, "unexpected argument '%s'", argv[optind]);
-	return report_file(path, &o, output);
+	if (!ret && optind < argc)
+		ret = log_usage(NULL, "unexpected argument '%s'", argv[optind]);
+	if (!ret)
+		ret = focus_format(&o);
+	if (!ret)
+		ret = report_file(path, &o, output);
+	query__free(o.query);
+	return ret == HELP_DONE ? 0 : ret;
 }
 
 const struct cli_command cli_report = {
 	.name = "report",
 	.run = run_report,
-	.synopsis = "perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
-		    "                    [--lines] [--no-demangle] [-o FILE] [FILE]\n",
+	.synopsis =
+		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
+		"                    [--lines] [--no-demangle] [--select=F] [--exclude=F] [--fold=F]\n"
+		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
+		"                    [-o FILE] [FILE]\n",
 	.options = report_options,
 };

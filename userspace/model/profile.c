@@ -3,7 +3,9 @@
  * Builds the profile model from a loaded recording: maps every frame to the functions it stands
  * for (its inline chain, outermost first; same module and display name: one function) and
  * inserts every sample's expanded stack into a bounded path tree. With a region filter only the
- * samples whose region stack (rec_sample.regions) holds the name go into the tree.
+ * samples whose region stack (rec_sample.regions) holds the name go into the tree; with a query
+ * (model/query.h) each stack goes through it, and the frames' functions every output reads
+ * (profile__frame_funcs) leave out what it folds, so all outputs see the same samples.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,15 @@
 #include "lib/idxtab.h"
 #include "profile.h"
 #include "lib/vec.h"
+
+enum { SAMPLE_DROPPED, SAMPLE_KEPT, SAMPLE_FOLDED /* kept; every frame folded away */ };
+
+/* Every frame's functions as the outputs see them; aliases the profile's own without folds. */
+struct frame_view {
+	uint32_t *labels, *lines, *count;
+	size_t *off;
+	bool owned;
+};
 
 struct func {
 	char *name;
@@ -29,11 +40,14 @@ struct profile {
 	size_t cap_funcs;
 	struct idxtab func_tab; /* funcs by (module, name, kernel) */
 	uint32_t *labels;	/* every frame's functions, back to back */
-	size_t nlabels, cap_labels;
-	size_t *frame_off;     /* frame id -> first label */
-	uint32_t *frame_count; /* frame id -> number of labels (0: a region frame, no function) */
-	bool *region_match;    /* string id -> the name the region filter asks for */
-	bool *kept;	       /* sample -> inserted into the tree */
+	uint32_t *label_line;	/* label -> its line's index in rec_frame.lines */
+	size_t nlabels, cap_labels, cap_label_line;
+	size_t *frame_off;	/* frame id -> first label */
+	uint32_t *frame_count;	/* frame id -> number of labels (0: a region frame, no function) */
+	struct frame_view view; /* what the outputs read: the above less the query's folds */
+	bool *region_match;	/* string id -> the name the region filter asks for */
+	uint8_t *kept;		/* sample -> SAMPLE_DROPPED, SAMPLE_KEPT or SAMPLE_FOLDED */
+	uint32_t folded_func;	/* "[folded]", UINT32_MAX until a sample needs it */
 };
 
 static const char *base_name(const char *path)
@@ -111,12 +125,15 @@ static char *line_name(const struct profile *p, const struct recording *r,
 	return full;
 }
 
-static int push_label(struct profile *p, int func)
+static int push_label(struct profile *p, int func, uint32_t line)
 {
 	if (func < 0)
 		return func;
-	if (vec_grow(&p->labels, &p->cap_labels, p->nlabels + 1, sizeof(*p->labels), 1024))
+	if (vec_grow(&p->labels, &p->cap_labels, p->nlabels + 1, sizeof(*p->labels), 1024) ||
+	    vec_grow(&p->label_line, &p->cap_label_line, p->nlabels + 1, sizeof(*p->label_line),
+		     1024))
 		return -ENOMEM;
+	p->label_line[p->nlabels] = line;
 	p->labels[p->nlabels++] = (uint32_t)func;
 	return 0;
 }
@@ -138,7 +155,7 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	for (uint32_t k = n; k-- > 0 && !err;) {
 		char *name = line_name(p, r, f, &lines[k]);
 
-		err = name ? push_label(p, intern(p, module, name, kernel)) : -ENOMEM;
+		err = name ? push_label(p, intern(p, module, name, kernel), k) : -ENOMEM;
 	}
 	p->frame_count[i] = n;
 	return err;
@@ -168,57 +185,166 @@ static int match_regions(struct profile *p, const struct recording *r)
 	return 0;
 }
 
+/* The sample's frames' functions (view's), root first, into *labels; the count or -ENOMEM. */
+static int stack_of(const struct frame_view *v, const struct rec_sample *s, uint32_t **labels,
+		    size_t *cap)
+{
+	size_t n = 0;
+
+	for (uint32_t j = 0; j < s->nframes; j++)
+		n += v->count[s->frames[j]];
+	if (vec_grow(labels, cap, n + 1, sizeof(**labels), 64))
+		return -ENOMEM;
+	n = 0;
+	for (uint32_t j = 0; j < s->nframes; j++) {
+		uint32_t fr = s->frames[j];
+
+		memcpy(*labels + n, v->labels + v->off[fr], v->count[fr] * sizeof(**labels));
+		n += v->count[fr];
+	}
+	return (int)n;
+}
+
+static int folded_func(struct profile *p)
+{
+	char *name;
+	int f;
+
+	if (p->folded_func != UINT32_MAX)
+		return (int)p->folded_func;
+	name = strdup("[folded]");
+	f = name ? intern(p, "", name, false) : -ENOMEM;
+	if (f >= 0)
+		p->folded_func = (uint32_t)f;
+	return f;
+}
+
+/* Sample i through the region filter and the query into the tree. */
+static int insert_sample(struct profile *p, const struct recording *r, size_t i, uint32_t **labels,
+			 size_t *cap)
+{
+	const struct rec_sample *s = &r->samples[i];
+	struct frame_view raw = {p->labels, p->label_line, p->frame_count, p->frame_off, false};
+	int len, f;
+	size_t n;
+
+	if (!keep_sample(p, s))
+		return 0;
+	len = stack_of(&raw, s, labels, cap);
+	if (len < 0)
+		return len;
+	n = (size_t)len;
+	if (!query__apply(p->o.query, *labels, &n))
+		return 0;
+	p->kept[i] = SAMPLE_KEPT;
+	if (!n && len) {
+		f = folded_func(p);
+		if (f < 0)
+			return f;
+		(*labels)[n++] = (uint32_t)f;
+		p->kept[i] = SAMPLE_FOLDED;
+	}
+	return tree__insert(p->tree, *labels, n, s->count);
+}
+
 static int insert_samples(struct profile *p, const struct recording *r)
 {
 	uint32_t *labels = NULL;
 	size_t cap = 0;
 	int err = 0;
 
-	for (size_t i = 0; i < r->nsamples && !err; i++) {
-		const struct rec_sample *s = &r->samples[i];
-		size_t n = 0;
-
-		p->kept[i] = keep_sample(p, s);
-		if (!p->kept[i])
-			continue;
-		for (uint32_t j = 0; j < s->nframes; j++)
-			n += p->frame_count[s->frames[j]];
-		if (vec_grow(&labels, &cap, n, sizeof(*labels), 64)) {
-			err = -ENOMEM;
-			break;
-		}
-		n = 0;
-		for (uint32_t j = 0; j < s->nframes; j++) {
-			uint32_t fr = s->frames[j];
-
-			memcpy(labels + n, p->labels + p->frame_off[fr],
-			       p->frame_count[fr] * sizeof(*labels));
-			n += p->frame_count[fr];
-		}
-		err = tree__insert(p->tree, labels, n, s->count);
-	}
+	for (size_t i = 0; i < r->nsamples && !err; i++)
+		err = insert_sample(p, r, i, &labels, &cap);
 	free(labels);
+	return err;
+}
+
+static const char *func_name_cb(const void *p, uint32_t func)
+{
+	return profile__func_name(p, func);
+}
+
+/* The frames' functions less those the query folds (the profile's own when it folds none). */
+static int make_view(struct profile *p, const struct recording *r)
+{
+	struct frame_view *v = &p->view;
+	bool folds = false;
+	size_t n = 0;
+
+	for (uint32_t f = 0; p->o.query && f < p->nfuncs && !folds; f++)
+		folds = query__folds(p->o.query, f);
+	*v = (struct frame_view){p->labels, p->label_line, p->frame_count, p->frame_off, false};
+	if (!folds)
+		return 0;
+	*v = (struct frame_view){.owned = true};
+	v->labels = malloc((p->nlabels + 1) * sizeof(*v->labels));
+	v->lines = malloc((p->nlabels + 1) * sizeof(*v->lines));
+	v->count = calloc(r->nframes + 1, sizeof(*v->count));
+	v->off = calloc(r->nframes + 1, sizeof(*v->off));
+	if (!v->labels || !v->lines || !v->count || !v->off)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->nframes; i++) {
+		v->off[i] = n;
+		for (size_t k = p->frame_off[i]; k < p->frame_off[i] + p->frame_count[i]; k++) {
+			if (query__folds(p->o.query, p->labels[k]))
+				continue;
+			v->labels[n] = p->labels[k];
+			v->lines[n++] = p->label_line[k];
+		}
+		v->count[i] = (uint32_t)(n - v->off[i]);
+	}
+	return 0;
+}
+
+/* The functions of every frame, the query bound to them and the outputs' view of them. */
+static int map_frames(struct profile *p, const struct recording *r)
+{
+	int err = match_regions(p, r);
+
+	for (uint32_t i = 0; i < r->nframes && !err; i++)
+		err = map_frame(p, r, i);
+	if (!err && p->o.query)
+		err = query__bind(p->o.query, p->nfuncs, func_name_cb, p);
+	return err ? err : make_view(p, r);
+}
+
+static struct profile *new_profile(const struct recording *r, const struct profile_opts *opts)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (opts)
+		p->o = *opts;
+	p->folded_func = UINT32_MAX;
+	p->tree = tree__new();
+	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
+	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
+	p->kept = calloc(r->nsamples + 1, sizeof(*p->kept));
+	if (!p->tree || !p->frame_off || !p->frame_count || !p->kept) {
+		profile__free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int profile__check_query(const struct recording *r, const struct profile_opts *opts)
+{
+	struct profile *p = new_profile(r, opts);
+	int err = p ? map_frames(p, r) : -ENOMEM;
+
+	profile__free(p);
 	return err;
 }
 
 struct profile *profile__build(const struct recording *r, const struct profile_opts *opts)
 {
-	struct profile *p = calloc(1, sizeof(*p));
+	struct profile *p = new_profile(r, opts);
 	int err = -ENOMEM;
 
 	if (!p)
 		goto err_out;
-	if (opts)
-		p->o = *opts;
-	p->tree = tree__new();
-	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
-	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
-	p->kept = calloc(r->nsamples + 1, sizeof(*p->kept));
-	if (!p->tree || !p->frame_off || !p->frame_count || !p->kept)
-		goto err_out;
-	err = match_regions(p, r);
-	for (uint32_t i = 0; i < r->nframes && !err; i++)
-		err = map_frame(p, r, i);
+	err = map_frames(p, r);
 	if (!err)
 		err = insert_samples(p, r);
 	if (err)
@@ -238,7 +364,14 @@ void profile__free(struct profile *p)
 		free(p->funcs[i].name);
 	free(p->funcs);
 	idxtab__clear(&p->func_tab);
+	if (p->view.owned) {
+		free(p->view.labels);
+		free(p->view.lines);
+		free(p->view.count);
+		free(p->view.off);
+	}
 	free(p->labels);
+	free(p->label_line);
 	free(p->frame_off);
 	free(p->frame_count);
 	free(p->region_match);
@@ -274,11 +407,36 @@ bool profile__func_kernel(const struct profile *p, uint32_t func)
 
 uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uint32_t **funcs)
 {
-	*funcs = p->labels + p->frame_off[frame];
-	return p->frame_count[frame];
+	*funcs = p->view.labels + p->view.off[frame];
+	return p->view.count[frame];
+}
+
+const uint32_t *profile__frame_lines(const struct profile *p, uint32_t frame)
+{
+	return p->view.lines + p->view.off[frame];
 }
 
 bool profile__sample_kept(const struct profile *p, size_t sample)
 {
-	return p->kept[sample];
+	return p->kept[sample] != SAMPLE_DROPPED;
+}
+
+bool profile__sample_folded(const struct profile *p, size_t sample)
+{
+	return p->kept[sample] == SAMPLE_FOLDED;
+}
+
+uint32_t profile__folded_func(const struct profile *p)
+{
+	return p->folded_func;
+}
+
+int profile__sample_stack(const struct profile *p, const struct recording *r, size_t sample,
+			  uint32_t **buf, size_t *cap)
+{
+	int n = stack_of(&p->view, &r->samples[sample], buf, cap);
+
+	if (n == 0 && p->kept[sample] == SAMPLE_FOLDED)
+		(*buf)[n++] = p->folded_func;
+	return n;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "format/recording.h"
+#include "query.h"
 #include "tree.h"
 
 struct profile;
@@ -21,10 +22,17 @@ struct profile_opts {
 	bool lines;	    /* one function per source line: "name (file:line)" */
 	bool no_demangle;   /* keep C++ names as the binary spells them */
 	const char *region; /* only samples whose region stack holds this name; NULL: all */
+	/* The query (model/query.h) every sample's stack goes through after the region filter:
+	 * bound to this profile's functions by profile__build; NULL: none. */
+	struct query *query;
 };
 
-/* opts may be NULL (by function, demangled). NULL + errno. */
+/* opts may be NULL (by function, demangled). NULL + errno (ENOENT: the query names a function
+ * the recording has not; query__error() says which). */
 struct profile *profile__build(const struct recording *r, const struct profile_opts *opts);
+/* Whether opts' query binds to the recording's functions, without building the tree (cheap):
+ * 0, -ENOENT (query__error() says which), -ENOMEM. */
+int profile__check_query(const struct recording *r, const struct profile_opts *opts);
 void profile__free(struct profile *p);
 
 const struct tree *profile__tree(const struct profile *p);
@@ -34,11 +42,23 @@ const char *profile__func_name(const struct profile *p, uint32_t func);
 const char *profile__func_module(const struct profile *p, uint32_t func); /* base name */
 bool profile__func_kernel(const struct profile *p, uint32_t func);
 /* The functions a frame of the recording stands for, outermost first: the out-of-line function
- * and then each function inlined into it down to the one holding the address. Returns the
- * count (at least 1; 0 for a region frame); *funcs stays valid while p lives. */
+ * and then each function inlined into it down to the one holding the address, less those the
+ * query folds. Returns the count (0 for a region frame, or one the query folded away); *funcs
+ * stays valid while p lives. */
 uint32_t profile__frame_funcs(const struct profile *p, uint32_t frame, const uint32_t **funcs);
+/* For each of profile__frame_funcs()'s functions, the index of its line in rec_frame.lines
+ * (innermost first; 0 for a frame without lines). */
+const uint32_t *profile__frame_lines(const struct profile *p, uint32_t frame);
+/* The stack sample (by index) went into the tree with: its frames' functions (the query
+ * applied), root first, into *buf (grown as needed, the caller frees it). The count, or -ENOMEM. */
+int profile__sample_stack(const struct profile *p, const struct recording *r, size_t sample,
+			  uint32_t **buf, size_t *cap);
+/* Whether the query's folds removed every frame of the (kept) sample: it counts as the one
+ * function "[folded]" (profile__folded_func()). */
+bool profile__sample_folded(const struct profile *p, size_t sample);
+uint32_t profile__folded_func(const struct profile *p); /* UINT32_MAX when no sample was */
 
-/* Whether the region filter kept the sample (by its index in the recording) in the tree. */
+/* Whether the region filter and the query kept the sample (by its index in the recording) in the tree. */
 bool profile__sample_kept(const struct profile *p, size_t sample);
 
 #endif /* PERCH_PROFILE_H */

@@ -56,6 +56,8 @@ struct build {
 	struct mnode *mn;
 	size_t nmn, cap_mn;
 	uint32_t *onpath; /* region -> activations of it on the current tree path */
+	bool (*keep)(const void *ctx, size_t sample); /* samples counted (NULL: all) */
+	const void *keep_ctx;
 };
 
 static int by_string(const void *a, const void *b, void *r)
@@ -276,8 +278,11 @@ static int add_samples(struct build *b)
 	size_t *stamp = calloc(b->t->nregions + 1, sizeof(*stamp));
 	int err = stamp ? 0 : -ENOMEM;
 
-	for (size_t i = 0; !err && i < r->nsamples; i++)
-		err = add_per_region(b, &r->samples[i], stamp, i + 1, r->samples[i].count, false);
+	for (size_t i = 0; !err && i < r->nsamples; i++) {
+		if (!b->keep || b->keep(b->keep_ctx, i))
+			err = add_per_region(b, &r->samples[i], stamp, i + 1, r->samples[i].count,
+					     false);
+	}
 	free(stamp);
 	return err;
 }
@@ -455,8 +460,14 @@ static int finish(struct build *b)
 
 struct regiontab *regiontab__new(const struct recording *r)
 {
+	return regiontab__new_kept(r, NULL, NULL);
+}
+
+struct regiontab *regiontab__new_kept(const struct recording *r,
+				      bool (*keep)(const void *ctx, size_t sample), const void *ctx)
+{
 	struct regiontab *t = calloc(1, sizeof(*t));
-	struct build b = {.r = r, .t = t};
+	struct build b = {.r = r, .t = t, .keep = keep, .keep_ctx = ctx};
 	int err = -ENOMEM;
 
 	if (!t)

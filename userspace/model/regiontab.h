@@ -44,6 +44,11 @@ struct regiontab;
 
 /* NULL + errno (ENOMEM). The table borrows r's strings: free it before r. */
 struct regiontab *regiontab__new(const struct recording *r);
+/* The same with only the samples keep(ctx, sample index) says yes to in the samples counts (a
+ * query's: the times stay exact, they are not samples); keep NULL: every sample. */
+struct regiontab *regiontab__new_kept(const struct recording *r,
+				      bool (*keep)(const void *ctx, size_t sample),
+				      const void *ctx);
 void regiontab__free(struct regiontab *t);
 
 /* Regions in report order: total time, calls, samples (all descending), then name. */

@@ -292,6 +292,7 @@ static void put_ticks(struct chrome *x)
 		const struct rec_sample *s;
 		uint32_t leaf = 0;
 		bool any = false;
+		const char *none;
 
 		if (r->events[i].sample >= r->nsamples ||
 		    !profile__sample_kept(x->p, r->events[i].sample))
@@ -300,7 +301,9 @@ static void put_ticks(struct chrome *x)
 		event_start(x, 'i', s->pid, s->tid, r->events[i].time_ns);
 		fputs(",\"s\":\"t\",\"cat\":\"cpu\",\"args\":{\"stack\":\"", x->out);
 		put_stack(x, s, &leaf, &any);
-		fputs(any ? "\"" : "[no stack]\"", x->out);
+		none = profile__sample_folded(x->p, r->events[i].sample) ? "[folded]"
+									 : "[no stack]";
+		fprintf(x->out, "%s\"", any ? "" : none);
 		for (uint32_t j = 0; j < s->nregions; j++) {
 			fputs(j ? ";" : ",\"regions\":\"", x->out);
 			report_json_chars(x->out, recording__string(r, s->regions[j]));
@@ -308,10 +311,10 @@ static void put_ticks(struct chrome *x)
 		fputs(s->nregions ? "\"},\"name\":\"" : "},\"name\":\"", x->out);
 		if (any)
 			report_json_chars(x->out, profile__func_name(x->p, leaf));
-		fputs(!any				 ? "[no stack]\"}"
-		      : profile__func_kernel(x->p, leaf) ? "_[k]\"}"
-							 : "\"}",
-		      x->out);
+		fprintf(x->out, "%s\"}",
+			!any				   ? none
+			: profile__func_kernel(x->p, leaf) ? "_[k]"
+							   : "");
 	}
 }
 

@@ -138,7 +138,8 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 	struct profile_opts po = {.sz = sizeof(po),
 				  .lines = o->lines,
 				  .no_demangle = o->no_demangle,
-				  .region = o->region};
+				  .region = o->region,
+				  .query = o->query};
 
 	return profile__build(r, &po);
 }

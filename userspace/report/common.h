@@ -14,6 +14,7 @@
 #include "format/keys.h"
 #include "format/recording.h"
 #include "model/profile.h"
+#include "model/query.h"
 #include "model/regiontab.h"
 #include "report.h"
 
@@ -58,6 +59,9 @@ void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 void report_json_chars(FILE *f, const char *s);
 void report_json_str(FILE *f, const char *s);
 
+/* report/csv.c: s as one CSV field (RFC 4180 quoting). */
+void report_csv_field(const char *s, FILE *out);
+
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);
 /* The mean time per timed call of a region (0 with none). */
@@ -74,6 +78,13 @@ void report_print_tree_nodes(const struct profile *p, const struct tree *t, doub
  * p labels its call tree, o gives --top and --min-percent. */
 void report_print_gpu(const struct recording *r, const struct profile *p,
 		      const struct report_opts *o, FILE *out);
+/* report/callers.c: --callers=F / --callees=F, the table instead of the report (text; with
+ * --format=csv as CSV). */
+int report_callers(const struct recording *r, const char *path, const struct report_opts *o,
+		   FILE *out);
+/* report/text.c: the line saying which query made the samples, "" without one. */
+void report_print_query(const struct report_opts *o, const struct profile *p, uint64_t all,
+			FILE *out);
 /* report/regions.c: the regions section of the text report (table, tree, notes). */
 void report_print_regions(const struct recording *r, const struct regiontab *t, FILE *out);
 

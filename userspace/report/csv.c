@@ -10,7 +10,7 @@
 #include "common.h"
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-static void csv_field(const char *s, FILE *out)
+void report_csv_field(const char *s, FILE *out)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, out);
@@ -35,7 +35,7 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 {
 	uint64_t timed = region_stat__timed(s);
 
-	csv_field(name, out);
+	report_csv_field(name, out);
 	if (th)
 		fprintf(out, ",%" PRIu32, th->tid);
 	else
@@ -57,15 +57,28 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 	fputc('\n', out);
 }
 
+static bool kept(const void *p, size_t sample)
+{
+	return profile__sample_kept(p, sample);
+}
+
 int report_csv(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
 {
-	struct regiontab *t = regiontab__new(r);
+	struct profile *p = NULL;
+	struct regiontab *t;
 	bool gpu;
+	int err;
 
 	(void)path;
-	(void)o;
-	if (!t)
+	/* a query (--select, ...): the samples column counts the samples it keeps */
+	if (query__active(o->query) && !(p = report_profile(r, o)))
 		return -errno;
+	t = p ? regiontab__new_kept(r, kept, p) : regiontab__new(r);
+	if (!t) {
+		err = -errno;
+		profile__free(p);
+		return err;
+	}
 	/* gpu_s: GPU time launched inside, when a launch's stack is known (appended: a recording
 	 * without one keeps its columns). */
 	gpu = regiontab__has_gpu(t);
@@ -81,5 +94,6 @@ int report_csv(const struct recording *r, const char *path, const struct report_
 			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, gpu, out);
 	}
 	regiontab__free(t);
+	profile__free(p);
 	return 0;
 }

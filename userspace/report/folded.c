@@ -56,8 +56,8 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 		}
 		nfuncs += n;
 	}
-	if (!nfuncs)
-		fputs(";[no stack]", f); /* neither stack could be read: counted in the header */
+	if (!nfuncs) /* the query folded every frame, or neither stack could be read (header) */
+		fputs(profile__sample_folded(p, i) ? ";[folded]" : ";[no stack]", f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

@@ -59,7 +59,8 @@ struct pprof {
 	struct u64map func_of; /* (profile function << 32 | file string id) -> function id */
 	pb_function *funcs;
 	size_t nfuncs, cap_funcs;
-	uint64_t *location_of; /* recording frame -> location id (0: a region frame) */
+	uint64_t *location_of; /* recording frame -> location id (0: a region or folded frame) */
+	uint64_t folded_loc;   /* "[folded]"'s location: stacks the query folded away (0: none) */
 	pb_location *locs;
 	size_t nlocs;
 	pb_line *lines;
@@ -186,6 +187,7 @@ static int add_location(struct pprof *x, uint32_t i, pb_location *l, pb_line *li
 	const struct rec_frame *fr = &x->r->frames[i];
 	const uint32_t *fns;
 	uint32_t n = profile__frame_funcs(x->p, i, &fns);
+	const uint32_t *li = profile__frame_lines(x->p, i);
 	int64_t map = mapping_id(x, fr->module, fr->offset, n > 1);
 
 	if (map < 0)
@@ -199,7 +201,8 @@ static int add_location(struct pprof *x, uint32_t i, pb_location *l, pb_line *li
 	l->address = fr->offset;
 	l->n_line = n;
 	for (uint32_t k = 0; k < n; k++) {
-		const struct rec_line *rl = k < fr->nlines ? &fr->lines[k] : NULL;
+		const struct rec_line *rl =
+			li[n - 1 - k] < fr->nlines ? &fr->lines[li[n - 1 - k]] : NULL;
 		int64_t fn = function_id(x, fns[n - 1 - k], rl ? rl->file : 0);
 
 		if (fn < 0)
@@ -209,6 +212,30 @@ static int add_location(struct pprof *x, uint32_t i, pb_location *l, pb_line *li
 		lines[k].line = rl ? rl->line : 0;
 		l->line[k] = &lines[k];
 	}
+	return 0;
+}
+
+/* "[folded]" (--fold took every frame of a sample): a location of its own, in the slots
+ * add_locations() keeps past the frames'. */
+static int add_folded_location(struct pprof *x, pb_location *l, pb_line *line)
+{
+	uint32_t folded = profile__folded_func(x->p);
+	int64_t fn = folded == UINT32_MAX ? 0 : function_id(x, folded, 0);
+
+	if (folded == UINT32_MAX)
+		return 0;
+	if (fn < 0)
+		return -ENOMEM;
+	perftools__profiles__location__init(l);
+	l->line = calloc(1, sizeof(*l->line));
+	if (!l->line)
+		return -ENOMEM;
+	l->id = ++x->nlocs;
+	perftools__profiles__line__init(line);
+	line->function_id = (uint64_t)fn;
+	l->line[0] = line;
+	l->n_line = 1;
+	x->folded_loc = l->id;
 	return 0;
 }
 
@@ -237,7 +264,7 @@ static int add_locations(struct pprof *x)
 		x->location_of[i] = l->id;
 		used += n;
 	}
-	return 0;
+	return add_folded_location(x, &x->locs[x->nlocs], x->lines + used);
 }
 
 static pb_label *label(pb_sample *s, int64_t key)
@@ -299,10 +326,16 @@ static int add_sample(struct pprof *x, pb_sample *ps, const struct rec_sample *s
 
 	if (k_pid < 0 || k_tid < 0 || k_thread < 0 || comm < 0)
 		return -ENOMEM;
-	ps->n_location_id = nframes;
+	ps->n_location_id = 0;
 	ps->location_id = ids;
-	for (uint32_t j = 0; j < nframes; j++)
-		ids[j] = x->location_of[s->frames[nframes - 1 - j]];
+	for (uint32_t j = 0; j < nframes; j++) {
+		uint64_t id = x->location_of[s->frames[nframes - 1 - j]];
+
+		if (id) /* not a frame the query folded */
+			ids[ps->n_location_id++] = id;
+	}
+	if (!ps->n_location_id && profile__sample_folded(x->p, (size_t)(s - x->r->samples)))
+		ids[ps->n_location_id++] = x->folded_loc;
 	ps->n_value = x->gpu_ns ? 3 : 2;
 	ps->value = values;
 	label(ps, k_pid)->num = s->pid;

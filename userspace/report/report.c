@@ -27,7 +27,20 @@ int report__print(const struct recording *r, const char *path, const struct repo
 {
 	if ((unsigned int)o->format >= REPORT_NR)
 		return -EINVAL;
+	if (query__has_focus(o->query, NULL))
+		return report_callers(r, path, o, out);
 	return report_outputs[o->format].print(r, path, o, out);
+}
+
+int report__check_query(const struct recording *r, const struct report_opts *o)
+{
+	struct profile_opts po = {.sz = sizeof(po),
+				  .lines = o->lines,
+				  .no_demangle = o->no_demangle,
+				  .region = o->region,
+				  .query = o->query};
+
+	return o->query ? profile__check_query(r, &po) : 0;
 }
 
 static int by_name(const void *a, const void *b)

@@ -37,6 +37,11 @@
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
 #undef REPORT_ENUM
 
+struct query;
+
+/* --sort: the text's top-functions tables (both by default, self first). */
+enum report_sort { REPORT_SORT_BOTH, REPORT_SORT_SELF, REPORT_SORT_TOTAL };
+
 struct report_opts {
 	size_t sz;
 	enum report_format format;
@@ -46,6 +51,12 @@ struct report_opts {
 	bool no_demangle;   /* keep C++ names mangled */
 	const char *
 		region; /* text, folded, pprof, speedscope: samples inside this region (NULL: all) */
+	/* --select/--exclude/--fold (every output's samples and call trees; not the region times
+	 * or the GPU tables) and --callers/--callees (their table instead of the report): NULL
+	 * for none. */
+	struct query *query;
+	double merge_chains;   /* text call tree: merge chains at this % (0: off) */
+	enum report_sort sort; /* text: which top-functions tables, in which order */
 };
 
 /* An output: path is the recording's, as the text header names it. 0 or -errno. */
@@ -71,6 +82,9 @@ int report__find_region(const struct recording *r, const char *name);
 /* The recording's region names in name order, ", " between them ("" for none); the caller frees
  * it. NULL on ENOMEM. */
 char *report__region_names(const struct recording *r);
+/* 0 when o's query names only functions the recording has; -ENOENT (query__error() says
+ * which), -ENOMEM. Cheap: no tree is built. */
+int report__check_query(const struct recording *r, const struct report_opts *o);
 void report__summary(const struct recording *r, const char *path, FILE *out);
 
 struct diff;

@@ -103,11 +103,11 @@ static int put_stack(struct ss *x, const struct rec_sample *s)
 		const struct rec_frame *fr = &r->frames[s->frames[j]];
 		const uint32_t *fns;
 		uint32_t n = profile__frame_funcs(x->p, s->frames[j], &fns);
+		const uint32_t *li = profile__frame_lines(x->p, s->frames[j]);
 
 		for (uint32_t k = 0; !err && k < n; k++) {
 			/* the recording's LINES are innermost first */
-			const struct rec_line *rl =
-				n - 1 - k < fr->nlines ? &fr->lines[n - 1 - k] : NULL;
+			const struct rec_line *rl = li[k] < fr->nlines ? &fr->lines[li[k]] : NULL;
 			struct ss_frame f = {SS_FUNC, fns[k], rl && x->lines ? rl->file : 0,
 					     rl && x->lines ? rl->line : 0};
 
@@ -115,7 +115,13 @@ static int put_stack(struct ss *x, const struct rec_sample *s)
 		}
 		funcs |= n > 0;
 	}
-	if (!err && !funcs) /* neither stack could be read, as folded shows it */
+	if (!err && !funcs && profile__sample_folded(x->p, (size_t)(s - r->samples))) {
+		uint32_t ff = profile__folded_func(x->p); /* the query folded every frame */
+
+		err = put_index(
+			x, frame_index(x, &x->func_frame[ff], (struct ss_frame){SS_FUNC, ff, 0, 0}),
+			&first);
+	} else if (!err && !funcs) /* neither stack could be read, as folded shows it */
 		err = put_index(
 			x, frame_index(x, &x->no_stack, (struct ss_frame){SS_NO_STACK, 0, 0, 0}),
 			&first);

@@ -131,6 +131,21 @@ static void print_time_axis(const struct recording *r, FILE *out)
 		t.resolution_ns / 1e6);
 }
 
+void report_print_query(const struct report_opts *o, const struct profile *p, uint64_t all,
+			FILE *out)
+{
+	uint64_t kept = tree__total_weight(profile__tree(p));
+
+	if (!query__active(o->query))
+		return;
+	fprintf(out,
+		"query      %s keeps %" PRIu64 " of %" PRIu64
+		" samples (%.2f%%)%s: the functions and the call trees count only these; region "
+		"times and GPU tables are the whole recording's\n",
+		query__describe(o->query), kept, all, report_pct(kept, all),
+		o->region ? " inside the region" : "");
+}
+
 static void print_header(const struct recording *r, const char *path, const struct report_opts *o,
 			 const struct profile *p, FILE *out)
 {
@@ -165,6 +180,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 			o->region, kept, report_sample_total(r),
 			report_pct(kept, report_sample_total(r)));
 	}
+	report_print_query(o, p, report_sample_total(r), out);
 	print_time_axis(r, out);
 	print_losses(r, out);
 	print_other_losses(r, out);
@@ -229,6 +245,7 @@ struct tree_ctx {
 	uint64_t all;
 	double min_percent;
 	FILE *out;
+	double merge; /* --merge-chains: 0 for none */
 	char prefix[512];
 };
 
@@ -241,12 +258,38 @@ static int by_inclusive_desc(const void *a, const void *b, void *tree)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* --merge-chains: the self of node and of each node merged into its row. */
+static uint64_t chain_self(const struct tree_ctx *c, size_t node)
+{
+	uint64_t self = tree__node_self(c->t, node);
+
+	while (c->merge > 0 && (node = query_chain_next(c->t, node, c->merge)))
+		self += tree__node_self(c->t, node);
+	return self;
+}
+
+/* The rest of node's row: " > child" for each node merged into it, and the line's end; the last
+ * node of the chain, whose callees come next. */
+static size_t print_chain(const struct tree_ctx *c, size_t node)
+{
+	size_t next;
+
+	while (c->merge > 0 && (next = query_chain_next(c->t, node, c->merge))) {
+		uint32_t f = tree__node_label(c->t, next);
+
+		fprintf(c->out, " > %s%s", profile__func_name(c->p, f), kmark(c->p, f));
+		node = next;
+	}
+	fputc('\n', c->out);
+	return node;
+}
+
 static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 {
 	const size_t *kids;
 	size_t n = tree__node_children(c->t, node, &kids), shown = 0, hidden = 0;
 	size_t *order = malloc((n + 1) * sizeof(*order));
-	size_t len = strlen(c->prefix);
+	size_t len = strlen(c->prefix), last;
 
 	if (!order)
 		return;
@@ -262,12 +305,13 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 			continue;
 		}
 		shown++;
-		fprintf(c->out, "%s%6.2f%% %6.2f%%  %s%s\n", c->prefix, report_pct(inc, c->all),
-			report_pct(tree__node_self(c->t, order[i]), c->all),
-			profile__func_name(c->p, f), kmark(c->p, f));
+		fprintf(c->out, "%s%6.2f%% %6.2f%%  %s%s", c->prefix, report_pct(inc, c->all),
+			report_pct(chain_self(c, order[i]), c->all), profile__func_name(c->p, f),
+			kmark(c->p, f));
+		last = print_chain(c, order[i]);
 		if (len + 2 < sizeof(c->prefix) && depth < 200) {
 			strcpy(c->prefix + len, "  ");
-			print_node(c, order[i], depth + 1);
+			print_node(c, last, depth + 1);
 			c->prefix[len] = 0;
 		}
 	}
@@ -277,19 +321,28 @@ static void print_node(struct tree_ctx *c, size_t node, size_t depth)
 	free(order);
 }
 
-void report_print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
-			     FILE *out)
+static void print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
+			     double merge, FILE *out)
 {
-	struct tree_ctx c = {.p = p, .t = t, .min_percent = min_percent, .out = out};
+	struct tree_ctx c = {
+		.p = p, .t = t, .min_percent = min_percent, .merge = merge, .out = out};
 
 	c.all = tree__total_weight(t);
 	strcpy(c.prefix, "  ");
 	print_node(&c, 0, 0);
 }
 
-static void print_tree(const struct profile *p, double min_percent, const char *region, FILE *out)
+void report_print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
+			     FILE *out)
+{
+	print_tree_nodes(p, t, min_percent, 0, out);
+}
+
+static void print_tree(const struct profile *p, const struct report_opts *o, FILE *out)
 {
 	const struct tree *t = profile__tree(p);
+	const char *region = o->region;
+	double min_percent = o->min_percent;
 
 	fprintf(out,
 		"\nCall tree (bounded path tree: recursion folded so no caller->callee pair repeats "
@@ -301,7 +354,13 @@ static void print_tree(const struct profile *p, double min_percent, const char *
 	else
 		fprintf(out, "  %7s %7s  (%% of all samples", "total", "self");
 	fprintf(out, "; nodes below %.2f%% hidden: --min-percent)\n", min_percent);
-	report_print_tree_nodes(p, t, min_percent, out);
+	if (o->merge_chains > 0)
+		fprintf(out,
+			"  (--merge-chains=%g: \"a > b\" is a caller shown with the callee holding >= "
+			"%g%% of its samples; total is the caller's, self the whole chain's; the other "
+			"callees of a merged caller are not shown)\n",
+			o->merge_chains, o->merge_chains);
+	print_tree_nodes(p, t, min_percent, o->merge_chains, out);
 }
 
 int report_text(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
@@ -320,9 +379,11 @@ int report_text(const struct recording *r, const char *path, const struct report
 	print_header(r, path, o, p, out);
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
-	report_print_top(p, true, o->top, out);
-	report_print_top(p, false, o->top, out);
-	print_tree(p, o->min_percent, o->region, out);
+	if (o->sort != REPORT_SORT_TOTAL)
+		report_print_top(p, true, o->top, out);
+	if (o->sort != REPORT_SORT_SELF)
+		report_print_top(p, false, o->top, out);
+	print_tree(p, o, out);
 cleanup:
 	regiontab__free(t);
 	profile__free(p);

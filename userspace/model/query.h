@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queries on a profile (fble's viewer; README "Queries"): an ordered list of modifiers (select,
+ * exclude, fold) applied to each sample's stack of functions, the callers ("going in") and
+ * callees ("going out") table of a focus function, and the call tree's chain merging.
+ *
+ * A function is named by its printed name, exactly, or by /REGEX/ (POSIX extended, matched
+ * anywhere in the name). An argument is a comma list of such patterns. Functions are the
+ * caller's dense ids; query__bind() matches every pattern against their names once, so applying
+ * the query to a stack costs no string work.
+ */
+#ifndef PERCH_QUERY_H
+#define PERCH_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tree.h"
+
+enum query_kind {
+	QUERY_SELECT,  /* keep the stacks holding every pattern (each at least once) */
+	QUERY_EXCLUDE, /* drop the stacks holding any pattern */
+	QUERY_FOLD,    /* remove the frames of every pattern's functions from each stack */
+	QUERY_CALLERS, /* the focus: the table of its callers (not a modifier) */
+	QUERY_CALLEES, /* the focus: the table of its callees (not a modifier) */
+};
+
+/* Table rows that are not a function: the focus as the root frame, and the focus's self. */
+#define QUERY_ROOT UINT32_MAX
+#define QUERY_SELF (UINT32_MAX - 1)
+
+struct query;
+
+/* An empty query (it keeps every stack as it is). NULL + errno. */
+struct query *query__new(void);
+void query__free(struct query *q);
+
+/* Append a modifier (or, QUERY_CALLERS/QUERY_CALLEES, set the focus) with a comma list of
+ * patterns. 0; -EINVAL for an empty pattern, a bad regex or a second focus (query__error()
+ * says which); -ENOMEM. */
+int query__add(struct query *q, enum query_kind kind, const char *arg);
+/* Why the last query__add() or query__bind() failed: one line, no newline. */
+const char *query__error(const struct query *q);
+/* Whether any modifier is set; whether a focus is. */
+bool query__active(const struct query *q);
+bool query__has_focus(const struct query *q, enum query_kind *kind);
+/* The modifiers as the command line spells them ("--fold=X --select=Y"), for report headers;
+ * the focus's patterns as given ("" without a focus). */
+const char *query__describe(const struct query *q);
+const char *query__focus_text(const struct query *q);
+
+/* Match every pattern against functions 0..nfuncs-1 named by name(ctx, f). 0; -ENOENT when a
+ * pattern names no function (query__error() names it and the closest names); -ENOMEM. */
+int query__bind(struct query *q, uint32_t nfuncs, const char *(*name)(const void *ctx, uint32_t f),
+		const void *ctx);
+
+/* Apply the bound query's modifiers in order to stack[0..*n) (root first), in place: *n is the
+ * length left after the folds. false when a select or exclude drops the stack. A stack that the
+ * folds left empty is kept with *n == 0 (the caller shows it as "[folded]"). */
+bool query__apply(const struct query *q, uint32_t *stack, size_t *n);
+/* Whether a fold of the bound query removes function f (from every stack it is on). */
+bool query__folds(const struct query *q, uint32_t f);
+
+/* The focus's table: feed it every kept, transformed stack. */
+struct query_table;
+struct query_row {
+	uint32_t func; /* a function, QUERY_ROOT or QUERY_SELF */
+	uint64_t count;
+};
+struct query_table *query_table__new(const struct query *q);
+void query_table__free(struct query_table *t);
+/* Count one stack of weight w: each caller (callee) row once however often its edge repeats. */
+int query_table__add(struct query_table *t, const uint32_t *stack, size_t n, uint64_t w);
+/* The rows, largest count first (ties by id); *total: the samples holding the focus (each
+ * once), *self: those whose leaf it is; *all: every stack added. Valid until the next add. */
+size_t query_table__rows(struct query_table *t, const struct query_row **rows, uint64_t *total,
+			 uint64_t *self, uint64_t *all);
+
+/* The call tree's chain merging: the child of node that holds >= percent % of node's samples
+ * (the largest such), to be shown on node's row as "node > child"; 0 when none does. */
+size_t query_chain_next(const struct tree *t, size_t node, double percent);
+
+#endif /* PERCH_QUERY_H */
