@@ -2,15 +2,16 @@
 # --format=html in a real browser: Debian's chromium, headless, driven by playwright-core
 # (tests/browser/, installed by scripts/install-deps.sh) through tests/browser/html_check.js, on
 # the recordings of tests/golden/ and tests/corpus/ that load cleanly and on ones tests/mkrec
-# writes (regions and time windows; one of 1M samples). Per recording: the page loads from file://
-# with no error and no request; its top functions equal `perch report`'s tables; the callers and
-# callees of a function clicked into equal the ones counted from `--format=folded`; an exclude
-# chip gives the totals of folded without the stacks holding it (and the CLI's own --exclude,
-# once perch has it); the link reproduces the view; a screenshot is kept (its path printed).
-# With root and the CUDA fixtures, also a live `perch record --gpu` through the stand-in CUPTI:
-# its GPU tab's kernels equal the text report's. `perch diff --format=html` of two pairs of
-# recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js). Bad input: an unwritable -o gives one line on
-# stderr and its exit status.
+# writes (regions and time windows; one of 1M samples). Per recording: the page loads from
+# file:// with no error and no request; its top functions equal `perch report`'s tables; the
+# callers and callees of a function clicked into equal the ones counted from `--format=folded`;
+# an exclude chip, then a fold chip, give folded's totals with the function's stacks dropped
+# (its frames removed), and so does the "CLI:" line the page shows for that view, run (where
+# perch has the query options); the link reproduces the view; a screenshot is kept (its path
+# printed). With root and the CUDA fixtures, also a live `perch record --gpu` through the
+# stand-in CUPTI: its GPU tab's kernels equal the text report's. `perch diff --format=html` of
+# two pairs of recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js).
+# Bad input: an unwritable -o gives one line on stderr and its exit status.
 #   bash tests/html.sh [BUILD]
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -61,9 +62,10 @@ else
 	echo "html: live GPU stand-in recording skipped (needs root and perch built with CUDA: make cuda-fixtures)"
 fi
 
-# The CLI's own --exclude, where perch has it (model/query.c): the page must equal it too.
-PERCH_EXCLUDE=
-"$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_EXCLUDE=$PERCH
+# The CLI's own query options, where perch has them (model/query.c): the view's "CLI:" line is run
+# and must count what the page does.
+PERCH_CLI=
+"$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_CLI=$PERCH
 
 # page SHOT DATA [OPTION...]: the page of DATA (with the report options given) in chromium
 page() {
@@ -73,8 +75,7 @@ page() {
 	check "$shot: export" "$?:$(cat "$T/err")" "0:"
 	"$PERCH" report "$@" "$data" >"$T/text" 2>/dev/null
 	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
-	out=$(cd tests/browser && PERCH_EXCLUDE=$PERCH_EXCLUDE RECORDING=$data \
-		node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
 	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
 	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
 }

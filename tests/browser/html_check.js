@@ -1,17 +1,17 @@
 // perch report --format=html in a real browser (Debian's chromium, headless, driven by
 // playwright-core): the page's numbers against the CLI's on the same recording (tests/html.sh).
 //
-//   [PERCH_EXCLUDE=build/perch RECORDING=FILE] node html_check.js PAGE.html TEXT FOLDED SHOT.png
+//   [PERCH_CLI=build/perch] node html_check.js PAGE.html TEXT FOLDED SHOT.png
 //
 // TEXT is `perch report` (its top-functions tables), FOLDED `perch report --format=folded`. The
 // checks: the page loads from file:// with no error and no request leaving the file; its
 // functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
 // order of numbers; a function's callers and callees (clicked into from the table) equal the ones
 // counted from FOLDED, and clicking a caller opens it with the function selected; an exclude chip added through the form gives the totals of FOLDED without
-// the stacks holding it (and, given PERCH_EXCLUDE, what `perch report --exclude=NAME
-// --format=folded RECORDING` counts: the CLI's own query); the link (location.hash) reproduces that view in a new page;
+// the stacks holding it, and so does the page's "CLI:" line run with --format=folded (given
+// PERCH_CLI: perch with the query options); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals; a fold chip gives folded's stacks without the function
-// (self and total); a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
+// (self and total), as its CLI line does; a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
 'use strict';
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -177,31 +177,37 @@ function pickExclude(stacks) {
 	return best;
 }
 
-/* The CLI's --exclude=name as folded stacks, when perch has it; null otherwise. */
-function cliExclude(name) {
-	if (!process.env.PERCH_EXCLUDE) return null;
-	const file = path.join(require('os').tmpdir(), 'perch-html-excl-' + process.pid);
-	fs.writeFileSync(file, execFileSync(path.resolve('../..', process.env.PERCH_EXCLUDE),
-		['report', '--format=folded', '--exclude=' + name, path.resolve('../..', process.env.RECORDING)]));
+/* The view's "CLI:" line run as it reads (perch being PERCH_CLI, in the repository), with
+ * --format=folded: its stacks; null when perch has no query options (PERCH_CLI unset). */
+function cliView(line) {
+	if (!process.env.PERCH_CLI) return null;
+	const file = path.join(require('os').tmpdir(), 'perch-html-cli-' + process.pid);
+	const cmd = line.replace(/^perch /, "'" + path.resolve('../..', process.env.PERCH_CLI) + "' ") +
+		' --format=folded > ' + file;
+	execFileSync('bash', ['-c', cmd], { cwd: path.resolve('../..') });
 	const st = parseFolded(file);
 	fs.unlinkSync(file);
 	return st;
 }
 
+/* A name as one pattern of the form's comma list: /^...$/ when it holds a comma. */
+function pattern(name) {
+	return name.includes(',') ? '/^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/' : name;
+}
+
 async function checkExclude(page, browser, stacks, name) {
 	await page.click('#tab-functions');
 	await page.selectOption('#add-kind', 'exclude');
-	await page.fill('#add-pattern', name);
+	await page.fill('#add-pattern', pattern(name));
 	await page.click('#add-filter button[type=submit]');
 	await page.waitForSelector('.chip[data-kind=exclude]');
 	const want = totals(stacks.filter((s) => !s.frames.includes(name)));
 	const got = await pageTotals(page);
 	sameMap('totals with exclude ' + name, got, want.total);
-	const cli = cliExclude(name);
-	if (cli) sameMap('totals with exclude ' + name + ' (perch report --exclude)', got, totals(cli).total);
 	const line = await page.textContent('#cli');
-	if (!line.includes('--exclude=' + name) && !line.includes("'--exclude=" + name))
-		fail('CLI line lacks the exclude: ' + line);
+	const cli = cliView(line);
+	if (cli) sameMap('totals with exclude ' + name + ' (' + line + ')', got, totals(cli).total);
+	if (!line.includes('--exclude=')) fail('CLI line lacks the exclude: ' + line);
 	const link = page.url();
 	const other = await browser.newPage();
 	await other.goto(link);
@@ -215,7 +221,7 @@ async function checkExclude(page, browser, stacks, name) {
 /* fold name: its frames leave every stack (a stack left empty is "[folded]"): self and total. */
 async function checkFold(page, stacks, name) {
 	await page.selectOption('#add-kind', 'fold');
-	await page.fill('#add-pattern', name);
+	await page.fill('#add-pattern', pattern(name));
 	await page.click('#add-filter button[type=submit]');
 	await page.waitForSelector('.chip[data-kind=fold]');
 	const folded = stacks.map((s) => {
@@ -223,7 +229,11 @@ async function checkFold(page, stacks, name) {
 		return { frames: fr.length || !s.frames.length ? fr : ['[folded]'], count: s.count };
 	});
 	const want = totals(folded);
-	sameMap('totals with fold ' + name, await pageTotals(page), want.total);
+	const got = await pageTotals(page);
+	sameMap('totals with fold ' + name, got, want.total);
+	const line = await page.textContent('#cli');
+	const cli = cliView(line);
+	if (cli) sameMap('totals with fold ' + name + ' (' + line + ')', got, totals(cli).total);
 	const rows = await tableRows(page, 'table.funcs');
 	sameMap('self with fold ' + name, new Map(rows.map((r) => [r[0], Number(r[2])])), want.self);
 	await page.click('.chip[data-kind=fold] button');

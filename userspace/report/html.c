@@ -81,9 +81,9 @@ static uint32_t index_of(uint32_t *slot_of, uint32_t *ids, uint32_t *n, uint32_t
 
 /* The nodes a sample's stacks end at, *node (functions) and *rnode (regions); new nodes are
  * written to out ("nodes" then "rnodes" are written in two passes: which says which). */
-static int sample_nodes(struct html *h, const struct rec_sample *s, bool regions, uint32_t *node,
-			bool *first)
+static int sample_nodes(struct html *h, size_t i, bool regions, uint32_t *node, bool *first)
 {
+	const struct rec_sample *s = &h->r->samples[i];
 	int64_t at = 0;
 
 	for (uint32_t j = 0; regions && at >= 0 && j < s->nregions; j++) {
@@ -100,6 +100,10 @@ static int sample_nodes(struct html *h, const struct rec_sample *s, bool regions
 			at = child(h, &h->nodes, &h->nnodes, (uint32_t)at,
 				   index_of(h->func_of, h->funcs, &h->nfuncs, fns[k]), first);
 	}
+	if (!regions && !at && profile__sample_folded(h->p, i)) /* --fold took every frame */
+		at = child(h, &h->nodes, &h->nnodes, 0,
+			   index_of(h->func_of, h->funcs, &h->nfuncs, profile__folded_func(h->p)),
+			   first);
 	if (at < 0)
 		return -ENOMEM;
 	*node = (uint32_t)at;
@@ -121,8 +125,7 @@ static int put_stacks(struct html *h)
 		fputs(pass ? "],\n\"rnodes\":[" : ",\n\"nodes\":[", h->out);
 		for (size_t i = 0; !err && i < r->nsamples; i++) {
 			if (profile__sample_kept(h->p, i))
-				err = sample_nodes(h, &r->samples[i], pass, &ends[2 * i + pass],
-						   &first);
+				err = sample_nodes(h, i, pass, &ends[2 * i + pass], &first);
 		}
 	}
 	fputs("],\n\"samples\":[", h->out);
@@ -181,7 +184,9 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 		report_json_chars(h->out, o->region);
 		fputc('"', h->out);
 	}
-	fputs("],\n\"header\":", h->out);
+	fputs("],\n\"query\":", h->out);
+	report_json_str(h->out, o->query ? query__describe(o->query) : "");
+	fputs(",\n\"header\":", h->out);
 	report_json_str(h->out, text);
 	free(text);
 	fprintf(h->out, ",\n\"all\":%" PRIu64, tree__total_weight(profile__tree(h->p)));
@@ -205,6 +210,8 @@ static void number_funcs(struct html *h)
 				h->func_of[fns[k]] = 1;
 		}
 	}
+	if (profile__folded_func(h->p) < n)
+		h->func_of[profile__folded_func(h->p)] = 1;
 	for (uint32_t f = 0; f < n; f++) {
 		if (h->func_of[f]) {
 			h->funcs[h->nfuncs] = f;

@@ -7,8 +7,10 @@
 
 const D = JSON.parse(document.getElementById('perch-data').textContent);
 const DIFF = D.diff || null; /* `perch diff --format=html`: two recordings compared (viewDiff) */
-const FOLDED = DIFF ? 0 : D.funcs.length; /* the pseudo-function a stack folded to nothing becomes */
-const NAMES = DIFF ? [] : D.funcs.map((f) => f[0]).concat(['[folded]']);
+/* The function a stack folded to nothing becomes: the data's own when perch's --fold made one. */
+const FOLDED_IN = DIFF ? -1 : D.funcs.findIndex((f) => f[0] === '[folded]');
+const FOLDED = DIFF ? 0 : FOLDED_IN >= 0 ? FOLDED_IN : D.funcs.length;
+const NAMES = DIFF ? [] : D.funcs.map((f) => f[0]).concat(FOLDED_IN >= 0 ? [] : ['[folded]']);
 const BASE = DIFF ? [] : baseStacks();
 const state = { ops: [], tab: 'functions', fn: null, sort: 'self', find: '', merge: 0, zoom: '' };
 let view = null; /* the query's result: recomputed when the filters change */
@@ -265,19 +267,25 @@ const td = (text, attrs) => el('td', attrs || {}, text);
 /* ---- the CLI line, chips, tabs ---- */
 function cliLine() {
 	const a = ['perch', 'report', D.file].concat(D.args);
+	const given = D.query ? ' ' + D.query : ''; /* perch's own query, spelled by perch */
 	state.ops.forEach((o) => a.push('--' + o.kind + '=' + o.arg));
 	if (state.tab === 'function' && state.fn !== null) a.push('--callers=' + state.fn, '--callees=' + state.fn);
 	if (state.tab === 'tree' && state.merge) a.push('--merge-chains=' + state.merge);
 	if (state.sort !== 'self') a.push('--sort=' + state.sort);
-	return a.map(shellQuote).join(' ');
+	const q = a.map(shellQuote);
+	return q.slice(0, 3 + D.args.length).join(' ') + given + (q.length > 3 + D.args.length ? ' ' : '') +
+		q.slice(3 + D.args.length).join(' ');
 }
 
 function renderChips(v) {
 	const chips = $('chips');
 	chips.textContent = '';
 	state.ops.forEach((o, i) => {
-		chips.append(el('span', { class: 'chip', 'data-kind': o.kind },
-			el('b', {}, o.kind), ' ' + o.arg,
+		/* perch report refuses a pattern that names no function; here the chip says so */
+		const none = splitList(o.arg).filter((p) => !matcher(p).some((m) => m));
+		chips.append(el('span', Object.assign({ class: 'chip' + (none.length ? ' nomatch' : ''), 'data-kind': o.kind },
+			none.length ? { title: 'no function matches ' + none.join(', ') } : {}),
+			el('b', {}, o.kind), ' ' + o.arg + (none.length ? ' (no such function)' : ''),
 			el('button', { type: 'button', title: 'remove', 'aria-label': 'remove ' + o.kind + ' ' + o.arg,
 				onclick: () => { state.ops.splice(i, 1); writeHash(); } }, '×')));
 	});
@@ -316,7 +324,7 @@ function viewFunctions(v) {
 	const rows = shown.slice(0, 500).map((f) => el('tr', { 'data-fn': NAMES[f] },
 		td(pct(v.self[f], v.all)), td(String(v.self[f])), td(pct(v.total[f], v.all)),
 		td(String(v.total[f])), el('td', { class: 'name' }, fnLink(f)),
-		td(f < FOLDED ? D.funcs[f][1] + (D.funcs[f][2] ? ' [k]' : '') : '', { class: 'mod' }),
+		td(f < D.funcs.length ? D.funcs[f][1] + (D.funcs[f][2] ? ' [k]' : '') : '', { class: 'mod' }),
 		actions(f)));
 	const sortTh = (k, text) => th(text, { class: 'sort', id: 'sort-' + k, onclick: () => go({ sort: k }) });
 	const search = el('input', { id: 'find', type: 'search', placeholder: 'search functions', value: state.find });
@@ -364,7 +372,7 @@ function viewFunction(v) {
 const COLORS = ['#f2a65a', '#eec170', '#f58549', '#e9c46a', '#f4a261', '#ffb570', '#e7ad52'];
 function colorOf(f) {
 	if (f < 0) return '#c9d3e6';
-	if (f < FOLDED && D.funcs[f][2]) return '#9ec5e8';
+	if (f < D.funcs.length && D.funcs[f][2]) return '#9ec5e8';
 	let h = 0;
 	for (const c of NAMES[f]) h = (h * 31 + c.charCodeAt(0)) >>> 0;
 	return COLORS[h % COLORS.length];
