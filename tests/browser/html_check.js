@@ -7,7 +7,7 @@
 // checks: the page loads from file:// with no error and no request leaving the file; its
 // functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
 // order of numbers; a function's callers and callees (clicked into from the table) equal the ones
-// counted from FOLDED, and clicking a caller opens it with the function selected; an exclude chip added through the form gives the totals of FOLDED without
+// counted from FOLDED and (given PERCH_CLI) the page's CLI lines for them, and clicking a caller opens it with the function selected; an exclude chip added through the form gives the totals of FOLDED without
 // the stacks holding it, and so does the page's "CLI:" line run with --format=folded (given
 // PERCH_CLI: perch with the query options); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals; a fold chip gives folded's stacks without the function
@@ -138,8 +138,14 @@ async function checkFunction(page, stacks) {
 	await page.click(`table.funcs a.fn[data-fn="${CSS_escape(best)}"]`);
 	await page.waitForSelector('table.callers');
 	const read = async (sel) => new Map((await tableRows(page, sel)).map((r) => [r[0], Number(r[1])]));
-	sameMap('callers of ' + best, await read('table.callers'), neighbours(stacks, best, false));
-	sameMap('callees of ' + best, await read('table.callees'), neighbours(stacks, best, true));
+	const callers = await read('table.callers'), callees = await read('table.callees');
+	sameMap('callers of ' + best, callers, neighbours(stacks, best, false));
+	sameMap('callees of ' + best, callees, neighbours(stacks, best, true));
+	for (const [id, got] of [['cli-callers', callers], ['cli-callees', callees]]) {
+		const line = await page.textContent('#' + id);
+		const cli = cliTable(line);
+		if (cli) sameMap(line, got, cli);
+	}
 	const tot = Number(await page.textContent('#fn-total'));
 	if (tot !== t.total.get(best)) fail('total of ' + best + ': got ' + tot + ', want ' + t.total.get(best));
 	await clickThrough(page, stacks, best);
@@ -188,6 +194,32 @@ function cliView(line) {
 	const st = parseFolded(file);
 	fs.unlinkSync(file);
 	return st;
+}
+
+/* A focus table's CLI line (#cli-callers, #cli-callees) run with --format=csv: name -> samples. */
+function cliTable(line) {
+	if (!process.env.PERCH_CLI) return null;
+	const cmd = line.replace(/^perch /, "'" + path.resolve('../..', process.env.PERCH_CLI) + "' ") +
+		' --format=csv';
+	const out = execFileSync('bash', ['-c', cmd], { cwd: path.resolve('../..') }).toString();
+	return new Map(out.split('\n').slice(1).filter(Boolean).map((l) => {
+		const f = csvFields(l);
+		return [f[0], Number(f[1])];
+	}));
+}
+
+function csvFields(line) {
+	const out = [];
+	let cur = '', q = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i];
+		if (q && c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+		else if (c === '"') q = !q;
+		else if (c === ',' && !q) { out.push(cur); cur = ''; }
+		else cur += c;
+	}
+	out.push(cur);
+	return out;
 }
 
 /* A name as one pattern of the form's comma list: /^...$/ when it holds a comma. */

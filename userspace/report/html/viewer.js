@@ -265,11 +265,12 @@ const th = (text, attrs) => el('th', attrs || {}, text);
 const td = (text, attrs) => el('td', attrs || {}, text);
 
 /* ---- the CLI line, chips, tabs ---- */
-function cliLine() {
+/* The view as a perch report command; focus ('callers' or 'callees') for a function page's table. */
+function cliLine(focus) {
 	const a = ['perch', 'report', D.file].concat(D.args);
 	const given = D.query ? ' ' + D.query : ''; /* perch's own query, spelled by perch */
 	state.ops.forEach((o) => a.push('--' + o.kind + '=' + o.arg));
-	if (state.tab === 'function' && state.fn !== null) a.push('--callers=' + state.fn, '--callees=' + state.fn);
+	if (state.tab === 'function' && state.fn !== null) a.push('--' + (focus || 'callers') + '=' + state.fn);
 	if (state.tab === 'tree' && state.merge) a.push('--merge-chains=' + state.merge);
 	if (state.sort !== 'self') a.push('--sort=' + state.sort);
 	const q = a.map(shellQuote);
@@ -364,8 +365,10 @@ function viewFunction(v) {
 			'may sum to more than the total under recursion. Its share of the total is what removing that ' +
 			'call would save. Clicking a function selects ' + state.fn + ' (the path followed) and opens it.'),
 		el('h2', {}, 'Callers (going in: Y → ' + state.fn + ')'),
+		el('div', { class: 'note' }, 'CLI: ', el('code', { id: 'cli-callers' }, cliLine('callers'))),
 		table(head(), rows(neighbours(v.kept, f, false)), 'callers'),
 		el('h2', {}, 'Callees (going out: ' + state.fn + ' → Y)'),
+		el('div', { class: 'note' }, 'CLI: ', el('code', { id: 'cli-callees' }, cliLine('callees'))),
 		table(head(), rows(neighbours(v.kept, f, true), v.self[f]), 'callees')];
 }
 
