@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "format/recording.h"
+#include "model/diff.h"
 #include "report/report.h"
 
 static char path[64];
@@ -135,12 +136,46 @@ static void html_stacks_are_a_prefix_tree_of_distinct_stacks(void **state)
 	free(html);
 }
 
+/* perch diff --format=html: the same element, the diff's rows; a recording against itself has
+ * every change 0. */
+static void html_diff_page_holds_both_sides_escaped(void **state)
+{
+	struct recording *r = NULL;
+	const char *const paths[2] = {"base<x>.data", "new.data"};
+	struct diff *d;
+	char *buf = NULL, *data;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	write_fixture();
+	assert_int_equal(recording__load(path, &r), 0);
+	d = diff__build(r, r, NULL);
+	assert_non_null(d);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(report__html_diff(d, paths, f), 0);
+	assert_int_equal(fclose(f), 0);
+	data = data_of(buf);
+	assert_null(strchr(data, '<'));
+	assert_non_null(strstr(data, "\"files\":[\"base\\u003cx>.data\",\"new.data\"]"));
+	assert_non_null(strstr(data, "\"samples\":[72,72]"));
+	assert_non_null(strstr(data, "\"\\u003c/script>\\u003cb>x\""));
+	assert_null(strstr(data, ",1]")); /* no row is significant */
+	free(data);
+	free(buf);
+	diff__free(d);
+	recording__free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(html_name_cannot_end_the_data_element),
 		cmocka_unit_test(html_builds_the_viewer_in_whole),
 		cmocka_unit_test(html_stacks_are_a_prefix_tree_of_distinct_stacks),
+		cmocka_unit_test(html_diff_page_holds_both_sides_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

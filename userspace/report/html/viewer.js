@@ -12,7 +12,7 @@ const FOLDED_IN = DIFF ? -1 : D.funcs.findIndex((f) => f[0] === '[folded]');
 const FOLDED = DIFF ? 0 : FOLDED_IN >= 0 ? FOLDED_IN : D.funcs.length;
 const NAMES = DIFF ? [] : D.funcs.map((f) => f[0]).concat(FOLDED_IN >= 0 ? [] : ['[folded]']);
 const BASE = DIFF ? [] : baseStacks();
-const state = { ops: [], tab: 'functions', fn: null, sort: 'self', find: '', merge: 0, zoom: '' };
+const state = { ops: [], tab: 'functions', fn: null, sort: 'self', find: '', merge: 0, zoom: '', all: 0 };
 let view = null; /* the query's result: recomputed when the filters change */
 let viewKey = null;
 
@@ -196,6 +196,7 @@ function readHash() {
 	state.find = q.get('find') || '';
 	state.merge = Number(q.get('merge')) || 0;
 	state.zoom = q.get('zoom') || '';
+	state.all = q.get('all') ? 1 : 0;
 }
 
 function writeHash() {
@@ -207,6 +208,7 @@ function writeHash() {
 	if (state.find) q.set('find', state.find);
 	if (state.merge) q.set('merge', state.merge);
 	if (state.zoom) q.set('zoom', state.zoom);
+	if (state.all) q.set('all', 1);
 	const h = '#' + q.toString();
 	if (location.hash !== h) history.pushState(null, '', h);
 	render();
@@ -322,7 +324,8 @@ function viewFunctions(v) {
 	order.sort((a, b) => key[b] - key[a] || a - b);
 	const find = state.find.toLowerCase();
 	const shown = order.filter((f) => !find || NAMES[f].toLowerCase().includes(find));
-	const rows = shown.slice(0, 500).map((f) => el('tr', { 'data-fn': NAMES[f] },
+	const limit = state.all ? shown.length : 500;
+	const rows = shown.slice(0, limit).map((f) => el('tr', { 'data-fn': NAMES[f] },
 		td(pct(v.self[f], v.all)), td(String(v.self[f])), td(pct(v.total[f], v.all)),
 		td(String(v.total[f])), el('td', { class: 'name' }, fnLink(f)),
 		td(f < D.funcs.length ? D.funcs[f][1] + (D.funcs[f][2] ? ' [k]' : '') : '', { class: 'mod' }),
@@ -332,7 +335,9 @@ function viewFunctions(v) {
 	search.addEventListener('change', () => go({ find: search.value }));
 	return [el('div', { class: 'toolbar' }, search,
 		el('span', { class: 'note' }, 'sorted by ' + state.sort + '; ' + shown.length + ' functions' +
-			(shown.length > 500 ? ', the first 500 shown' : ''))),
+			(shown.length > limit ? ', the first 500 shown' : '')),
+		shown.length > limit ? el('button', { type: 'button', id: 'show-all', onclick: () => go({ all: 1 }) },
+			'show all ' + shown.length) : null),
 		el('p', { class: 'note' }, 'self: samples whose leaf is the function; total: samples in which it ' +
 			'appears at least once (recursion counted once). % of the samples the filters keep.'),
 		table([sortTh('self', 'self%'), sortTh('self', 'self'), sortTh('total', 'total%'),
