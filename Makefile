@@ -71,6 +71,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 
 # The parts of the recording run that include the BPF skeleton (or headers that do).
 SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
+SKEL_USERS += sampler_gpucall gpu_attach
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
@@ -365,3 +366,36 @@ cuda-skipped:
 endif
 
 -include $(shell find $(BUILD) build-fuzz -name '*.d' 2>/dev/null)
+
+# --gpu -p (attach mode) against a stand-in libcuda.so.1 (tests/cuda/fake_libcuda.c: the entry
+# points with cuda.h's signatures, doing nothing; built twice into one library, the second time
+# as the _ptds/_ptsz variants) and the program that calls it (tests/cuda/attach_host.c), for
+# tests/integration/gpu-attach.sh. Needs only the toolkit's cuda.h; never sanitized (it stands
+# in for the driver), -fno-ipa-icf so that no two of its functions are folded into one.
+CUDA_H := $(wildcard $(CUDA_HOME)/include/cuda.h)
+ifneq ($(CUDA_H),)
+GPU_ATTACH_FIXTURES := $(BUILD)/tests/cuda/libcuda.so.1 $(BUILD)/tests/cuda/attach_host
+all: $(GPU_ATTACH_FIXTURES)
+cuda-fixtures: $(GPU_ATTACH_FIXTURES)
+FAKE_CUDA_CFLAGS := -O2 -g $(WARN) -isystem $(CUDA_HOME)/include -fPIC -fno-ipa-icf
+
+$(BUILD)/tests/cuda/fake_libcuda-plain.o: tests/cuda/fake_libcuda.c
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_CUDA_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/cuda/fake_libcuda-pt.o: tests/cuda/fake_libcuda.c
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_CUDA_CFLAGS) -DFAKE_PER_THREAD -DCUDA_API_PER_THREAD_DEFAULT_STREAM -c $< -o $@
+
+$(BUILD)/tests/cuda/libcuda.so.1: $(BUILD)/tests/cuda/fake_libcuda-plain.o \
+				  $(BUILD)/tests/cuda/fake_libcuda-pt.o
+	$(CC) -shared -Wl,-soname,libcuda.so.1 -o $@ $^
+
+# with the region runtime built in (unsanitized, as the program a user builds), linked to the
+# stand-in as a CUDA program is to the driver (-lcuda), found beside it (rpath $ORIGIN)
+$(BUILD)/tests/cuda/attach_host: tests/cuda/attach_host.c include/perch.c include/perch.h \
+				 include/perch_abi.h $(BUILD)/tests/cuda/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -fno-omit-frame-pointer -isystem $(CUDA_HOME)/include -Iinclude \
+		-o $@ $< include/perch.c -L$(@D) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN' -pthread
+endif

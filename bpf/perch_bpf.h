@@ -144,6 +144,9 @@ enum perch_stat {
 				     * buffer was full) */
 	PERCH_STAT_LAUNCHES,	    /* --gpu: launch probe hits of target threads */
 	PERCH_STAT_LAUNCH_LOST,	    /* ...whose stack could not be kept (counts map or ring full) */
+	PERCH_STAT_GPU_CALLS,	    /* --gpu -p: libcuda entry point hits of target threads */
+	PERCH_STAT_GPU_CALL_LOST,   /* ...whose stack could not be kept (counts map or ring full) */
+	PERCH_STAT_GPU_NAME_LOST,   /* ...kernel name lookups not sent (their ring was full) */
 	PERCH_STAT_MAX,
 };
 
@@ -194,6 +197,57 @@ struct perch_launch {
 	__u32 buf;	      /* the counts buffer the key is in */
 	__u32 correlation_id; /* CUPTI's, the probe's first argument */
 	struct perch_key key;
+};
+
+/*
+ * --gpu -p PID (attach mode: CUPTI cannot be injected into a running process): uprobes on
+ * libcuda.so's exported entry points (format/gpu_entries.h), pid-filtered. Each hit of a target
+ * thread captures its user stack and region stack as a launch probe hit does (a key with no
+ * count in the counts map of buf) with the first six argument registers, in the `gpu_calls` ring
+ * buffer; the loader names the key's id at the drain of buf and reads from the arguments what
+ * the entry point takes (the CUfunction handle, the byte count).
+ */
+#define PERCH_GPU_ARGS 6
+
+struct perch_gpu_call {
+	__u64 time_ns;		    /* CLOCK_MONOTONIC, before `active` was read */
+	__u32 buf;		    /* the counts buffer the key is in */
+	__u32 entry;		    /* the probe's cookie: its index in REC_GPU_ENTRIES */
+	__u64 args[PERCH_GPU_ARGS]; /* rdi, rsi, rdx, rcx, r8, r9 at the entry */
+	struct perch_key key;
+};
+
+/*
+ * Kernel names: a CUfunction is an opaque handle. cuModuleGetFunction(&f, mod, name),
+ * cuLibraryGetKernel(&k, lib, name) and cuKernelGetFunction(&f, k) are probed at entry (the out
+ * pointer and the name kept per thread in `gpu_pending`) and at return, where the handle written
+ * and the name go to the `gpu_names` ring buffer, so launches of functions resolved after attach
+ * are named.
+ */
+#define PERCH_GPU_NAME_MAX 256
+
+enum perch_gpu_namer {
+	PERCH_GPU_NAMER_MODULE = 0,  /* cuModuleGetFunction: a CUfunction by name */
+	PERCH_GPU_NAMER_LIBRARY = 1, /* cuLibraryGetKernel: a CUkernel by name */
+	PERCH_GPU_NAMER_KERNEL = 2,  /* cuKernelGetFunction: the CUfunction of a CUkernel */
+};
+
+struct perch_gpu_pending {
+	__u64 out;    /* where the callee writes the handle */
+	__u64 name;   /* the name argument (MODULE, LIBRARY) */
+	__u64 kernel; /* the CUkernel argument (KERNEL) */
+	__u32 namer;  /* enum perch_gpu_namer: the probe's cookie */
+	__u32 pad;
+};
+
+struct perch_gpu_name {
+	__u32 tgid;
+	__u32 namer;  /* enum perch_gpu_namer */
+	__s32 result; /* the CUresult returned (0: CUDA_SUCCESS) */
+	__u32 len;    /* bytes of name, no NUL; PERCH_GPU_NAME_MAX - 1: perhaps cut */
+	__u64 handle; /* the handle the callee wrote */
+	__u64 kernel; /* KERNEL: the CUkernel it was asked for */
+	char name[PERCH_GPU_NAME_MAX];
 };
 
 #endif /* PERCH_BPF_H */

@@ -93,10 +93,21 @@ struct {
 	__type(value, struct perch_proc_unwind);
 } proc_unwind SEC(".maps");
 
+/*
+ * Which slot of the per-CPU scratch maps a program builds in: a tick (cpu-clock's hrtimer
+ * interrupt, the cycles NMI) can interrupt a uprobe program on the same CPU, and building in the
+ * same slot would overwrite the stack or region stack the probe is in the middle of.
+ */
+enum scratch_slot {
+	SCRATCH_TICK = 0,
+	SCRATCH_PROBE = 1, /* --gpu -p's libcuda probes */
+	SCRATCH_SLOTS,
+};
+
 /* Where a tick builds the stack it unwinds (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH_SLOTS);
 	__type(key, __u32);
 	__type(value, struct perch_ustack);
 } unwind_scratch SEC(".maps");
@@ -127,7 +138,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH_SLOTS);
 	__type(key, __u32);
 	__type(value, struct perch_rstack);
 } region_scratch SEC(".maps");
@@ -217,6 +228,7 @@ struct unwind_ctx {
 	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
 		      * true if the next frame has a table, else the walk starts over with frame
 		      * pointers */
+	__u32 slot;  /* enum scratch_slot: where the frames go */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -363,13 +375,14 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 	struct perch_unwind_map m;
 	struct perch_ustack *st;
 	__u64 lookup, cfa, ra, bp;
-	__u32 n, kind, zero = 0;
+	__u32 n, kind, slot;
 	__s16 rbp_off;
 	long idx;
 
 	if (!u)
 		return 1;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	slot = u->slot;
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	proc = bpf_map_lookup_elem(&proc_unwind, &u->tgid);
 	if (!st || !proc)
 		return stop(u, UNW_NO_CFI);
@@ -477,42 +490,50 @@ static __always_inline void store_ustack(void *dmap, struct perch_ustack *st, st
 	}
 }
 
-static __always_inline void count_stop(__u32 why, struct perch_key *key)
+/* Why the walk stopped, in the key's flags and (tick: counted as ticks are) the counters. */
+static __always_inline void count_stop(__u32 why, struct perch_key *key, bool tick)
 {
+	__u32 stat;
+
 	switch (why) {
 	case UNW_DONE:
 		return;
 	case UNW_TRUNCATED:
-		stat_inc(PERCH_STAT_DWARF_TRUNCATED);
+		if (tick)
+			stat_inc(PERCH_STAT_DWARF_TRUNCATED);
 		key->flags |= PERCH_KEY_TRUNCATED;
 		return;
 	case UNW_FAULT:
-		stat_inc(PERCH_STAT_DWARF_FAULT);
+		stat = PERCH_STAT_DWARF_FAULT;
 		break;
 	case UNW_BAD_FRAME:
-		stat_inc(PERCH_STAT_DWARF_BAD_FRAME);
+		stat = PERCH_STAT_DWARF_BAD_FRAME;
 		break;
 	default:
-		stat_inc(PERCH_STAT_DWARF_NO_CFI);
+		stat = PERCH_STAT_DWARF_NO_CFI;
 		break;
 	}
+	if (tick)
+		stat_inc(stat);
 	key->flags |= PERCH_KEY_UNWIND_FAILED;
 }
 
-/* Unwind the user stack from the tables into the key. Returns false when the process has no
- * tables (or the leaf is in code without one): the caller walks frame pointers instead. */
-static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
-					     struct perch_key *key)
+/* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
+ * Returns false when the process has no tables (or the leaf is in code without one): the caller
+ * walks frame pointers instead. The dwarf_* counters count ticks' stacks (the report sets them
+ * against the samples): a probe's (SCRATCH_PROBE) are not counted there. */
+static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid, void *dmap,
+						struct perch_key *key, __u32 slot)
 {
 	struct perch_ustack *st;
 	struct unwind_ctx u = {};
-	__u32 zero = 0;
 
 	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
 		return false;
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	if (!regs || !st)
 		return false;
+	u.slot = slot;
 	u.tgid = tgid;
 	u.ip = BPF_CORE_READ(regs, ip);
 	u.sp = BPF_CORE_READ(regs, sp);
@@ -522,25 +543,34 @@ static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, v
 	/* One call more than frames: the last finds the limit reached with frames left. */
 	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, &u, 0);
 	if (u.stop == UNW_FP_LEAF) {
-		stat_inc(PERCH_STAT_FP_FALLBACK);
+		if (slot == SCRATCH_TICK)
+			stat_inc(PERCH_STAT_FP_FALLBACK);
 		return false;
 	}
-	stat_inc(PERCH_STAT_DWARF);
+	if (slot == SCRATCH_TICK)
+		stat_inc(PERCH_STAT_DWARF);
 	key->flags |= PERCH_KEY_DWARF;
-	count_stop(u.stop, key);
+	count_stop(u.stop, key, slot == SCRATCH_TICK);
 	key->ustack_hash = u.hash;
 	store_ustack(dmap, st, key);
 	return true;
 }
 
-/* Key the sample by the interrupted thread's region stack, read from its TLS. */
-static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
+					     struct perch_key *key)
+{
+	return dwarf_user_stack_in(regs, tgid, dmap, key, SCRATCH_TICK);
+}
+
+/* Key the sample by the interrupted thread's region stack, read from its TLS into scratch slot
+ * `slot`. */
+static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, __u32 slot)
 {
 	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
 	struct perch_rstack *st, *old;
 	__u64 fsbase = 0, hash = FNV_OFFSET;
 	__s64 tls_offset = 0;
-	__u32 zero = 0, n, i;
+	__u32 n, i;
 
 	if (!rp)
 		return;
@@ -548,7 +578,7 @@ static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
 				(void *)(rp->registry + PERCH_REGISTRY_TLS_OFFSET)) ||
 	    !tls_offset)
 		return; /* the runtime is not initialized yet: no region can be open */
-	st = bpf_map_lookup_elem(&region_scratch, &zero);
+	st = bpf_map_lookup_elem(&region_scratch, &slot);
 	if (!st)
 		return;
 #if defined(__TARGET_ARCH_x86)
@@ -591,6 +621,11 @@ static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
 lost:
 	stat_inc(PERCH_STAT_REGION_LOST);
 	key->flags |= PERCH_KEY_REGION_LOST;
+}
+
+static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+{
+	region_stack_in(tgid, key, SCRATCH_TICK);
 }
 
 /* One more tick of key in countmap; false when the map is full (counted). */
@@ -733,6 +768,140 @@ int BPF_KPROBE(on_launch, __u32 correlation_id)
 	return 0;
 lost:
 	stat_inc(PERCH_STAT_LAUNCH_LOST);
+	return 0;
+}
+
+/* ---- --gpu -p PID: libcuda's entry points (attach mode, see struct perch_gpu_call) -------- */
+
+/* 4 MiB: some 26,000 calls between two reads (perch reads it at every look at its events, at
+ * least every drain: 260,000 calls a second); past that, calls are counted lost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);
+} gpu_calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} gpu_names SEC(".maps");
+
+/* pid_tgid -> the name lookup it is inside (entry to return). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct perch_gpu_pending);
+} gpu_pending SEC(".maps");
+
+/* The caller's user stack and region stack into key, as on_launch takes them: at the probe's
+ * first instruction, no kernel part. False when the key could not be kept. */
+static __always_inline bool gpu_call_key(struct pt_regs *ctx, __u64 id, __u32 gen, __u32 buf,
+					 struct perch_key *key)
+{
+	__u32 tgid = id >> 32;
+	long err;
+
+	key->tgid = tgid;
+	key->tid = (__u32)id;
+	key->gen = gen;
+	key->kstack_id = -EFAULT;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	region_stack_in(tgid, key, SCRATCH_PROBE);
+	if (!dwarf_user_stack_in(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
+				 SCRATCH_PROBE)) {
+		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
+				      BPF_F_USER_STACK);
+		key->ustack_id = err;
+		if (err < 0)
+			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+		key->user_ret = user_stack_top(ctx);
+	}
+	return key_launch(buf ? (void *)&counts1 : (void *)&counts0, key);
+}
+
+/* A launch, copy or memset entry point; the cookie says which (format/gpu_entries.h). */
+SEC("uprobe")
+int on_gpu_call(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u32 tgid = id >> 32, buf, *gen = bpf_map_lookup_elem(&targets, &tgid);
+	struct perch_key key = {};
+	struct perch_gpu_call *c;
+
+	if (!gen)
+		return 0;
+	now = bpf_ktime_get_ns(); /* before `active`, as a tick's */
+	buf = active;
+	stat_inc(PERCH_STAT_GPU_CALLS);
+	if (!gpu_call_key(ctx, id, *gen, buf, &key))
+		goto lost;
+	c = bpf_ringbuf_reserve(&gpu_calls, sizeof(*c), 0);
+	if (!c)
+		goto lost;
+	c->time_ns = now;
+	c->buf = buf;
+	c->entry = (__u32)bpf_get_attach_cookie(ctx);
+	c->args[0] = PT_REGS_PARM1(ctx);
+	c->args[1] = PT_REGS_PARM2(ctx);
+	c->args[2] = PT_REGS_PARM3(ctx);
+	c->args[3] = PT_REGS_PARM4(ctx);
+	c->args[4] = PT_REGS_PARM5(ctx);
+	c->args[5] = ctx->r9; /* the sixth: libbpf 1.1 has no PT_REGS_PARM6 */
+	__builtin_memcpy(&c->key, &key, sizeof(key));
+	bpf_ringbuf_submit(c, 0);
+	return 0;
+lost:
+	stat_inc(PERCH_STAT_GPU_CALL_LOST);
+	return 0;
+}
+
+/* The entry of a name lookup (enum perch_gpu_namer in the cookie): its arguments, for its return. */
+SEC("uprobe")
+int on_gpu_namer(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct perch_gpu_pending p = {};
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	p.out = PT_REGS_PARM1(ctx);
+	p.kernel = PT_REGS_PARM2(ctx);
+	p.name = PT_REGS_PARM3(ctx);
+	p.namer = (__u32)bpf_get_attach_cookie(ctx);
+	bpf_map_update_elem(&gpu_pending, &id, &p, BPF_ANY);
+	return 0;
+}
+
+/* Its return: the handle the callee wrote and the name it was given (read now: paged in). */
+SEC("uretprobe")
+int on_gpu_named(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct perch_gpu_pending *p = bpf_map_lookup_elem(&gpu_pending, &id);
+	struct perch_gpu_name *n;
+	long len = 0;
+
+	if (!p)
+		return 0;
+	n = bpf_ringbuf_reserve(&gpu_names, sizeof(*n), 0);
+	if (!n) {
+		stat_inc(PERCH_STAT_GPU_NAME_LOST);
+		bpf_map_delete_elem(&gpu_pending, &id);
+		return 0;
+	}
+	n->tgid = id >> 32;
+	n->namer = p->namer;
+	n->result = (__s32)PT_REGS_RC(ctx);
+	n->kernel = p->namer == PERCH_GPU_NAMER_KERNEL ? p->kernel : 0;
+	if (bpf_probe_read_user(&n->handle, sizeof(n->handle), (void *)p->out))
+		n->handle = 0;
+	if (p->namer != PERCH_GPU_NAMER_KERNEL)
+		len = bpf_probe_read_user_str(n->name, sizeof(n->name), (void *)p->name);
+	n->len = len > 0 ? (__u32)len - 1 : 0;
+	bpf_ringbuf_submit(n, 0);
+	bpf_map_delete_elem(&gpu_pending, &id);
 	return 0;
 }
 

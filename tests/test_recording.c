@@ -1806,6 +1806,71 @@ static void gpu_launch_entry_loads_as_launch_key(void **state)
 	recording__free(r);
 }
 
+/* Attach mode's libcuda calls (perch record --gpu -p): CALL entries load into gpu_calls, not
+ * gpu (which the CUPTI tables read), each with its fields and the launch_key of the key it names
+ * (a key with no count); a CALL naming no key is refused. */
+static void gpu_call_entry_loads_into_gpu_calls(void **state)
+{
+	static const uint32_t abc[] = {0, 1, 2}, io[] = {5};
+	const char *path = tmp_path("calls.data");
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_sample s = {
+		.pid = 40, .tid = 41, .nregions = 1, .regions = io, .nframes = 3, .frames = abc};
+	struct rec_gpu launch = {.kind = REC_GPU_CALL,
+				 .start_ns = 200,
+				 .end_ns = 200,
+				 .correlation = 2, /* the entry point's index */
+				 .flags = REC_GPU_F_LAUNCH,
+				 .bytes = 0x55aa00001230ull, /* the CUfunction handle */
+				 .pid = 40,
+				 .tid = 41,
+				 .launch_ns = 200};
+	struct rec_gpu copy = {.kind = REC_GPU_CALL,
+			       .start_ns = 150,
+			       .end_ns = 150,
+			       .correlation = 10,
+			       .flags = REC_GPU_F_COPY,
+			       .stream = REC_GPU_COPY_DTOH,
+			       .bytes = 12345,
+			       .pid = 40,
+			       .tid = 42,
+			       .launch_ns = 150};
+	struct recording *r;
+	uint32_t key = 99;
+
+	(void)state;
+	assert_non_null(w);
+	define_app(w);
+	assert_int_equal(rec_writer__sample(w, 40, 41, 7, 0, abc, 2), 0); /* key 0: counted */
+	assert_int_equal(rec_writer__key(w, &s, &key), 0);
+	assert_int_equal(key, 1);
+	assert_int_equal(rec_writer__window(w, 0, 1000), 0);
+	launch.name = rec_writer__string(w, "kernel_a");
+	launch.detail = 2;
+	assert_int_equal(rec_writer__gpu(w, &launch), -EINVAL); /* no key 2 */
+	launch.detail = copy.detail = key;
+	assert_int_equal(rec_writer__gpu(w, &launch), 0);
+	assert_int_equal(rec_writer__gpu(w, &copy), 0); /* earlier than the one before it */
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->ngpu, 0);
+	assert_int_equal(r->ngpu_calls, 2);
+	assert_int_equal(r->gpu_calls[0].launch_key, 2); /* samples[1] */
+	assert_int_equal(r->samples[1].count, 0);
+	assert_int_equal(r->gpu_calls[0].flags, REC_GPU_F_LAUNCH);
+	assert_int_equal(r->gpu_calls[0].correlation, 2);
+	assert_int_equal(r->gpu_calls[0].bytes, 0x55aa00001230ull);
+	assert_string_equal(recording__string(r, r->gpu_calls[0].name), "kernel_a");
+	assert_int_equal(r->gpu_calls[0].start_ns, 200);
+	assert_int_equal(r->gpu_calls[1].launch_key, 2);
+	assert_int_equal(r->gpu_calls[1].start_ns, 150);
+	assert_int_equal(r->gpu_calls[1].flags, REC_GPU_F_COPY);
+	assert_int_equal(r->gpu_calls[1].stream, REC_GPU_COPY_DTOH);
+	assert_int_equal(r->gpu_calls[1].bytes, 12345);
+	assert_int_equal(r->gpu_calls[1].tid, 42);
+	recording__free(r);
+}
+
 static void gpu_unknown_kind_is_skipped_damage_is_ebadmsg(void **state)
 {
 	static const uint8_t later[14] = {42}; /* kind 42, then 13 zero varints */
@@ -2255,6 +2320,7 @@ int main(void)
 		cmocka_unit_test(load_skips_unknown_block_type),
 		cmocka_unit_test(gpu_round_trips),
 		cmocka_unit_test(gpu_launch_entry_loads_as_launch_key),
+		cmocka_unit_test(gpu_call_entry_loads_into_gpu_calls),
 		cmocka_unit_test(gpu_unknown_kind_is_skipped_damage_is_ebadmsg),
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
 		cmocka_unit_test(writer_never_writes_through_a_symlink),

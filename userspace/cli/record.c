@@ -42,6 +42,8 @@ static void record_options(FILE *out)
 	      "counted\n"
 	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
 	      "                       injection library), joined to the calls that launched them\n"
+	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
+	      "                       the process's libcuda.so, with their stacks; no durations)\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
@@ -203,9 +205,6 @@ static int run_record(int argc, char **argv)
 		o.argv = argv + optind;
 	if (!ret && o.max_size && !o.timeline)
 		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
-	if (!ret && o.gpu && !o.argv)
-		ret = log_usage(NULL, "--gpu needs a launched command (-- CMD): CUPTI cannot be "
-				      "injected into a running process");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
@@ -228,6 +227,6 @@ const struct cli_command cli_record = {
 	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
 		    "[--max-size=SIZE]] [--gpu] -- CMD [ARGS...]\n"
 		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] -p PID[,PID...] [-d SECONDS]\n",
+		    "[--max-size=SIZE]] [--gpu] -p PID[,PID...] [-d SECONDS]\n",
 	.options = record_options,
 };

@@ -101,13 +101,32 @@
 	X(gpu_launch_stacks, PERCH_STAT_LAUNCHES) \
 	X(gpu_launch_stacks_lost, PERCH_STAT_LAUNCH_LOST)
 
+/* --gpu -p (record/gpu_attach.h): libcuda's entry points probed in attach mode; written only
+ * then. */
+#define REC_STATS_GPU_ATTACH(X)                                        \
+	X(gpu_attach_processes, GPU_ATTACH_PROCESSES)                  \
+	X(gpu_attach_processes_without_libcuda, GPU_ATTACH_NO_LIBCUDA) \
+	X(gpu_attach_probes, GPU_ATTACH_PROBES)                        \
+	X(gpu_attach_calls_written, GPU_ATTACH_CALLS)                  \
+	X(gpu_attach_handles_named, GPU_ATTACH_NAMES)                  \
+	X(gpu_attach_launches_unnamed, GPU_ATTACH_UNNAMED)
+
+/* --gpu -p: the sampler's libcuda uprobes (bpf/perch_bpf.h): calls of target threads, those
+ * whose stack was lost (counts map or ring buffer full, or no key id), name lookups not sent. */
+#define REC_STATS_GPU_CALLS(X)                             \
+	X(gpu_attach_calls, PERCH_STAT_GPU_CALLS)          \
+	X(gpu_attach_calls_lost, PERCH_STAT_GPU_CALL_LOST) \
+	X(gpu_attach_names_lost, PERCH_STAT_GPU_NAME_LOST)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
 	REC_STATS_UNWINDER(X) \
 	REC_STATS_REGIONS(X)  \
 	REC_STATS_TIMELINE(X) \
-	REC_STATS_COST(X) REC_STATS_WRITER(X) REC_STATS_GPU(X) REC_STATS_LAUNCH(X)
+	REC_STATS_COST(X)     \
+	REC_STATS_WRITER(X)   \
+	REC_STATS_GPU(X) REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -263,6 +263,24 @@ static int map_gpu(struct merge *m, struct min *in)
 	return err;
 }
 
+/* Attach mode's libcuda calls (perch record --gpu -p): each names its stack's key itself. */
+static int map_gpu_calls(struct merge *m, struct min *in)
+{
+	int err = 0;
+
+	for (size_t j = 0; j < in->r->ngpu_calls && !err; j++) {
+		struct rec_gpu g = in->r->gpu_calls[j];
+
+		g.name = in->str[g.name];
+		g.detail = in->key[g.launch_key - 1]; /* the reader set it from the key */
+		g.launch_key = 0;
+		err = map_pid(m, in, g.pid, &g.pid);
+		if (!err)
+			err = rec_writer__gpu(m->w, &g);
+	}
+	return err;
+}
+
 /* Everything of one input but its counts, ticks, META, STATS and END. */
 static int define_input(struct merge *m, struct min *in, const char *label)
 {
@@ -284,6 +302,8 @@ static int define_input(struct merge *m, struct min *in, const char *label)
 		err = map_spans(m, in);
 	if (!err)
 		err = map_gpu(m, in);
+	if (!err)
+		err = map_gpu_calls(m, in);
 	return err ? err : rec_writer__flush(m->w);
 }
 

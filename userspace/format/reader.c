@@ -474,14 +474,15 @@ static void cut_back(struct loaded *L, const struct mark *m)
 	L->r.nmodules = m->nmodules;
 	L->r.ngpu = m->ngpu;
 	L->r.ngpu_notes = m->ngpu_notes;
+	L->r.ngpu_calls = m->ngpu_calls;
 }
 
 static int load_payload(struct loaded *L, uint32_t type, const uint8_t *p, size_t len)
 {
 	const struct recording *r = &L->r;
-	struct mark m = {r->nstrings, r->nframes,  r->nsamples, L->npool,     r->nregion_names,
-			 L->nnodes,   L->nkeys,	   r->nwindows, L->ncounts,   r->nevents,
-			 r->nspans,   r->nmodules, r->ngpu,	r->ngpu_notes};
+	struct mark m = {r->nstrings, r->nframes,  r->nsamples, L->npool,      r->nregion_names,
+			 L->nnodes,   L->nkeys,	   r->nwindows, L->ncounts,    r->nevents,
+			 r->nspans,   r->nmodules, r->ngpu,	r->ngpu_notes, r->ngpu_calls};
 	struct cur c = {p, len};
 	int err;
 

@@ -47,7 +47,7 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
-	size_t cap_gpu, cap_gpu_notes, cap_origins;
+	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 };
@@ -56,6 +56,7 @@ struct loaded {
 struct mark {
 	size_t nstrings, nframes, nsamples, npool, nregion_names;
 	size_t nnodes, nkeys, nwindows, ncounts, nevents, nspans, nmodules, ngpu, ngpu_notes;
+	size_t ngpu_calls;
 };
 
 /* reader.c: a stack of checked frame ids into the pool, as s's regions and frames. */

@@ -259,6 +259,21 @@ static bool read_gpu(struct cur *c, const struct recording *r, struct rec_gpu *g
 	return g->end_ns >= g->start_ns && g->name < r->nstrings;
 }
 
+/* Attach mode's libcuda call: its stack's key id becomes launch_key now (keys come first). */
+static int add_gpu_call(struct loaded *L, const struct rec_gpu *g)
+{
+	struct recording *r = &L->r;
+
+	if (g->detail >= L->nkeys)
+		return -EBADMSG;
+	if (vec_grow(&r->gpu_calls, &L->cap_gpu_calls, r->ngpu_calls + 1, sizeof(*r->gpu_calls),
+		     256))
+		return -ENOMEM;
+	r->gpu_calls[r->ngpu_calls] = *g;
+	r->gpu_calls[r->ngpu_calls++].launch_key = L->key_sample[g->detail] + 1;
+	return 0;
+}
+
 /* A kind this perch does not know (a later one's) is skipped, as an unknown block is. */
 static int add_gpu(struct loaded *L, const struct rec_gpu *g)
 {
@@ -277,6 +292,8 @@ static int add_gpu(struct loaded *L, const struct rec_gpu *g)
 		return u64map__put(&L->launch_tab, (uint64_t)g->pid << 32 | g->correlation,
 				   L->key_sample[g->detail] + 1ull);
 	}
+	if (g->kind == REC_GPU_CALL)
+		return add_gpu_call(L, g);
 	if (g->kind < REC_GPU_KERNEL || g->kind > REC_GPU_API)
 		return 0;
 	if (vec_grow(&r->gpu, &L->cap_gpu, r->ngpu + 1, sizeof(*r->gpu), 256))
@@ -350,5 +367,6 @@ void time_free(struct loaded *L)
 	free(L->r.origins);
 	free(L->r.gpu);
 	free(L->r.gpu_notes);
+	free(L->r.gpu_calls);
 	u64map__clear(&L->launch_tab);
 }

@@ -93,8 +93,17 @@
  *            launch, from the uprobe on the injection library's probe: detail the key id of
  *            the launching thread's stack and region stack (a key with no count), pid, tid,
  *            correlation, start the probe's time; every entry of that (pid, correlation) loads
- *            with it as launch_key. A perch that does not know the block skips it, so version
- *            4 stays 4.
+ *            with it as launch_key. CALL (attach mode, `perch record --gpu -p PID`; older
+ *            readers skip the kind): one hit of a uprobe on an entry point of libcuda.so
+ *            (format/gpu_entries.h): start the hit's time, detail the key id of the calling
+ *            thread's stack and region stack (as LAUNCH's), correlation the entry point's index
+ *            in REC_GPU_ENTRIES, flags its class (REC_GPU_F_LAUNCH, REC_GPU_F_COPY,
+ *            REC_GPU_F_SET), stream the copy direction (enum rec_gpu_copy), bytes the bytes a
+ *            copy or memset moves or, for a launch, the CUfunction handle, name the kernel's
+ *            name where perch saw the handle resolved (cuModuleGetFunction, cuLibraryGetKernel,
+ *            cuKernelGetFunction after attach; else 0), pid, tid the caller; loads into
+ *            recording.gpu_calls with launch_key set. A perch that does not know the block
+ *            skips it, so version 4 stays 4.
  *   ORIGINS  u32 n, n x (uleb pid, uleb origin, uleb source_pid)   written by `perch merge`
  *            (a later perch than version 4's first; older readers skip the block, so version 4
  *            stays 4): the recording each process of a merged file came from. origin: the
@@ -290,6 +299,7 @@ enum rec_gpu_kind {
 	REC_GPU_API = 5,
 	REC_GPU_LAUNCH = 6, /* in the file only: loads as launch_key of its correlation's entries */
 	REC_GPU_NOTE = 8,
+	REC_GPU_CALL = 9, /* attach mode: a libcuda entry point hit (loads into gpu_calls) */
 };
 
 enum rec_gpu_copy {
@@ -302,8 +312,10 @@ enum rec_gpu_copy {
 	REC_GPU_COPY_NR
 };
 
-#define REC_GPU_F_LAUNCH 0x2 /* API: a launch call */
-#define REC_GPU_F_GRAPH	 0x8 /* KERNEL/MEMCPY/MEMSET: a node of a CUDA graph */
+#define REC_GPU_F_LAUNCH 0x2  /* API: a launch call */
+#define REC_GPU_F_GRAPH	 0x8  /* KERNEL/MEMCPY/MEMSET: a node of a CUDA graph */
+#define REC_GPU_F_COPY	 0x10 /* CALL: a copy entry point (cuMemcpy*) */
+#define REC_GPU_F_SET	 0x20 /* CALL: a memset entry point (cuMemsetD*) */
 
 struct rec_gpu {
 	uint8_t kind;		   /* enum rec_gpu_kind */
@@ -358,6 +370,9 @@ struct recording {
 	size_t ngpu_notes;
 	struct rec_origin *origins; /* perch merge: where each process came from (else none) */
 	size_t norigins;
+	struct rec_gpu
+		*gpu_calls; /* attach mode (CALL entries): libcuda calls, in recorded order */
+	size_t ngpu_calls;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */

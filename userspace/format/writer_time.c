@@ -408,11 +408,13 @@ static bool gpu_valid(const struct rec_writer *w, const struct rec_gpu *g)
 {
 	bool known = g->kind == REC_GPU_KERNEL || g->kind == REC_GPU_MEMCPY ||
 		     g->kind == REC_GPU_MEMSET || g->kind == REC_GPU_SYNC ||
-		     g->kind == REC_GPU_API || g->kind == REC_GPU_NOTE || g->kind == REC_GPU_LAUNCH;
+		     g->kind == REC_GPU_API || g->kind == REC_GPU_NOTE ||
+		     g->kind == REC_GPU_LAUNCH || g->kind == REC_GPU_CALL;
 
 	return known && g->name < w->nstrs && g->end_ns >= g->start_ns &&
 	       (g->kind != REC_GPU_NOTE || g->name) &&
-	       (g->kind != REC_GPU_LAUNCH || (g->detail < w->nkeys && g->tid));
+	       ((g->kind != REC_GPU_LAUNCH && g->kind != REC_GPU_CALL) ||
+		(g->detail < w->nkeys && g->tid));
 }
 
 /* GPU entries are not timeline bytes: --max-size caps the timeline only. */

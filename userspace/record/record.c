@@ -18,6 +18,7 @@
 #include "collect.h"
 #include "format/recording.h"
 #include "gpu.h"
+#include "gpu_attach.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "proc.h"
@@ -42,7 +43,8 @@ struct session {
 	struct unwinder *uw; /* NULL when the sampler does not unwind (--unwind=fp) */
 	struct collector *col;
 	struct regions *rg;
-	struct gpu *gpu; /* --gpu */
+	struct gpu *gpu;       /* --gpu */
+	struct gpu_attach *ga; /* --gpu -p */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
@@ -118,8 +120,8 @@ static int check_gpu(const struct record_opts *o)
 {
 	char lib[PATH_MAX];
 
-	if (!o->gpu || !gpu_find_library(lib, sizeof(lib)))
-		return 0;
+	if (!o->gpu || !o->argv || !gpu_find_library(lib, sizeof(lib)))
+		return 0; /* attaching needs no library: libcuda's entry points are probed */
 	log_err("--gpu: this perch was built without CUDA: no libperch_cuda.so beside it or in "
 		"../lib/perch/ (build where the CUDA toolkit is, CUDA_HOME)");
 	return PERCH_EXIT_NOGPU;
@@ -184,6 +186,28 @@ static void add_launch(void *ctx, const struct perch_launch *l, uint32_t key)
 				key);
 }
 
+/* --gpu -p: libcuda's entry points, probed once the processes are targets (start_gpu_attach). */
+static int add_gpu_attach(struct session *s)
+{
+	int ret = 0;
+
+	s->ga = gpu_attach__new(s->w, s->sp, s->procs, &ret);
+	if (!s->ga && !ret) {
+		log_err("gpu: %s", strerror(errno));
+		ret = PERCH_EXIT_INTERNAL;
+	}
+	return ret;
+}
+
+static int start_gpu_attach(struct session *s)
+{
+	if (s->ga && gpu_attach__start(s->ga, s->o->pids, s->o->npids)) {
+		log_err("gpu: %s", strerror(ENOMEM));
+		return PERCH_EXIT_INTERNAL;
+	}
+	return 0;
+}
+
 /* --gpu: the channel, handed to the command at its exec; the probe on its launches. */
 static int add_gpu(struct session *s)
 {
@@ -191,6 +215,8 @@ static int add_gpu(struct session *s)
 
 	if (!s->o->gpu)
 		return 0;
+	if (!s->o->argv)
+		return add_gpu_attach(s);
 	if (gpu_find_library(lib, sizeof(lib)))
 		return PERCH_EXIT_NOGPU; /* checked before: the file went away */
 	s->gpu = gpu__new(s->w, lib);
@@ -234,6 +260,7 @@ static void read_events(struct session *s, int timeout_ms)
 	sampler__read_events(s->sp, timeout_ms);
 	regions__poll(s->rg);
 	gpu__poll(s->gpu);
+	gpu_attach__poll(s->ga);
 	procs__flush(s->procs);
 }
 
@@ -254,8 +281,8 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 
 static void write_stats(struct session *s, bool cost)
 {
-	const struct stats_parts p = {s->o,  s->sp, s->tg,	  s->col,
-				      s->uw, s->rg, s->max_stack, s->gpu};
+	const struct stats_parts p = {s->o,  s->sp,	   s->tg,  s->col, s->uw,
+				      s->rg, s->max_stack, s->gpu, s->ga};
 
 	stats__write(s->w, &p, cost);
 }
@@ -314,6 +341,7 @@ static int finish(struct session *s, int status)
 	collector__finish(s->col);
 	regions__finish(s->rg);
 	gpu__finish(s->gpu);
+	gpu_attach__finish(s->ga);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);
 	err = rec_writer__close(s->w);
@@ -333,6 +361,7 @@ static void session_free(struct session *s)
 	unwinder__free(s->uw);
 	regions__free(s->rg);
 	gpu__free(s->gpu);
+	gpu_attach__free(s->ga);
 	collector__free(s->col);
 	sampler__free(s->sp);
 	targets__free(s->tg);
@@ -359,9 +388,11 @@ int record__run(const struct record_opts *o, bool *complete)
 	ret = targets__start(s.tg, s.sp, s.procs, s.rg);
 	if (s.gpu)
 		gpu__launched(s.gpu);
+	if (!ret)
+		ret = start_gpu_attach(&s);
 	/* From here on, whatever happens, what was collected is written. */
 	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
-						     s.gpu});
+						     s.gpu, s.ga});
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

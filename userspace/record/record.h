@@ -33,7 +33,7 @@ struct record_opts {
 	enum record_unwind unwind;
 	bool timeline;	   /* every sample's time and thread, and region spans (--timeline) */
 	uint64_t max_size; /* --max-size: bytes the timeline may take the file to (0: no cap) */
-	bool gpu;	   /* --gpu: CUDA activity through the injection library (launch only) */
+	bool gpu;	   /* --gpu: CUDA activity (launch: CUPTI; -p: libcuda uprobes) */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

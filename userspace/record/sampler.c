@@ -88,6 +88,14 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	sp->skel->rodata->unwind_mode = mode;
 	sampler_timeline_size(sp, sp->timeline);
 	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
+	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_call, false);
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_namer, false);
+	bpf_program__set_autoattach(sp->skel->progs.on_gpu_named, false);
+	if (!sp->gpu_calls) { /* their rings take memory when made: one page each */
+		bpf_map__set_max_entries(sp->skel->maps.gpu_calls, 4096);
+		bpf_map__set_max_entries(sp->skel->maps.gpu_names, 4096);
+	}
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -213,6 +221,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 		return PERCH_EXIT_INTERNAL;
 	sp->freq = o->freq;
 	sp->timeline = o->timeline;
+	sp->gpu_calls = o->gpu && !o->argv;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
@@ -233,6 +242,7 @@ void sampler__free(struct sampler *sp)
 	mmap_watch__free(sp->mw);
 	sampler_timeline_free(sp);
 	sampler_launch_free(sp);
+	sampler_gpucall_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);

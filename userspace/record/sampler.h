@@ -76,6 +76,25 @@ int sampler__probe_launches(struct sampler *sp, const char *library, sampler_lau
 /* Launch hits whose stack got no key id. */
 uint64_t sampler__launches_unkeyed(const struct sampler *sp);
 
+/* --gpu -p PID (attach mode): libcuda's entry points (struct perch_gpu_call). Each hit of a
+ * target thread goes to fn at the drain of its buffer with the key id of its stack
+ * (SAMPLER_NO_KEY: none could be made); each name lookup's return to name_fn, at the next
+ * sampler__poll_gpu_calls() or drain, before the hits of that drain. 0 or PERCH_EXIT_BPF /
+ * PERCH_EXIT_INTERNAL (logged). sampler__poll_gpu_calls() reads both rings without waiting
+ * (the hits are held for their drain), so that they do not fill between drains. */
+typedef void (*sampler_gpu_call_fn)(void *ctx, const struct perch_gpu_call *c, uint32_t key);
+typedef void (*sampler_gpu_name_fn)(void *ctx, const struct perch_gpu_name *n);
+int sampler__gpu_calls(struct sampler *sp, sampler_gpu_call_fn fn, sampler_gpu_name_fn name_fn,
+		       void *ctx);
+/* A uprobe of pid only, in the file at path, at file offset off: an entry point (namer false;
+ * cookie: its index in REC_GPU_ENTRIES) or a name lookup, at entry and return (namer true;
+ * cookie: enum perch_gpu_namer). 0 or -errno (not logged: the caller says which symbol). */
+int sampler__probe_gpu(struct sampler *sp, pid_t pid, const char *path, uint64_t off, bool namer,
+		       uint32_t cookie);
+void sampler__poll_gpu_calls(struct sampler *sp);
+/* Entry point hits whose stack got no key id. */
+uint64_t sampler__gpu_calls_unkeyed(const struct sampler *sp);
+
 /* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);

@@ -27,6 +27,7 @@ struct sampler {
 	const char *event_name;
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	bool timeline;	      /* --timeline */
+	bool gpu_calls;	      /* --gpu -p: libcuda's probes (sampler_gpucall.c) */
 	struct sampler_fds fds;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
@@ -40,9 +41,10 @@ struct sampler {
 	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
-	struct u64map kindex;	 /* one drain's buckets: key hash -> index (ticks, launches) */
-	struct timeline *tl;	 /* --timeline, else NULL */
-	struct launch_probe *lc; /* --gpu, else NULL */
+	struct u64map kindex;	   /* one drain's buckets: key hash -> index (ticks, launches) */
+	struct timeline *tl;	   /* --timeline, else NULL */
+	struct launch_probe *lc;   /* --gpu, else NULL */
+	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
 };
 
 /* sampler_events.c: listen to the process table (a target that exited leaves the target map);
@@ -73,5 +75,11 @@ uint32_t sampler_key_id(const struct sampler *sp, const struct perch_key *key, s
 void sampler_launch_drained(struct sampler *sp, unsigned int which, size_t n,
 			    const uint32_t *key_ids);
 void sampler_launch_free(struct sampler *sp);
+
+/* sampler_gpucall.c: libcuda's entry point hits of buffer `which` to their key ids (the name
+ * lookups before them). */
+void sampler_gpucall_drained(struct sampler *sp, unsigned int which, size_t n,
+			     const uint32_t *key_ids);
+void sampler_gpucall_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

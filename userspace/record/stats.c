@@ -48,6 +48,8 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	kv[n++] = meta_kv(REC_META_window_budget, budget);
 	if (p->gpu) /* the GPU section is shown, data or not */
 		kv[n++] = meta_kv(REC_META_gpu, "cupti");
+	else if (p->ga) /* --gpu -p: libcuda's entry points, no durations */
+		kv[n++] = meta_kv(REC_META_gpu, "attach");
 	return rec_writer__meta(w, kv, n);
 }
 
@@ -78,6 +80,24 @@ static size_t timeline_kv(struct rec_kv *kv, const struct sampler *sp)
 
 #define TIMELINE_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, v[i]);
 	REC_STATS_TIMELINE(TIMELINE_KV)
+	return n;
+}
+
+/* --gpu -p: a call whose stack got no key id at its drain is lost too. */
+static size_t gpu_attach_kv(struct rec_kv *kv, const struct stats_parts *p, const uint64_t *totals,
+			    const bool *ok)
+{
+	size_t n = 0;
+
+#define GPU_ATTACH_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, gpu_attach__stat(p->ga, i));
+	REC_STATS_GPU_ATTACH(GPU_ATTACH_KV)
+#define GPU_CALLS_KV(k, i)                                                                 \
+	if (ok[i])                                                                         \
+		kv[n++] = stat_kv(REC_STAT_##k,                                            \
+				  totals[i] + (i == PERCH_STAT_GPU_CALL_LOST               \
+						       ? sampler__gpu_calls_unkeyed(p->sp) \
+						       : 0));
+	REC_STATS_GPU_CALLS(GPU_CALLS_KV)
 	return n;
 }
 
@@ -120,6 +140,8 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 						       ? sampler__launches_unkeyed(p->sp) \
 						       : 0));
 	REC_STATS_LAUNCH(LAUNCH_KV)
+	if (p->ga)
+		n += gpu_attach_kv(kv + n, p, totals, ok);
 	rec_writer__stats(w, kv, n);
 }
 

@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "format/recording.h"
 #include "gpu.h"
+#include "gpu_attach.h"
 #include "record.h"
 #include "regions.h"
 #include "sampler.h"
@@ -27,7 +28,8 @@ struct stats_parts {
 	const struct unwinder *uw;
 	const struct regions *rg;
 	unsigned int max_stack;
-	const struct gpu *gpu; /* NULL without --gpu */
+	const struct gpu *gpu;	     /* NULL without --gpu */
+	const struct gpu_attach *ga; /* --gpu -p, else NULL */
 };
 
 int stats__meta(struct rec_writer *w, const struct stats_parts *p);

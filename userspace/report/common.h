@@ -78,6 +78,9 @@ void report_print_tree_nodes(const struct profile *p, const struct tree *t, doub
  * p labels its call tree, o gives --top and --min-percent. */
 void report_print_gpu(const struct recording *r, const struct profile *p,
 		      const struct report_opts *o, FILE *out);
+/* report/gpu_attach.c: the GPU section of an attach-mode recording (--gpu -p); false, printing
+ * nothing, for any other. */
+bool report_print_gpu_attach(const struct recording *r, unsigned int top, FILE *out);
 /* report/callers.c: --callers=F / --callees=F, the table instead of the report (text; with
  * --format=csv as CSV). */
 int report_callers(const struct recording *r, const char *path, const struct report_opts *o,

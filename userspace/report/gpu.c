@@ -227,6 +227,8 @@ void report_print_gpu(const struct recording *r, const struct profile *p,
 	uint64_t copies = 0;
 	char a[24];
 
+	if (report_print_gpu_attach(r, o->top, out)) /* --gpu -p: no CUPTI */
+		return;
 	if (!report_meta(r, REC_META_gpu) && !r->ngpu && !r->ngpu_notes)
 		return;
 	fprintf(out, "\nGPU (CUDA through CUPTI)\n");
