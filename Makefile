@@ -90,6 +90,17 @@ $(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
 
 $(BUILD)/userspace/report/pprof.o: $(BUILD)/profile.pb-c.h
 
+# --format=html's viewer (report/html/: shell, CSS, JS) built into perch as byte arrays, so the
+# report needs no file, node or network at run time.
+HTML_ASSETS := userspace/report/html/shell.html userspace/report/html/viewer.css \
+	       userspace/report/html/viewer.js
+%/report_html_assets.h: $(HTML_ASSETS)
+	@mkdir -p $*
+	(cd userspace/report/html && for f in $(notdir $(HTML_ASSETS)); do xxd -i $$f; done) | \
+		sed 's/^unsigned/static const unsigned/' > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/userspace/report/html.o: $(BUILD)/report_html_assets.h
+
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
@@ -143,6 +154,7 @@ build-fuzz/profile.pb-c.o: build-fuzz/profile.pb-c.c
 	$(CLANG) $(filter-out -Werror -W%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build-fuzz/userspace/report/pprof.o: build-fuzz/profile.pb-c.h
+build-fuzz/userspace/report/html.o: build-fuzz/report_html_assets.h
 
 build-fuzz/libperchfuzz.a: $(FUZZ_OBJS)
 	rm -f $@ && ar rcs $@ $^
@@ -242,6 +254,7 @@ check-integration: all
 	@bash tests/speedscope.sh $(BUILD)
 	@bash tests/query.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
+	@bash tests/html.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures
@@ -253,6 +266,7 @@ check-integration: all
 	@bash tests/speedscope.sh build-san
 	@bash tests/query.sh build-san
 	@bash tests/chrome.sh build-san
+	@bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 

@@ -4,6 +4,7 @@
 set -euo pipefail
 pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
       libprotobuf-c-dev protobuf-c-compiler golang-go
+      xxd chromium nodejs
       pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils)
 # make fuzz: libFuzzer's runtime for the installed clang (only a Recommends of clang's packages).
 if [ "${1:-}" = fuzz ]; then
@@ -14,7 +15,20 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# tests/html.sh's browser driver: playwright-core, pinned by tests/browser/package-lock.json
+# (npm ci: nothing fetched when node_modules already matches the lock).
+browser_deps() {
+	[ "${1:-}" = fuzz ] && return 0
+	local d
+	d=$(dirname "$0")/../tests/browser
+	[ -f "$d/node_modules/playwright-core/package.json" ] &&
+		[ "$d/node_modules/.package-lock.json" -nt "$d/package-lock.json" ] && return 0
+	(cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+if [ ${#missing[@]} -eq 0 ]; then
+	browser_deps "${1:-}"
+	exit 0
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "perch: missing packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
 	exit 1
@@ -23,3 +37,4 @@ echo "perch: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+browser_deps "${1:-}"

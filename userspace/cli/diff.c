@@ -2,7 +2,7 @@
 /*
  * `perch diff BASE NEW`: what changed between two recordings (model/diff.h), as text (functions
  * and call-tree nodes, significant changes first), csv (every row) or folded (flamegraph.pl's
- * differential form: "stack base_count new_count").
+ * differential form: "stack base_count new_count") or html (report/html_diff.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +15,7 @@
 #include "model/diff.h"
 #include "report/report.h"
 
-enum diff_format { DIFF_TEXT, DIFF_CSV, DIFF_FOLDED };
+enum diff_format { DIFF_TEXT, DIFF_CSV, DIFF_FOLDED, DIFF_HTML };
 
 struct diff_cli {
 	struct diff_opts o;
@@ -33,6 +33,8 @@ static void diff_options(FILE *out)
 	      "                       first), csv (every row) or folded (stack base new: "
 	      "flamegraph.pl draws\n"
 	      "                       it colored by difference)\n"
+	      "                       or html (one self-contained page: the table and an icicle\n"
+	      "                       colored by change; > FILE.html)\n"
 	      "  --top=N              rows in each text table (default 20)\n"
 	      "  --region=NAME, --lines, --no-demangle   as for report\n",
 	      out);
@@ -176,6 +178,16 @@ static void print_folded(const struct diff *d, FILE *out)
 	}
 }
 
+/* The page of report/html_diff.c on standard output; 0 or the exit status. */
+static int print_html(const struct diff *d, const char *const path[2])
+{
+	int err = report__html_diff(d, path, stdout);
+
+	if (err)
+		log_err("diff: html: %s", strerror(-err));
+	return err ? PERCH_EXIT_INTERNAL : 0;
+}
+
 static int diff_option(int ch, struct diff_cli *c, char **argv)
 {
 	switch (ch) {
@@ -186,8 +198,10 @@ static int diff_option(int ch, struct diff_cli *c, char **argv)
 			c->format = DIFF_CSV;
 		else if (!strcmp(optarg, "folded"))
 			c->format = DIFF_FOLDED;
+		else if (!strcmp(optarg, "html"))
+			c->format = DIFF_HTML;
 		else
-			return log_usage(NULL, "unknown diff format '%s' (text, csv, folded)",
+			return log_usage(NULL, "unknown diff format '%s' (text, csv, folded, html)",
 					 optarg);
 		return 0;
 	case 't':
@@ -243,6 +257,8 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 		print_text(d, c, path, stdout);
 	else if (d && c->format == DIFF_CSV)
 		print_csv(d, stdout);
+	else if (d && c->format == DIFF_HTML)
+		ret = print_html(d, path);
 	else if (d)
 		print_folded(d, stdout);
 	if (d && (ferror(stdout) | fflush(stdout))) {
@@ -284,7 +300,8 @@ static int run_diff(int argc, char **argv)
 const struct cli_command cli_diff = {
 	.name = "diff",
 	.run = run_diff,
-	.synopsis = "perch diff [--format=text|csv|folded] [--top=N] [--region=NAME] [--lines]\n"
-		    "                    [--no-demangle] BASE NEW\n",
+	.synopsis =
+		"perch diff [--format=text|csv|folded|html] [--top=N] [--region=NAME] [--lines]\n"
+		"                    [--no-demangle] BASE NEW\n",
 	.options = diff_options,
 };

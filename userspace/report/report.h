@@ -2,7 +2,7 @@
 /*
  * `perch report`: a table of outputs, one row and one file each (report/text.c, folded.c,
  * csv.c, stats.c, pprof.c,
- * speedscope.c, chrome.c), and the short summary `perch record` prints when the command exits. A new
+ * speedscope.c, chrome.c, html.c; html_diff.c writes perch diff's page), and the short summary `perch record` prints when the command exits. A new
  * exporter (pprof, chrome, ...) is a file report/NAME.c defining report_NAME() and a row in
  * REPORT_OUTPUTS below; the CLI finds it by name and lists it in its usage.
  */
@@ -28,7 +28,10 @@
 	X(REPORT_CHROME, chrome,                                                              \
 	  "(Trace Event JSON for ui.perfetto.dev and chrome://tracing: samples per thread "   \
 	  "over time, region spans; a recording of format version 1 to 3 has no time axis: "  \
-	  "one span per thread with its samples and regions)")
+	  "one span per thread with its samples and regions)")                                \
+	X(REPORT_HTML, html,                                                                  \
+	  "(one self-contained page: tables, flame graph, callers/callees, select/exclude/"   \
+	  "fold, regions, GPU, timeline; for a browser: -o FILE.html)")
 
 #define REPORT_ENUM(id, name, help) id,
 enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
@@ -83,5 +86,10 @@ char *report__region_names(const struct recording *r);
  * which), -ENOMEM. Cheap: no tree is built. */
 int report__check_query(const struct recording *r, const struct report_opts *o);
 void report__summary(const struct recording *r, const char *path, FILE *out);
+
+struct diff;
+/* `perch diff --format=html`: the diff (model/diff.h) as one self-contained page, the viewer's
+ * diff mode (report/html_diff.c); path: base and new as given. 0 or -errno. */
+int report__html_diff(const struct diff *d, const char *const path[2], FILE *out);
 
 #endif /* PERCH_REPORT_H */

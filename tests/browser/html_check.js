@@ -1,0 +1,342 @@
+// perch report --format=html in a real browser (Debian's chromium, headless, driven by
+// playwright-core): the page's numbers against the CLI's on the same recording (tests/html.sh).
+//
+//   [PERCH_CLI=build/perch] node html_check.js PAGE.html TEXT FOLDED SHOT.png
+//
+// TEXT is `perch report` (its top-functions tables), FOLDED `perch report --format=folded`. The
+// checks: the page loads from file:// with no error and no request leaving the file; its
+// functions table sorted by self and by total has the CLI's rows (name, self, total) in the CLI's
+// order of numbers; a function's callers and callees (clicked into from the table) equal the ones
+// counted from FOLDED and (given PERCH_CLI) the page's CLI lines for them, and clicking a caller opens it with the function selected; an exclude chip added through the form gives the totals of FOLDED without
+// the stacks holding it, and so does the page's "CLI:" line run with --format=folded (given
+// PERCH_CLI: perch with the query options); the link (location.hash) reproduces that view in a new page;
+// removing the chip restores the totals; a fold chip gives folded's stacks without the function
+// (self and total), as its CLI line does; a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
+'use strict';
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+
+const [page_path, text_path, folded_path, shot] = process.argv.slice(2);
+const { execFileSync } = require('child_process');
+const failures = [];
+const fail = (what) => failures.push(what);
+
+/* folded lines -> [{frames, count}]: the thread and region: frames dropped, "_[k]" as the tables
+ * name kernel functions (without it), "[no stack]" an empty stack. */
+function parseFolded(file) {
+	return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
+		const sp = line.lastIndexOf(' ');
+		const frames = line.slice(0, sp).split(';').slice(1)
+			.filter((f) => !f.startsWith('region:') && f !== '[no stack]')
+			.map((f) => (f.endsWith('_[k]') ? f.slice(0, -4) : f));
+		return { frames: frames, count: Number(line.slice(sp + 1)) };
+	});
+}
+
+function totals(stacks) {
+	const self = new Map(), total = new Map();
+	let all = 0;
+	for (const s of stacks) {
+		all += s.count;
+		if (s.frames.length) {
+			const leaf = s.frames[s.frames.length - 1];
+			self.set(leaf, (self.get(leaf) || 0) + s.count);
+		}
+		for (const f of new Set(s.frames)) total.set(f, (total.get(f) || 0) + s.count);
+	}
+	return { self: self, total: total, all: all };
+}
+
+/* Callers (out false) or callees of f: once per stack per neighbour; "[root]" and "[self]". */
+function neighbours(stacks, f, out) {
+	const rows = new Map();
+	for (const s of stacks) {
+		const seen = new Set();
+		const fr = s.frames;
+		for (let i = 0; i < fr.length; i++) {
+			if (fr[i] !== f) continue;
+			const y = out ? (i + 1 < fr.length ? fr[i + 1] : null) : i > 0 ? fr[i - 1] : '[root]';
+			if (y !== null) seen.add(y);
+		}
+		if (out && fr.length && fr[fr.length - 1] === f) seen.add('[self]');
+		seen.forEach((y) => rows.set(y, (rows.get(y) || 0) + s.count));
+	}
+	return rows;
+}
+
+/* The CLI's top-functions tables: [[self, total, name]] by self, then by total. */
+function cliTop(file) {
+	const tables = [];
+	let cur = null;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		if (line.startsWith('Top functions by')) {
+			cur = [];
+			tables.push(cur);
+			continue;
+		}
+		/* "  self% self total% total  NAME (padded to 40) MODULE[ [k]]": the module has no space */
+		const m = cur && line.replace(/ \[k\]$/, '').match(/^\s+[\d.]+% +(\d+) +[\d.]+% +(\d+)  (.*) (\S+)$/);
+		if (m) cur.push([Number(m[1]), Number(m[2]), m[3].trimEnd()]);
+		else if (cur && !line.trim()) cur = null;
+	}
+	return tables;
+}
+
+function sameMap(what, got, want) {
+	const keys = new Set([...got.keys(), ...want.keys()]);
+	for (const k of keys) {
+		if ((got.get(k) || 0) !== (want.get(k) || 0))
+			fail(what + ': ' + k + ' got ' + (got.get(k) || 0) + ', want ' + (want.get(k) || 0));
+	}
+}
+
+async function tableRows(page, sel) {
+	return page.$$eval(sel + ' tbody tr', (trs) => trs.map((tr) => [tr.dataset.fn,
+		...Array.from(tr.children).map((c) => c.textContent)]));
+}
+
+async function checkTop(page, cli) {
+	for (const [k, want] of [['self', cli[0]], ['total', cli[1]]]) {
+		await page.click('#sort-' + k);
+		await page.waitForSelector('table.funcs');
+		const rows = await tableRows(page, 'table.funcs');
+		const byName = new Map(rows.map((r) => [r[0], [Number(r[2]), Number(r[4])]]));
+		want.forEach(([s, t, name], i) => {
+			const got = byName.get(name);
+			if (!got || got[0] !== s || got[1] !== t)
+				fail('top by ' + k + ': ' + name + ' got ' + got + ', want ' + [s, t]);
+			const row = rows[i] || [];
+			if (Number(row[k === 'self' ? 2 : 4]) !== (k === 'self' ? s : t))
+				fail('top by ' + k + ' row ' + i + ': got ' + row[0] + ' ' + row.slice(1, 5) + ', want ' + [s, t, name]);
+		});
+		if (!want.length) fail('top by ' + k + ': the CLI printed no row');
+	}
+}
+
+async function pageTotals(page) {
+	await page.click('#tab-functions');
+	await page.fill('#find', '');
+	await page.press('#find', 'Enter');
+	if (await page.$('#show-all')) await page.click('#show-all'); /* every row, not the first 500 */
+	const rows = await tableRows(page, 'table.funcs');
+	return new Map(rows.map((r) => [r[0], Number(r[4])]));
+}
+
+/* The function with the most callers and callees (ties: the larger total), clicked into. */
+async function checkFunction(page, stacks) {
+	const t = totals(stacks);
+	let best = null, score = -1;
+	for (const [f, tot] of t.total) {
+		const s = neighbours(stacks, f, false).size + neighbours(stacks, f, true).size;
+		if (s > score || (s === score && tot > t.total.get(best))) [best, score] = [f, s];
+	}
+	if (best === null) return null; /* no sample: nothing to click into */
+	await page.click('#tab-functions');
+	await page.fill('#find', best);
+	await page.press('#find', 'Enter');
+	await page.click(`table.funcs a.fn[data-fn="${CSS_escape(best)}"]`);
+	await page.waitForSelector('table.callers');
+	const read = async (sel) => new Map((await tableRows(page, sel)).map((r) => [r[0], Number(r[1])]));
+	const callers = await read('table.callers'), callees = await read('table.callees');
+	sameMap('callers of ' + best, callers, neighbours(stacks, best, false));
+	sameMap('callees of ' + best, callees, neighbours(stacks, best, true));
+	for (const [id, got] of [['cli-callers', callers], ['cli-callees', callees]]) {
+		const line = await page.textContent('#' + id);
+		const cli = cliTable(line);
+		if (cli) sameMap(line, got, cli);
+	}
+	const tot = Number(await page.textContent('#fn-total'));
+	if (tot !== t.total.get(best)) fail('total of ' + best + ': got ' + tot + ', want ' + t.total.get(best));
+	await clickThrough(page, stacks, best);
+	return best;
+}
+
+/* Clicking a caller of f opens it with f selected (the path followed as a filter): its total is
+ * then that of the stacks holding both. The chip is removed again. */
+async function clickThrough(page, stacks, f) {
+	const y = (await tableRows(page, 'table.callers')).map((r) => r[0]).find((n) => n !== '[root]');
+	if (y === undefined) return;
+	await page.click(`table.callers a.fn[data-fn="${CSS_escape(y)}"]`);
+	await page.waitForSelector('.chip[data-kind=select]');
+	await page.waitForSelector('#fn-total');
+	const want = stacks.filter((s) => s.frames.includes(f) && s.frames.includes(y))
+		.reduce((a, s) => a + s.count, 0);
+	const got = Number(await page.textContent('#fn-total'));
+	if (got !== want || (await page.textContent('h2')).indexOf(y) !== 0)
+		fail('click-through ' + f + ' -> caller ' + y + ': total ' + got + ', want ' + want);
+	await page.click('.chip[data-kind=select] button');
+}
+
+function CSS_escape(s) {
+	return s.replace(/["\\]/g, '\\$&');
+}
+
+/* A function to exclude: the one whose total is nearest half the samples, not in every stack. */
+function pickExclude(stacks) {
+	const t = totals(stacks);
+	let best = null;
+	for (const [f, tot] of t.total) {
+		if (tot >= t.all) continue;
+		if (best === null || Math.abs(tot - t.all / 2) < Math.abs(t.total.get(best) - t.all / 2)) best = f;
+	}
+	return best;
+}
+
+/* The view's "CLI:" line run as it reads (perch being PERCH_CLI, in the repository), with
+ * --format=folded: its stacks; null when perch has no query options (PERCH_CLI unset). */
+function cliView(line) {
+	if (!process.env.PERCH_CLI) return null;
+	const file = path.join(require('os').tmpdir(), 'perch-html-cli-' + process.pid);
+	const cmd = line.replace(/^perch /, "'" + path.resolve('../..', process.env.PERCH_CLI) + "' ") +
+		' --format=folded > ' + file;
+	execFileSync('bash', ['-c', cmd], { cwd: path.resolve('../..') });
+	const st = parseFolded(file);
+	fs.unlinkSync(file);
+	return st;
+}
+
+/* A focus table's CLI line (#cli-callers, #cli-callees) run with --format=csv: name -> samples. */
+function cliTable(line) {
+	if (!process.env.PERCH_CLI) return null;
+	const cmd = line.replace(/^perch /, "'" + path.resolve('../..', process.env.PERCH_CLI) + "' ") +
+		' --format=csv';
+	const out = execFileSync('bash', ['-c', cmd], { cwd: path.resolve('../..') }).toString();
+	return new Map(out.split('\n').slice(1).filter(Boolean).map((l) => {
+		const f = csvFields(l);
+		return [f[0], Number(f[1])];
+	}));
+}
+
+function csvFields(line) {
+	const out = [];
+	let cur = '', q = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i];
+		if (q && c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+		else if (c === '"') q = !q;
+		else if (c === ',' && !q) { out.push(cur); cur = ''; }
+		else cur += c;
+	}
+	out.push(cur);
+	return out;
+}
+
+/* A name as one pattern of the form's comma list: /^...$/ when it holds a comma. */
+function pattern(name) {
+	return name.includes(',') ? '/^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/' : name;
+}
+
+async function checkExclude(page, browser, stacks, name) {
+	await page.click('#tab-functions');
+	await page.selectOption('#add-kind', 'exclude');
+	await page.fill('#add-pattern', pattern(name));
+	await page.click('#add-filter button[type=submit]');
+	await page.waitForSelector('.chip[data-kind=exclude]');
+	const want = totals(stacks.filter((s) => !s.frames.includes(name)));
+	const got = await pageTotals(page);
+	sameMap('totals with exclude ' + name, got, want.total);
+	const line = await page.textContent('#cli');
+	const cli = cliView(line);
+	if (cli) sameMap('totals with exclude ' + name + ' (' + line + ')', got, totals(cli).total);
+	if (!line.includes('--exclude=')) fail('CLI line lacks the exclude: ' + line);
+	const link = page.url();
+	const other = await browser.newPage();
+	await other.goto(link);
+	await other.waitForSelector('body[data-ready="1"]');
+	if ((await other.textContent('#kept')) !== (await page.textContent('#kept')))
+		fail('the link does not reproduce the view: ' + link);
+	await other.close();
+	return want;
+}
+
+/* fold name: its frames leave every stack (a stack left empty is "[folded]"): self and total. */
+async function checkFold(page, stacks, name) {
+	await page.selectOption('#add-kind', 'fold');
+	await page.fill('#add-pattern', pattern(name));
+	await page.click('#add-filter button[type=submit]');
+	await page.waitForSelector('.chip[data-kind=fold]');
+	const folded = stacks.map((s) => {
+		const fr = s.frames.filter((f) => f !== name);
+		return { frames: fr.length || !s.frames.length ? fr : ['[folded]'], count: s.count };
+	});
+	const want = totals(folded);
+	const got = await pageTotals(page);
+	sameMap('totals with fold ' + name, got, want.total);
+	const line = await page.textContent('#cli');
+	const cli = cliView(line);
+	if (cli) sameMap('totals with fold ' + name + ' (' + line + ')', got, totals(cli).total);
+	const rows = await tableRows(page, 'table.funcs');
+	sameMap('self with fold ' + name, new Map(rows.map((r) => [r[0], Number(r[2])])), want.self);
+	await page.click('.chip[data-kind=fold] button');
+}
+
+/* The text report's GPU kernels (name -> calls), when it has a GPU section. */
+function cliKernels(file) {
+	const rows = new Map();
+	let on = false;
+	for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+		if (/^  kernel\s+calls\s+total/.test(line)) on = true;
+		else if (on && !/^  \S.*\s\d+\s+[\d.]+ \S+\s/.test(line)) on = false;
+		const m = on && line.match(/^  (\S.*?)\s+(\d+)\s+[\d.]+ \S+\s/);
+		if (m) rows.set(m[1], Number(m[2]));
+	}
+	return rows;
+}
+
+/* The GPU tab's kernels equal the text report's. */
+async function checkGpu(page) {
+	const want = cliKernels(text_path);
+	if (!(await page.$('#tab-gpu'))) {
+		if (want.size) fail('the text report has GPU kernels, the page no GPU tab');
+		return 0;
+	}
+	await page.click('#tab-gpu');
+	await page.waitForSelector('table.kernels');
+	const rows = await page.$$eval('table.kernels tbody tr', (trs) => trs.map((tr) =>
+		[tr.children[0].textContent, Number(tr.children[1].textContent)]));
+	sameMap('GPU kernels (calls)', new Map(rows), want);
+	return rows.length;
+}
+
+async function main() {
+	const stacks = parseFolded(folded_path);
+	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [] });
+	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+	page.on('pageerror', (e) => fail('page error: ' + e.message));
+	page.on('console', (m) => m.type() === 'error' && fail('console error: ' + m.text()));
+	page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') &&
+		fail('request leaving the file: ' + r.url()));
+	const t0 = Date.now();
+	await page.goto('file://' + path.resolve(page_path));
+	await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+	const load_ms = Date.now() - t0;
+	await checkTop(page, cliTop(text_path));
+	const fn = await checkFunction(page, stacks);
+	const excl = pickExclude(stacks);
+	if (excl !== null) {
+		await checkExclude(page, browser, stacks, excl);
+		await page.screenshot({ path: shot, fullPage: false });
+		await page.click('.chip[data-kind=exclude] button');
+		sameMap('totals after removing the chip', await pageTotals(page), totals(stacks).total);
+		await checkFold(page, stacks, excl);
+	} else {
+		await page.screenshot({ path: shot, fullPage: false });
+	}
+	const kernels = await checkGpu(page);
+	await page.click('#tab-flame');
+	await page.waitForSelector('#flame div');
+	await page.screenshot({ path: shot.replace(/\.png$/, '-flame.png') });
+	await browser.close();
+	if (failures.length) {
+		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
+		process.exit(1);
+	}
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (kernels ? ' gpu_kernels=' + kernels : ''));
+}
+
+main().catch((e) => {
+	console.log('FAIL ' + (e && e.stack ? e.stack.split('\n').slice(0, 3).join(' ') : e));
+	process.exit(1);
+});

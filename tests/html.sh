@@ -1,0 +1,117 @@
+#!/bin/bash
+# --format=html in a real browser: Debian's chromium, headless, driven by playwright-core
+# (tests/browser/, installed by scripts/install-deps.sh) through tests/browser/html_check.js, on
+# the recordings of tests/golden/ and tests/corpus/ that load cleanly and on ones tests/mkrec
+# writes (regions and time windows; one of 1M samples). Per recording: the page loads from
+# file:// with no error and no request; its top functions equal `perch report`'s tables; the
+# callers and callees of a function clicked into equal the ones counted from `--format=folded`;
+# an exclude chip, then a fold chip, give folded's totals with the function's stacks dropped
+# (its frames removed), and so does the "CLI:" line the page shows for that view, run (where
+# perch has the query options); the link reproduces the view; a screenshot is kept (its path
+# printed). With root and the CUDA fixtures, also a live `perch record --gpu` through the
+# stand-in CUPTI: its GPU tab's kernels equal the text report's. `perch diff --format=html` of
+# two pairs of recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js).
+# Bad input: an unwritable -o gives one line on stderr and its exit status.
+#   bash tests/html.sh [BUILD]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:-build}
+PERCH=$BUILD/perch
+MKREC=$BUILD/tests/mkrec
+SHOTS=$(realpath -m "$BUILD/tests/html-shots")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+mkdir -p "$SHOTS"
+
+check() { # check WHAT GOT WANT
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL html: $1: got '$2', want '$3'"
+	fi
+}
+
+if [ ! -f tests/browser/node_modules/playwright-core/package.json ] || ! command -v chromium >/dev/null; then
+	check "chromium and playwright-core installed (make deps)" missing installed
+	echo "html: $pass passed, $fail failed"
+	exit 1
+fi
+
+recordings=(tests/golden/*.data tests/corpus/*.data)
+if [ -x "$MKREC" ]; then
+	"$MKREC" -n 4000 -s 40 -t 3 -d 10 --regions "$T/v4-regions.data" &&
+		"$MKREC" -n 1000000 -s 2000 -t 8 -d 24 --regions "$T/v4-1M.data"
+	check "mkrec writes version 4 recordings" "$?" 0
+	recordings+=("$T"/v4-regions.data "$T"/v4-1M.data)
+else
+	check "$MKREC is built (make all)" missing built
+fi
+
+# A live one where it is cheap: `perch record --gpu` of tests/cuda/host through the stand-in
+# CUPTI (as tests/integration/gpu-standin.sh; root, BPF and the CUDA toolkit's build), for the
+# GPU and timeline sections.
+B=$(realpath "$BUILD")
+if [ "$(id -u)" = 0 ] && [ -x "$B/tests/cuda/host" ] && [ -e "$B/libperch_cuda.so" ]; then
+	env LD_LIBRARY_PATH="$B/tests/cuda" HOST_SPIN_MS=300 HOST_SETTLE_MS=300 \
+		"$PERCH" record -q --gpu -o "$T/live-gpu.data" -- "$B/tests/cuda/host" >/dev/null 2>"$T/err"
+	check "perch record --gpu of tests/cuda/host" "$?:$(cat "$T/err")" "0:"
+	recordings+=("$T/live-gpu.data")
+else
+	echo "html: live GPU stand-in recording skipped (needs root and perch built with CUDA: make cuda-fixtures)"
+fi
+
+# The CLI's own query options, where perch has them (model/query.c): the view's "CLI:" line is run
+# and must count what the page does.
+PERCH_CLI=
+"$PERCH" report --help 2>&1 | grep -q -- '--exclude' && PERCH_CLI=$PERCH
+
+# page SHOT DATA [OPTION...]: the page of DATA (with the report options given) in chromium
+page() {
+	local shot=$1 data=$2 out
+	shift 2
+	"$PERCH" report --format=html -o "$T/$shot.html" "$@" "$data" 2>"$T/err"
+	check "$shot: export" "$?:$(cat "$T/err")" "0:"
+	"$PERCH" report "$@" "$data" >"$T/text" 2>/dev/null
+	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
+	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
+	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
+}
+
+for data in "${recordings[@]}"; do
+	shot=$(basename "$(dirname "$data")")-$(basename "$data" .data)
+	[ "$(dirname "$data")" = "$T" ] && shot=$(basename "$data" .data) # made here
+	"$PERCH" report --format=stats "$data" >/dev/null 2>&1 || continue # loads cleanly only
+	page "$shot" "$data"
+done
+# The options that shape the data: functions by source line, and the samples of one region (the
+# one with the most samples).
+page golden-inlined-lines tests/golden/inlined.data --lines
+region=$("$PERCH" report --format=csv tests/golden/regions-shape.data |
+	awk -F, 'NR > 1 && $2 == "" { print $9, $1 }' | sort -rn | awk 'NR == 1 { print $2 }')
+page "golden-regions-shape-region-$region" tests/golden/regions-shape.data --region="$region"
+
+# `perch diff --format=html` (the viewer's diff mode) against `perch diff --format=csv`.
+for pair in "tests/corpus/shares.data tests/corpus/shares-v4.data" \
+	"tests/golden/threads.data tests/golden/forks.data"; do
+	set -- $pair
+	name=diff-$(basename "$1" .data)-$(basename "$2" .data)
+	"$PERCH" diff --format=html "$1" "$2" >"$T/$name.html" 2>"$T/err"
+	check "$name: export" "$?:$(cat "$T/err")" "0:"
+	"$PERCH" diff --format=csv "$1" "$2" >"$T/$name.csv"
+	out=$(cd tests/browser && node html_diff_check.js "$T/$name.html" "$T/$name.csv" "$SHOTS/$name.png" 2>&1)
+	check "$name: in chromium" "$(echo "$out" | grep -v '^ok')" ""
+	echo "html: $name: $(wc -c <"$T/$name.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$name.png"
+done
+
+# Bad input: one line on stderr, the exit status of lib/exitcodes.h.
+"$PERCH" report --format=html -o /nonexistent/dir/r.html tests/corpus/shares.data >/dev/null 2>"$T/err"
+check "unwritable -o: status" "$?" 73
+check "unwritable -o: one line" "$(wc -l <"$T/err")" 1
+# stdout is the default, and the same bytes as -o
+"$PERCH" report --format=html -o "$T/o.html" tests/corpus/shares.data
+check "stdout equals -o" "$("$PERCH" report --format=html tests/corpus/shares.data | cmp - "$T/o.html" && echo same)" same
+echo "html: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --format=html's sections beside the stacks (report/html.h): regions (the table in report
+ * order, the merged tree, the CSV export as `--format=csv` writes it), GPU (kernels, lanes and
+ * the text report's GPU section) and the time axis (counts per window, GPU time per window).
+ * Times are nanoseconds, counts exact: the viewer formats them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/search.h"
+#include "model/gputab.h"
+#include "common.h"
+#include "html.h"
+
+char *html_capture(const struct recording *r, const char *path, const struct report_opts *o,
+		   report_fn fn)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = fn(r, path, o, f);
+	if (fclose(f) || err) {
+		free(buf);
+		errno = err ? -err : ENOMEM;
+		return NULL;
+	}
+	return buf;
+}
+
+static void put_region_rows(const struct regiontab *t, FILE *out)
+{
+	fputs("\"rows\":[", out);
+	for (uint32_t i = 0; i < regiontab__count(t); i++) {
+		const struct region_stat *s = regiontab__all(t, i);
+
+		fputs(i ? ",\n[" : "\n[", out);
+		report_json_str(out, regiontab__name(t, i));
+		fprintf(out,
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+			s->calls, region_stat__timed(s), s->total_ns, s->self_ns, report_mean_ns(s),
+			s->min_ns, s->max_ns, s->samples, s->gpu_ns, s->open);
+	}
+	fputs("],\n\"tree\":[", out);
+	for (uint32_t i = 0; i < regiontab__node_count(t); i++) {
+		const struct region_node *n = regiontab__node(t, i);
+
+		fprintf(out, "%s[%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",[",
+			i ? ",\n" : "\n", i ? n->region : 0, n->calls, n->total_ns, n->self_ns);
+		for (uint32_t k = 0; k < n->nkids; k++)
+			fprintf(out, "%s%" PRIu32, k ? "," : "", n->kids[k]);
+		fputs("]]", out);
+	}
+	fprintf(out, "],\n\"mismatches\":%" PRIu64 ",\"gpu\":%s", regiontab__mismatches(t),
+		regiontab__has_gpu(t) ? "true" : "false");
+}
+
+int html_put_regions(const struct recording *r, const struct report_opts *o, FILE *out)
+{
+	struct regiontab *t = regiontab__new(r);
+	char *csv;
+
+	if (!t)
+		return -errno;
+	if (!regiontab__count(t)) {
+		regiontab__free(t);
+		return 0;
+	}
+	csv = html_capture(r, "", o, report_outputs[REPORT_CSV].print);
+	if (!csv) {
+		regiontab__free(t);
+		return -errno;
+	}
+	fputs(",\n\"regions\":{", out);
+	put_region_rows(t, out);
+	fputs(",\n\"csv\":", out);
+	report_json_str(out, csv);
+	fputs("}", out);
+	free(csv);
+	regiontab__free(t);
+	return 0;
+}
+
+static void put_gpu_tables(const struct recording *r, const struct gputab *t, FILE *out)
+{
+	fputs("\"kernels\":[", out);
+	for (size_t i = 0; i < t->nkernels; i++) {
+		const struct gpu_kernel_row *k = &t->kernels[i];
+
+		fputs(i ? ",\n[" : "\n[", out);
+		report_json_str(out, k->name ? recording__string(r, k->name) : "?");
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", k->calls,
+			k->total_ns, k->min_ns, k->max_ns);
+	}
+	fputs("],\n\"lanes\":[", out);
+	for (size_t i = 0; i < t->nlanes; i++)
+		fprintf(out, "%s[%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
+			t->lanes[i].device, t->lanes[i].stream, t->lanes[i].activities,
+			t->lanes[i].busy_ns);
+	fprintf(out, "],\n\"busy\":%" PRIu64, t->busy_ns);
+}
+
+int html_put_gpu(const struct recording *r, const struct profile *p, const struct report_opts *o,
+		 FILE *out)
+{
+	struct gputab *t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r->ngpu && !r->ngpu_notes)
+		return 0;
+	t = gputab__new(r);
+	f = t ? open_memstream(&text, &len) : NULL;
+	if (!f) {
+		gputab__free(t);
+		return -ENOMEM;
+	}
+	report_print_gpu(r, p, o, f);
+	if (fclose(f)) {
+		gputab__free(t);
+		return -ENOMEM;
+	}
+	fputs(",\n\"gpu\":{", out);
+	put_gpu_tables(r, t, out);
+	fputs(",\n\"text\":", out);
+	report_json_str(out, text);
+	fputs("}", out);
+	free(text);
+	gputab__free(t);
+	return 0;
+}
+
+/* Device time of kernels, copies and memsets per window (overlapping work summed); gpu[w]. */
+static void gpu_per_window(const struct recording *r, uint64_t *gpu)
+{
+	const struct rec_window *w = r->windows;
+
+	for (size_t i = 0; i < r->ngpu; i++) {
+		const struct rec_gpu *g = &r->gpu[i];
+		size_t k;
+
+		if (g->kind != REC_GPU_KERNEL && g->kind != REC_GPU_MEMCPY &&
+		    g->kind != REC_GPU_MEMSET)
+			continue;
+		k = search_prefix(0, r->nwindows, j, w[j].end_ns <= g->start_ns);
+		for (; k < r->nwindows && w[k].start_ns < g->end_ns; k++) {
+			uint64_t from = g->start_ns > w[k].start_ns ? g->start_ns : w[k].start_ns;
+			uint64_t to = g->end_ns < w[k].end_ns ? g->end_ns : w[k].end_ns;
+
+			gpu[k] += to > from ? to - from : 0;
+		}
+	}
+}
+
+int html_put_timeline(const struct recording *r, const uint32_t *sample_of, FILE *out)
+{
+	uint64_t *gpu, start;
+
+	if (!r->nwindows)
+		return 0;
+	gpu = calloc(r->nwindows, sizeof(*gpu));
+	if (!gpu)
+		return -ENOMEM;
+	gpu_per_window(r, gpu);
+	start = r->windows[0].start_ns;
+	fputs(",\n\"timeline\":{\"windows\":[", out);
+	for (size_t i = 0; i < r->nwindows; i++) {
+		const struct rec_window *w = &r->windows[i];
+		bool first = true;
+
+		fprintf(out, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",[", i ? ",\n" : "\n",
+			w->start_ns - start, w->end_ns - start, gpu[i]);
+		for (uint32_t k = 0; k < w->ncounts; k++) {
+			uint32_t s = w->counts[k].sample;
+
+			if (s >= r->nsamples || !sample_of[s])
+				continue;
+			fprintf(out, "%s%" PRIu32 ",%" PRIu64, first ? "" : ",", sample_of[s] - 1,
+				w->counts[k].count);
+			first = false;
+		}
+		fputs("]]", out);
+	}
+	fputs("]}", out);
+	free(gpu);
+	return 0;
+}
