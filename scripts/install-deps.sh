@@ -23,6 +23,8 @@ browser_deps() {
 	d=$(dirname "$0")/../tests/browser
 	[ -f "$d/node_modules/playwright-core/package.json" ] &&
 		[ "$d/node_modules/.package-lock.json" -nt "$d/package-lock.json" ] && return 0
+	# Debian's nodejs comes without npm (NodeSource's has it): then Debian's npm package
+	command -v npm >/dev/null || apt-get install -y -qq --no-install-recommends npm >/dev/null
 	(cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 if [ ${#missing[@]} -eq 0 ]; then
