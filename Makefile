@@ -72,6 +72,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 # The parts of the recording run that include the BPF skeleton (or headers that do).
 SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
 SKEL_USERS += sampler_gpucall gpu_attach
+SKEL_USERS += sampler_offcpu
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c

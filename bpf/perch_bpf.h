@@ -48,6 +48,7 @@ enum perch_key_flags {
 	PERCH_KEY_TRUNCATED = 1 << 1,	  /* unwinding hit PERCH_MAX_STACK: outer frames missing */
 	PERCH_KEY_UNWIND_FAILED = 1 << 2, /* unwinding stopped early: outer frames missing */
 	PERCH_KEY_REGION_LOST = 1 << 3,	  /* the region stack could not be read or stored */
+	PERCH_KEY_PREEMPTED = 1 << 4,	  /* --off-cpu: switched out while runnable (not blocked) */
 };
 
 /*
@@ -147,6 +148,8 @@ enum perch_stat {
 	PERCH_STAT_GPU_CALLS,	    /* --gpu -p: libcuda entry point hits of target threads */
 	PERCH_STAT_GPU_CALL_LOST,   /* ...whose stack could not be kept (counts map or ring full) */
 	PERCH_STAT_GPU_NAME_LOST,   /* ...kernel name lookups not sent (their ring was full) */
+	PERCH_STAT_OFF_CPU,	    /* --off-cpu: blocks of target threads at least the minimum */
+	PERCH_STAT_OFF_CPU_LOST,    /* ...not kept (start or off-CPU map full) */
 	PERCH_STAT_MAX,
 };
 
@@ -248,6 +251,22 @@ struct perch_gpu_name {
 	__u64 handle; /* the handle the callee wrote */
 	__u64 kernel; /* KERNEL: the CUkernel it was asked for */
 	char name[PERCH_GPU_NAME_MAX];
+};
+
+/*
+ * --off-cpu: when a target thread leaves the CPU (sched_switch, in its own context), its key is
+ * taken as a tick's (user stack, kernel stack, region stack; PERCH_KEY_PREEMPTED when it was
+ * still runnable), put in the counts map with no count (so the drain of that buffer names it,
+ * while its stacks are there) and kept here under its tid with the time. When it runs again
+ * (the sched_switch that picks it), a block of at least the minimum adds its nanoseconds to the
+ * key in the off-CPU map of the buffer active then: aggregated in the kernel as bcc's
+ * offcputime. The loader resolves those keys through every key it has named so far.
+ */
+struct perch_offcpu_start {
+	__u64 time_ns; /* bpf_ktime_get_ns() at the switch-out */
+	__u32 preempted;
+	__u32 pad;
+	struct perch_key key;
 };
 
 #endif /* PERCH_BPF_H */

@@ -100,7 +100,8 @@ struct {
  */
 enum scratch_slot {
 	SCRATCH_TICK = 0,
-	SCRATCH_PROBE = 1, /* uprobes: --gpu's launch probe, --gpu -p's libcuda probes */
+	SCRATCH_PROBE = 1,  /* uprobes: --gpu's launch probe, --gpu -p's libcuda probes */
+	SCRATCH_OFFCPU = 2, /* --off-cpu: the switch-in probe */
 	SCRATCH_SLOTS,
 };
 
@@ -993,5 +994,131 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	/* The loader removes it from `targets` once it has read the process's last mmap
 	 * records, which it filters by this map. */
 	send_event(PERCH_EV_EXIT, tgid, 0, 0, p);
+	return 0;
+}
+
+/* ---- --off-cpu: blocked time of target threads (see struct perch_offcpu_start) ------------ */
+
+/* Blocks shorter than this are not kept (ns; --off-cpu-min). Set before loading. */
+const volatile __u64 off_cpu_min_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCH_MAX_TARGETS);
+	__type(key, __u32); /* tid */
+	__type(value, struct perch_offcpu_start);
+} offcpu_start SEC(".maps");
+
+#define OFFCPU_MAP                                        \
+	{                                                 \
+		__uint(type, BPF_MAP_TYPE_HASH);          \
+		__uint(max_entries, PERCH_COUNT_ENTRIES); \
+		__type(key, struct perch_key);            \
+		__type(value, __u64);                     \
+	}
+
+struct OFFCPU_MAP offcpu0 SEC(".maps");
+struct OFFCPU_MAP offcpu1 SEC(".maps");
+
+/* ns more off-CPU time of key in offmap; false when the map is full. */
+static __always_inline bool add_offcpu(void *offmap, const struct perch_key *key, __u64 ns)
+{
+	__u64 *sum = bpf_map_lookup_elem(offmap, key);
+
+	if (sum) {
+		__sync_fetch_and_add(sum, ns);
+		return true;
+	}
+	if (!bpf_map_update_elem(offmap, key, &ns, BPF_NOEXIST))
+		return true;
+	sum = bpf_map_lookup_elem(offmap, key);
+	if (sum)
+		__sync_fetch_and_add(sum, ns);
+	return sum != NULL;
+}
+
+/* next runs again: its blocked time, if long enough, to the key it left the CPU with. */
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = BPF_CORE_READ(next, pid), buf;
+	struct perch_offcpu_start *st = bpf_map_lookup_elem(&offcpu_start, &tid);
+	struct perch_key key;
+	__u64 ns;
+
+	if (!st)
+		return;
+	ns = now > st->time_ns ? now - st->time_ns : 0;
+	__builtin_memcpy(&key, &st->key, sizeof(key));
+	bpf_map_delete_elem(&offcpu_start, &tid);
+	if (ns < off_cpu_min_ns)
+		return;
+	buf = active;
+	stat_inc(PERCH_STAT_OFF_CPU);
+	if (!add_offcpu(buf ? (void *)&offcpu1 : (void *)&offcpu0, &key, ns))
+		stat_inc(PERCH_STAT_OFF_CPU_LOST);
+}
+
+#define SWITCH_SKIP 2 /* kernel frames above __schedule: the program, bpf_trace_run4 */
+
+/* The key of the thread leaving the CPU (the current one), as a tick's; 0 or -1 (lost). */
+static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u32 gen,
+					  struct perch_key *key)
+{
+	__u32 buf = active;
+	struct pt_regs *regs;
+	long err;
+
+	key->tgid = tgid;
+	key->tid = tid;
+	key->gen = gen;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	region_stack_in(tgid, key, SCRATCH_OFFCPU);
+	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	if (regs && (BPF_CORE_READ(regs, cs) & 3) != 3)
+		regs = NULL;
+	if (!dwarf_user_stack_in(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
+				 SCRATCH_OFFCPU)) {
+		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
+				      BPF_F_USER_STACK);
+		key->ustack_id = err;
+		if (err < 0)
+			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+		key->user_ret = regs ? user_stack_top(regs) : 0;
+	}
+	/* From __schedule on: the program and bpf_trace_run are not the thread's. */
+	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, SWITCH_SKIP);
+	key->kstack_id = err;
+	if (err < 0)
+		note_stack_error(err, PERCH_STAT_KSTACK_FULL, PERCH_STAT_KSTACK_FAULT);
+	/* Named at the drain of this buffer, while its stacks are there: the block may end
+	 * periods later. */
+	return key_launch(buf ? (void *)&counts1 : (void *)&counts0, key) ? 0 : -1;
+}
+
+/*
+ * Runs as prev, the thread leaving the CPU: its stacks are the ones it blocks with. Like bcc's
+ * offcputime, the stacks are taken at every switch-out of a target thread and the block's
+ * length is known only when it runs again (switch_in).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 tgid = id >> 32, tid = (__u32)id, *gen;
+	struct perch_offcpu_start st = {};
+
+	switch_in(next, now);
+	gen = bpf_map_lookup_elem(&targets, &tgid);
+	if (!tid || !gen)
+		return 0;
+	if (BPF_CORE_READ(prev, __state) & 0x80 /* TASK_DEAD: its last switch */)
+		return 0;
+	st.time_ns = now;
+	st.preempted = BPF_CORE_READ(prev, __state) == 0; /* TASK_RUNNING: still runnable */
+	if (st.preempted)
+		st.key.flags = PERCH_KEY_PREEMPTED;
+	if (switch_out_key(ctx, tgid, tid, *gen, &st.key) ||
+	    bpf_map_update_elem(&offcpu_start, &tid, &st, BPF_ANY))
+		stat_inc(PERCH_STAT_OFF_CPU_LOST);
 	return 0;
 }

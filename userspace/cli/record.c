@@ -23,6 +23,8 @@
 
 #define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
 
+#define DEFAULT_OFF_CPU_MIN_US 100 /* --off-cpu-min */
+
 #define HELP_DONE (-1) /* --help was printed: exit 0 */
 
 static void record_options(FILE *out)
@@ -51,8 +53,29 @@ static void record_options(FILE *out)
 	      "      --no-gpu         not even when CMD links CUDA\n"
 	      "      --gpu-stacks=MODE  the CPU stack of a launch: site (default: once per call\n"
 	      "                       site, later calls attributed to it), every (each call)\n"
+	      "      --off-cpu        also the time target threads spend off the CPU (blocked or\n"
+	      "                       preempted), with the stacks they left it with (report\n"
+	      "                       --view=off|wall)\n"
+	      "      --off-cpu-min=US  leave out blocks shorter than US microseconds (default 100)\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
+}
+
+/* --off-cpu (O), --off-cpu-min=US (m). */
+static int off_cpu_option(int c, struct record_opts *o)
+{
+	char *end;
+	double us;
+
+	if (c == 'O') {
+		o->off_cpu = true;
+		return 0;
+	}
+	us = strtod(optarg, &end);
+	if (*end || end == optarg || !(us >= 0) || us > 1e9)
+		return log_usage(NULL, "bad --off-cpu-min '%s' (microseconds)", optarg);
+	o->off_cpu_min_ns = (uint64_t)(us * 1000);
+	return 0;
 }
 
 static int parse_pids(const char *s, pid_t **pids, size_t *n)
@@ -180,6 +203,9 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 			return log_usage(NULL, "bad size '%s' (a number, optionally K, M or G)",
 					 optarg);
 		return 0;
+	case 'O':
+	case 'm':
+		return off_cpu_option(c, o);
 	case 'v':
 		log_set_verbose(log_verbose() + 1);
 		return 0;
@@ -244,11 +270,16 @@ static int run_record(int argc, char **argv)
 		{"gpu", no_argument, NULL, 'G'},
 		{"no-gpu", no_argument, NULL, 'N'},
 		{"gpu-stacks", required_argument, NULL, 'K'},
+		{"off-cpu", no_argument, NULL, 'O'},
+		{"off-cpu-min", required_argument, NULL, 'm'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct record_opts o = {.sz = sizeof(o), .freq = DEFAULT_FREQ, .output = "perch.data"};
+	struct record_opts o = {.sz = sizeof(o),
+				.freq = DEFAULT_FREQ,
+				.output = "perch.data",
+				.off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000};
 	struct gpu_choice g = {0};
 	pid_t *pids = NULL;
 	bool complete;

@@ -81,7 +81,9 @@ static void report_options(FILE *out)
 	      "  --callees=F          the same for F's callees (F->callee, and F's self)\n"
 	      "  --merge-chains=P     call tree: show a node whose callee holds >= P% of its samples\n"
 	      "                       as one row \"a > b\"\n"
-	      "  --sort=self|total    only the top-functions table by self, or by total\n",
+	      "  --sort=self|total    only the top-functions table by self, or by total\n"
+	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
+	      "                       time, or both in ns (a recording made with --off-cpu)\n",
 	      out);
 }
 
@@ -242,6 +244,10 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'M':
 	case 'O':
 		return tree_option(c, o);
+	case 'V':
+		if (report__parse_view(optarg, &o->view))
+			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
+		return 0;
 	case 'h':
 		cli_usage(stdout);
 		return HELP_DONE;
@@ -291,6 +297,18 @@ static int focus_format(const struct report_opts *o)
 }
 
 /* Load path and print it as o asks into output (NULL: standard output); the exit status. */
+/* --view: 0, or the exit status after its line. */
+static int apply_view(struct recording *r, const char *path, enum report_view v)
+{
+	if (v != REPORT_VIEW_CPU && !report__has_offcpu(r))
+		return log_usage(NULL,
+				 "--view=%s: %s holds no off-CPU time (record it with --off-cpu)",
+				 v == REPORT_VIEW_OFF ? "off" : "wall", path);
+	if (report__apply_view(r, v))
+		return log_usage(NULL, "--view=wall: %s does not say its sampling frequency", path);
+	return 0;
+}
+
 static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
 	struct recording *r = NULL;
@@ -302,7 +320,7 @@ static int report_file(const char *path, const struct report_opts *o, const char
 	if (!r)
 		return load_error(path, err);
 	if ((o->region && (ret = unknown_region(r, path, o->region))) ||
-	    (ret = bad_query(r, path, o))) {
+	    (ret = bad_query(r, path, o)) || (ret = apply_view(r, path, o->view))) {
 		recording__free(r);
 		return ret;
 	}
@@ -330,6 +348,7 @@ static int run_report(int argc, char **argv)
 		{"callees", required_argument, NULL, 'E'},
 		{"merge-chains", required_argument, NULL, 'M'},
 		{"sort", required_argument, NULL, 'O'},
+		{"view", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -358,6 +377,7 @@ const struct cli_command cli_report = {
 		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
 		"                    [--lines] [--no-demangle] [--select=F] [--exclude=F] [--fold=F]\n"
 		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
+		"                    [--view=cpu|off|wall]\n"
 		"                    [-o FILE] [FILE]\n",
 	.options = report_options,
 };

@@ -455,7 +455,7 @@ static const parse_fn parsers[] = {
 	[REC_KEYS] = parse_keys,	 [REC_WINDOWS] = parse_windows,
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
-	[REC_ORIGINS] = parse_origins,
+	[REC_ORIGINS] = parse_origins,	 [REC_OFFCPU] = parse_offcpu,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)

@@ -72,6 +72,8 @@ int parse_modules(struct loaded *L, struct cur *c);
 int parse_gpu(struct loaded *L, struct cur *c);
 /* origins.c */
 int parse_origins(struct loaded *L, struct cur *c);
+/* offcpu.c */
+int parse_offcpu(struct loaded *L, struct cur *c);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

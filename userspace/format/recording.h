@@ -113,6 +113,14 @@
  *            a real one), so every sample, thread, region table, span and GPU entry of it stays
  *            its own, and reports tell the inputs apart by pid and, through this block, by
  *            origin (pprof: label "origin"). A pid has one entry.
+ *   OFFCPU   u32 n, n x (uleb key, uleb ns)     written by `perch record --off-cpu` (a later
+ *            perch than version 4's first; older readers skip the block, so version 4 stays 4):
+ *            the key's off-CPU nanoseconds so far, a total over the whole run (not per window):
+ *            the time its thread spent switched out with that stack (blocked, or preempted when
+ *            the key's flags say so: REC_SAMPLE_PREEMPTED), blocks shorter than --off-cpu-min
+ *            left out. A block lists the keys whose total changed since the previous one; a later
+ *            entry for a key replaces an earlier one (a compacted file lists every total once).
+ *            Off-CPU keys are keys with no count of their own unless ticks also hit that stack.
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -173,12 +181,14 @@ enum rec_block_type {
 	REC_MODULES = 15,
 	REC_GPU = 16,
 	REC_ORIGINS = 17,
+	REC_OFFCPU = 18,
 };
 
 /* Sample flags. */
 #define REC_SAMPLE_TRUNCATED (1u << 0) /* the stack hit the depth limit: outer frames missing */
 #define REC_SAMPLE_USER_LOST (1u << 1) /* user stack could not be collected */
 #define REC_SAMPLE_KERN_LOST (1u << 2) /* kernel stack could not be collected */
+#define REC_SAMPLE_PREEMPTED (1u << 3) /* --off-cpu: switched out while runnable, not blocked */
 
 enum rec_frame_kind {
 	REC_FRAME_USER = 0,
@@ -219,6 +229,7 @@ struct rec_sample {
 	const uint32_t *regions; /* string ids of the open regions' names, outermost first */
 	uint32_t nframes;
 	const uint32_t *frames; /* function frame ids (user, kernel), root first */
+	uint64_t offcpu_ns;	/* loaded v4 only: the key's off-CPU time (OFFCPU); else 0 */
 };
 
 /* One node of a thread's region tree (see REGIONS); times in nanoseconds. */
@@ -470,6 +481,9 @@ int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g);
 /* The recording process pid came from (ORIGINS; perch merge): origin a string id (not 0),
  * source_pid its pid there. -EINVAL for an undefined string, -EEXIST for a pid given before. */
 int rec_writer__origin(struct rec_writer *w, uint32_t pid, uint32_t origin, uint32_t source_pid);
+/* ns more off-CPU time of key (a key id; --off-cpu): the key's total goes to the next OFFCPU
+ * block. -EINVAL for an undefined key. */
+int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

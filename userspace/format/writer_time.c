@@ -567,6 +567,8 @@ int wr_time_flush(struct rec_writer *w)
 	if (!err)
 		err = wr_origins_flush(w);
 	if (!err)
+		err = wr_offcpu_flush(w);
+	if (!err)
 		err = write_winbuf(w);
 	if (!err)
 		err = write_timeline(w, REC_TIMELINE, &w->events, &w->nevents);
@@ -609,5 +611,6 @@ void wr_time_free(struct rec_writer *w)
 	free(w->extents);
 	free(w->modules);
 	wr_origins_free(w);
+	wr_offcpu_free(w);
 	u64map__clear(&w->module_tab);
 }

@@ -150,6 +150,14 @@ static void add_tick(void *ctx, uint64_t time_ns, uint32_t key)
 	rec_writer__event(s->w, time_ns, key);
 }
 
+/* --off-cpu: a key's blocked time. */
+static void add_offcpu(void *ctx, uint32_t key, uint64_t ns)
+{
+	struct session *s = ctx;
+
+	rec_writer__offcpu(s->w, key, ns);
+}
+
 /* The parts that follow the targets, in the order they hear of them: the unwinder first (the
  * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
 static int add_listeners(struct session *s)
@@ -168,8 +176,9 @@ static int add_listeners(struct session *s)
 		return PERCH_EXIT_INTERNAL;
 	collector__set_lines(s->col, !s->o->no_lines);
 	/* Key ids name --timeline's ticks and --gpu's launch stacks. */
-	collector__set_keys(s->col, s->o->timeline || s->o->gpu);
+	collector__set_keys(s->col, s->o->timeline || s->o->gpu || s->o->off_cpu);
 	sampler__on_tick(s->sp, add_tick, s);
+	sampler__on_off_cpu(s->sp, add_offcpu, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
 	if (s->rg)
 		regions__set_timeline(s->rg, s->o->timeline);

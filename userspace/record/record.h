@@ -34,6 +34,8 @@ struct record_opts {
 	bool timeline;	   /* every sample's time and thread, and region spans (--timeline) */
 	uint64_t max_size; /* --max-size: bytes the timeline may take the file to (0: no cap) */
 	bool gpu;	   /* --gpu: CUDA activity (launch: CUPTI; -p: libcuda uprobes) */
+	bool off_cpu;	   /* --off-cpu: blocked time of target threads, with its stacks */
+	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

@@ -87,6 +87,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
 	sampler_timeline_size(sp, sp->timeline);
+	sampler_offcpu_setup(sp);
 	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
 	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
 	bpf_program__set_autoattach(sp->skel->progs.on_gpu_call, false);
@@ -208,6 +209,8 @@ static int load(struct sampler *sp, const struct record_opts *o)
 	err = sampler_open_events(sp);
 	if (!err && sp->timeline)
 		err = sampler_timeline_open(sp);
+	if (!err)
+		err = sampler_offcpu_open(sp);
 	return err ? err : attach_ticks(sp);
 }
 
@@ -222,6 +225,8 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->freq = o->freq;
 	sp->timeline = o->timeline;
 	sp->gpu_calls = o->gpu && !o->argv;
+	sp->off_cpu = o->off_cpu;
+	sp->off_cpu_min_ns = o->off_cpu_min_ns;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
@@ -243,6 +248,7 @@ void sampler__free(struct sampler *sp)
 	sampler_timeline_free(sp);
 	sampler_launch_free(sp);
 	sampler_gpucall_free(sp);
+	sampler_offcpu_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);
@@ -278,9 +284,9 @@ void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 
 void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs)
 {
-	struct bpf_program *progs[] = {sp->skel->progs.on_tick, sp->skel->progs.on_fork,
-				       sp->skel->progs.on_exec, sp->skel->progs.on_exit,
-				       sp->skel->progs.on_launch};
+	struct bpf_program *progs[] = {sp->skel->progs.on_tick,	  sp->skel->progs.on_fork,
+				       sp->skel->progs.on_exec,	  sp->skel->progs.on_exit,
+				       sp->skel->progs.on_launch, sp->skel->progs.on_switch};
 
 	*run_ns = *runs = 0;
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {

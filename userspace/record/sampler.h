@@ -95,6 +95,12 @@ void sampler__poll_gpu_calls(struct sampler *sp);
 /* Entry point hits whose stack got no key id. */
 uint64_t sampler__gpu_calls_unkeyed(const struct sampler *sp);
 
+/* --off-cpu: the blocked nanoseconds of one key (its key id), at the drain of its buffer. */
+typedef void (*sampler_offcpu_fn)(void *ctx, uint32_t key, uint64_t ns);
+void sampler__on_off_cpu(struct sampler *sp, sampler_offcpu_fn fn, void *ctx);
+/* Off-CPU entries whose stack got no key id. */
+uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp);
+
 /* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);

@@ -187,11 +187,12 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 		sp->key_ids[i] =
 			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
 	}
-	if (sp->tl || sp->lc || sp->gc)
+	if (sp->tl || sp->lc || sp->gc || sp->oc)
 		index_keys(sp, n);
 	sampler_timeline_drained(sp, which, n, sp->key_ids);
 	sampler_launch_drained(sp, which, n, sp->key_ids);
 	sampler_gpucall_drained(sp, which, n, sp->key_ids);
+	sampler_offcpu_drained(sp, which, n, sp->key_ids);
 	clear_stacks(sfd);
 }
 

@@ -45,6 +45,9 @@ struct sampler {
 	struct timeline *tl;	   /* --timeline, else NULL */
 	struct launch_probe *lc;   /* --gpu, else NULL */
 	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
+	bool off_cpu;		   /* --off-cpu */
+	uint64_t off_cpu_min_ns;   /* --off-cpu-min */
+	struct offcpu_probe *oc;   /* --off-cpu, else NULL (sampler_offcpu.c) */
 };
 
 /* sampler_events.c: listen to the process table (a target that exited leaves the target map);
@@ -81,5 +84,14 @@ void sampler_launch_free(struct sampler *sp);
 void sampler_gpucall_drained(struct sampler *sp, unsigned int which, size_t n,
 			     const uint32_t *key_ids);
 void sampler_gpucall_free(struct sampler *sp);
+
+/* sampler_offcpu.c (--off-cpu): before loading, its program and maps on or off; after, its
+ * buffers (0 or PERCH_EXIT_INTERNAL); at the drain of buffer `which`, its blocked times to
+ * their key ids. */
+void sampler_offcpu_setup(struct sampler *sp);
+int sampler_offcpu_open(struct sampler *sp);
+void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
+			    const uint32_t *key_ids);
+void sampler_offcpu_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

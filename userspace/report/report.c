@@ -29,6 +29,8 @@ int report__print(const struct recording *r, const char *path, const struct repo
 		return -EINVAL;
 	if (query__has_focus(o->query, NULL))
 		return report_callers(r, path, o, out);
+	if (o->format == REPORT_TEXT)
+		report__view_header(r, o->view, out);
 	return report_outputs[o->format].print(r, path, o, out);
 }
 

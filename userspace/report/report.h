@@ -39,6 +39,18 @@ enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
 
 struct query;
 
+/* --view (report/view.c): on-CPU ticks (default), off-CPU ns, or both in ns. */
+enum report_view { REPORT_VIEW_CPU = 0, REPORT_VIEW_OFF, REPORT_VIEW_WALL };
+/* "cpu", "off", "wall" into *v; -EINVAL for another. */
+int report__parse_view(const char *s, enum report_view *v);
+/* Weigh r's samples by view v, once, before printing: -ENODATA when wall needs the sampling
+ * frequency and r has none. */
+int report__apply_view(struct recording *r, enum report_view v);
+/* Whether r holds off-CPU time (perch record --off-cpu). */
+bool report__has_offcpu(const struct recording *r);
+/* The text header's lines for view v (none for cpu): off-CPU time by reason. */
+void report__view_header(const struct recording *r, enum report_view v, FILE *out);
+
 /* --sort: the text's top-functions tables (both by default, self first). */
 enum report_sort { REPORT_SORT_BOTH, REPORT_SORT_SELF, REPORT_SORT_TOTAL };
 
@@ -57,6 +69,7 @@ struct report_opts {
 	struct query *query;
 	double merge_chains;   /* text call tree: merge chains at this % (0: off) */
 	enum report_sort sort; /* text: which top-functions tables, in which order */
+	enum report_view view; /* --view: what the samples weigh (report/view.c) */
 };
 
 /* An output: path is the recording's, as the text header names it. 0 or -errno. */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --off-cpu (see struct perch_offcpu_start): the sampler's program on sched_switch and the
+ * drain of its off-CPU maps. A thread's key is named at the drain of the buffer it left the CPU
+ * in (a key with no count); its blocked time lands in the off-CPU map of the buffer active when
+ * it runs again, periods later for a long block. So every key a drain names is kept here, key
+ * bytes to key id (the latest naming wins: a frame-pointer stack id is a bucket in a stack map
+ * that is cleared every drain), and each off-CPU entry goes with its key id and nanoseconds to
+ * the off-CPU function (the recording's OFFCPU block). Memory follows the distinct keys, as the
+ * recording's keys do.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "lib/exitcodes.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "sampler_impl.h"
+
+struct named_key {
+	struct perch_key key;
+	uint32_t id;
+};
+
+struct offcpu_probe {
+	struct perch_key *keys; /* one drain's entries */
+	uint64_t *vals;
+	struct named_key *named; /* every key named so far */
+	size_t nnamed, cap_named;
+	struct u64map named_tab; /* key hash -> index in named */
+	sampler_offcpu_fn fn;
+	void *ctx;
+	uint64_t unkeyed;
+};
+
+void sampler_offcpu_setup(struct sampler *sp)
+{
+	struct sample_bpf *skel = sp->skel;
+
+	skel->rodata->off_cpu_min_ns = sp->off_cpu_min_ns;
+	if (sp->off_cpu)
+		return;
+	bpf_program__set_autoload(skel->progs.on_switch, false);
+	bpf_map__set_max_entries(skel->maps.offcpu_start, 1);
+	bpf_map__set_max_entries(skel->maps.offcpu0, 1);
+	bpf_map__set_max_entries(skel->maps.offcpu1, 1);
+}
+
+int sampler_offcpu_open(struct sampler *sp)
+{
+	struct offcpu_probe *oc;
+
+	if (!sp->off_cpu)
+		return 0;
+	oc = calloc(1, sizeof(*oc));
+	if (!oc)
+		return PERCH_EXIT_INTERNAL;
+	sp->oc = oc;
+	oc->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->keys));
+	oc->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->vals));
+	return oc->keys && oc->vals ? 0 : PERCH_EXIT_INTERNAL;
+}
+
+void sampler__on_off_cpu(struct sampler *sp, sampler_offcpu_fn fn, void *ctx)
+{
+	if (!sp->oc)
+		return;
+	sp->oc->fn = fn;
+	sp->oc->ctx = ctx;
+}
+
+uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp)
+{
+	return sp->oc ? sp->oc->unkeyed : 0;
+}
+
+void sampler_offcpu_free(struct sampler *sp)
+{
+	struct offcpu_probe *oc = sp->oc;
+
+	if (!oc)
+		return;
+	free(oc->keys);
+	free(oc->vals);
+	free(oc->named);
+	u64map__clear(&oc->named_tab);
+	free(oc);
+	sp->oc = NULL;
+}
+
+static uint64_t key_hash(const struct perch_key *key)
+{
+	return fnv64_bytes(FNV64_OFFSET, key, sizeof(*key));
+}
+
+/* The key id last given to key's bytes, or SAMPLER_NO_KEY. */
+static uint32_t named_id(const struct offcpu_probe *oc, const struct perch_key *key)
+{
+	uint64_t i;
+
+	if (!u64map__get(&oc->named_tab, key_hash(key), &i) || i >= oc->nnamed ||
+	    memcmp(&oc->named[i].key, key, sizeof(*key)))
+		return SAMPLER_NO_KEY;
+	return oc->named[i].id;
+}
+
+/* Key named id (a hash shared by two different keys keeps the first). */
+static void name_key(struct offcpu_probe *oc, const struct perch_key *key, uint32_t id)
+{
+	uint64_t h = key_hash(key), i;
+
+	if (u64map__get(&oc->named_tab, h, &i)) {
+		if (i < oc->nnamed && !memcmp(&oc->named[i].key, key, sizeof(*key)))
+			oc->named[i].id = id;
+		return;
+	}
+	if (vec_grow(&oc->named, &oc->cap_named, oc->nnamed + 1, sizeof(*oc->named), 256) ||
+	    u64map__put(&oc->named_tab, h, oc->nnamed))
+		return; /* its blocks count as unkeyed */
+	oc->named[oc->nnamed++] = (struct named_key){*key, id};
+}
+
+/* Read every (key, ns) of the idle off-CPU map and delete it. */
+static size_t take_offcpu(struct offcpu_probe *oc, int map_fd)
+{
+	__u32 count = PERCH_COUNT_ENTRIES;
+	struct perch_key cursor, *prev = NULL;
+	size_t n = 0;
+	int err;
+
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, oc->keys, oc->vals, &count,
+					      NULL);
+	if (err == 0 || errno == ENOENT)
+		return count;
+	/* No batch operations on this kernel: one key at a time. */
+	while (n < PERCH_COUNT_ENTRIES && bpf_map_get_next_key(map_fd, prev, &oc->keys[n]) == 0) {
+		if (bpf_map_lookup_elem(map_fd, &oc->keys[n], &oc->vals[n]) == 0)
+			n++;
+		cursor = oc->keys[n ? n - 1 : 0];
+		prev = &cursor;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &oc->keys[i]);
+	return n;
+}
+
+void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
+			    const uint32_t *key_ids)
+{
+	struct offcpu_probe *oc = sp->oc;
+	struct bpf_map *map;
+	size_t m;
+
+	if (!oc)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (key_ids[i] != SAMPLER_NO_KEY)
+			name_key(oc, &sp->keys[i], key_ids[i]);
+	}
+	map = which ? sp->skel->maps.offcpu1 : sp->skel->maps.offcpu0;
+	m = take_offcpu(oc, bpf_map__fd(map));
+	for (size_t i = 0; i < m; i++) {
+		uint32_t key = named_id(oc, &oc->keys[i]);
+
+		if (key == SAMPLER_NO_KEY) {
+			oc->unkeyed++;
+			continue;
+		}
+		if (oc->fn)
+			oc->fn(oc->ctx, key, oc->vals[i]);
+	}
+}
