@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# perch record --off-cpu on tests/workloads/offcpu: its worker thread sleeps, spins and waits on a
+# mutex (40/40/20 % by default) and measures each phase itself (CLOCK_MONOTONIC); its reader
+# thread blocks in read() on a pipe for the whole run and measures that. perch report
+# --view=wall must give each phase's stack the workload's own share within 3 points, with the
+# stack it blocked in (nanosleep, futex); --view=off must give the reader's read stack its
+# blocked time; --off-cpu-min must leave shorter blocks out; --view=cpu (the default) stays the
+# on-CPU report; bad --view and --off-cpu-min values, and --view=off on a recording without
+# off-CPU time, are one line and exit 64.
+#
+#   tests/integration/offcpu.sh [BUILD_DIR]   (or tests/integration.sh BUILD_DIR offcpu)
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin offcpu "${1:-build}"
+
+# kv FILE KEY: KEY=N from the workload's truth line
+kv() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"; }
+
+# phase_ns FOLDED THREAD FUNCTION: the weight of THREAD's stacks through FUNCTION
+phase_ns() {
+	awk -v t="$2;" -v f=";$3;" 'index($0, t) == 1 && index($0, f) { s += $NF } END { printf "%.0f\n", s }' "$1"
+}
+
+if perch_record oc --off-cpu -- "$WL/offcpu" 4; then
+	folded "$T/oc.data" --view=wall >"$T/wall.folded"
+	sl=$(kv "$T/oc.truth" sleep_ns) sp=$(kv "$T/oc.truth" spin_ns) lk=$(kv "$T/oc.truth" lock_ns)
+	tot=$((sl + sp + lk))
+	ps=$(phase_ns "$T/wall.folded" worker phase_sleep)
+	pp=$(phase_ns "$T/wall.folded" worker phase_spin)
+	pl=$(phase_ns "$T/wall.folded" worker phase_lock)
+	ptot=$((ps + pp + pl))
+	for p in "sleep $sl $ps" "spin $sp $pp" "lock $lk $pl"; do
+		set -- $p
+		want=$(pct "$2" "$tot") got=$(pct "$3" "$ptot")
+		if within "$got" "$want" 3; then
+			ok "wall: phase_$1 $got % (workload: $want %)"
+		else
+			bad "wall: phase_$1" "$got % of the worker's wall time, the workload measured $want %"
+		fi
+	done
+	# the blocked phases' time is in the stacks they blocked with
+	ns=$(awk '/^worker;/ && /;phase_sleep;/ && /do_nanosleep/ { s += $NF } END { printf "%.0f\n", s }' "$T/wall.folded")
+	if within "$(pct "$ns" "$ps")" 100 10; then
+		ok "wall: phase_sleep's time is under do_nanosleep ($(pct "$ns" "$ps") %)"
+	else
+		bad "wall: phase_sleep's stacks" "$(pct "$ns" "$ps") % under do_nanosleep"
+	fi
+	ns=$(awk '/^worker;/ && /;phase_lock;/ && /futex_wait/ { s += $NF } END { printf "%.0f\n", s }' "$T/wall.folded")
+	if within "$(pct "$ns" "$pl")" 100 10; then
+		ok "wall: phase_lock's time is under futex_wait ($(pct "$ns" "$pl") %)"
+	else
+		bad "wall: phase_lock's stacks" "$(pct "$ns" "$pl") % under futex_wait"
+	fi
+	# the reader: one block in read() for the whole run, its time as the workload measured it
+	folded "$T/oc.data" --view=off >"$T/off.folded"
+	rd=$(kv "$T/oc.truth" read_ns)
+	got=$(awk '/^reader;/ && /;pipe_wait_read;/ && /pipe_read/ { s += $NF } END { printf "%.0f\n", s }' "$T/off.folded")
+	if within "$(pct "$got" "$rd")" 100 2; then
+		ok "off: pipe_wait_read's read stack has $got ns blocked (workload: $rd ns)"
+	else
+		bad "off: pipe_wait_read" "$got ns under pipe_read, the workload measured $rd ns"
+	fi
+	if "$PERCH" report --view=off "$T/oc.data" | head -3 | grep "^off-CPU:" | grep -q "sleep.*lock\|lock.*sleep" &&
+		"$PERCH" report --view=off "$T/oc.data" | head -3 | grep -q " io "; then
+		ok "text: off-CPU time by reason ($("$PERCH" report --view=off "$T/oc.data" | sed -n 2p))"
+	else
+		bad "text header" "$("$PERCH" report --view=off "$T/oc.data" | head -3)"
+	fi
+	if cmp -s <("$PERCH" report "$T/oc.data") <("$PERCH" report --view=cpu "$T/oc.data"); then
+		ok "--view=cpu is the default report"
+	else
+		bad "--view=cpu" "differs from the default report"
+	fi
+	expect "--view=off without off-CPU time" 64 "no off-CPU time" -- \
+		"$PERCH" report --view=off "$TESTS/golden/threads.data"
+fi
+
+# --off-cpu-min=50000 (50 ms): the 20 ms sleeps and 10 ms lock waits are left out, the reader's
+# block is not
+if perch_record min --off-cpu --off-cpu-min=50000 -- "$WL/offcpu" 2; then
+	folded "$T/min.data" --view=off >"$T/min.folded"
+	short=$(awk '/;phase_sleep;|;phase_lock;/ { s += $NF } END { printf "%.0f\n", s }' "$T/min.folded")
+	rd=$(phase_ns "$T/min.folded" reader pipe_wait_read)
+	if [ "$short" -eq 0 ] && [ "$rd" -gt 1000000000 ]; then
+		ok "--off-cpu-min=50000: no 20 ms sleep or 10 ms lock wait kept, the reader's $rd ns block kept"
+	else
+		bad "--off-cpu-min" "$short ns of short blocks kept, reader $rd ns"
+	fi
+fi
+
+expect "--view=bogus" 64 "bad --view" -- "$PERCH" report --view=bogus "$T/oc.data"
+expect "--off-cpu-min=abc" 64 "bad --off-cpu-min" -- "$PERCH" record --off-cpu --off-cpu-min=abc -- true
+
+it_end
