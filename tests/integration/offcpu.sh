@@ -67,6 +67,12 @@ if perch_record oc --off-cpu -- "$WL/offcpu" 4; then
 	else
 		bad "text header" "$("$PERCH" report --view=off "$T/oc.data" | head -3)"
 	fi
+	blocks=$(rec_stat "$T/oc.data" off_cpu_blocks) lost=$(rec_stat "$T/oc.data" off_cpu_blocks_lost)
+	if [ "${blocks:-0}" -gt 0 ] && [ "$lost" = 0 ]; then
+		ok "stats: off_cpu_blocks $blocks, off_cpu_blocks_lost 0"
+	else
+		bad "stats" "off_cpu_blocks '$blocks', off_cpu_blocks_lost '$lost'"
+	fi
 	if cmp -s <("$PERCH" report "$T/oc.data") <("$PERCH" report --view=cpu "$T/oc.data"); then
 		ok "--view=cpu is the default report"
 	else

@@ -122,6 +122,13 @@
 	X(gpu_attach_calls_lost, PERCH_STAT_GPU_CALL_LOST) \
 	X(gpu_attach_names_lost, PERCH_STAT_GPU_NAME_LOST)
 
+/* --off-cpu: the sampler's sched_switch program (bpf/perch_bpf.h): blocks of target threads at
+ * least --off-cpu-min long, and those lost (start or off-CPU map full, or no key id); written
+ * only with --off-cpu. */
+#define REC_STATS_OFFCPU(X)                   \
+	X(off_cpu_blocks, PERCH_STAT_OFF_CPU) \
+	X(off_cpu_blocks_lost, PERCH_STAT_OFF_CPU_LOST)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
@@ -130,7 +137,8 @@
 	REC_STATS_TIMELINE(X) \
 	REC_STATS_COST(X)     \
 	REC_STATS_WRITER(X)   \
-	REC_STATS_GPU(X) REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X)
+	REC_STATS_GPU(X)      \
+	REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_OFFCPU(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

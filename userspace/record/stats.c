@@ -142,6 +142,14 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_LAUNCH(LAUNCH_KV)
 	if (p->ga)
 		n += gpu_attach_kv(kv + n, p, totals, ok);
+		/* A block whose key got no key id is lost too. */
+#define OFFCPU_KV(k, i)                                                                  \
+	if (p->o->off_cpu && ok[i])                                                      \
+		kv[n++] = stat_kv(REC_STAT_##k,                                          \
+				  totals[i] + (i == PERCH_STAT_OFF_CPU_LOST              \
+						       ? sampler__off_cpu_unkeyed(p->sp) \
+						       : 0));
+	REC_STATS_OFFCPU(OFFCPU_KV)
 	rec_writer__stats(w, kv, n);
 }
 
