@@ -39,6 +39,26 @@ if perch_record oc --off-cpu -- "$WL/offcpu" 4; then
 			bad "wall: phase_$1" "$got % of the worker's wall time, the workload measured $want %"
 		fi
 	done
+	# pprof, read back by go tool pprof: sample type wall/nanoseconds, the same shares
+	if command -v go >/dev/null; then
+		"$PERCH" report --view=wall --format=pprof -o "$T/wall.pb.gz" "$T/oc.data"
+		go tool pprof -top -sample_index=wall -unit=ns -nodecount=1000000 -nodefraction=0 \
+			"$T/wall.pb.gz" 2>/dev/null |
+			awk '$NF ~ /^phase_(sleep|spin|lock)$/ { sub(/ns$/, "", $4); print $NF, $4 }' >"$T/pprof.cum"
+		gs=$(awk '$1 == "phase_sleep" { print $2 }' "$T/pprof.cum")
+		gp=$(awk '$1 == "phase_spin" { print $2 }' "$T/pprof.cum")
+		gl=$(awk '$1 == "phase_lock" { print $2 }' "$T/pprof.cum")
+		gt=$((${gs:-0} + ${gp:-0} + ${gl:-0}))
+		if [ "$gt" -gt 0 ] && within "$(pct "${gs:-0}" "$gt")" "$(pct "$sl" "$tot")" 3 &&
+			within "$(pct "${gp:-0}" "$gt")" "$(pct "$sp" "$tot")" 3 &&
+			within "$(pct "${gl:-0}" "$gt")" "$(pct "$lk" "$tot")" 3; then
+			ok "pprof (go tool pprof -sample_index=wall): sleep $(pct "${gs:-0}" "$gt") %, spin $(pct "${gp:-0}" "$gt") %, lock $(pct "${gl:-0}" "$gt") %"
+		else
+			bad "pprof wall" "go tool pprof reads sleep $gs spin $gp lock $gl ns"
+		fi
+	else
+		echo "skip pprof wall check: no go toolchain"
+	fi
 	# the blocked phases' time is in the stacks they blocked with
 	ns=$(awk '/^worker;/ && /;phase_sleep;/ && /do_nanosleep/ { s += $NF } END { printf "%.0f\n", s }' "$T/wall.folded")
 	if within "$(pct "$ns" "$ps")" 100 10; then

@@ -8,6 +8,10 @@
  * labels pid, tid, thread, and, inside regions, region (the innermost) and region_stack
  * (outermost;...;innermost). --region keeps the samples the text report keeps.
  *
+ * --view=off|wall (a recording of perch record --off-cpu): the first sample type is
+ * offcpu/nanoseconds or wall/nanoseconds (the samples weighed by report/view.c), the second
+ * cpu/nanoseconds the on-CPU part of it (ticks x period; 0 for off).
+ *
  * GPU (a recording of perch record --gpu with launch stacks): a third sample type,
  * gpu/nanoseconds, and one more sample per launch stack (its program's frames as locations, its
  * thread and region labels as a CPU sample's) valued at the device time of the kernels, copies
@@ -71,6 +75,7 @@ struct pprof {
 	int64_t comment; /* the recorded command's string */
 	uint64_t *
 		gpu_ns; /* GPU time launched from each sample (a launch stack); NULL: no GPU type */
+	enum report_view view; /* --view: off and wall weigh samples in ns (report/view.c) */
 };
 
 static bool str_eq(const void *ctx, uint32_t idx, const void *key)
@@ -364,11 +369,16 @@ static size_t sample_header(uint8_t buf[11], size_t len)
 static void cpu_values(const struct pprof *x, const struct rec_sample *s, int64_t values[3])
 {
 	values[0] = (int64_t)s->count;
+	values[2] = 0;
+	if (x->view != REPORT_VIEW_CPU) {
+		/* the count is the view's ns (report__apply_view); its on-CPU part second */
+		values[1] = x->view == REPORT_VIEW_WALL ? (int64_t)(s->count - s->offcpu_ns) : 0;
+		return;
+	}
 	/* in 128 bits: a count times 1e9 passes 2^64 from 2^34 samples on */
 	values[1] = x->frequency
 			    ? (int64_t)((unsigned __int128)s->count * 1000000000u / x->frequency)
 			    : 0;
-	values[2] = 0;
 }
 
 /* Recording sample i as one Profile.sample field, packed and written at once: with gpu, the GPU
@@ -451,6 +461,12 @@ static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[4],
 		if (types[i].type < 0 || types[i].unit < 0)
 			return -ENOMEM;
 		type_ptrs[i] = &types[i];
+	}
+	if (x->view != REPORT_VIEW_CPU) { /* the first type is the view's */
+		types[0].type = str_id(x, x->view == REPORT_VIEW_WALL ? "wall" : "offcpu");
+		types[0].unit = str_id(x, "nanoseconds");
+		if (types[0].type < 0 || types[0].unit < 0)
+			return -ENOMEM;
 	}
 	type_ptrs[2] = &types[3]; /* the third sample type, when there is one */
 	pb->n_sample_type = x->gpu_ns ? 3 : 2;
@@ -594,7 +610,8 @@ int report_pprof(const struct recording *r, const char *path, const struct repor
 {
 	struct profile *p = report_profile(r, o);
 	const char *freq = report_meta(r, REC_META_frequency);
-	struct pprof x = {.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0};
+	struct pprof x = {
+		.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0, .view = o->view};
 	int err;
 
 	(void)path;
