@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < 3; i++) {
 		if (i && control(argc, argv, i == 1)) {
-			fprintf(stderr, "phases: cannot ask perch to %s\n", i == 1 ? "pause" : "resume");
+			fprintf(stderr, "phases: cannot ask perch to %s\n",
+				i == 1 ? "pause" : "resume");
 			return 1;
 		}
 		t[2 * i] = mono_ns();

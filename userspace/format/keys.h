@@ -155,13 +155,13 @@
  * run not sampled; stopped_at, enum rec_stop; enabled_intervals, how many intervals were sampled,
  * the first REC_END_ENABLED_MAX of them under the keys REC_END_ENABLED_START/END (format strings
  * of their index: CLOCK_MONOTONIC ns, [start, end)). */
-#define REC_END(X)           \
-	X(duration_ns)       \
-	X(exit_status)       \
-	X(drains)            \
-	X(start_ns)          \
-	X(paused_ns)         \
-	X(stopped_at)        \
+#define REC_END(X)     \
+	X(duration_ns) \
+	X(exit_status) \
+	X(drains)      \
+	X(start_ns)    \
+	X(paused_ns)   \
+	X(stopped_at)  \
 	X(enabled_intervals)
 
 #define REC_END_ENABLED_MAX   64

@@ -41,7 +41,6 @@ enum rec_stop control__stopped(const struct control *c);
  * CONTROL_END_KV. Returns how many it filled: 0 when sampling covered the whole run. names is
  * scratch for the keys' names, as long as kv lives. */
 #define CONTROL_END_KV (4 + 2 * REC_END_ENABLED_MAX)
-size_t control__end(struct control *c, uint64_t end_ns, struct rec_kv *kv,
-		    char names[][32]);
+size_t control__end(struct control *c, uint64_t end_ns, struct rec_kv *kv, char names[][32]);
 
 #endif /* PERCH_RECORD_CONTROL_H */

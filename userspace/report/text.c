@@ -150,8 +150,8 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
  * intervals it covered, from the run's start. */
 static void print_recorded(const struct recording *r, FILE *out)
 {
-	static const char *const why[] = {[REC_STOP_MAX_DURATION] = "--max-duration",
-					  [REC_STOP_MAX_SIZE] = "--max-size"};
+	static const char *const why[] = {
+		[REC_STOP_MAX_DURATION] = "--max-duration", [REC_STOP_MAX_SIZE] = "--max-size"};
 	uint64_t n, start = 0, paused = 0, stop = 0, a, b;
 	char key[2][32];
 	const char *sep = "";
