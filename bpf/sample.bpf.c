@@ -31,6 +31,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Which buffer the ticks write to (0 or 1); written by the loader. */
 volatile __u32 active = 0;
+/*
+ * The one pause flag of a recording (perch record --delay, SIGUSR1/SIGUSR2, --control, the caps):
+ * while it is not 0 every tick returns at its first instruction, before the target lookup, so a
+ * paused perch costs the targets one load and a branch a tick. Written by the loader
+ * (sampler__pause()); anything else that must know whether perch records reads it here.
+ */
+volatile __u32 perch_paused = 0;
 /* enum perch_unwind_mode; set by the loader before loading. */
 const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
@@ -669,16 +676,18 @@ static __always_inline void send_tick(__u64 now, __u32 buf, const struct perch_k
 SEC("perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 	struct perch_key key = {};
 	void *stackmap, *countmap;
-	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
 	struct pt_regs *regs;
-	__u64 now;
-	__u32 buf;
+	__u64 id, now;
+	__u32 buf, tgid, *gen;
 	long err;
 
+	if (perch_paused)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	tgid = id >> 32;
+	gen = bpf_map_lookup_elem(&targets, &tgid);
 	if (!gen)
 		return 0;
 	/* The time before `active` (see struct perch_tick): a call the compiler keeps in order. */
@@ -1050,7 +1059,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	ns = now > st->time_ns ? now - st->time_ns : 0;
 	__builtin_memcpy(&key, &st->key, sizeof(key));
 	bpf_map_delete_elem(&offcpu_start, &tid);
-	if (ns < off_cpu_min_ns)
+	if (ns < off_cpu_min_ns || perch_paused)
 		return;
 	buf = active;
 	stat_inc(PERCH_STAT_OFF_CPU);
@@ -1109,7 +1118,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	switch_in(next, now);
 	gen = bpf_map_lookup_elem(&targets, &tgid);
-	if (!tid || !gen)
+	if (!tid || !gen || perch_paused) /* paused: no block starts, none ending is kept */
 		return 0;
 	if (BPF_CORE_READ(prev, __state) & 0x80 /* TASK_DEAD: its last switch */)
 		return 0;

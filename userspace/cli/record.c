@@ -34,6 +34,13 @@ static void record_options(FILE *out)
 	      "  -o, --output=FILE    recording file (default perch.data)\n"
 	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
 	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
+	      "  -D, --delay=SEC      start sampling SEC seconds after CMD starts (or the attach);\n"
+	      "                       the targets run meanwhile, unsampled\n"
+	      "      --max-duration=SEC  stop sampling for good after SEC seconds; a launched CMD\n"
+	      "                       runs on to its end (the recording says where it stopped)\n"
+	      "      --control=fifo:CTL[,ACK]  pause and resume through a FIFO, as perf's: the lines\n"
+	      "                       'disable', 'enable' (and 'ping'), each answered 'ack' on ACK;\n"
+	      "                       SIGUSR1 pauses a recording too, SIGUSR2 resumes it\n"
 	      "  -q, --quiet          no summary when recording ends\n"
 	      "      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
 	      "      --unwind=MODE    user stacks: auto (default: in the kernel from .eh_frame "
@@ -44,7 +51,9 @@ static void record_options(FILE *out)
 	      "                       mark (grows with the run; see --max-size)\n"
 	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
 	      "                       suffixes): past it, sample times and spans are dropped, "
-	      "counted\n"
+	      "counted;\n"
+	      "                       without --timeline: cap the file, sampling stops for good\n"
+	      "                       there (checked every 100 ms drain)\n"
 	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
 	      "                       injection library), joined to the calls that launched them\n"
 	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
@@ -136,6 +145,19 @@ static int parse_unwind(const char *s, enum record_unwind *mode)
 	return 0;
 }
 
+/* A number of seconds, finite, more than 0 (or 0 too, with zero_ok). 0 or the usage status. */
+static int parse_seconds(const char *s, const char *opt, bool zero_ok, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !(v >= 0 && v < 1e9) || (!zero_ok && v == 0))
+		return log_usage(NULL, "bad %s '%s' (seconds, %s)", opt, s,
+				 zero_ok ? "0 or more" : "more than 0");
+	*out = v;
+	return 0;
+}
+
 /* The options that do not go into record_opts. */
 struct gpu_choice {
 	bool off;	    /* --no-gpu */
@@ -175,6 +197,13 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 		o->duration_s = strtod(optarg, &end);
 		if (*end || end == optarg || !(o->duration_s > 0))
 			return log_usage(NULL, "bad duration '%s'", optarg);
+		return 0;
+	case 'D':
+		return parse_seconds(optarg, "--delay", true, &o->delay_s);
+	case 'M':
+		return parse_seconds(optarg, "--max-duration", false, &o->max_duration_s);
+	case 'C':
+		o->control = optarg;
 		return 0;
 	case 'q':
 		o->quiet = true;
@@ -262,6 +291,9 @@ static int run_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
+		{"delay", required_argument, NULL, 'D'},
+		{"max-duration", required_argument, NULL, 'M'},
+		{"control", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-lines", no_argument, NULL, 'L'},
 		{"unwind", required_argument, NULL, 'U'},
@@ -285,7 +317,7 @@ static int run_record(int argc, char **argv)
 	bool complete;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:qvh", longopts, NULL)) != -1)
+	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:qvh", longopts, NULL)) != -1)
 		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
@@ -293,8 +325,6 @@ static int run_record(int argc, char **argv)
 		ret = log_usage(NULL, "give either --gpu or --no-gpu, not both");
 	if (!ret)
 		ret = gpu_choose(&o, &g);
-	if (!ret && o.max_size && !o.timeline)
-		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
@@ -314,9 +344,11 @@ static int run_record(int argc, char **argv)
 const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
-	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] [--gpu|--no-gpu] [--gpu-stacks=MODE] -- CMD [ARGS...]\n"
-		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		    "[--max-size=SIZE]] [--gpu] -p PID[,PID...] [-d SECONDS]\n",
+	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		    "[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
+		    "[--max-duration=SEC] [--control=fifo:CTL[,ACK]] -- CMD [ARGS...]\n"
+		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		    "[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
+		    "[--control=fifo:CTL[,ACK]] -p PID[,PID...] [-d SEC]\n",
 	.options = record_options,
 };
