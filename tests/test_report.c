@@ -617,8 +617,9 @@ static void v4_recording(struct recording *r)
 					    {REC_FRAME_USER, 2, 5, 0x300, NULL, 0}};
 	static struct rec_thread threads[] = {{30, 31, 1, 1}};
 	static struct rec_module modules[] = {{2, 9}};
-	static struct rec_sample samples[] = {{30, 31, 5, 0, 1, 1, v4_regions, 2, v4_stack_solve},
-					      {30, 31, 1, 0, 1, 0, NULL, 2, v4_stack_io}};
+	static struct rec_sample samples[] = {
+		{30, 31, 5, 0, 1, 1, v4_regions, 2, v4_stack_solve, 0},
+		{30, 31, 1, 0, 1, 0, NULL, 2, v4_stack_io, 0}};
 	static struct rec_window windows[] = {{1000000, 2000000, 2, v4_w0},
 					      {3000000, 4000000, 1, v4_w1}};
 	static struct rec_event events[] = {{1500000, 0}, {1600500, 1}, {3500000, 0}};
@@ -1114,8 +1115,8 @@ static void gpu_tree_folds_recursion_as_the_cpu_tree(void **state)
 					    {REC_FRAME_USER, 2, 6, 0x400, NULL, 0},
 					    {REC_FRAME_USER, 7, 8, 0x10, NULL, 0}};
 	static const uint32_t launch[] = {0, 1, 2, 1, 2, 3, 4}, cpu[] = {0, 1, 2, 1, 2, 3};
-	static struct rec_sample lsamples[] = {{30, 31, 0, 0, 1, 0, NULL, 7, launch}};
-	static struct rec_sample csamples[] = {{30, 31, 3, 0, 1, 0, NULL, 6, cpu}};
+	static struct rec_sample lsamples[] = {{30, 31, 0, 0, 1, 0, NULL, 7, launch, 0}};
+	static struct rec_sample csamples[] = {{30, 31, 3, 0, 1, 0, NULL, 6, cpu, 0}};
 	static struct rec_gpu gpu[] = {
 		{.kind = REC_GPU_KERNEL, .start_ns = 0, .end_ns = 1000, .launch_key = 1},
 		{.kind = REC_GPU_KERNEL, .start_ns = 500, .end_ns = 2500, .launch_key = 1},
