@@ -10,7 +10,7 @@
  *
  * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
  * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
- * frequency, rounded. Regions lead the sampled stacks; a recording with region spans
+ * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so. Regions lead the sampled stacks; a recording with region spans
  * (--timeline) also gets one evented profile per thread, "regions of comm (pid/tid)", of its
  * spans in nanoseconds from the recording's start (report_time_span): an open event per begin, a
  * close per end, nested as the region runtime nests them (an end that matches a region open
@@ -44,6 +44,7 @@ struct ss_sample {
 };
 
 struct ss {
+	const char *unit; /* "none" (sample counts), "nanoseconds" under --view=off|wall */
 	const struct recording *r;
 	const struct profile *p;
 	bool lines;
@@ -161,8 +162,8 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	report_json_chars(x->out, t->comm);
 	fprintf(x->out,
 		" (%" PRIu32 "/%" PRIu32
-		")\",\"unit\":\"none\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		t->pid, t->tid, total);
+		")\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+		t->pid, t->tid, x->unit, total);
 	for (size_t i = from; !err && i < to; i++) {
 		fputs(i > from ? ",\n" : "\n", x->out);
 		err = put_stack(x, &x->r->samples[x->samples[i].idx]);
@@ -361,7 +362,11 @@ int report_speedscope(const struct recording *r, const char *path, const struct 
 		      FILE *out)
 {
 	struct profile *p = report_profile(r, o);
-	struct ss x = {.r = r, .p = p, .lines = o->lines, .out = out};
+	struct ss x = {.r = r,
+		       .p = p,
+		       .lines = o->lines,
+		       .out = out,
+		       .unit = o->view == REPORT_VIEW_CPU ? "none" : "nanoseconds"};
 	int err;
 
 	if (!p)
