@@ -87,6 +87,15 @@ if perch_record oc --off-cpu -- "$WL/offcpu" 4; then
 	else
 		bad "text header" "$("$PERCH" report --view=off "$T/oc.data" | head -3)"
 	fi
+	# perch merge keeps each key's off-CPU time: a recording merged with itself has twice it
+	"$PERCH" merge -o "$T/m.data" "$T/oc.data" "$T/oc.data" 2>/dev/null
+	one=$(folded "$T/oc.data" --view=off | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	two=$(folded "$T/m.data" --view=off | awk '{ s += $NF } END { printf "%.0f\n", s }')
+	if [ "$one" -gt 0 ] && [ "$two" = $((2 * one)) ]; then
+		ok "merge: oc.data twice has $two off-CPU ns, twice $one"
+	else
+		bad "merge" "oc.data twice has $two off-CPU ns, oc.data $one"
+	fi
 	blocks=$(rec_stat "$T/oc.data" off_cpu_blocks) lost=$(rec_stat "$T/oc.data" off_cpu_blocks_lost)
 	if [ "${blocks:-0}" -gt 0 ] && [ "$lost" = 0 ]; then
 		ok "stats: off_cpu_blocks $blocks, off_cpu_blocks_lost 0"

@@ -181,6 +181,8 @@ static int map_keys(struct merge *m, struct min *in)
 		err = map_sample(m, in, &r->samples[j], &o);
 		if (!err)
 			err = rec_writer__key(m->w, &o, &in->key[j]);
+		if (!err && r->samples[j].offcpu_ns) /* --off-cpu's time (OFFCPU) */
+			err = rec_writer__offcpu(m->w, in->key[j], r->samples[j].offcpu_ns);
 	}
 	for (size_t j = 0; j < r->nmodules && !err; j++)
 		err = rec_writer__module(m->w, in->str[r->modules[j].path],
