@@ -260,12 +260,16 @@ struct perch_gpu_name {
  * while its stacks are there) and kept here under its tid with the time. When it runs again
  * (the sched_switch that picks it), a block of at least the minimum adds its nanoseconds to the
  * key in the off-CPU map of the buffer active then: aggregated in the kernel as bcc's
- * offcputime. The loader resolves those keys through every key it has named so far.
+ * offcputime. The loader resolves those keys through every key it has named so far. The entry
+ * stays while the thread lives: a thread that leaves the CPU again from the same user registers
+ * in the same drain period (a loop blocking in one call) reuses its user stack, not unwound again.
  */
 struct perch_offcpu_start {
-	__u64 time_ns; /* bpf_ktime_get_ns() at the switch-out */
+	__u64 time_ns; /* bpf_ktime_get_ns() at the switch-out; 0 while the thread runs */
 	__u32 preempted;
-	__u32 pad;
+	__u32 flips;  /* the loader's flip count when the user stack was taken */
+	__u64 ip, sp; /* the user registers it was taken at: the same at the next switch-out in
+		       * the same drain period, it is the same stack, still in the buffer */
 	struct perch_key key;
 };
 

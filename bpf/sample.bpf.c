@@ -1010,6 +1010,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 /* Blocks shorter than this are not kept (ns; --off-cpu-min). Set before loading. */
 const volatile __u64 off_cpu_min_ns = 0;
+/* How many times the loader has flipped `active` (it clears a buffer's stacks at each drain). */
+volatile __u32 flips = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1054,13 +1056,13 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	struct perch_key key;
 	__u64 ns;
 
-	if (!st)
+	if (!st || !st->time_ns)
 		return;
 	ns = now > st->time_ns ? now - st->time_ns : 0;
-	__builtin_memcpy(&key, &st->key, sizeof(key));
-	bpf_map_delete_elem(&offcpu_start, &tid);
+	st->time_ns = 0;
 	if (ns < off_cpu_min_ns || perch_paused)
 		return;
+	__builtin_memcpy(&key, &st->key, sizeof(key));
 	buf = active;
 	stat_inc(PERCH_STAT_OFF_CPU);
 	if (!add_offcpu(buf ? (void *)&offcpu1 : (void *)&offcpu0, &key, ns))
@@ -1069,36 +1071,64 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 
 #define SWITCH_SKIP 2 /* kernel frames above __schedule: the program, bpf_trace_run4 */
 
-/* The key of the thread leaving the CPU (the current one), as a tick's; 0 or -1 (lost). */
-static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u32 gen,
-					  struct perch_key *key)
+/* The user part of the key of the thread leaving the CPU (the current one), as a tick's; its
+ * user registers in *ip, *sp. */
+static __always_inline void switch_out_ustack(void *ctx, __u32 tgid, __u32 buf,
+					      struct perch_key *key, struct pt_regs *regs)
 {
-	__u32 buf = active;
-	struct pt_regs *regs;
 	long err;
 
-	key->tgid = tgid;
-	key->tid = tid;
-	key->gen = gen;
-	bpf_get_current_comm(key->comm, sizeof(key->comm));
-	region_stack_in(tgid, key, SCRATCH_OFFCPU);
+	if (dwarf_user_stack_in(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
+				SCRATCH_OFFCPU))
+		return;
+	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, BPF_F_USER_STACK);
+	key->ustack_id = err;
+	if (err < 0)
+		note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
+	key->user_ret = regs ? user_stack_top(regs) : 0;
+}
+
+/* The key of the thread leaving the CPU into st (its user stack reused when st took it from
+ * the same registers in this drain period); 0 or -1 (lost). */
+static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u32 gen,
+					  struct perch_offcpu_start *st, bool reuse)
+{
+	__u32 buf = active, f = flips << 1 | buf; /* a flip between the two reads: no match */
+	struct perch_key *key = &st->key;
+	struct pt_regs *regs;
+	__u64 ip = 0, sp = 0;
+	long err;
+
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 	if (regs && (BPF_CORE_READ(regs, cs) & 3) != 3)
 		regs = NULL;
-	if (!dwarf_user_stack_in(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
-				 SCRATCH_OFFCPU)) {
-		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
-				      BPF_F_USER_STACK);
-		key->ustack_id = err;
-		if (err < 0)
-			note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
-		key->user_ret = regs ? user_stack_top(regs) : 0;
+	if (regs) {
+		ip = BPF_CORE_READ(regs, ip);
+		sp = BPF_CORE_READ(regs, sp);
 	}
+	reuse = reuse && regs && st->flips == f && st->ip == ip && st->sp == sp &&
+		key->tgid == tgid && key->gen == gen;
+	key->flags &= PERCH_KEY_DWARF | PERCH_KEY_TRUNCATED | PERCH_KEY_UNWIND_FAILED;
+	if (!reuse) {
+		__builtin_memset(key, 0, sizeof(*key));
+		key->tgid = tgid;
+		key->tid = tid;
+		key->gen = gen;
+		switch_out_ustack(ctx, tgid, buf, key, regs);
+	}
+	st->flips = f;
+	st->ip = ip;
+	st->sp = sp;
+	bpf_get_current_comm(key->comm, sizeof(key->comm));
+	key->region_hash = 0;
+	region_stack_in(tgid, key, SCRATCH_OFFCPU);
 	/* From __schedule on: the program and bpf_trace_run are not the thread's. */
 	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, SWITCH_SKIP);
 	key->kstack_id = err;
 	if (err < 0)
 		note_stack_error(err, PERCH_STAT_KSTACK_FULL, PERCH_STAT_KSTACK_FAULT);
+	if (st->preempted)
+		key->flags |= PERCH_KEY_PREEMPTED;
 	/* Named at the drain of this buffer, while its stacks are there: the block may end
 	 * periods later. */
 	return key_launch(buf ? (void *)&counts1 : (void *)&counts0, key) ? 0 : -1;
@@ -1114,20 +1144,34 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id, *gen;
-	struct perch_offcpu_start st = {};
+	struct perch_offcpu_start zero = {}, *st;
 
 	switch_in(next, now);
 	gen = bpf_map_lookup_elem(&targets, &tgid);
 	if (!tid || !gen || perch_paused) /* paused: no block starts, none ending is kept */
 		return 0;
-	if (BPF_CORE_READ(prev, __state) & 0x80 /* TASK_DEAD: its last switch */)
+	if (BPF_CORE_READ(prev, __state) & 0x80 /* TASK_DEAD: its last switch */) {
+		bpf_map_delete_elem(&offcpu_start, &tid);
 		return 0;
-	st.time_ns = now;
-	st.preempted = BPF_CORE_READ(prev, __state) == 0; /* TASK_RUNNING: still runnable */
-	if (st.preempted)
-		st.key.flags = PERCH_KEY_PREEMPTED;
-	if (switch_out_key(ctx, tgid, tid, *gen, &st.key) ||
-	    bpf_map_update_elem(&offcpu_start, &tid, &st, BPF_ANY))
+	}
+	st = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (!st) {
+		if (bpf_map_update_elem(&offcpu_start, &tid, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&offcpu_start, &tid)) {
+			stat_inc(PERCH_STAT_OFF_CPU_LOST); /* full */
+			return 0;
+		}
+		st = bpf_map_lookup_elem(&offcpu_start, &tid);
+		if (!st)
+			return 0;
+		st->flips = ~0u; /* no stack to reuse */
+	}
+	st->time_ns = 0; /* not a block until its key is complete */
+	st->preempted = BPF_CORE_READ(prev, __state) == 0; /* TASK_RUNNING: still runnable */
+	if (switch_out_key(ctx, tgid, tid, *gen, st, true)) {
 		stat_inc(PERCH_STAT_OFF_CPU_LOST);
+		return 0;
+	}
+	st->time_ns = now;
 	return 0;
 }

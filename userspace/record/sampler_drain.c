@@ -202,6 +202,7 @@ uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS}, now;
 
 	sp->skel->bss->active = !old;
+	sp->skel->bss->flips++; /* --off-cpu: the user stacks kept for reuse are gone */
 	/* After the switch: a tick takes its time before it reads `active` (sample.bpf.c). */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	nanosleep(&grace, NULL);
