@@ -117,6 +117,9 @@ struct rec_writer {
 	struct rec_origin *origins; /* ORIGINS (format/origins.c) */
 	size_t norigins, cap_origins, origins_done;
 	struct u64map origin_tab; /* pid -> index */
+	struct buf metrics;	  /* the latest METRICS payload, after its count (metrics.c) */
+	uint32_t nmetrics;
+	bool has_metrics;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -143,6 +146,9 @@ void wr_time_free(struct rec_writer *w);
 /* origins.c */
 int wr_origins_flush(struct rec_writer *w);
 void wr_origins_free(struct rec_writer *w);
+
+/* metrics.c: the latest METRICS block again (compaction) */
+int wr_write_metrics(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

@@ -21,6 +21,7 @@
 #include "gpu_attach.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "metrics.h"
 #include "proc.h"
 #include "procs.h"
 #include "record.h"
@@ -45,6 +46,7 @@ struct session {
 	struct regions *rg;
 	struct gpu *gpu;       /* --gpu */
 	struct gpu_attach *ga; /* --gpu -p */
+	struct metrics *mt;    /* --metrics (NULL: off) */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
@@ -250,6 +252,8 @@ static int setup(struct session *s)
 	ret = sampler__open(s->o, s->procs, &s->sp);
 	if (!ret)
 		ret = add_listeners(s);
+	if (!ret && s->o->metrics_ms && !(s->mt = metrics__new(s->w, s->procs, s->o->metrics_ms)))
+		log_warn("metrics: %s: the recording goes on without them", strerror(errno));
 	return ret ? ret : add_gpu(s);
 }
 
@@ -300,6 +304,7 @@ static void flip_and_drain(struct session *s)
 	regions__spans_until(s->rg, flip);
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
+	metrics__drained(s->mt);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
 	s->drains++;
 }
@@ -342,6 +347,7 @@ static int finish(struct session *s, int status)
 	regions__finish(s->rg);
 	gpu__finish(s->gpu);
 	gpu_attach__finish(s->ga);
+	metrics__finish(s->mt);
 	write_stats(s, true);
 	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);
 	err = rec_writer__close(s->w);
@@ -363,6 +369,7 @@ static void session_free(struct session *s)
 	gpu__free(s->gpu);
 	gpu_attach__free(s->ga);
 	collector__free(s->col);
+	metrics__free(s->mt);
 	sampler__free(s->sp);
 	targets__free(s->tg);
 	rec_writer__close(s->w);

@@ -34,6 +34,7 @@ struct record_opts {
 	bool timeline;	   /* every sample's time and thread, and region spans (--timeline) */
 	uint64_t max_size; /* --max-size: bytes the timeline may take the file to (0: no cap) */
 	bool gpu;	   /* --gpu: CUDA activity (launch: CUPTI; -p: libcuda uprobes) */
+	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
