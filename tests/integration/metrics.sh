@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# System metrics (perch record --metrics) on tests/workloads/metrics, which grows its RSS by a
+# known ramp, burns a known CPU share, faults each page it touches once and writes known bytes,
+# and measures all of it itself (getrusage): perch's series, read from the chrome export's
+# counters (tests/metrics_sum.py), must give those back. Then --metrics=off writes none, and a
+# bad value is refused.
+#
+#   tests/integration/metrics.sh [BUILD_DIR]   (or tests/integration.sh BUILD_DIR metrics)
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin metrics "${1:-build}"
+
+# metric NAME FIELD: from $T/m.sums (FIELD 2: the maximum, 3: the integral over time)
+metric() { awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$T/m.sums"; }
+
+if perch_record m -- "$WL/metrics" 20 100 10 0.5; then
+	"$PERCH" report --format=chrome "$T/m.data" >"$T/m.json"
+	python3 "$TESTS/metrics_sum.py" "$T/m.json" metrics >"$T/m.sums" || bad "chrome counters" "metrics_sum.py failed"
+	hz=$(getconf CLK_TCK)
+
+	# RSS: the largest sample within 10 % of the workload's peak (ru_maxrss)
+	rss=$(metric rss 2)
+	peak=$(awk -v k="$(truth "$T/m.truth" maxrss_kib)" 'BEGIN { printf "%.3f", k / 1024 }')
+	if within "$rss" "$peak" "$(awk -v p="$peak" 'BEGIN { print p / 10 }')"; then
+		ok "rss: max $rss MiB, workload's peak $peak MiB"
+	else
+		bad "rss" "max $rss MiB, workload's peak $peak MiB (more than 10 % apart)"
+	fi
+
+	# CPU: /proc's utime and getrusage's ru_utime split the same precise run time by the ticks
+	# that hit user or kernel mode, so user time agrees within a binomial spread of those ticks
+	# (four standard deviations) plus two ticks for the reads' timing
+	user=$(awk -v v="$(metric cpu_user 3)" 'BEGIN { printf "%.3f", v / 100 }')
+	want=$(truth "$T/m.truth" user_s)
+	sys=$(truth "$T/m.truth" sys_s)
+	tol=$(awk -v u="$want" -v s="$sys" -v hz="$hz" 'BEGIN { n = (u + s) * hz; p = n > 0 ? u * hz / n : 0
+		printf "%.3f", (4 * sqrt(n * p * (1 - p)) + 2) / hz }')
+	if within "$user" "$want" "$tol"; then
+		ok "cpu user: $user s, workload's ru_utime $want s (+-$tol)"
+	else
+		bad "cpu user" "$user s, workload's ru_utime $want s (+-$tol)"
+	fi
+	share=$(awk -v u="$(metric cpu_user 2)" 'BEGIN { print u }')
+	wall=$(truth "$T/m.truth" wall_s)
+	if awk -v s="$share" 'BEGIN { exit !(s > 0 && s <= 100.5) }'; then
+		ok "cpu user: the busiest interval's share $share % is a share of one CPU (1 thread)"
+	else
+		bad "cpu user share" "busiest interval $share % (one thread: 0 to 100 %)"
+	fi
+
+	# faults: every page touched faulted once (no huge pages); the total is ru_minflt's
+	faults=$(awk -v v="$(metric minor_faults 3)" 'BEGIN { printf "%.0f", v }')
+	pages=$(truth "$T/m.truth" pages_touched)
+	minflt=$(truth "$T/m.truth" minflt)
+	if awk -v f="$faults" -v p="$pages" -v m="$minflt" 'BEGIN { exit !(f >= p && f <= m) }'; then
+		ok "minor faults: $faults >= $pages pages touched, <= ru_minflt $minflt"
+	else
+		bad "minor faults" "$faults (pages touched $pages, ru_minflt $minflt)"
+	fi
+
+	# bytes written: the workload's writes to /dev/null (wchar counts them)
+	wrote=$(awk -v v="$(metric write_bytes 3)" 'BEGIN { printf "%.0f", v * 1024 }')
+	wbytes=$(truth "$T/m.truth" written_bytes)
+	if awk -v w="$wrote" -v b="$wbytes" 'BEGIN { exit !(w >= b && w <= b + 65536) }'; then
+		ok "write bytes: $wrote, workload wrote $wbytes"
+	else
+		bad "write bytes" "$wrote, workload wrote $wbytes"
+	fi
+
+	# a busy share for every CPU /proc/stat lists
+	ncpu=$(grep -c '^cpu[0-9]' /proc/stat)
+	got=$(metric cpus 2)
+	if [ "$got" = "$ncpu" ]; then
+		ok "cpu busy: a series for each of the $ncpu CPUs"
+	else
+		bad "cpu busy" "$got series, /proc/stat lists $ncpu CPUs"
+	fi
+
+	# the text report's section; without NVML, one note saying why
+	if says "$T/m.data" '^Metrics (every 100 ms'; then
+		ok "text report: Metrics section"
+	else
+		bad "text report" "no Metrics section"
+	fi
+	if [ ! -e /dev/nvidiactl ]; then
+		if says "$T/m.data" 'note: no NVML'; then
+			ok "no GPU driver: the note says no NVML"
+		else
+			bad "no NVML note" "$("$PERCH" report "$T/m.data" | grep -A2 '^Metrics')"
+		fi
+	fi
+fi
+
+# --metrics=off: no METRICS block, no counters
+if perch_record off --metrics=off -- "$WL/metrics" 3 100 1 0.2; then
+	if [ -z "$(rec_stat "$T/off.data" metrics_series)" ] &&
+		! "$PERCH" report --format=chrome "$T/off.data" | grep -q '"cat":"metrics"'; then
+		ok "--metrics=off: no series"
+	else
+		bad "--metrics=off" "the recording has metrics"
+	fi
+fi
+# --metrics=200: points 200 ms apart
+if perch_record slow --metrics=200 -- "$WL/metrics" 6 100 1 0.2; then
+	if says "$T/slow.data" '^Metrics (every 200 ms'; then
+		ok "--metrics=200: every 200 ms"
+	else
+		bad "--metrics=200" "$("$PERCH" report "$T/slow.data" | grep '^Metrics')"
+	fi
+fi
+
+expect "bad --metrics" 64 "bad --metrics value 'often'" -- "$PERCH" record --metrics=often -o "$T/n.data" -- true
+expect "--metrics below the drain period" 64 "bad --metrics value '10'" -- "$PERCH" record --metrics=10 -o "$T/n.data" -- true
+
+it_end
