@@ -35,6 +35,73 @@ uint64_t rec_metric_merge(uint8_t merge, uint64_t a, uint64_t da, uint64_t b, ui
 	return (a * da + b * db + (da + db) / 2) / (da + db);
 }
 
+void rec_series__init(struct rec_series *s, uint32_t metric, uint32_t subject)
+{
+	const struct rec_metric_info *info = rec_metric_info(metric);
+
+	*s = (struct rec_series){.m = {.metric = metric, .subject = subject},
+				 .per = 1,
+				 .merge = info ? info->merge : REC_MM_SUM};
+}
+
+/* Neighbours pairwise: the budget holds twice the time from now on. */
+static void halve(struct rec_series *s)
+{
+	uint64_t prev_end = s->m.start_ns;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->m.npoints; i += 2, n++) {
+		struct rec_metric_point a = s->pts[i];
+
+		if (i + 1 < s->m.npoints) {
+			const struct rec_metric_point *b = &s->pts[i + 1];
+
+			a.value = rec_metric_merge(s->merge, a.value, a.end_ns - prev_end, b->value,
+						   b->end_ns - a.end_ns);
+			a.end_ns = b->end_ns;
+		}
+		prev_end = a.end_ns;
+		s->pts[n] = a;
+	}
+	s->m.npoints = n;
+	s->per *= 2;
+	s->fill = s->per; /* the last point is closed */
+}
+
+int rec_series__add(struct rec_series *s, uint64_t start, uint64_t end, uint64_t v, uint32_t budget)
+{
+	uint32_t n = s->m.npoints;
+
+	if (!n)
+		s->m.start_ns = start;
+	if (n && s->fill < s->per) {
+		struct rec_metric_point *last = &s->pts[n - 1];
+		uint64_t prev_end = n > 1 ? s->pts[n - 2].end_ns : s->m.start_ns;
+
+		last->value = rec_metric_merge(s->merge, last->value, last->end_ns - prev_end, v,
+					       end - last->end_ns);
+		last->end_ns = end;
+		s->fill++;
+		return 0;
+	}
+	if (vec_grow(&s->pts, &s->cap, (size_t)n + 1, sizeof(*s->pts), 16))
+		return -ENOMEM;
+	s->pts[s->m.npoints++] = (struct rec_metric_point){end, v};
+	s->m.points = s->pts;
+	s->fill = 1;
+	if (s->m.npoints > budget)
+		halve(s);
+	return 0;
+}
+
+void rec_series__free(struct rec_series *s)
+{
+	free(s->pts);
+	s->pts = NULL;
+	s->m.points = NULL;
+	s->m.npoints = 0;
+}
+
 static void put_series(struct buf *b, const struct rec_metric *m)
 {
 	uint64_t prev_end = m->start_ns, prev = 0;

@@ -8,6 +8,7 @@
 #define PERCH_FORMAT_METRICS_H
 
 #include <stdint.h>
+#include "recording.h"
 
 /* What a metric's subject number is. */
 enum rec_metric_subject {
@@ -57,5 +58,26 @@ const struct rec_metric_info *rec_metric_info(uint32_t id);
 
 /* Two neighbouring points a (lasting da ns) and b (db ns) as one, as the metric merges. */
 uint64_t rec_metric_merge(uint8_t merge, uint64_t a, uint64_t da, uint64_t b, uint64_t db);
+
+/*
+ * A series being recorded, bounded: at most budget points. Past it, neighbours merge pairwise
+ * (rec_metric_merge) and a point holds twice the samples from then on, so a series covers any
+ * run with budget / 2 to budget points (the law of the recording's windows). m.points is pts.
+ */
+struct rec_series {
+	struct rec_metric m;
+	struct rec_metric_point *pts;
+	size_t cap;
+	uint32_t per, fill; /* samples a point holds (2^merges), and the last point's */
+	uint8_t merge;
+};
+
+/* metric: a known id. */
+void rec_series__init(struct rec_series *s, uint32_t metric, uint32_t subject);
+/* A sample: the value v over [start, end) (start counts for the first point only: each point
+ * begins where the one before ended). 0 or -ENOMEM (the sample is lost). */
+int rec_series__add(struct rec_series *s, uint64_t start, uint64_t end, uint64_t v,
+		    uint32_t budget);
+void rec_series__free(struct rec_series *s);
 
 #endif /* PERCH_FORMAT_METRICS_H */

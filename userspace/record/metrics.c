@@ -3,8 +3,9 @@
  * System metrics (metrics.h): the series, the sampling at drains, and the METRICS blocks.
  * Each source is a file kept open and read again with pread() (/proc/stat, a target's stat,
  * statm and io; its threads' status through its kept task directory), so a sample costs a few
- * reads, not opens. A series holds at most REC_METRIC_BUDGET points: past it, neighbours merge
- * pairwise and a point holds twice the samples from then on, as the recording's windows do.
+ * reads, not opens. A series holds at most REC_METRIC_BUDGET points (format/metrics.h: past it,
+ * neighbours merge pairwise and a point holds twice the samples from then on, as the
+ * recording's windows do).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,14 +36,6 @@ static const uint32_t proc_metrics[] = {
 };
 #define NPROC_METRICS (sizeof(proc_metrics) / sizeof(proc_metrics[0]))
 
-struct series {
-	struct rec_metric m; /* m.points: pts */
-	struct rec_metric_point *pts;
-	size_t cap;
-	uint32_t per, fill; /* samples a point holds (2^merges), and the last point's */
-	uint8_t merge;
-};
-
 /* A target (the process table's slot). */
 struct pstate {
 	uint32_t pid;
@@ -63,7 +56,7 @@ struct metrics {
 	size_t *cpu_series; /* by position in cpus */
 	char *buf;
 	size_t cap_buf;
-	struct series *ser;
+	struct rec_series *ser;
 	size_t nser, cap_ser;
 	struct rec_metric *out; /* the block's series; reused */
 	size_t cap_out;
@@ -86,62 +79,16 @@ static uint64_t clock_ns(clockid_t id)
 /* A new series; SIZE_MAX out of memory. */
 static size_t add_series(struct metrics *m, uint32_t metric, uint32_t subject)
 {
-	const struct rec_metric_info *info = rec_metric_info(metric);
-
 	if (vec_grow(&m->ser, &m->cap_ser, m->nser + 1, sizeof(*m->ser), 64))
 		return SIZE_MAX;
-	m->ser[m->nser] = (struct series){
-		.m = {.metric = metric, .subject = subject}, .per = 1, .merge = info->merge};
+	rec_series__init(&m->ser[m->nser], metric, subject);
 	return m->nser++;
 }
 
-/* Neighbours pairwise: the budget holds twice the time from now on. */
-static void halve(struct series *s)
+static void add_point(struct rec_series *s, uint64_t start, uint64_t end, uint64_t v)
 {
-	uint64_t prev_end = s->m.start_ns;
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->m.npoints; i += 2, n++) {
-		struct rec_metric_point a = s->pts[i];
-
-		if (i + 1 < s->m.npoints) {
-			const struct rec_metric_point *b = &s->pts[i + 1];
-
-			a.value = rec_metric_merge(s->merge, a.value, a.end_ns - prev_end, b->value,
-						   b->end_ns - a.end_ns);
-			a.end_ns = b->end_ns;
-		}
-		prev_end = a.end_ns;
-		s->pts[n] = a;
-	}
-	s->m.npoints = n;
-	s->per *= 2;
-	s->fill = s->per; /* the last point is closed */
-}
-
-static void add_point(struct series *s, uint64_t start, uint64_t end, uint64_t v)
-{
-	struct rec_metric_point *last;
-
-	if (!s->m.npoints)
-		s->m.start_ns = start;
-	if (s->m.npoints && s->fill < s->per) {
-		uint64_t prev_end =
-			s->m.npoints > 1 ? s->pts[s->m.npoints - 2].end_ns : s->m.start_ns;
-
-		last = &s->pts[s->m.npoints - 1];
-		last->value = rec_metric_merge(s->merge, last->value, last->end_ns - prev_end, v,
-					       end - last->end_ns);
-		last->end_ns = end;
-		s->fill++;
-		return;
-	}
-	if (vec_grow(&s->pts, &s->cap, s->m.npoints + 1, sizeof(*s->pts), 16))
-		return; /* out of memory: the sample is lost */
-	s->pts[s->m.npoints++] = (struct rec_metric_point){end, v};
-	s->fill = 1;
-	if (s->m.npoints > REC_METRIC_BUDGET)
-		halve(s);
+	if (rec_series__add(s, start, end, v, REC_METRIC_BUDGET))
+		log_debug("metrics: out of memory: a point lost");
 }
 
 /* fd's whole text into m->buf (NUL-terminated). 0 or -errno. */
@@ -256,7 +203,7 @@ static void sample_proc(struct metrics *m, struct pstate *st, uint64_t now)
 	if (st->stat_fd < 0 || read_proc(m, st, v))
 		return;
 	for (size_t k = 0; k < NPROC_METRICS; k++) {
-		struct series *s = &m->ser[st->first + k];
+		struct rec_series *s = &m->ser[st->first + k];
 		uint64_t x = v[k];
 
 		if (s->merge == REC_MM_SUM) /* a counter: the interval's part (never negative) */
@@ -307,8 +254,7 @@ static void write_series(struct metrics *m)
 	for (size_t i = 0; i < m->nser; i++) {
 		if (!m->ser[i].m.npoints)
 			continue;
-		m->out[n] = m->ser[i].m;
-		m->out[n++].points = m->ser[i].pts;
+		m->out[n++] = m->ser[i].m;
 	}
 	err = rec_writer__metrics(m->w, m->interval_ns, m->note, m->out, n);
 	if (err)
@@ -527,7 +473,7 @@ void metrics__free(struct metrics *m)
 	if (m->stat_fd >= 0)
 		close(m->stat_fd);
 	for (size_t i = 0; i < m->nser; i++)
-		free(m->ser[i].pts);
+		rec_series__free(&m->ser[i]);
 	free(m->ser);
 	free(m->out);
 	free(m->cpus);
