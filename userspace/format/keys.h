@@ -122,6 +122,12 @@
 	X(gpu_attach_calls_lost, PERCH_STAT_GPU_CALL_LOST) \
 	X(gpu_attach_names_lost, PERCH_STAT_GPU_NAME_LOST)
 
+/* --metrics (record/metrics.h): samples taken, and the CPU time perch spent taking them and
+ * writing the series; written only with metrics on. */
+#define REC_STATS_METRICS(X)  \
+	X(metrics_samples, 0) \
+	X(metrics_cost_ns, 1)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
@@ -130,7 +136,8 @@
 	REC_STATS_TIMELINE(X) \
 	REC_STATS_COST(X)     \
 	REC_STATS_WRITER(X)   \
-	REC_STATS_GPU(X) REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X)
+	REC_STATS_GPU(X)      \
+	REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -142,6 +142,10 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_LAUNCH(LAUNCH_KV)
 	if (p->ga)
 		n += gpu_attach_kv(kv + n, p, totals, ok);
+	if (p->mt) {
+		kv[n++] = stat_kv(REC_STAT_metrics_samples, metrics__samples(p->mt));
+		kv[n++] = stat_kv(REC_STAT_metrics_cost_ns, metrics__cost_ns(p->mt));
+	}
 	rec_writer__stats(w, kv, n);
 }
 
