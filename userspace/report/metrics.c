@@ -96,10 +96,10 @@ static void print_row(const struct rec_metric *m, const char *label, FILE *out)
 	fputc('\n', out);
 }
 
-/* The name of the process pid had in the thread table ("?" when none). */
+/* The name of the process pid had in the thread table ("" when none: it was never sampled). */
 static const char *proc_name(const struct recording *r, uint32_t pid)
 {
-	const char *name = "?";
+	const char *name = "";
 
 	for (size_t i = 0; i < r->nthreads; i++) {
 		if (r->threads[i].pid != pid)
@@ -113,8 +113,12 @@ static const char *proc_name(const struct recording *r, uint32_t pid)
 
 static void print_subject(const struct recording *r, uint8_t subject, uint32_t id, FILE *out)
 {
-	if (subject == REC_MS_PROC)
-		fprintf(out, " process %" PRIu32 " (%s):\n", id, proc_name(r, id));
+	const char *name = subject == REC_MS_PROC ? proc_name(r, id) : "";
+
+	if (subject == REC_MS_PROC && *name)
+		fprintf(out, " process %" PRIu32 " (%s):\n", id, name);
+	else if (subject == REC_MS_PROC)
+		fprintf(out, " process %" PRIu32 " (not sampled):\n", id);
 	else if (subject == REC_MS_GPU)
 		fprintf(out, " GPU %" PRIu32 " (NVML):\n", id);
 	else
