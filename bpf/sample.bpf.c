@@ -31,6 +31,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Which buffer the ticks write to (0 or 1); written by the loader. */
 volatile __u32 active = 0;
+/*
+ * The one pause flag of a recording (perch record --delay, SIGUSR1/SIGUSR2, --control, the caps):
+ * while it is not 0 every tick returns at its first instruction, before the target lookup, so a
+ * paused perch costs the targets one load and a branch a tick. Written by the loader
+ * (sampler__pause()); anything else that must know whether perch records reads it here.
+ */
+volatile __u32 perch_paused = 0;
 /* enum perch_unwind_mode; set by the loader before loading. */
 const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
@@ -668,16 +675,18 @@ static __always_inline void send_tick(__u64 now, __u32 buf, const struct perch_k
 SEC("perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 	struct perch_key key = {};
 	void *stackmap, *countmap;
-	__u32 *gen = bpf_map_lookup_elem(&targets, &tgid);
 	struct pt_regs *regs;
-	__u64 now;
-	__u32 buf;
+	__u64 id, now;
+	__u32 buf, tgid, *gen;
 	long err;
 
+	if (perch_paused)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	tgid = id >> 32;
+	gen = bpf_map_lookup_elem(&targets, &tgid);
 	if (!gen)
 		return 0;
 	/* The time before `active` (see struct perch_tick): a call the compiler keeps in order. */

@@ -174,12 +174,52 @@ static void collect_drains_processes_without_images_and_frees_old_ones(void **st
 	fixture_close(&f);
 }
 
+/* One address, seen first as a sample's leaf and then as a return address in another sample's
+ * stack, is two frames: the leaf names the function at the address, the return address the
+ * function of the call one byte before it. Here the address is collect_target's first byte, so
+ * the call before it belongs to whatever precedes collect_target. One frame for both (a cache
+ * keyed by the address alone) named the callers of a JIT leaf after the inlined code that follows
+ * the call: jit-nofp's rare "main;thread_cpu_s;clock_s;jit_hot". */
+static void collect_keeps_leaf_and_return_frames_of_one_address_apart(void **state)
+{
+	uint64_t at = (uint64_t)(uintptr_t)collect_target, fn = at + 4;
+	uint64_t called_from[3] = {fn, at, 0};
+	const struct rec_frame *leaf, *ret;
+	struct recording *r = NULL;
+	struct fixture f;
+	pid_t pid;
+
+	(void)state;
+	fixture_open(&f);
+	pid = start_child();
+	procs__snapshot(f.ps, (uint32_t)pid, NULL);
+	assert_int_equal(add_leaf(f.c, pid, at), 0);
+	assert_int_equal(add_stack(f.c, pid, called_from), 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	procs__free(f.ps);
+	collector__free(f.c);
+	assert_int_equal(rec_writer__close(f.w), 0);
+	assert_int_equal(recording__load(f.path, &r), 0);
+	unlink(f.path);
+	assert_int_equal(r->nsamples, 2);
+	assert_int_equal(r->samples[0].nframes, 1);
+	assert_int_equal(r->samples[1].nframes, 2);
+	leaf = &r->frames[r->samples[0].frames[0]];
+	ret = &r->frames[r->samples[1].frames[0]];
+	assert_string_equal(recording__string(r, leaf->name), "collect_target");
+	assert_int_not_equal(r->samples[0].frames[0], r->samples[1].frames[0]);
+	assert_true(!ret->name || strcmp(recording__string(r, ret->name), "collect_target"));
+	recording__free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(collect_keeps_mappings_of_exited_process),
 		cmocka_unit_test(collect_cuts_stack_at_impossible_caller),
 		cmocka_unit_test(collect_drains_processes_without_images_and_frees_old_ones),
+		cmocka_unit_test(collect_keeps_leaf_and_return_frames_of_one_address_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,6 @@ set -u
 it_begin bad-input "${1:-build}"
 
 expect "bad --max-size" 64 "bad size '12Q'" -- "$PERCH" record --timeline --max-size=12Q -o "$T/n.data" -- true
-expect "--max-size without --timeline" 64 "give --timeline too" -- "$PERCH" record --max-size=1M -o "$T/n.data" -- true
 expect "no such pid" 68 "no such process: 999999" -- "$PERCH" record -o "$T/n.data" -p 999999
 sleep 0.3 &
 spid=$!

@@ -32,6 +32,13 @@ static void record_options(FILE *out)
 	      "  -o, --output=FILE    recording file (default perch.data)\n"
 	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
 	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
+	      "  -D, --delay=SEC      start sampling SEC seconds after CMD starts (or the attach);\n"
+	      "                       the targets run meanwhile, unsampled\n"
+	      "      --max-duration=SEC  stop sampling for good after SEC seconds; a launched CMD\n"
+	      "                       runs on to its end (the recording says where it stopped)\n"
+	      "      --control=fifo:CTL[,ACK]  pause and resume through a FIFO, as perf's: the lines\n"
+	      "                       'disable', 'enable' (and 'ping'), each answered 'ack' on ACK;\n"
+	      "                       SIGUSR1 pauses a recording too, SIGUSR2 resumes it\n"
 	      "  -q, --quiet          no summary when recording ends\n"
 	      "      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
 	      "      --unwind=MODE    user stacks: auto (default: in the kernel from .eh_frame "
@@ -42,7 +49,9 @@ static void record_options(FILE *out)
 	      "                       mark (grows with the run; see --max-size)\n"
 	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
 	      "                       suffixes): past it, sample times and spans are dropped, "
-	      "counted\n"
+	      "counted;\n"
+	      "                       without --timeline: cap the file, sampling stops for good\n"
+	      "                       there (checked every 100 ms drain)\n"
 	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
 	      "                       injection library), joined to the calls that launched them\n"
 	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
@@ -117,6 +126,19 @@ static int parse_unwind(const char *s, enum record_unwind *mode)
 	return 0;
 }
 
+/* A number of seconds, finite, more than 0 (or 0 too, with zero_ok). 0 or the usage status. */
+static int parse_seconds(const char *s, const char *opt, bool zero_ok, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end || end == s || !(v >= 0 && v < 1e9) || (!zero_ok && v == 0))
+		return log_usage(NULL, "bad %s '%s' (seconds, %s)", opt, s,
+				 zero_ok ? "0 or more" : "more than 0");
+	*out = v;
+	return 0;
+}
+
 /* The options that do not go into record_opts. */
 struct gpu_choice {
 	bool off;	    /* --no-gpu */
@@ -178,6 +200,13 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 		if (*end || end == optarg || !(o->duration_s > 0))
 			return log_usage(NULL, "bad duration '%s'", optarg);
 		return 0;
+	case 'D':
+		return parse_seconds(optarg, "--delay", true, &o->delay_s);
+	case 'M':
+		return parse_seconds(optarg, "--max-duration", false, &o->max_duration_s);
+	case 'C':
+		o->control = optarg;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -200,7 +229,7 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	case 'T':
 		o->timeline = true;
 		return 0;
-	case 'M':
+	case 'Y':
 		return parse_metrics(optarg, &o->metrics_ms);
 	case 'S':
 		if (parse_size(optarg, &o->max_size))
@@ -263,12 +292,15 @@ static int run_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
 		{"duration", required_argument, NULL, 'd'},
+		{"delay", required_argument, NULL, 'D'},
+		{"max-duration", required_argument, NULL, 'M'},
+		{"control", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-lines", no_argument, NULL, 'L'},
 		{"unwind", required_argument, NULL, 'U'},
 		{"timeline", no_argument, NULL, 'T'},
 		{"max-size", required_argument, NULL, 'S'},
-		{"metrics", required_argument, NULL, 'M'},
+		{"metrics", required_argument, NULL, 'Y'},
 		{"gpu", no_argument, NULL, 'G'},
 		{"no-gpu", no_argument, NULL, 'N'},
 		{"gpu-stacks", required_argument, NULL, 'K'},
@@ -283,7 +315,7 @@ static int run_record(int argc, char **argv)
 	bool complete;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:qvh", longopts, NULL)) != -1)
+	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:qvh", longopts, NULL)) != -1)
 		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
@@ -291,8 +323,6 @@ static int run_record(int argc, char **argv)
 		ret = log_usage(NULL, "give either --gpu or --no-gpu, not both");
 	if (!ret)
 		ret = gpu_choose(&o, &g);
-	if (!ret && o.max_size && !o.timeline)
-		ret = log_usage(NULL, "--max-size caps the timeline: give --timeline too");
 	if (!ret && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
@@ -313,10 +343,11 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
 	.synopsis =
-		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		"[--max-size=SIZE]] [--gpu|--no-gpu] [--gpu-stacks=MODE] [--metrics=MS|off] -- CMD "
-		"[ARGS...]\n"
-		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline "
-		"[--max-size=SIZE]] [--gpu] -p PID[,PID...] [-d SECONDS]\n",
+		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
+		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] -- CMD [ARGS...]\n"
+		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
+		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] -p PID[,PID...] [-d SEC]\n",
 	.options = record_options,
 };

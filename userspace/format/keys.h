@@ -156,11 +156,31 @@
 	X(window_budget) \
 	X(gpu)
 
-/* END: numbers known when the recording finishes (absent when perch was stopped first). */
+/* END: numbers known when the recording finishes (absent when perch was stopped first). The
+ * last four are written only when sampling did not cover the whole run (--delay, a pause, a cap;
+ * see `perch record`): start_ns, the run's start (CLOCK_MONOTONIC); paused_ns, the time of the
+ * run not sampled; stopped_at, enum rec_stop; enabled_intervals, how many intervals were sampled,
+ * the first REC_END_ENABLED_MAX of them under the keys REC_END_ENABLED_START/END (format strings
+ * of their index: CLOCK_MONOTONIC ns, [start, end)). */
 #define REC_END(X)     \
 	X(duration_ns) \
 	X(exit_status) \
-	X(drains)
+	X(drains)      \
+	X(start_ns)    \
+	X(paused_ns)   \
+	X(stopped_at)  \
+	X(enabled_intervals)
+
+#define REC_END_ENABLED_MAX   64
+#define REC_END_ENABLED_START "enabled_%u_start_ns"
+#define REC_END_ENABLED_END   "enabled_%u_end_ns"
+
+/* END stopped_at: why sampling stopped before the targets ended. */
+enum rec_stop {
+	REC_STOP_NONE = 0,
+	REC_STOP_MAX_DURATION = 1, /* --max-duration */
+	REC_STOP_MAX_SIZE = 2,	   /* --max-size without --timeline */
+};
 
 #define REC_KEY_ENUM2(key, index) REC_STAT_##key,
 enum rec_stat { REC_STATS(REC_KEY_ENUM2) REC_STAT_NR };

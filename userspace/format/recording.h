@@ -46,7 +46,11 @@
  *            activation of a folded recursion once; untimed: ends of activations that were
  *            already open when perch attached; open: activations open at the snapshot)
  *   STATS    u32 n, n x (str key, u64 value)       cumulative counters; the last block wins
- *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block
+ *   END      u32 n, n x (str key, u64 value)       duration_ns, exit_status, ...; last block.
+ *            A later perch adds, when sampling did not cover the whole run (perch record
+ *            --delay, pauses, --max-duration, --max-size), start_ns, paused_ns, stopped_at
+ *            (enum rec_stop), enabled_intervals and the sampled intervals enabled_N_start_ns /
+ *            enabled_N_end_ns (format/keys.h); older readers skip keys they do not know
  * where str = u32 length + bytes (no NUL).
  *
  * Version 4 writes no SAMPLES: a stack is stored once, a key (a thread's stack) once, and counts

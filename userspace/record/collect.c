@@ -657,7 +657,9 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 	uint32_t name = 0;
 	bool named = false;
 
-	if (u64map__get(&img->frames, addr, &id))
+	/* A return address and a leaf at one address are two frames (the call before it, the
+	 * instruction at it): user addresses leave bit 63 free to tell them apart here. */
+	if (u64map__get(&img->frames, addr | (uint64_t)is_return << 63, &id))
 		return id;
 	m = find_map(c, img, addr);
 	/* Anonymous memory (JIT code) has no file offset: keep the address. */
@@ -669,14 +671,15 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 
 		if (mod && sym_module__resolve(mod, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
-		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, off);
+		/* stored at the call (lookup), so the writer keeps it apart from a leaf at off */
+		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, lookup);
 		note_build_id(c, mod, m);
 		/* The debug file may name what the symbol table does not (a stripped binary). */
 		if (c->lines && frame_lines(c, mod, lookup, id))
 			named = true;
 		if (!named && !name)
 			c->stats[COLLECT_UNNAMED]++;
-		u64map__put(&img->frames, addr, id);
+		u64map__put(&img->frames, addr | (uint64_t)is_return << 63, id);
 		return id;
 	} else {
 		const char *jit = jit_name(c, img->p, is_return ? addr - 1 : addr, &lookup);
@@ -690,7 +693,7 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 		if (m) /* anonymous executable memory: JIT code, perhaps named later */
 			note_unnamed_jit(c, img->p, id, is_return ? addr - 1 : addr);
 	}
-	u64map__put(&img->frames, addr, id);
+	u64map__put(&img->frames, addr | (uint64_t)is_return << 63, id);
 	return id;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include "collect.h"
+#include "control.h"
 #include "format/recording.h"
 #include "gpu.h"
 #include "gpu_attach.h"
@@ -47,6 +48,7 @@ struct session {
 	struct gpu *gpu;       /* --gpu */
 	struct gpu_attach *ga; /* --gpu -p */
 	struct metrics *mt;    /* --metrics (NULL: off) */
+	struct control *ctl;   /* when sampling is on (--delay, pauses, caps) */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
@@ -307,6 +309,15 @@ static void flip_and_drain(struct session *s)
 	metrics__drained(s->mt);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
 	s->drains++;
+	/* --max-size without --timeline caps the whole file: checked a drain at a time. */
+	if (!s->o->timeline && s->o->max_size && rec_writer__size(s->w) >= s->o->max_size)
+		control__cap(s->ctl, REC_STOP_MAX_SIZE, flip);
+}
+
+/* A cap ends an attached recording; a launched command runs on, unsampled, to its end. */
+static bool capped(struct session *s)
+{
+	return control__stopped(s->ctl) != REC_STOP_NONE && !s->o->argv;
 }
 
 static void run_loop(struct session *s)
@@ -320,8 +331,10 @@ static void run_loop(struct session *s)
 		 * spent polling with no timeout, over and over. */
 		int wait_ms = t < next_drain ? (int)((next_drain - t + 999999) / 1000000) : 0;
 
+		wait_ms = control__wait_ms(s->ctl, t, wait_ms);
 		read_events(s, sampler__wait_ms(s->sp, wait_ms));
-		if (targets__done(s->tg))
+		control__poll(s->ctl, now_ns());
+		if (targets__done(s->tg) || capped(s))
 			break;
 		if (stop_signal && targets__stop(s->tg, stop_signal))
 			break;
@@ -331,12 +344,18 @@ static void run_loop(struct session *s)
 		if (t >= next_drain) {
 			flip_and_drain(s);
 			next_drain = t + DRAIN_NS;
+			if (capped(s))
+				break;
 		}
 	}
 }
 
 static int finish(struct session *s, int status)
 {
+	struct rec_kv kv[CONTROL_END_KV];
+	char names[2 * REC_END_ENABLED_MAX][32];
+	uint64_t end;
+	size_t n;
 	int err;
 
 	/* Both buffers: the active one holds the last period, the idle one is empty. */
@@ -349,7 +368,9 @@ static int finish(struct session *s, int status)
 	gpu_attach__finish(s->ga);
 	metrics__finish(s->mt);
 	write_stats(s, true);
-	stats__end(s->w, now_ns() - s->start_ns, status, s->drains);
+	end = now_ns();
+	n = control__end(s->ctl, end, kv, names);
+	stats__end(s->w, end - s->start_ns, status, s->drains, kv, n);
 	err = rec_writer__close(s->w);
 	s->w = NULL;
 	if (err) {
@@ -373,6 +394,7 @@ static void session_free(struct session *s)
 	sampler__free(s->sp);
 	targets__free(s->tg);
 	rec_writer__close(s->w);
+	control__free(s->ctl);
 }
 
 int record__run(const struct record_opts *o, bool *complete)
@@ -382,9 +404,13 @@ int record__run(const struct record_opts *o, bool *complete)
 	int ret, status = 0, end;
 
 	*complete = false;
-	ret = preflight(o);
-	if (ret)
+	ret = control__open(o, &s.ctl); /* a bad --control is a usage error: before the rest */
+	if (!ret)
+		ret = preflight(o);
+	if (ret) {
+		control__free(s.ctl);
 		return ret;
+	}
 	ret = setup(&s);
 	if (ret)
 		goto out;
@@ -392,6 +418,7 @@ int record__run(const struct record_opts *o, bool *complete)
 	sigaction(SIGTERM, &sa, NULL);
 	s.start_ns = now_ns();
 	s.flip_ns = s.start_ns;
+	control__start(s.ctl, s.sp, s.start_ns);
 	ret = targets__start(s.tg, s.sp, s.procs, s.rg);
 	if (s.gpu)
 		gpu__launched(s.gpu);

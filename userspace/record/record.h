@@ -31,9 +31,12 @@ struct record_opts {
 	bool quiet;	   /* no progress notes (the CLI also skips its summary) */
 	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
 	enum record_unwind unwind;
-	bool timeline;	   /* every sample's time and thread, and region spans (--timeline) */
-	uint64_t max_size; /* --max-size: bytes the timeline may take the file to (0: no cap) */
-	bool gpu;	   /* --gpu: CUDA activity (launch: CUPTI; -p: libcuda uprobes) */
+	bool timeline;	       /* every sample's time and thread, and region spans (--timeline) */
+	uint64_t max_size;     /* --max-size: bytes the timeline may take the file to (0: no cap) */
+	bool gpu;	       /* --gpu: CUDA activity (launch: CUPTI; -p: libcuda uprobes) */
+	double delay_s;	       /* --delay: sampling starts this long after the targets start */
+	double max_duration_s; /* --max-duration: sampling stops for good after this (0: none) */
+	const char *control;   /* --control=fifo:CTL[,ACK], or NULL (see control.h) */
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 };
 

@@ -261,6 +261,11 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 	return 0;
 }
 
+void sampler__pause(struct sampler *sp, bool paused)
+{
+	sp->skel->bss->perch_paused = paused;
+}
+
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX])
 {

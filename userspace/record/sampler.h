@@ -95,6 +95,10 @@ void sampler__poll_gpu_calls(struct sampler *sp);
 /* Entry point hits whose stack got no key id. */
 uint64_t sampler__gpu_calls_unkeyed(const struct sampler *sp);
 
+/* Pause or resume every tick (the BPF program's perch_paused flag): paused, a tick returns
+ * before it looks at anything. */
+void sampler__pause(struct sampler *sp, bool paused);
+
 /* The BPF counters (enum perch_stat) summed over CPUs; ok[i] is false for one not read. */
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);

@@ -118,7 +118,8 @@ static void emit_before(struct timeline *tl, uint64_t cutoff)
 		if (tl->fn)
 			tl->fn(tl->ctx, tl->ready[k].time_ns, tl->ready[k].key);
 	}
-	memmove(tl->ready, tl->ready + k, (tl->nready - k) * sizeof(*tl->ready));
+	if (k) /* ready is NULL before the first tick: memmove(NULL, ...) is UB even for 0 */
+		memmove(tl->ready, tl->ready + k, (tl->nready - k) * sizeof(*tl->ready));
 	tl->nready -= k;
 }
 

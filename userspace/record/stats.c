@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include "control.h"
 #include "format/keys.h"
 #include "stats.h"
 
@@ -149,13 +150,16 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	rec_writer__stats(w, kv, n);
 }
 
-int stats__end(struct rec_writer *w, uint64_t duration_ns, int status, uint64_t drains)
+int stats__end(struct rec_writer *w, uint64_t duration_ns, int status, uint64_t drains,
+	       const struct rec_kv *extra, size_t nextra)
 {
-	struct rec_kv kv[3] = {
+	struct rec_kv kv[3 + CONTROL_END_KV] = {
 		{.key = (char *)rec_end_keys[REC_END_duration_ns], .value = duration_ns},
 		{.key = (char *)rec_end_keys[REC_END_exit_status], .value = (uint64_t)status},
 		{.key = (char *)rec_end_keys[REC_END_drains], .value = drains},
 	};
 
-	return rec_writer__end(w, kv, 3);
+	for (size_t i = 0; i < nextra && i < CONTROL_END_KV; i++)
+		kv[3 + i] = extra[i];
+	return rec_writer__end(w, kv, 3 + (nextra < CONTROL_END_KV ? nextra : CONTROL_END_KV));
 }

@@ -37,6 +37,8 @@ struct stats_parts {
 int stats__meta(struct rec_writer *w, const struct stats_parts *p);
 /* Every counter; with cost, perch's own cost too (the BPF programs' run time, perch's rusage). */
 void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost);
-int stats__end(struct rec_writer *w, uint64_t duration_ns, int status, uint64_t drains);
+/* The END block; extra: more END keys (control__end()'s, at most CONTROL_END_KV). */
+int stats__end(struct rec_writer *w, uint64_t duration_ns, int status, uint64_t drains,
+	       const struct rec_kv *extra, size_t nextra);
 
 #endif /* PERCH_STATS_H */

@@ -13,6 +13,21 @@
 /* The counts of the text report's GPU section, for a recording with GPU activity: busy and idle
  * summed over devices (each over its own span), syncs and their wait, GPU time with and without
  * a launch stack. */
+/* The sampled intervals perch record wrote (format/keys.h), as their END keys. */
+static void print_enabled(const struct recording *r, FILE *out)
+{
+	char key[2][32];
+	uint64_t a, b;
+
+	for (unsigned int i = 0; i < REC_END_ENABLED_MAX; i++) {
+		snprintf(key[0], sizeof(key[0]), REC_END_ENABLED_START, i);
+		snprintf(key[1], sizeof(key[1]), REC_END_ENABLED_END, i);
+		if (!recording__end(r, key[0], &a) || !recording__end(r, key[1], &b))
+			return;
+		fprintf(out, "%s %" PRIu64 "\n%s %" PRIu64 "\n", key[0], a, key[1], b);
+	}
+}
+
 static int gpu_stats(const struct recording *r, FILE *out)
 {
 	struct gputab *t = gputab__new(r);
@@ -68,6 +83,7 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 		if (report_end(r, k, &v))
 			fprintf(out, "%s %" PRIu64 "\n", rec_end_keys[k], v);
 	}
+	print_enabled(r, out);
 	fprintf(out, "sampled %" PRIu64 "\nprocesses %zu\nthreads %zu\n", report_sample_total(r),
 		nproc, nthreads);
 	if (report_time_axis(r, &t))

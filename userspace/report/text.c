@@ -146,6 +146,38 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
 		o->region ? " inside the region" : "");
 }
 
+/* When sampling did not cover the whole run (perch record --delay, pauses, caps): the
+ * intervals it covered, from the run's start. */
+static void print_recorded(const struct recording *r, FILE *out)
+{
+	static const char *const why[] = {
+		[REC_STOP_MAX_DURATION] = "--max-duration", [REC_STOP_MAX_SIZE] = "--max-size"};
+	uint64_t n, start = 0, paused = 0, stop = 0, a, b;
+	char key[2][32];
+	const char *sep = "";
+
+	if (!report_end(r, REC_END_enabled_intervals, &n))
+		return;
+	report_end(r, REC_END_start_ns, &start);
+	report_end(r, REC_END_paused_ns, &paused);
+	report_end(r, REC_END_stopped_at, &stop);
+	fputs("recorded   ", out);
+	for (unsigned int i = 0; i < n && i < REC_END_ENABLED_MAX; i++) {
+		snprintf(key[0], sizeof(key[0]), REC_END_ENABLED_START, i);
+		snprintf(key[1], sizeof(key[1]), REC_END_ENABLED_END, i);
+		if (!recording__end(r, key[0], &a) || !recording__end(r, key[1], &b))
+			break;
+		fprintf(out, "%s%.3f-%.3f s", sep, (a - start) / 1e9, (b - start) / 1e9);
+		sep = ", ";
+	}
+	if (n > REC_END_ENABLED_MAX)
+		fprintf(out, ", ... (%" PRIu64 " intervals)", n);
+	fprintf(out, "%s (paused %.3f s)", n ? "" : "nothing", paused / 1e9);
+	if (stop && stop < sizeof(why) / sizeof(why[0]) && why[stop])
+		fprintf(out, "; stopped at %s", why[stop]);
+	fputc('\n', out);
+}
+
 static void print_header(const struct recording *r, const char *path, const struct report_opts *o,
 			 const struct profile *p, FILE *out)
 {
@@ -166,6 +198,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 	else
 		fprintf(out,
 			"duration   unknown: the recording did not finish (perch was stopped)\n");
+	print_recorded(r, out);
 	fprintf(out,
 		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
 		" ticks on target threads\n",

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * When a recording samples (see control.h): --delay, SIGUSR1/SIGUSR2, the --control FIFO, the
+ * caps, and the intervals that were sampled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "control.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+
+struct control {
+	const struct record_opts *o;
+	struct sampler *sp; /* borrowed, from control__start() on */
+	int ctl_fd, ack_fd; /* --control, else -1 */
+	char line[64];	    /* a command read in part */
+	size_t len;
+	uint64_t start_ns, delay_until, cap_at; /* 0: none */
+	bool enabled;
+	enum rec_stop stopped;
+	uint64_t since;	     /* enabled: since when */
+	uint64_t enabled_ns; /* the closed intervals, summed */
+	uint32_t n;	     /* intervals closed */
+	uint64_t starts[REC_END_ENABLED_MAX], ends[REC_END_ENABLED_MAX];
+};
+
+/* The last of SIGUSR1 (pause) and SIGUSR2 (resume) not yet acted on, or 0. */
+static volatile sig_atomic_t usr_signal;
+
+static void on_usr(int sig)
+{
+	usr_signal = sig;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int open_fifo(const char *path, int *fd)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISFIFO(st.st_mode)) {
+		log_err("--control: %s is not a FIFO (create it with mkfifo first)", path);
+		return PERCH_EXIT_USAGE;
+	}
+	/* Read and write: the FIFO never reads as closed when a writer goes, and opening it does
+	 * not wait for the other side. */
+	*fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0) {
+		log_err("--control: cannot open %s: %s", path, strerror(errno));
+		return PERCH_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* fifo:CTL[,ACK] */
+static int open_control(struct control *c, const char *spec)
+{
+	char *copy, *ack;
+	int ret;
+
+	if (strncmp(spec, "fifo:", 5) || !spec[5] || spec[5] == ',') {
+		log_err("--control: bad value '%s' (fifo:CTL[,ACK])", spec);
+		return PERCH_EXIT_USAGE;
+	}
+	copy = strdup(spec + 5);
+	if (!copy)
+		return PERCH_EXIT_INTERNAL;
+	ack = strchr(copy, ',');
+	if (ack)
+		*ack++ = '\0';
+	ret = open_fifo(copy, &c->ctl_fd);
+	if (!ret && ack)
+		ret = *ack ? open_fifo(ack, &c->ack_fd) : PERCH_EXIT_USAGE;
+	if (ret == PERCH_EXIT_USAGE && ack && !*ack)
+		log_err("--control: bad value '%s' (fifo:CTL[,ACK])", spec);
+	free(copy);
+	return ret;
+}
+
+int control__open(const struct record_opts *o, struct control **out)
+{
+	struct sigaction sa = {.sa_handler = on_usr}; /* no SA_RESTART: the loop's wait ends */
+	struct control *c = calloc(1, sizeof(*c));
+	int ret = 0;
+
+	*out = c;
+	if (!c)
+		return PERCH_EXIT_INTERNAL;
+	c->o = o;
+	c->ctl_fd = c->ack_fd = -1;
+	if (o->control)
+		ret = open_control(c, o->control);
+	if (ret)
+		return ret;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	return 0;
+}
+
+void control__free(struct control *c)
+{
+	if (!c)
+		return;
+	if (c->ctl_fd >= 0)
+		close(c->ctl_fd);
+	if (c->ack_fd >= 0)
+		close(c->ack_fd);
+	free(c);
+}
+
+static void close_interval(struct control *c, uint64_t t)
+{
+	t = t > c->since ? t : c->since;
+	if (c->n < REC_END_ENABLED_MAX) {
+		c->starts[c->n] = c->since;
+		c->ends[c->n] = t;
+	}
+	c->n++;
+	c->enabled_ns += t - c->since;
+}
+
+/* The pause flag and the intervals: a pause's end is taken after the flag is set, a resume's
+ * start before it is cleared, so every sample of an interval falls inside it. */
+static void set_enabled(struct control *c, bool on)
+{
+	uint64_t t;
+
+	if (on == c->enabled || c->stopped != REC_STOP_NONE)
+		return;
+	c->enabled = on;
+	if (on) {
+		c->since = now_ns();
+		sampler__pause(c->sp, false);
+		log_debug("control: sampling resumed");
+		return;
+	}
+	sampler__pause(c->sp, true);
+	t = now_ns();
+	close_interval(c, t);
+	log_debug("control: sampling paused");
+}
+
+void control__start(struct control *c, struct sampler *sp, uint64_t start_ns)
+{
+	c->sp = sp;
+	c->start_ns = start_ns;
+	if (c->o->max_duration_s > 0)
+		c->cap_at = start_ns + (uint64_t)(c->o->max_duration_s * 1e9);
+	if (c->o->delay_s > 0) {
+		c->delay_until = start_ns + (uint64_t)(c->o->delay_s * 1e9);
+		sampler__pause(sp, true);
+		return;
+	}
+	c->enabled = true;
+	c->since = start_ns;
+}
+
+static void ack(struct control *c)
+{
+	if (c->ack_fd >= 0 && write(c->ack_fd, "ack\n", 4) != 4)
+		log_warn("--control: cannot write the ack: %s", strerror(errno));
+}
+
+/* One command line of the control FIFO (perf's words). */
+static void command(struct control *c, const char *cmd)
+{
+	if (!strcmp(cmd, "enable") || !strcmp(cmd, "disable")) {
+		c->delay_until = 0; /* the user decides from now on */
+		set_enabled(c, cmd[0] == 'e');
+	} else if (strcmp(cmd, "ping")) {
+		log_warn("--control: unknown command '%s' (enable, disable, ping)", cmd);
+		return;
+	}
+	ack(c);
+}
+
+static void read_commands(struct control *c)
+{
+	char buf[256];
+	ssize_t got;
+
+	while ((got = read(c->ctl_fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n' && c->len + 1 < sizeof(c->line)) {
+				c->line[c->len++] = buf[i];
+				continue;
+			}
+			if (buf[i] != '\n')
+				continue; /* too long: cut, then unknown */
+			c->line[c->len] = '\0';
+			c->len = 0;
+			command(c, c->line);
+		}
+	}
+}
+
+void control__poll(struct control *c, uint64_t now)
+{
+	int sig = usr_signal;
+
+	if (sig) {
+		usr_signal = 0;
+		c->delay_until = 0;
+		set_enabled(c, sig == SIGUSR2);
+	}
+	if (c->ctl_fd >= 0)
+		read_commands(c);
+	if (c->delay_until && now >= c->delay_until) {
+		c->delay_until = 0;
+		set_enabled(c, true);
+	}
+	if (c->cap_at && now >= c->cap_at)
+		control__cap(c, REC_STOP_MAX_DURATION, now);
+}
+
+int control__wait_ms(const struct control *c, uint64_t now, int wait_ms)
+{
+	uint64_t next[2] = {c->delay_until, c->stopped ? 0 : c->cap_at};
+
+	for (int i = 0; i < 2; i++) {
+		if (!next[i])
+			continue;
+		if (next[i] <= now)
+			return 0;
+		if ((next[i] - now + 999999) / 1000000 < (uint64_t)wait_ms)
+			wait_ms = (int)((next[i] - now + 999999) / 1000000);
+	}
+	return wait_ms;
+}
+
+void control__cap(struct control *c, enum rec_stop why, uint64_t now)
+{
+	(void)now;
+	if (c->stopped != REC_STOP_NONE)
+		return;
+	set_enabled(c, false);
+	sampler__pause(c->sp, true); /* also when it was paused already: it stays so */
+	c->delay_until = 0;
+	c->stopped = why;
+	log_debug("control: sampling stopped for good (%s)",
+		  why == REC_STOP_MAX_SIZE ? "--max-size" : "--max-duration");
+}
+
+enum rec_stop control__stopped(const struct control *c)
+{
+	return c->stopped;
+}
+
+static struct rec_kv end_kv(const char *key, uint64_t value)
+{
+	return (struct rec_kv){.key = (char *)key, .value = value};
+}
+
+size_t control__end(struct control *c, uint64_t end_ns, struct rec_kv *kv, char names[][32])
+{
+	uint64_t paused;
+	size_t k = 0;
+
+	if (c->enabled) /* the last interval ends with the run */
+		close_interval(c, end_ns);
+	c->enabled = false;
+	paused = end_ns > c->start_ns + c->enabled_ns ? end_ns - c->start_ns - c->enabled_ns : 0;
+	if (!paused && c->stopped == REC_STOP_NONE)
+		return 0;
+	kv[k++] = end_kv(rec_end_keys[REC_END_start_ns], c->start_ns);
+	kv[k++] = end_kv(rec_end_keys[REC_END_paused_ns], paused);
+	kv[k++] = end_kv(rec_end_keys[REC_END_stopped_at], c->stopped);
+	kv[k++] = end_kv(rec_end_keys[REC_END_enabled_intervals], c->n);
+	for (uint32_t i = 0; i < c->n && i < REC_END_ENABLED_MAX; i++) {
+		snprintf(names[2 * i], 32, REC_END_ENABLED_START, i);
+		snprintf(names[2 * i + 1], 32, REC_END_ENABLED_END, i);
+		kv[k++] = end_kv(names[2 * i], c->starts[i]);
+		kv[k++] = end_kv(names[2 * i + 1], c->ends[i]);
+	}
+	return k;
+}
