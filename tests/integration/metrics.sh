@@ -92,6 +92,21 @@ if perch_record m -- "$WL/metrics" 20 100 10 0.5; then
 	fi
 fi
 
+# the HTML report's Metrics tab, rendered by a browser: a row per series
+if [ -e "$T/m.data" ] && command -v chromium >/dev/null; then
+	"$PERCH" report --format=html -o "$T/m.html" "$T/m.data"
+	rows=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/m.html#tab=metrics" 2>/dev/null |
+		grep -o '<table class="metrics">.*</table>' | grep -o '<tr><td' | wc -l)
+	series=$(rec_stat "$T/m.data" metrics_series)
+	if [ "$rows" -gt 0 ] && [ "$rows" = "$series" ]; then
+		ok "html: the Metrics tab shows $rows rows, one per series"
+	else
+		bad "html Metrics tab" "$rows rows, $series series"
+	fi
+else
+	echo "skip html: no chromium"
+fi
+
 # --metrics=off: no METRICS block, no counters
 if perch_record off --metrics=off -- "$WL/metrics" 3 100 1 0.2; then
 	if [ -z "$(rec_stat "$T/off.data" metrics_series)" ] &&

@@ -86,6 +86,9 @@ const char *report_metric_unit(uint32_t metric);
 bool report_metric_value(const struct rec_metric *m, uint32_t i, double *v);
 bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum *s);
 void report_print_metrics(const struct recording *r, FILE *out);
+/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
+void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
+			   size_t len);
 
 /* report/gpu.c: the GPU section of the text report (with --gpu, or GPU data in the recording);
  * p labels its call tree, o gives --top and --min-percent. */

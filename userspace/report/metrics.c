@@ -111,6 +111,25 @@ static const char *proc_name(const struct recording *r, uint32_t pid)
 	return name;
 }
 
+void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
+			   size_t len)
+{
+	const struct rec_metric_info *info = rec_metric_info(m->metric);
+	const char *name;
+
+	if (!info || info->subject == REC_MS_CPU) {
+		snprintf(buf, len, "cpu%" PRIu32, m->subject);
+		return;
+	}
+	if (info->subject == REC_MS_GPU) {
+		snprintf(buf, len, "GPU %" PRIu32, m->subject);
+		return;
+	}
+	name = proc_name(r, m->subject);
+	snprintf(buf, len, "%" PRIu32 "%s%s%s", m->subject, *name ? " (" : "", name,
+		 *name ? ")" : "");
+}
+
 static void print_subject(const struct recording *r, uint8_t subject, uint32_t id, FILE *out)
 {
 	const char *name = subject == REC_MS_PROC ? proc_name(r, id) : "";
