@@ -25,9 +25,13 @@
 #include "procs.h"
 #include "sysread.h"
 
-#define MAX_CPUS       4096
-#define MAX_PROCS      256 /* targets with series; later ones are counted, not sampled */
-#define WRITE_EVERY_NS 1000000000ull
+#define MAX_CPUS  4096
+#define MAX_PROCS 256 /* targets with series; later ones are counted, not sampled */
+/* The series are written again every second, or every sixteenth of the run so far when that is
+ * longer: each block holds every series whole, so a streamed (FIFO) recording grows by
+ * O(log run) blocks, not one a second, and a killed perch loses at most 1/16 of the run. */
+#define WRITE_EVERY_NS	 1000000000ull
+#define WRITE_AGE_FACTOR 16
 
 /* A target's series, in this order from its first. */
 static const uint32_t proc_metrics[] = {
@@ -49,7 +53,7 @@ struct metrics {
 	struct rec_writer *w;
 	struct procs *ps;
 	int lid; /* listener id */
-	uint64_t interval_ns, last_ns, written_ns;
+	uint64_t interval_ns, last_ns, written_ns, start_ns;
 	int stat_fd;
 	struct sys_cpu *cpus, *prev_cpus;
 	size_t ncpus, nprev_cpus;
@@ -416,7 +420,7 @@ struct metrics *metrics__new(struct rec_writer *w, struct procs *ps, unsigned in
 		err = m->lid;
 		goto err_out;
 	}
-	m->last_ns = m->written_ns = clock_ns(CLOCK_MONOTONIC);
+	m->last_ns = m->written_ns = m->start_ns = clock_ns(CLOCK_MONOTONIC);
 	sample_cpus(m, m->last_ns); /* the baseline */
 	return m;
 err_out:
@@ -436,7 +440,8 @@ void metrics__drained(struct metrics *m)
 		return;
 	cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	sample(m, now);
-	if (now - m->written_ns >= WRITE_EVERY_NS) {
+	if (now - m->written_ns >= WRITE_EVERY_NS &&
+	    now - m->written_ns >= (now - m->start_ns) / WRITE_AGE_FACTOR) {
 		write_series(m);
 		m->written_ns = now;
 	}

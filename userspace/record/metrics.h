@@ -19,7 +19,7 @@ struct rec_writer;
 /* Sample every interval_ms (>= the drain period; a drain takes the sample when it is due).
  * NULL + errno. */
 struct metrics *metrics__new(struct rec_writer *w, struct procs *ps, unsigned int interval_ms);
-/* At each drain: a sample when one is due; the series written about once a second. */
+/* At each drain: a sample when one is due; the series written every second or 1/16 of the run. */
 void metrics__drained(struct metrics *m);
 /* The last, partial interval, and the series written. */
 void metrics__finish(struct metrics *m);
