@@ -107,6 +107,30 @@ else
 	echo "skip html: no chromium"
 fi
 
+# attached: the counters start at the attach (what the process ran before is not in the series):
+# its user time over the attach is its own user share (ru_utime over its steps) times the time
+# attached, within a quarter of that time (tick accounting, the last interval and start-up)
+"$WL/metrics" 40 100 1 0.5 >"$T/att.truth" &
+wpid=$!
+sleep 1.5
+"$PERCH" record -q -o "$T/att.data" -p "$wpid" -d 1.5 2>"$T/att.err"
+rc=$?
+wait "$wpid"
+if [ $rc -eq 0 ]; then
+	"$PERCH" report --format=chrome "$T/att.data" >"$T/att.json"
+	python3 "$TESTS/metrics_sum.py" "$T/att.json" metrics >"$T/m.sums"
+	user=$(awk -v v="$(metric cpu_user 3)" 'BEGIN { printf "%.3f", v / 100 }')
+	att=$(awk -v d="$(rec_stat "$T/att.data" duration_ns)" 'BEGIN { printf "%.3f", d / 1e9 }')
+	want=$(awk -v u="$(truth "$T/att.truth" user_s)" -v a="$att" 'BEGIN { printf "%.3f", u / 4.0 * a }')
+	if within "$user" "$want" "$(awk -v a="$att" 'BEGIN { print a / 4 }')"; then
+		ok "attach: user time $user s over $att s attached, the workload's share gives $want s"
+	else
+		bad "attach" "user time $user s over $att s attached, the workload's share gives $want s"
+	fi
+else
+	bad "attach" "perch exited $rc: $(cat "$T/att.err")"
+fi
+
 # --metrics=off: no METRICS block, no counters
 if perch_record off --metrics=off -- "$WL/metrics" 3 100 1 0.2; then
 	if [ -z "$(rec_stat "$T/off.data" metrics_series)" ] &&
