@@ -176,13 +176,16 @@ static void read_switches(struct metrics *m, struct pstate *st, uint64_t *vol, u
 	closedir(d);
 }
 
-/* The cumulative values, in proc_metrics' order. -errno when the process is gone. */
-static int read_proc(struct metrics *m, struct pstate *st, uint64_t *v)
+/* The cumulative values, in proc_metrics' order, and *at the time stat was read (perch may be
+ * preempted between targets: a time taken once for all would skew the intervals' rates). -errno
+ * when the process is gone. */
+static int read_proc(struct metrics *m, struct pstate *st, uint64_t *v, uint64_t *at)
 {
 	struct sys_pstat ps;
 	uint64_t resident = 0;
 	int err = read_text(m, st->stat_fd);
 
+	*at = clock_ns(CLOCK_MONOTONIC);
 	if (!err)
 		err = sysread_pid_stat(m->buf, &ps);
 	if (err)
@@ -200,11 +203,11 @@ static int read_proc(struct metrics *m, struct pstate *st, uint64_t *v)
 	return 0;
 }
 
-static void sample_proc(struct metrics *m, struct pstate *st, uint64_t now)
+static void sample_proc(struct metrics *m, struct pstate *st)
 {
-	uint64_t v[NPROC_METRICS];
+	uint64_t v[NPROC_METRICS], now;
 
-	if (st->stat_fd < 0 || read_proc(m, st, v))
+	if (st->stat_fd < 0 || read_proc(m, st, v, &now))
 		return;
 	for (size_t k = 0; k < NPROC_METRICS; k++) {
 		struct rec_series *s = &m->ser[st->first + k];
@@ -240,7 +243,7 @@ static void sample(struct metrics *m, uint64_t now)
 		struct pstate *st = *procs__slot(p, m->lid);
 
 		if (st && !p->exited)
-			sample_proc(m, st, now);
+			sample_proc(m, st);
 	}
 	sample_gpus(m, now);
 	m->last_ns = now;
@@ -332,10 +335,8 @@ static int on_start(void *ctx, struct procs_proc *p, const struct proc_maps *map
 	if (*slot)
 		return 0; /* an exec seen again: the same process, its counters go on */
 	st = track(m, p->pid);
-	if (st && st->stat_fd >= 0 && read_proc(m, st, st->prev))
+	if (st && (st->stat_fd < 0 || read_proc(m, st, st->prev, &st->prev_ns)))
 		close_fds(st);
-	if (st)
-		st->prev_ns = clock_ns(CLOCK_MONOTONIC);
 	*slot = st;
 	return 0;
 }
