@@ -23,6 +23,7 @@
 
 #include "format/metrics.h"
 #include "format/recording.h"
+#include "report/report.h"
 #include "record/sysread.h"
 
 static char tmpdir[] = "/tmp/perch-test-metrics.XXXXXX";
@@ -216,6 +217,49 @@ static void series_stay_within_budget_keeping_totals(void **state)
 	}
 }
 
+/* 20 CPUs, CPU k busy k % all along: the text report shows the machine's mean (9.5 %), the 8
+ * busiest CPUs (19 down to 12) and says how many it left out. */
+static void many_cpus_show_the_machine_and_the_busiest(void **state)
+{
+	const char *path = tmp_path("cpus.data");
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .top = 1};
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_series s[20];
+	struct rec_metric m[20];
+	struct recording *r;
+	char *text = NULL, *at;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(w);
+	for (uint32_t k = 0; k < 20; k++) {
+		rec_series__init(&s[k], REC_METRIC_CPU_BUSY, k);
+		for (uint32_t i = 0; i < 10; i++)
+			assert_int_equal(rec_series__add(&s[k], 1000 + i * 100, 1100 + i * 100,
+							 k * 100, REC_METRIC_BUDGET),
+					 0);
+		m[k] = s[k].m;
+	}
+	assert_int_equal(rec_writer__metrics(w, 100, 0, m, 20), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(report__print(r, path, &o, f), 0);
+	fclose(f);
+	at = strstr(text, "all 20 CPUs");
+	assert_non_null(at);
+	assert_non_null(strstr(at, "9.5        9.5  %"));
+	assert_true(strstr(text, "cpu19") < strstr(text, "cpu12"));
+	assert_null(strstr(text, "cpu11 "));
+	assert_null(strstr(text, "cpu0 "));
+	assert_non_null(strstr(text, "... 12 more CPUs"));
+	free(text);
+	recording__free(r);
+	for (uint32_t k = 0; k < 20; k++)
+		rec_series__free(&s[k]);
+}
+
 /* The kernel's text for this process, read the way metrics.c reads it. */
 static char *slurp(const char *path)
 {
@@ -330,6 +374,7 @@ int main(void)
 		cmocka_unit_test(recording_without_metrics_has_none),
 		cmocka_unit_test(damaged_metrics_block_keeps_the_earlier_one),
 		cmocka_unit_test(series_stay_within_budget_keeping_totals),
+		cmocka_unit_test(many_cpus_show_the_machine_and_the_busiest),
 		cmocka_unit_test(pid_stat_agrees_with_getrusage),
 		cmocka_unit_test(pid_stat_takes_the_last_parenthesis),
 		cmocka_unit_test(proc_stat_lists_every_cpu),

@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common.h"
 #include "format/metrics.h"
@@ -144,13 +145,84 @@ static void print_subject(const struct recording *r, uint8_t subject, uint32_t i
 		fputs(" CPUs (busy share of each, /proc/stat):\n", out);
 }
 
+#define MAX_CPU_ROWS 16 /* more CPUs: the all-CPUs row and the busiest BUSIEST_ROWS */
+#define BUSIEST_ROWS 8
+
+/* The machine's busy share: the CPUs' mean at each point, when their series line up (sampled
+ * together, as perch samples them). */
+static void print_all_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
+{
+	struct rec_metric all = cpus[0];
+	struct rec_metric_point *pts;
+	char label[48];
+
+	for (size_t k = 1; k < n; k++) {
+		if (cpus[k].npoints != all.npoints || cpus[k].start_ns != all.start_ns)
+			return;
+	}
+	pts = calloc(all.npoints ? all.npoints : 1, sizeof(*pts));
+	if (!pts)
+		return;
+	for (uint32_t i = 0; i < all.npoints; i++) {
+		uint64_t sum = 0;
+
+		for (size_t k = 0; k < n; k++)
+			sum += cpus[k].points[i].value;
+		pts[i] = (struct rec_metric_point){cpus[0].points[i].end_ns, (sum + n / 2) / n};
+	}
+	all.points = pts;
+	snprintf(label, sizeof(label), "all %zu CPUs", n);
+	print_row(&all, label, out);
+	free(pts);
+}
+
+struct cpu_row {
+	double mean;
+	size_t k; /* which series */
+};
+
+static int by_mean_desc(const void *a, const void *b)
+{
+	const struct cpu_row *x = a, *y = b;
+
+	if (x->mean != y->mean)
+		return x->mean < y->mean ? 1 : -1;
+	return (x->k > y->k) - (x->k < y->k); /* ties: by CPU, so the output is stable */
+}
+
+/* A run of n CPU series: the all-CPUs row, then each CPU (the busiest when there are many). */
+static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
+{
+	struct cpu_row *rows = calloc(n, sizeof(*rows));
+	size_t shown = n <= MAX_CPU_ROWS ? n : BUSIEST_ROWS;
+	struct report_metric_sum s;
+	char label[48];
+
+	print_all_cpus(cpus, n, out);
+	if (!rows)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		report_metric_summary(&cpus[k], &s);
+		rows[k] = (struct cpu_row){s.mean, k};
+	}
+	if (n > MAX_CPU_ROWS)
+		qsort(rows, n, sizeof(*rows), by_mean_desc);
+	for (size_t k = 0; k < shown; k++) {
+		snprintf(label, sizeof(label), "cpu%" PRIu32, cpus[rows[k].k].subject);
+		print_row(&cpus[rows[k].k], label, out);
+	}
+	if (shown < n)
+		fprintf(out, "  ... %zu more CPUs, less busy (--format=chrome has each)\n",
+			n - shown);
+	free(rows);
+}
+
 /* The section: each subject's series in the order recorded (the sampler keeps a subject's
  * series together). Nothing for a recording without metrics. */
 void report_print_metrics(const struct recording *r, FILE *out)
 {
 	int64_t subject = -1;
 	uint8_t kind = 0xff;
-	char label[48];
 
 	if (!r->nmetrics && !r->metrics_note)
 		return;
@@ -158,20 +230,23 @@ void report_print_metrics(const struct recording *r, FILE *out)
 		r->metrics_interval_ns / 1000000);
 	if (r->metrics_note)
 		fprintf(out, " note: %s\n", recording__string(r, r->metrics_note));
-	for (size_t i = 0; i < r->nmetrics; i++) {
+	for (size_t i = 0, j; i < r->nmetrics; i = j) {
 		const struct rec_metric *m = &r->metrics[i];
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 
+		j = i + 1;
 		if (!info)
 			continue; /* a metric from a later perch */
 		if (info->subject != kind || (info->subject != REC_MS_CPU && m->subject != subject))
 			print_subject(r, info->subject, m->subject, out);
 		kind = info->subject;
 		subject = m->subject;
-		if (info->subject == REC_MS_CPU)
-			snprintf(label, sizeof(label), "cpu%" PRIu32, m->subject);
-		else
-			snprintf(label, sizeof(label), "%s", info->name);
-		print_row(m, label, out);
+		if (info->subject == REC_MS_CPU) {
+			while (j < r->nmetrics && r->metrics[j].metric == REC_METRIC_CPU_BUSY)
+				j++;
+			print_cpus(m, j - i, out);
+			continue;
+		}
+		print_row(m, info->name, out);
 	}
 }
