@@ -69,6 +69,7 @@ struct metrics {
 	uint32_t note;
 	uint64_t tick_ns, page;
 	size_t nprocs, untracked;
+	unsigned int write_failed;
 	uint64_t samples, cost_ns;
 };
 
@@ -132,7 +133,8 @@ static void sample_cpus(struct metrics *m, uint64_t now)
 			continue; /* a CPU went offline or came back: no point this time */
 		if (m->cpu_series[i] == SIZE_MAX)
 			m->cpu_series[i] = add_series(m, REC_METRIC_CPU_BUSY, b->cpu);
-		if (m->cpu_series[i] != SIZE_MAX)
+		/* a position keeps its series while the CPUs online stay the same */
+		if (m->cpu_series[i] != SIZE_MAX && m->ser[m->cpu_series[i]].m.subject == b->cpu)
 			add_point(&m->ser[m->cpu_series[i]], m->last_ns, now,
 				  busy * REC_METRIC_SHARE_ONE / total);
 	}
@@ -264,7 +266,7 @@ static void write_series(struct metrics *m)
 		m->out[n++] = m->ser[i].m;
 	}
 	err = rec_writer__metrics(m->w, m->interval_ns, m->note, m->out, n);
-	if (err)
+	if (err && !m->write_failed++) /* once: the writer says the rest */
 		log_warn("metrics: writing the series: %s", strerror(-err));
 }
 
