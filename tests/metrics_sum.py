@@ -3,7 +3,7 @@
 tests/integration/metrics.sh: per counter named "NAME UNIT" under its pid, its maximum and its
 integral over time (value x duration, the duration up to the counter's next event: a rate
 integrates to the amount, a percentage of a CPU to CPU time x 100). Prints "NAME max integral"
-lines; "system" counters (each CPU's busy share) are counted: "cpus N". The process is named as the export's
+lines (NAME: the counter's name less its unit, spaces as "_": "cpu_user", "gpu0_gpu_util"); "system" counters (each CPU's busy share) are counted: "cpus N". The process is named as the export's
 process_name metadata names it (the workload's comm).
 """
 import json
@@ -31,7 +31,7 @@ def main():
     for name, pts in sorted(series.items()):
         pts.sort()
         integral = sum(v * (pts[i + 1][0] - t) for i, (t, v) in enumerate(pts[:-1]))
-        print(name.split()[0], max(v for _, v in pts), integral)
+        print("_".join(name.split()[:-1]), max(v for _, v in pts), integral)
     print("cpus", len(cpus), 0)
 
 

@@ -131,6 +131,32 @@ else
 	bad "attach" "perch exited $rc: $(cat "$T/att.err")"
 fi
 
+# GPUs through a stand-in NVML (tests/nvml/fake_nvml.c: GPU i at 30 + 20 i % and i + 1 GiB),
+# loaded from LD_LIBRARY_PATH as the driver's would be; then its nvmlInit_v2 failing: one note
+nvml=$BUILD/tests/nvml
+if [ -e "$nvml/libnvidia-ml.so.1" ]; then
+	if LD_LIBRARY_PATH=$nvml perch_record gpu -- sleep 0.5; then
+		"$PERCH" report --format=chrome "$T/gpu.data" >"$T/gpu.json"
+		python3 "$TESTS/metrics_sum.py" "$T/gpu.json" system >"$T/m.sums"
+		got="$(metric gpu0_gpu_util 2) $(metric gpu1_gpu_util 2) $(metric gpu0_gpu_memory_used 2) $(metric gpu1_gpu_memory_used 2)"
+		if [ "$got" = "30.0 50.0 1024.0 2048.0" ] && ! says "$T/gpu.data" 'no NVML'; then
+			ok "stand-in NVML: utilization and memory of both GPUs ($got)"
+		else
+			bad "stand-in NVML" "got '$got' (want '30.0 50.0 1024.0 2048.0')"
+		fi
+	fi
+	if FAKE_NVML_FAIL=1 LD_LIBRARY_PATH=$nvml perch_record nogpu -- sleep 0.2; then
+		if says "$T/nogpu.data" 'note: no NVML: nvmlInit_v2: Driver Not Loaded' &&
+			! "$PERCH" report --format=chrome "$T/nogpu.data" | grep -q '"name":"gpu'; then
+			ok "NVML init failing: one note, no GPU series"
+		else
+			bad "NVML init failing" "$("$PERCH" report "$T/nogpu.data" | grep -A1 '^Metrics')"
+		fi
+	fi
+else
+	echo "skip stand-in NVML: $nvml/libnvidia-ml.so.1 not built"
+fi
+
 # --metrics=off: no METRICS block, no counters
 if perch_record off --metrics=off -- "$WL/metrics" 3 100 1 0.2; then
 	if [ -z "$(rec_stat "$T/off.data" metrics_series)" ] &&
