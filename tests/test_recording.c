@@ -459,7 +459,7 @@ static void writer_dedups_strings_and_frames(void **state)
 	const char *path = tmp_path("dedup.data");
 	struct rec_writer *w = rec_writer__open(path);
 	struct recording *r;
-	uint32_t a, b, f;
+	uint32_t a, b, c, f;
 
 	(void)state;
 	assert_non_null(w);
@@ -475,6 +475,10 @@ static void writer_dedups_strings_and_frames(void **state)
 	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, b, b, 0x40), f);
 	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, a, a, 0x40), f);
 	assert_int_not_equal(rec_writer__frame(w, REC_FRAME_USER, a, b, 0x41), f);
+	/* a return address at 0x40 is a frame of its own, written as a user frame */
+	c = rec_writer__frame(w, REC_FRAME_USER | REC_FRAME_CALL, a, b, 0x40);
+	assert_int_not_equal(c, f);
+	assert_int_equal(rec_writer__frame(w, REC_FRAME_USER | REC_FRAME_CALL, a, b, 0x40), c);
 	assert_int_equal(rec_writer__flush(w), 0);
 	/* Still the same ids after a flush, and not written again. */
 	assert_int_equal(rec_writer__string(w, "beta"), b);
@@ -482,7 +486,9 @@ static void writer_dedups_strings_and_frames(void **state)
 	assert_int_equal(rec_writer__close(w), 0);
 	assert_int_equal(recording__load(path, &r), 0);
 	assert_int_equal(r->nstrings, 3);
-	assert_int_equal(r->nframes, 5);
+	assert_int_equal(r->nframes, 6);
+	assert_int_equal(r->frames[c].kind, REC_FRAME_USER);
+	assert_int_equal(r->frames[c].offset, 0x40);
 	recording__free(r);
 }
 

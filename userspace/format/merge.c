@@ -59,9 +59,13 @@ static int map_lines(struct merge *m, struct min *in, const struct rec_frame *f,
 	return n ? rec_writer__lines(m->w, out, lines, n) : 0;
 }
 
+/* Two frames of one input with equal fields are a leaf and a return address at one offset (see
+ * REC_FRAME_CALL): the second stays a frame of its own, with its own LINES. */
 static int map_frames(struct merge *m, struct min *in)
 {
 	const struct recording *r = in->r;
+	struct u64map seen = {0};
+	uint64_t dup;
 	int err = 0;
 
 	in->frame = calloc(r->nframes + 1, sizeof(*in->frame));
@@ -69,11 +73,17 @@ static int map_frames(struct merge *m, struct min *in)
 		return -ENOMEM;
 	for (size_t j = 0; j < r->nframes && !err; j++) {
 		const struct rec_frame *f = &r->frames[j];
+		uint32_t id = rec_writer__frame(m->w, f->kind, in->str[f->module], in->str[f->name],
+						f->offset);
 
-		in->frame[j] = rec_writer__frame(m->w, f->kind, in->str[f->module],
-						 in->str[f->name], f->offset);
-		err = in->frame[j] == UINT32_MAX ? -ENOMEM : map_lines(m, in, f, in->frame[j]);
+		if (id != UINT32_MAX && u64map__get(&seen, id, &dup))
+			id = rec_writer__frame(m->w, f->kind | REC_FRAME_CALL, in->str[f->module],
+					       in->str[f->name], f->offset);
+		in->frame[j] = id;
+		err = id == UINT32_MAX || u64map__put(&seen, id, j) ? -ENOMEM
+								    : map_lines(m, in, f, id);
 	}
+	u64map__clear(&seen);
 	return err;
 }
 

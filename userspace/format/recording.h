@@ -202,6 +202,11 @@ enum rec_frame_kind {
 	REC_FRAME_KERNEL = 1,
 	REC_FRAME_REGION = 2,
 };
+/* Writer only, or-ed into a kind: the frame is a return address (named at the call one byte
+ * before it), so it is a frame of its own beside a leaf at the same offset, whose name and
+ * inline chain may differ. Written as the kind alone: the file has the two as frames with equal
+ * fields and their own LINES. */
+#define REC_FRAME_CALL 0x80u
 
 /* One level of a frame's inline chain (string ids; 0 when unknown). */
 struct rec_line {
@@ -459,7 +464,8 @@ struct rec_writer *rec_writer__open(const char *path);
 int rec_writer__close(struct rec_writer *w);
 
 uint32_t rec_writer__string(struct rec_writer *w, const char *s); /* id; 0 for "" or on ENOMEM */
-/* id of the frame (deduplicated on all four fields); UINT32_MAX on ENOMEM. */
+/* id of the frame (deduplicated on all four fields, kind with its REC_FRAME_CALL bit); UINT32_MAX
+ * on ENOMEM. */
 uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, uint32_t name,
 			   uint64_t offset);
 /* The inline chain of a frame, innermost first (see LINES); n <= 256. 0, -EINVAL for an

@@ -115,7 +115,7 @@ static int put_frame(struct rec_writer *w, size_t i)
 
 	if (buf_reserve(&w->block, MIN_FRAME))
 		return -ENOMEM;
-	put_u8(&w->block, f->kind);
+	put_u8(&w->block, f->kind & ~REC_FRAME_CALL);
 	put_u32(&w->block, f->module);
 	put_u32(&w->block, f->name);
 	put_u64(&w->block, f->offset);
@@ -414,7 +414,8 @@ uint32_t rec_writer__frame(struct rec_writer *w, uint8_t kind, uint32_t module, 
 	uint32_t hash = hash_frame(&f);
 	struct idxtab_slot *slot;
 
-	if (!w || kind > REC_FRAME_REGION || module >= w->nstrs || name >= w->nstrs) {
+	if (!w || (kind & ~REC_FRAME_CALL) > REC_FRAME_REGION || module >= w->nstrs ||
+	    name >= w->nstrs) {
 		errno = EINVAL;
 		return UINT32_MAX;
 	}

@@ -671,8 +671,9 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 
 		if (mod && sym_module__resolve(mod, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
-		/* stored at the call (lookup), so the writer keeps it apart from a leaf at off */
-		id = rec_writer__frame(c->w, REC_FRAME_USER, module_string(c, m), name, lookup);
+		/* REC_FRAME_CALL: the writer keeps it apart from a leaf at the same offset */
+		id = rec_writer__frame(c->w, REC_FRAME_USER | (is_return ? REC_FRAME_CALL : 0),
+				       module_string(c, m), name, off);
 		note_build_id(c, mod, m);
 		/* The debug file may name what the symbol table does not (a stripped binary). */
 		if (c->lines && frame_lines(c, mod, lookup, id))
