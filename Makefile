@@ -183,6 +183,14 @@ $(BUILD)/workloads/%: tests/workloads/%.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -o $@ $< -lm
 
+# A stand-in NVML (tests/nvml/fake_nvml.c: two GPUs with known readings) that
+# tests/integration/metrics.sh hands perch through LD_LIBRARY_PATH; never sanitized (it stands
+# in for NVIDIA's library). Not a GPU test.
+all: $(BUILD)/tests/nvml/libnvidia-ml.so.1
+$(BUILD)/tests/nvml/libnvidia-ml.so.1: tests/nvml/fake_nvml.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g $(WARN) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
+
 # Region markers: the runtime built in, and (regions-so) from a libperch.so beside it. Built
 # from source here so the sanitizer build's runtime flags stay out of the workloads.
 $(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h include/perch.c \

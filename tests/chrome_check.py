@@ -32,6 +32,9 @@ for e in d["traceEvents"]:
     if ph == "M":
         need(e["name"] in ("process_name", "thread_name"), "metadata names")
         need(isinstance(e["args"]["name"], str), "metadata name is a string")
+    elif ph == "C" and e.get("cat") == "metrics":  # system metrics: one value, not samples
+        need(list(e["args"]) == ["value"] and num(e["args"]["value"]) and e["args"]["value"] >= 0,
+             "metric counter: %r" % e)
     elif ph == "C":
         for k, v in e["args"].items():
             need(re.fullmatch(r"tid \d+", k) and num(v) and v >= 0, "counter series")

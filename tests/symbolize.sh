@@ -159,6 +159,8 @@ same "stdin: 0x, bare, indented, garbage, empty and unterminated lines as addr2l
 # coprocess) must get it without closing stdin.
 outer=$(readelf -sW "$T/inl" | awk '$4 == "FUNC" && $8 == "outer" { print $2 }')
 coproc SYM { timeout 30 "$PERCH" symbolize -e "$T/inl"; }
+# bash unsets SYM_PID once it has reaped the coprocess, which may be before the wait below
+sym_pid=$SYM_PID
 echo "0x$outer" >&"${SYM[1]}"
 fn=""
 pos=""
@@ -168,7 +170,7 @@ fn2=""
 read -r -t 5 fn2 <&"${SYM[0]}"
 to_sym=${SYM[1]}
 exec {to_sym}>&-
-wait "$SYM_PID"
+wait "$sym_pid" 2>/dev/null
 if [ "$fn" = "$fn2" ] && [ -n "$fn" ] && [ "${pos%:*}" = "$SRC/inl.c" ]; then
 	ok "streaming: each answer arrives while stdin stays open ($fn, $pos)"
 else

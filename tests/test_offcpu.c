@@ -135,8 +135,8 @@ static void damaged_offcpu_block_changes_nothing(void **state)
 	struct recording *r = NULL;
 	struct rec_writer *w;
 	uint32_t key[2];
-	/* header: type 18 (OFFCPU), length 8, crc, 0; payload: n = 2, (0, 5), (9 (undefined), 1) */
-	uint8_t block[16 + 8] = {18, 0, 0, 0, 8, 0, 0, 0};
+	/* header: type 19 (OFFCPU), length 8, crc, 0; payload: n = 2, (0, 5), (9 (undefined), 1) */
+	uint8_t block[16 + 8] = {19, 0, 0, 0, 8, 0, 0, 0};
 	uint8_t payload[8] = {2, 0, 0, 0, 0, 5, 9, 1};
 	uint32_t crc;
 	FILE *f;

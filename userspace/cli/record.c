@@ -62,6 +62,10 @@ static void record_options(FILE *out)
 	      "      --no-gpu         not even when CMD links CUDA\n"
 	      "      --gpu-stacks=MODE  the CPU stack of a launch: site (default: once per call\n"
 	      "                       site, later calls attributed to it), every (each call)\n"
+	      "      --metrics=MS     system metrics every MS milliseconds (default 100, at least\n"
+	      "                       100): CPU busy per CPU; the targets' CPU user/system, RSS,\n"
+	      "                       faults, context switches, bytes read and written; GPU\n"
+	      "                       utilization and memory through NVML; --metrics=off: none\n"
 	      "      --off-cpu        also the time target threads spend off the CPU (blocked or\n"
 	      "                       preempted), with the stacks they left it with (report\n"
 	      "                       --view=off|wall)\n"
@@ -174,6 +178,27 @@ static int gpu_stacks(struct gpu_choice *g, const char *mode)
 }
 
 /* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
+/* --metrics: off, or a period in ms ("250" or "250ms"), from the drain period up to an hour. */
+static int parse_metrics(const char *s, unsigned int *ms)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strcmp(s, "off")) {
+		*ms = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (end != s && *s != '-' && !errno && (!*end || !strcmp(end, "ms")) && v >= 100 &&
+	    v <= 3600000) {
+		*ms = (unsigned int)v;
+		return 0;
+	}
+	return log_usage(NULL,
+			 "bad --metrics value '%s' (off, or milliseconds from 100 to 3600000)", s);
+}
+
 static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid_t **pids,
 			 char **argv)
 {
@@ -227,6 +252,8 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	case 'T':
 		o->timeline = true;
 		return 0;
+	case 'Y':
+		return parse_metrics(optarg, &o->metrics_ms);
 	case 'S':
 		if (parse_size(optarg, &o->max_size))
 			return log_usage(NULL, "bad size '%s' (a number, optionally K, M or G)",
@@ -299,6 +326,7 @@ static int run_record(int argc, char **argv)
 		{"unwind", required_argument, NULL, 'U'},
 		{"timeline", no_argument, NULL, 'T'},
 		{"max-size", required_argument, NULL, 'S'},
+		{"metrics", required_argument, NULL, 'Y'},
 		{"gpu", no_argument, NULL, 'G'},
 		{"no-gpu", no_argument, NULL, 'N'},
 		{"gpu-stacks", required_argument, NULL, 'K'},
@@ -311,6 +339,7 @@ static int run_record(int argc, char **argv)
 	struct record_opts o = {.sz = sizeof(o),
 				.freq = DEFAULT_FREQ,
 				.output = "perch.data",
+				.metrics_ms = 100,
 				.off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000};
 	struct gpu_choice g = {0};
 	pid_t *pids = NULL;
@@ -344,11 +373,12 @@ static int run_record(int argc, char **argv)
 const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
-	.synopsis = "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
-		    "[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
-		    "[--max-duration=SEC] [--control=fifo:CTL[,ACK]] -- CMD [ARGS...]\n"
-		    "perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
-		    "[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
-		    "[--control=fifo:CTL[,ACK]] -p PID[,PID...] [-d SEC]\n",
+	.synopsis =
+		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
+		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] -- CMD [ARGS...]\n"
+		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
+		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] -p PID[,PID...] [-d SEC]\n",
 	.options = record_options,
 };

@@ -122,6 +122,12 @@
 	X(gpu_attach_calls_lost, PERCH_STAT_GPU_CALL_LOST) \
 	X(gpu_attach_names_lost, PERCH_STAT_GPU_NAME_LOST)
 
+/* --metrics (record/metrics.h): samples taken, and the CPU time perch spent taking them and
+ * writing the series; written only with metrics on. */
+#define REC_STATS_METRICS(X)  \
+	X(metrics_samples, 0) \
+	X(metrics_cost_ns, 1)
+
 /* --off-cpu: the sampler's sched_switch program (bpf/perch_bpf.h): blocks of target threads at
  * least --off-cpu-min long, and those lost (start or off-CPU map full, or no key id); written
  * only with --off-cpu. */
@@ -138,7 +144,8 @@
 	REC_STATS_COST(X)     \
 	REC_STATS_WRITER(X)   \
 	REC_STATS_GPU(X)      \
-	REC_STATS_LAUNCH(X) REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_OFFCPU(X)
+	REC_STATS_LAUNCH(X)   \
+	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -455,7 +455,8 @@ static const parse_fn parsers[] = {
 	[REC_KEYS] = parse_keys,	 [REC_WINDOWS] = parse_windows,
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
-	[REC_ORIGINS] = parse_origins,	 [REC_OFFCPU] = parse_offcpu,
+	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
+	[REC_OFFCPU] = parse_offcpu,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -706,6 +707,8 @@ void recording__free(struct recording *r)
 	free(L->lines);
 	free(L->line_off);
 	free(L->stack);
+	free(r->metrics);
+	free(L->metric_points);
 	time_free(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);

@@ -50,6 +50,7 @@ struct loaded {
 	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
+	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
@@ -70,6 +71,8 @@ int parse_timeline(struct loaded *L, struct cur *c);
 int parse_spans(struct loaded *L, struct cur *c);
 int parse_modules(struct loaded *L, struct cur *c);
 int parse_gpu(struct loaded *L, struct cur *c);
+/* metrics.c */
+int parse_metrics(struct loaded *L, struct cur *c);
 /* origins.c */
 int parse_origins(struct loaded *L, struct cur *c);
 /* offcpu.c */

@@ -117,6 +117,18 @@
  *            a real one), so every sample, thread, region table, span and GPU entry of it stays
  *            its own, and reports tell the inputs apart by pid and, through this block, by
  *            origin (pprof: label "origin"). A pid has one entry.
+ *   METRICS  u32 n, uleb interval_ns, uleb note, n x series   system metrics (record/metrics.c;
+ *            a later perch than version 4's first; older readers skip the block, so version 4
+ *            stays 4), the whole of every series so far: the last METRICS block wins. note: a
+ *            string id (0: none), a line saying what could not be measured ("no NVML: ...").
+ *            series = uleb metric (enum rec_metric_id, format/metrics.h), uleb subject (a CPU
+ *                     number, a pid or a GPU index, as the metric says), uleb start (ns,
+ *                     CLOCK_MONOTONIC: the first point's interval starts there), uleb k,
+ *                     k x (uleb duration, sleb value - the previous point's value (the first:
+ *                     from 0)): point i covers [end of point i - 1, + duration)
+ *            Bounded as the windows are: record/metrics.c merges neighbouring points pairwise
+ *            when a series passes REC_METRIC_BUDGET points (values summed, averaged over time or
+ *            maxed, as the metric says), and a point holds twice the samples from then on.
  *   OFFCPU   u32 n, n x (uleb key, uleb ns)     written by `perch record --off-cpu` (a later
  *            perch than version 4's first; older readers skip the block, so version 4 stays 4):
  *            the key's off-CPU nanoseconds so far, a total over the whole run (not per window):
@@ -185,7 +197,8 @@ enum rec_block_type {
 	REC_MODULES = 15,
 	REC_GPU = 16,
 	REC_ORIGINS = 17,
-	REC_OFFCPU = 18,
+	REC_METRICS = 18,
+	REC_OFFCPU = 19,
 };
 
 /* Sample flags. */
@@ -353,6 +366,22 @@ struct rec_gpu {
 	uint32_t launch_key;
 };
 
+/* One point of a metric series (METRICS): the interval [previous end, end_ns). */
+struct rec_metric_point {
+	uint64_t end_ns;
+	uint64_t value; /* in the metric's unit (format/metrics.h) */
+};
+
+struct rec_metric {
+	uint32_t metric;  /* enum rec_metric_id */
+	uint32_t subject; /* CPU number, pid or GPU index */
+	uint64_t start_ns;
+	uint32_t npoints;
+	const struct rec_metric_point *points; /* loaded: owned by the recording */
+};
+
+#define REC_METRIC_BUDGET 1024
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -393,7 +422,11 @@ struct recording {
 	struct rec_gpu
 		*gpu_calls; /* attach mode (CALL entries): libcuda calls, in recorded order */
 	size_t ngpu_calls;
-	struct rec_kv *stats; /* from the last STATS block */
+	struct rec_metric *metrics; /* system metrics, from the last METRICS block (else none) */
+	size_t nmetrics;
+	uint64_t metrics_interval_ns;
+	uint32_t metrics_note; /* string id: what could not be measured (0: none) */
+	struct rec_kv *stats;  /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
 	size_t nend;
@@ -491,6 +524,10 @@ int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g);
 /* The recording process pid came from (ORIGINS; perch merge): origin a string id (not 0),
  * source_pid its pid there. -EINVAL for an undefined string, -EEXIST for a pid given before. */
 int rec_writer__origin(struct rec_writer *w, uint32_t pid, uint32_t origin, uint32_t source_pid);
+/* Every metric series so far (METRICS, written at once; the last block wins and compaction
+ * keeps it). note: a string id or 0. -EINVAL for an undefined note or metric id, -EFBIG. */
+int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t note,
+			const struct rec_metric *m, size_t n);
 /* ns more off-CPU time of key (a key id; --off-cpu): the key's total goes to the next OFFCPU
  * block. -EINVAL for an undefined key. */
 int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);

@@ -317,6 +317,7 @@ static void writer_free(struct rec_writer *w)
 		free(w->rthreads[i].bytes.data);
 	free(w->rthreads);
 	u64map__clear(&w->rthread_tab);
+	free(w->metrics.data);
 	wr_time_free(w);
 	free(w);
 }

@@ -117,8 +117,11 @@ struct rec_writer {
 	struct rec_origin *origins; /* ORIGINS (format/origins.c) */
 	size_t norigins, cap_origins, origins_done;
 	struct u64map origin_tab; /* pid -> index */
-	uint64_t *offcpu;	  /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
-	uint8_t *offcpu_dirty;	  /* by key: changed since its last OFFCPU block */
+	struct buf metrics;	  /* the latest METRICS payload, after its count (metrics.c) */
+	uint32_t nmetrics;
+	bool has_metrics;
+	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
+	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
 	size_t noffcpu, cap_offcpu;
 };
 
@@ -147,6 +150,8 @@ void wr_time_free(struct rec_writer *w);
 int wr_origins_flush(struct rec_writer *w);
 void wr_origins_free(struct rec_writer *w);
 
+/* metrics.c: the latest METRICS block again (compaction) */
+int wr_write_metrics(struct rec_writer *w);
 /* offcpu.c: the totals changed since the last block; all of them (compaction) */
 int wr_offcpu_flush(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);

@@ -232,14 +232,18 @@ static int merge_into(struct wwin *a, const struct wwin *b)
 	if (!m)
 		return -ENOMEM;
 	while (i < a->n || j < b->n) {
-		if (j == b->n || (i < a->n && a->counts[i].sample < b->counts[j].sample))
+		if (j == b->n || (i < a->n && a->counts[i].sample < b->counts[j].sample)) {
 			m[n++] = a->counts[i++];
-		else if (i == a->n || b->counts[j].sample < a->counts[i].sample)
+		} else if (i == a->n || b->counts[j].sample < a->counts[i].sample) {
 			m[n++] = b->counts[j++];
-		else
-			m[n++] = (struct rec_count){
-				a->counts[i].sample,
-				sat_add(a->counts[i++].count, b->counts[j++].count)};
+		} else {
+			/* C leaves the order of an initializer's expressions open: step after */
+			m[n++] =
+				(struct rec_count){a->counts[i].sample,
+						   sat_add(a->counts[i].count, b->counts[j].count)};
+			i++;
+			j++;
+		}
 	}
 	free(a->counts);
 	a->counts = m;

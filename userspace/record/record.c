@@ -22,6 +22,7 @@
 #include "gpu_attach.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "metrics.h"
 #include "proc.h"
 #include "procs.h"
 #include "record.h"
@@ -46,6 +47,7 @@ struct session {
 	struct regions *rg;
 	struct gpu *gpu;       /* --gpu */
 	struct gpu_attach *ga; /* --gpu -p */
+	struct metrics *mt;    /* --metrics (NULL: off) */
 	struct control *ctl;   /* when sampling is on (--delay, pauses, caps) */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
@@ -261,6 +263,8 @@ static int setup(struct session *s)
 	ret = sampler__open(s->o, s->procs, &s->sp);
 	if (!ret)
 		ret = add_listeners(s);
+	if (!ret && s->o->metrics_ms && !(s->mt = metrics__new(s->w, s->procs, s->o->metrics_ms)))
+		log_warn("metrics: %s: the recording goes on without them", strerror(errno));
 	return ret ? ret : add_gpu(s);
 }
 
@@ -293,7 +297,7 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 static void write_stats(struct session *s, bool cost)
 {
 	const struct stats_parts p = {s->o,  s->sp,	   s->tg,  s->col, s->uw,
-				      s->rg, s->max_stack, s->gpu, s->ga};
+				      s->rg, s->max_stack, s->gpu, s->ga,  s->mt};
 
 	stats__write(s->w, &p, cost);
 }
@@ -311,6 +315,7 @@ static void flip_and_drain(struct session *s)
 	regions__spans_until(s->rg, flip);
 	regions__collect(s->rg);
 	rec_writer__flush(s->w);
+	metrics__drained(s->mt);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
 	s->drains++;
 	/* --max-size without --timeline caps the whole file: checked a drain at a time. */
@@ -370,6 +375,7 @@ static int finish(struct session *s, int status)
 	regions__finish(s->rg);
 	gpu__finish(s->gpu);
 	gpu_attach__finish(s->ga);
+	metrics__finish(s->mt);
 	write_stats(s, true);
 	end = now_ns();
 	n = control__end(s->ctl, end, kv, names);
@@ -393,6 +399,7 @@ static void session_free(struct session *s)
 	gpu__free(s->gpu);
 	gpu_attach__free(s->ga);
 	collector__free(s->col);
+	metrics__free(s->mt);
 	sampler__free(s->sp);
 	targets__free(s->tg);
 	rec_writer__close(s->w);
@@ -428,7 +435,7 @@ int record__run(const struct record_opts *o, bool *complete)
 		ret = start_gpu_attach(&s);
 	/* From here on, whatever happens, what was collected is written. */
 	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
-						     s.gpu, s.ga});
+						     s.gpu, s.ga, s.mt});
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

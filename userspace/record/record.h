@@ -37,7 +37,8 @@ struct record_opts {
 	double delay_s;	       /* --delay: sampling starts this long after the targets start */
 	double max_duration_s; /* --max-duration: sampling stops for good after this (0: none) */
 	const char *control;   /* --control=fifo:CTL[,ACK], or NULL (see control.h) */
-	bool off_cpu;	       /* --off-cpu: blocked time of target threads, with its stacks */
+	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
+	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
 };
 

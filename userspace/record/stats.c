@@ -143,7 +143,11 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_LAUNCH(LAUNCH_KV)
 	if (p->ga)
 		n += gpu_attach_kv(kv + n, p, totals, ok);
-		/* A block whose key got no key id is lost too. */
+	if (p->mt) {
+		kv[n++] = stat_kv(REC_STAT_metrics_samples, metrics__samples(p->mt));
+		kv[n++] = stat_kv(REC_STAT_metrics_cost_ns, metrics__cost_ns(p->mt));
+	}
+	/* A block whose key got no key id is lost too. */
 #define OFFCPU_KV(k, i)                                                                  \
 	if (p->o->off_cpu && ok[i])                                                      \
 		kv[n++] = stat_kv(REC_STAT_##k,                                          \

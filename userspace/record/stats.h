@@ -13,6 +13,7 @@
 #include "format/recording.h"
 #include "gpu.h"
 #include "gpu_attach.h"
+#include "metrics.h"
 #include "record.h"
 #include "regions.h"
 #include "sampler.h"
@@ -30,6 +31,7 @@ struct stats_parts {
 	unsigned int max_stack;
 	const struct gpu *gpu;	     /* NULL without --gpu */
 	const struct gpu_attach *ga; /* --gpu -p, else NULL */
+	const struct metrics *mt;    /* --metrics, else NULL */
 };
 
 int stats__meta(struct rec_writer *w, const struct stats_parts *p);

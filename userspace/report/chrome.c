@@ -49,9 +49,12 @@
  *                               cat "sync", named "sync TYPE" (model/gpusyncs.h), on the thread
  *                               that waited (args: correlation, type); one whose API call never
  *                               came has no thread and is left out (the text report counts it).
- * Room for what comes next, with no change to this layout: system metrics are more "C" counters
- * (CPU per core, RSS, GPU utilization) under a "system" pid, one more writer of events into the
- * same traceEvents array.
+ *   system metrics              "C" counters, cat "metrics", one per metric and subject, named
+ *                               "NAME UNIT" (report/metrics.c: "cpu_user %", "rss MiB",
+ *                               "minor_faults /s"), args.value: a target's under its pid, each
+ *                               CPU's "cpuN busy %" and each GPU's under the "system" process
+ *                               (SYSTEM_PID); one event at each point's start, 0 at the last
+ *                               point's end.
  *
  * Streamed: each event is printed as the recording's arrays are walked, in their order (the
  * format does not need time order). What is held is one entry per thread (its open regions) and
@@ -62,6 +65,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "format/metrics.h"
 #include "model/gpusyncs.h"
 #include "model/gputab.h"
 #include "lib/u64map.h"
@@ -567,6 +571,54 @@ static void put_other_data(struct chrome *x, const char *path)
 		x->origin, x->unmatched);
 }
 
+#define SYSTEM_PID 0x3fffffffu /* below the GPU pids, above any Linux pid */
+
+static void put_metric(struct chrome *x, const struct rec_metric *m, const char *info_name)
+{
+	uint32_t pid = rec_metric_info(m->metric)->subject == REC_MS_PROC ? m->subject : SYSTEM_PID;
+	char name[64];
+	double v;
+
+	if (rec_metric_info(m->metric)->subject == REC_MS_PROC)
+		snprintf(name, sizeof(name), "%s %s", info_name, report_metric_unit(m->metric));
+	else
+		snprintf(name, sizeof(name), "%s%" PRIu32 " %s %s",
+			 m->metric == REC_METRIC_CPU_BUSY ? "cpu" : "gpu", m->subject, info_name,
+			 report_metric_unit(m->metric));
+	for (uint32_t i = 0; i < m->npoints; i++) {
+		if (!report_metric_value(m, i, &v))
+			continue;
+		event_start(x, 'C', pid, pid, i ? m->points[i - 1].end_ns : m->start_ns);
+		fputs(",\"cat\":\"metrics\",\"name\":", x->out);
+		report_json_str(x->out, name);
+		fprintf(x->out, ",\"args\":{\"value\":%.3f}}", v);
+	}
+	if (m->npoints) {
+		event_start(x, 'C', pid, pid, m->points[m->npoints - 1].end_ns);
+		fputs(",\"cat\":\"metrics\",\"name\":", x->out);
+		report_json_str(x->out, name);
+		fputs(",\"args\":{\"value\":0}}", x->out);
+	}
+}
+
+static void put_metrics(struct chrome *x)
+{
+	bool system = false;
+
+	for (size_t i = 0; i < x->r->nmetrics; i++) {
+		const struct rec_metric *m = &x->r->metrics[i];
+		const struct rec_metric_info *info = rec_metric_info(m->metric);
+
+		if (!info)
+			continue;
+		if (info->subject != REC_MS_PROC && !system) {
+			put_name_meta(x, "process_name", SYSTEM_PID, SYSTEM_PID, "system");
+			system = true;
+		}
+		put_metric(x, m, m->metric == REC_METRIC_CPU_BUSY ? "busy" : info->name);
+	}
+}
+
 static int export(struct chrome *x, const char *path)
 {
 	int err = collect_threads(x);
@@ -585,6 +637,8 @@ static int export(struct chrome *x, const char *path)
 	}
 	if (!err)
 		put_gpu(x);
+	if (!err)
+		put_metrics(x);
 	if (!err)
 		put_other_data(x, path);
 	return err;

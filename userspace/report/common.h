@@ -74,6 +74,22 @@ void report_print_top(const struct profile *p, bool by_self, unsigned int top, F
  * tree's weight summed in one line). */
 void report_print_tree_nodes(const struct profile *p, const struct tree *t, double min_percent,
 			     FILE *out);
+/* report/metrics.c: the system metrics. A point's display value in report_metric_unit()'s
+ * unit (false: none, an amount over no time); min/mean/max (the mean weighted by time) and the
+ * sum of the raw values; the text report's "Metrics" section (nothing without metrics). */
+struct report_metric_sum {
+	double min, mean, max;
+	uint64_t total;
+	size_t npoints;
+};
+const char *report_metric_unit(uint32_t metric);
+bool report_metric_value(const struct rec_metric *m, uint32_t i, double *v);
+bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum *s);
+void report_print_metrics(const struct recording *r, FILE *out);
+/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
+void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
+			   size_t len);
+
 /* report/gpu.c: the GPU section of the text report (with --gpu, or GPU data in the recording);
  * p labels its call tree, o gives --top and --min-percent. */
 void report_print_gpu(const struct recording *r, const struct profile *p,

@@ -2,7 +2,8 @@
 /*
  * --format=html's sections beside the stacks (report/html.h): regions (the table in report
  * order, the merged tree, the CSV export as `--format=csv` writes it), GPU (kernels, lanes and
- * the text report's GPU section) and the time axis (counts per window, GPU time per window).
+ * the text report's GPU section), the time axis (counts per window, GPU time per window) and the
+ * system metrics (a row per series, the text section).
  * Times are nanoseconds, counts exact: the viewer formats them.
  */
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/search.h"
+#include "format/metrics.h"
 #include "model/gputab.h"
 #include "common.h"
 #include "html.h"
@@ -134,6 +136,48 @@ int html_put_gpu(const struct recording *r, const struct profile *p, const struc
 	fputs("}", out);
 	free(text);
 	gputab__free(t);
+	return 0;
+}
+
+/* ,"metrics":{...} when the recording has system metrics: per series its subject, name and
+ * unit, min, mean and max as the text report computes them, the note, and the text section. */
+int html_put_metrics(const struct recording *r, FILE *out)
+{
+	char *text = NULL, label[64];
+	size_t len = 0, n = 0;
+	FILE *f;
+
+	if (!r->nmetrics && !r->metrics_note)
+		return 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	report_print_metrics(r, f);
+	if (fclose(f))
+		return -ENOMEM;
+	fprintf(out,
+		",\n\"metrics\":{\"interval_ns\":%" PRIu64 ",\"note\":", r->metrics_interval_ns);
+	report_json_str(out, recording__string(r, r->metrics_note));
+	fputs(",\"rows\":[", out);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct rec_metric_info *info = rec_metric_info(r->metrics[i].metric);
+		struct report_metric_sum s;
+
+		if (!info || !report_metric_summary(&r->metrics[i], &s))
+			continue;
+		report_metric_subject(r, &r->metrics[i], label, sizeof(label));
+		fputs(n++ ? ",[" : "[", out);
+		report_json_str(out, label);
+		fputc(',', out);
+		report_json_str(out, info->name);
+		fputc(',', out);
+		report_json_str(out, report_metric_unit(r->metrics[i].metric));
+		fprintf(out, ",%.3f,%.3f,%.3f]", s.min, s.mean, s.max);
+	}
+	fputs("],\"text\":", out);
+	report_json_str(out, text);
+	fputs("}", out);
+	free(text);
 	return 0;
 }
 

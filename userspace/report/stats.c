@@ -91,5 +91,12 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 			"time_start_ns %" PRIu64 "\ntime_end_ns %" PRIu64 "\nwindows %zu\n"
 			"window_ns %" PRIu64 "\nevents %zu\nspans %zu\n",
 			t.start_ns, t.end_ns, t.nwindows, t.resolution_ns, r->nevents, r->nspans);
+	if (r->nmetrics) {
+		size_t points = 0;
+
+		for (size_t i = 0; i < r->nmetrics; i++)
+			points += r->metrics[i].npoints;
+		fprintf(out, "metrics_series %zu\nmetrics_points %zu\n", r->nmetrics, points);
+	}
 	return r->ngpu ? gpu_stats(r, out) : 0;
 }

@@ -412,6 +412,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 	print_header(r, path, o, p, out);
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
+	report_print_metrics(r, out);
 	if (o->sort != REPORT_SORT_TOTAL)
 		report_print_top(p, true, o->top, out);
 	if (o->sort != REPORT_SORT_SELF)

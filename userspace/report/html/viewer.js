@@ -303,6 +303,7 @@ const TABS = [
 	['regions', 'Regions', () => !!D.regions],
 	['gpu', 'GPU', () => !!D.gpu],
 	['timeline', 'Timeline', () => !!D.timeline],
+	['metrics', 'Metrics', () => !!D.metrics],
 ];
 
 function renderTabs() {
@@ -526,6 +527,18 @@ function viewGpu() {
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, G.text)];
 }
 
+function viewMetrics() {
+	const M = D.metrics;
+	const f = (x) => x.toFixed(1);
+	const rows = M.rows.map((r) => el('tr', {}, el('td', { class: 'name' }, r[0]), el('td', { class: 'name' }, r[1]),
+		td(f(r[3])), td(f(r[4])), td(f(r[5])), el('td', { class: 'name' }, r[2])));
+	return [el('h2', {}, 'System metrics, every ' + M.interval_ns / 1e6 + ' ms'),
+		M.note ? el('p', {}, 'note: ' + M.note) : null,
+		table([th('subject', { class: 'name' }), th('metric', { class: 'name' }), th('min'), th('mean'), th('max'),
+			th('unit', { class: 'name' })], rows, 'metrics'),
+		el('h2', {}, 'As the text report shows it'), el('pre', {}, M.text)];
+}
+
 function viewTimeline(v) {
 	const W = D.timeline.windows;
 	const idx = new Map();
@@ -659,7 +672,7 @@ function renderDiff() {
 }
 
 const VIEWS = { functions: viewFunctions, function: viewFunction, flame: viewFlame, tree: viewTree,
-	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline };
+	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics };
 
 function render() {
 	if (DIFF) return renderDiff();
