@@ -16,6 +16,7 @@
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
+const { csvFields } = require('./csv');
 
 const [page_path, text_path, folded_path, shot] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
@@ -206,20 +207,6 @@ function cliTable(line) {
 		const f = csvFields(l);
 		return [f[0], Number(f[1])];
 	}));
-}
-
-function csvFields(line) {
-	const out = [];
-	let cur = '', q = false;
-	for (let i = 0; i < line.length; i++) {
-		const c = line[i];
-		if (q && c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-		else if (c === '"') q = !q;
-		else if (c === ',' && !q) { out.push(cur); cur = ''; }
-		else cur += c;
-	}
-	out.push(cur);
-	return out;
 }
 
 /* A name as one pattern of the form's comma list: /^...$/ when it holds a comma. */

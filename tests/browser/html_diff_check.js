@@ -12,28 +12,14 @@
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
+const { csvFields } = require('./csv');
 
 const [page_path, csv_path, shot] = process.argv.slice(2);
 const failures = [];
 const fail = (what) => failures.push(what);
 
-/* csv fields, quotes as put_csv_name writes them */
-function fields(line) {
-	const out = [];
-	let cur = '', q = false;
-	for (let i = 0; i < line.length; i++) {
-		const c = line[i];
-		if (q && c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
-		else if (c === '"') q = !q;
-		else if (c === ',' && !q) { out.push(cur); cur = ''; }
-		else cur += c;
-	}
-	out.push(cur);
-	return out;
-}
-
 async function main() {
-	const lines = fs.readFileSync(csv_path, 'utf8').split('\n').filter(Boolean).slice(1).map(fields);
+	const lines = fs.readFileSync(csv_path, 'utf8').split('\n').filter(Boolean).slice(1).map(csvFields);
 	const funcs = lines.filter((f) => f[0] === 'function');
 	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
 		args: process.getuid() === 0 ? ['--no-sandbox'] : [] });
