@@ -135,6 +135,14 @@
 	X(off_cpu_blocks, PERCH_STAT_OFF_CPU) \
 	X(off_cpu_blocks_lost, PERCH_STAT_OFF_CPU_LOST)
 
+/* --off-cpu --timeline (OFFSPANS): block spans written, lost (the sampler's ring was full, or
+ * the span's key had no key id) and dropped past --max-size; written only with both options.
+ * The index is record/stats.c's own. */
+#define REC_STATS_OFFSPANS(X)     \
+	X(off_cpu_spans, 0)       \
+	X(off_cpu_spans_lost, 1)  \
+	X(off_cpu_spans_dropped, 2)
+
 #define REC_STATS(X)          \
 	REC_STATS_BPF(X)      \
 	REC_STATS_COLLECT(X)  \
@@ -145,7 +153,8 @@
 	REC_STATS_WRITER(X)   \
 	REC_STATS_GPU(X)      \
 	REC_STATS_LAUNCH(X)   \
-	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X)
+	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) \
+		REC_STATS_OFFSPANS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

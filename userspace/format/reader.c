@@ -456,7 +456,7 @@ static const parse_fn parsers[] = {
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
-	[REC_OFFCPU] = parse_offcpu,
+	[REC_OFFCPU] = parse_offcpu,	 [REC_OFFSPANS] = parse_offspans,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)

@@ -47,7 +47,7 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
-	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls;
+	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls, cap_offspans;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
@@ -77,6 +77,9 @@ int parse_metrics(struct loaded *L, struct cur *c);
 int parse_origins(struct loaded *L, struct cur *c);
 /* offcpu.c */
 int parse_offcpu(struct loaded *L, struct cur *c);
+/* offspans.c: OFFSPANS, and their sort by start (from time_finish) */
+int parse_offspans(struct loaded *L, struct cur *c);
+void offspans_finish(struct loaded *L);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

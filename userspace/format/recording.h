@@ -137,6 +137,20 @@
  *            left out. A block lists the keys whose total changed since the previous one; a later
  *            entry for a key replaces an earlier one (a compacted file lists every total once).
  *            Off-CPU keys are keys with no count of their own unless ticks also hit that stack.
+ *   OFFSPANS u32 n, n x (uleb key, sleb start, uleb duration)   written by `perch record
+ *            --timeline --off-cpu` (a later perch than version 4's first; older readers skip the
+ *            block, so version 4 stays 4): each block of a target thread at least --off-cpu-min
+ *            long as a timed span, the time axis of OFFCPU's totals. key: the key its thread left
+ *            the CPU with (thread, stack, flags: as OFFCPU's); start: ns since the block's
+ *            previous span's start (the first: since 0), as TIMELINE's times; duration: end -
+ *            start. Only the part of a block inside the recorded windows is kept (a block that
+ *            began before --delay ended or a resume starts there, one still going at a pause
+ *            ends there; END's enabled intervals), as OFFCPU's totals count it, so with no span
+ *            dropped a key's spans sum to its OFFCPU total. A thread's spans never overlap.
+ *            Appended as they come (each drain's in the order read, not sorted; loaded, sorted
+ *            by start), copied as they are when the file is compacted, and capped with the
+ *            timeline by --max-size: spans past it are dropped and counted (STATS
+ *            off_cpu_spans_dropped), as are those the sampler's ring lost (off_cpu_spans_lost).
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -199,6 +213,7 @@ enum rec_block_type {
 	REC_ORIGINS = 17,
 	REC_METRICS = 18,
 	REC_OFFCPU = 19,
+	REC_OFFSPANS = 22,
 };
 
 /* Sample flags. */
@@ -382,6 +397,13 @@ struct rec_metric {
 
 #define REC_METRIC_BUDGET 1024
 
+/* One off-CPU block of a thread (OFFSPANS): [start_ns, end_ns), the part inside the recorded
+ * windows. */
+struct rec_offspan {
+	uint64_t start_ns, end_ns;
+	uint32_t sample; /* index into recording.samples: the key (thread, stack, reason) */
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -426,6 +448,8 @@ struct recording {
 	size_t nmetrics;
 	uint64_t metrics_interval_ns;
 	uint32_t metrics_note; /* string id: what could not be measured (0: none) */
+	struct rec_offspan *offspans; /* --timeline --off-cpu (OFFSPANS): by start (else none) */
+	size_t noffspans;
 	struct rec_kv *stats;  /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -531,6 +555,11 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
 /* ns more off-CPU time of key (a key id; --off-cpu): the key's total goes to the next OFFCPU
  * block. -EINVAL for an undefined key. */
 int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);
+/* One off-CPU block of key (a key id) over [start_ns, end_ns) (OFFSPANS; --timeline
+ * --off-cpu); any order. -EINVAL for an undefined key or end before start, -ENOSPC (dropped and
+ * counted) past the --max-size cap the timeline shares. */
+int rec_writer__offspan(struct rec_writer *w, uint32_t key, uint64_t start_ns, uint64_t end_ns);
+uint64_t rec_writer__offspans_dropped(const struct rec_writer *w);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

@@ -123,6 +123,9 @@ struct rec_writer {
 	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
 	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
 	size_t noffcpu, cap_offcpu;
+	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
+	uint32_t noffspans;
+	uint64_t offspan_last, offspans_dropped;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -140,6 +143,10 @@ int wr_write_rthreads(struct rec_writer *w);
 
 /* writer_time.c */
 int wr_time_flush(struct rec_writer *w);
+/* A TIMELINE-like entry e (built with its delta) into the pending block b under the --max-size
+ * cap the timeline's blocks share: -ENOSPC (and ++*dropped) past it. */
+int wr_timeline_room(struct rec_writer *w, const struct buf *e, uint64_t *dropped);
+int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e);
 int wr_time_windows(struct rec_writer *w);
 int wr_time_pending_window(struct rec_writer *w);
 int wr_key_of(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
@@ -156,6 +163,8 @@ int wr_write_metrics(struct rec_writer *w);
 int wr_offcpu_flush(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
+/* offspans.c: the pending OFFSPANS block's buffer */
+void wr_offspans_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

@@ -162,6 +162,14 @@ static void add_offcpu(void *ctx, uint32_t key, uint64_t ns)
 	rec_writer__offcpu(s->w, key, ns);
 }
 
+/* --off-cpu --timeline: one block's span (past --max-size: dropped, counted by the writer). */
+static void add_offspan(void *ctx, uint32_t key, uint64_t start_ns, uint64_t end_ns)
+{
+	struct session *s = ctx;
+
+	rec_writer__offspan(s->w, key, start_ns, end_ns);
+}
+
 /* The parts that follow the targets, in the order they hear of them: the unwinder first (the
  * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
 static int add_listeners(struct session *s)
@@ -183,6 +191,7 @@ static int add_listeners(struct session *s)
 	collector__set_keys(s->col, s->o->timeline || s->o->gpu || s->o->off_cpu);
 	sampler__on_tick(s->sp, add_tick, s);
 	sampler__on_off_cpu(s->sp, add_offcpu, s);
+	sampler__on_off_span(s->sp, add_offspan, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
 	if (s->rg)
 		regions__set_timeline(s->rg, s->o->timeline);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -267,9 +268,25 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 	return 0;
 }
 
+/* The window's bounds before the flag (see struct perch_offspan): a block that ends between
+ * the two is clipped to them already. A second pause keeps the first's time. */
 void sampler__pause(struct sampler *sp, bool paused)
 {
-	sp->skel->bss->perch_paused = paused;
+	struct sample_bpf__bss *bss = sp->skel->bss;
+	struct timespec ts;
+	uint64_t now;
+
+	if (paused == !!bss->perch_paused)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (paused) {
+		bss->paused_ns = now;
+	} else {
+		bss->resumed_before_ns = bss->resumed_ns;
+		bss->resumed_ns = now;
+	}
+	__atomic_store_n(&bss->perch_paused, paused, __ATOMIC_SEQ_CST);
 }
 
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],

@@ -28,6 +28,13 @@
  *                               (counted in otherData.region_ends_unmatched); spans still open at
  *                               the end end there with args.open_at_end. Marks are instants "i",
  *                               cat "mark". args.size: perch_region_begin_n's n.
+ *   off-CPU (--timeline         one "X" slice per block of a thread (OFFSPANS) on its track, cat
+ *   --off-cpu)                  "offcpu", named "off-CPU REASON" (report/view.c's reasons: lock,
+ *                               sleep, io, gpu_sync, ...), args.reason and args.stack (the stack it
+ *                               blocked with, as a tick's): the thread was off the CPU from ts for
+ *                               dur, inside the recorded windows. A block happens between two
+ *                               moments the thread runs, so it nests inside its region slices and
+ *                               CUDA call slices like any call would.
  *   no time axis (version 1-3)  one "X" per thread with samples or regions from 0 to the recording's duration,
  *                               args.samples its samples and args.regions its region table
  *                               (calls, total_ns, self_ns per region name): a valid trace, no
@@ -392,6 +399,31 @@ static int put_spans(struct chrome *x)
 	return 0;
 }
 
+/* Each off-CPU block (OFFSPANS) as a slice on its thread, named by why it waited. */
+static void put_offspans(struct chrome *x)
+{
+	const struct recording *r = x->r;
+
+	for (size_t i = 0; i < r->noffspans; i++) {
+		const struct rec_offspan *o = &r->offspans[i];
+		const struct rec_sample *s;
+		const char *reason;
+		uint32_t leaf = 0;
+		bool any = false;
+
+		if (o->sample >= r->nsamples || !profile__sample_kept(x->p, o->sample))
+			continue;
+		s = &r->samples[o->sample];
+		reason = report__offcpu_reason(r, s);
+		event_start(x, 'X', s->pid, s->tid, o->start_ns);
+		put_us(x, "dur", o->end_ns - o->start_ns);
+		fprintf(x->out, ",\"cat\":\"offcpu\",\"name\":\"off-CPU %s\"", reason);
+		fprintf(x->out, ",\"args\":{\"reason\":\"%s\",\"stack\":\"", reason);
+		put_stack(x, s, &leaf, &any);
+		fputs(any ? "\"}}" : "[no stack]\"}}", x->out);
+	}
+}
+
 /* A thread's region table (no time axis): per region name its calls and times. */
 static void put_thread_regions(struct chrome *x, const struct regiontab *t,
 			       const struct ct_thread *th)
@@ -632,6 +664,7 @@ static int export(struct chrome *x, const char *path)
 		put_windows(x);
 		put_ticks(x);
 		err = put_spans(x);
+		put_offspans(x);
 	} else {
 		err = put_no_time_axis(x);
 	}

@@ -48,6 +48,8 @@ int report__parse_view(const char *s, enum report_view *v);
 int report__apply_view(struct recording *r, enum report_view v);
 /* Whether r holds off-CPU time (perch record --off-cpu). */
 bool report__has_offcpu(const struct recording *r);
+/* Why a key's thread was off the CPU, from its stack ("lock", "sleep", "io", ...; view.c). */
+const char *report__offcpu_reason(const struct recording *r, const struct rec_sample *s);
 /* The text header's lines for view v (none for cpu): off-CPU time by reason. */
 void report__view_header(const struct recording *r, enum report_view v, FILE *out);
 

@@ -93,6 +93,17 @@ static enum offcpu_reason reason_of(const struct recording *r, const struct rec_
 	return REASON_other;
 }
 
+const char *report__offcpu_reason(const struct recording *r, const struct rec_sample *s)
+{
+	static const char *const names[] = {
+#define REASON_NAME(n) #n,
+		OFFCPU_REASON(REASON_NAME)
+#undef REASON_NAME
+	};
+
+	return names[reason_of(r, s)];
+}
+
 int report__parse_view(const char *s, enum report_view *v)
 {
 	static const char *const names[] = {"cpu", "off", "wall"};
