@@ -61,7 +61,8 @@
  *                               "minor_faults /s"), args.value: a target's under its pid, each
  *                               CPU's "cpuN busy %" and each GPU's under the "system" process
  *                               (SYSTEM_PID); one event at each point's start, 0 at the last
- *                               point's end.
+ *                               point's end. A merged recording's inputs (perch merge) each
+ *                               have their own system process, "system LABEL", below it.
  *
  * Streamed: each event is printed as the recording's arrays are walked, in their order (the
  * format does not need time order). What is held is one entry per thread (its open regions) and
@@ -605,9 +606,11 @@ static void put_other_data(struct chrome *x, const char *path)
 
 #define SYSTEM_PID 0x3fffffffu /* below the GPU pids, above any Linux pid */
 
-static void put_metric(struct chrome *x, const struct rec_metric *m, const char *info_name)
+/* m's counter; system series (CPUs, GPUs) under pid sys. */
+static void put_metric(struct chrome *x, const struct rec_metric *m, const char *info_name,
+		       uint32_t sys)
 {
-	uint32_t pid = rec_metric_info(m->metric)->subject == REC_MS_PROC ? m->subject : SYSTEM_PID;
+	uint32_t pid = rec_metric_info(m->metric)->subject == REC_MS_PROC ? m->subject : sys;
 	char name[64];
 	double v;
 
@@ -633,21 +636,38 @@ static void put_metric(struct chrome *x, const struct rec_metric *m, const char 
 	}
 }
 
+/* The system process of a merged recording's input (after its origin marker): a pid of its own
+ * below SYSTEM_PID, named "system LABEL", so two hosts' cpu0 stay two tracks. */
+static uint32_t next_system(struct chrome *x, const struct rec_metric *marker, uint32_t *origins,
+			    const char **label)
+{
+	*label = recording__string(x->r, marker->subject);
+	return SYSTEM_PID - ++*origins;
+}
+
 static void put_metrics(struct chrome *x)
 {
-	bool system = false;
+	uint32_t sys = SYSTEM_PID, origins = 0;
+	const char *label = NULL;
+	bool named = false;
+	char buf[96];
 
 	for (size_t i = 0; i < x->r->nmetrics; i++) {
 		const struct rec_metric *m = &x->r->metrics[i];
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 
+		if (m->metric == REC_METRIC_ORIGIN) {
+			sys = next_system(x, m, &origins, &label);
+			named = false;
+		}
 		if (!info)
 			continue;
-		if (info->subject != REC_MS_PROC && !system) {
-			put_name_meta(x, "process_name", SYSTEM_PID, SYSTEM_PID, "system");
-			system = true;
+		if (info->subject != REC_MS_PROC && !named) {
+			snprintf(buf, sizeof(buf), "system%s%s", label ? " " : "", label ? label : "");
+			put_name_meta(x, "process_name", sys, sys, buf);
+			named = true;
 		}
-		put_metric(x, m, m->metric == REC_METRIC_CPU_BUSY ? "busy" : info->name);
+		put_metric(x, m, m->metric == REC_METRIC_CPU_BUSY ? "busy" : info->name, sys);
 	}
 }
 

@@ -218,7 +218,8 @@ static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 }
 
 /* The section: each subject's series in the order recorded (the sampler keeps a subject's
- * series together). Nothing for a recording without metrics. */
+ * series together); in a merged recording each input's after a line "from LABEL:". Nothing for
+ * a recording without metrics. */
 void report_print_metrics(const struct recording *r, FILE *out)
 {
 	int64_t subject = -1;
@@ -235,6 +236,11 @@ void report_print_metrics(const struct recording *r, FILE *out)
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 
 		j = i + 1;
+		if (m->metric == REC_METRIC_ORIGIN) { /* perch merge: the next input's series */
+			fprintf(out, " from %s:\n", recording__string(r, m->subject));
+			kind = 0xff;
+			continue;
+		}
 		if (!info)
 			continue; /* a metric from a later perch */
 		if (info->subject != kind || (info->subject != REC_MS_CPU && m->subject != subject))
