@@ -315,12 +315,14 @@ static int map_offspans(struct merge *m, struct min *in)
 static int marker_label(struct merge *m, const struct min *in, const struct rec_metric *s,
 			uint32_t *id)
 {
+	const char *inner = recording__string(in->r, s->subject);
 	char *both = NULL;
 
-	*id = in->label;
-	if (s->metric != REC_METRIC_ORIGIN)
+	if (s->metric != REC_METRIC_ORIGIN) {
+		*id = in->label;
 		return 0;
-	if (asprintf(&both, "%s/%s", in->label_str, recording__string(in->r, s->subject)) < 0)
+	}
+	if (asprintf(&both, "%s/%s", in->label_str, inner) < 0)
 		return -ENOMEM;
 	*id = rec_writer__string(m->w, both);
 	free(both);
