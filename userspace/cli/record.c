@@ -68,7 +68,8 @@ static void record_options(FILE *out)
 	      "                       utilization and memory through NVML; --metrics=off: none\n"
 	      "      --off-cpu        also the time target threads spend off the CPU (blocked or\n"
 	      "                       preempted), with the stacks they left it with (report\n"
-	      "                       --view=off|wall)\n"
+	      "                       --view=off|wall); with --timeline each block is also a\n"
+	      "                       timed span (chrome slices, speedscope evented profiles)\n"
 	      "      --off-cpu-min=US  leave out blocks shorter than US microseconds (default 100)\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
