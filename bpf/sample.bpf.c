@@ -1121,7 +1121,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		return;
 	}
 	if (start < paused) /* began before the last pause: the part before it */
-		keep_block(start > resumed_before_ns ? start : resumed_before_ns, paused, buf, &key);
+		keep_block(start > resumed_before_ns ? start : resumed_before_ns, paused, buf,
+			   &key);
 	from = start > resumed ? start : resumed;
 	if (end > from)
 		keep_block(from, end, buf, &key);

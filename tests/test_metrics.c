@@ -104,21 +104,22 @@ static void writer_rejects_bad_series(void **state)
 	assert_int_equal(rec_writer__metrics(w, 1, 0, &backwards, 1), -EINVAL);
 	assert_int_equal(rec_writer__metrics(w, 1, 12345, NULL, 0), -EINVAL); /* no such note */
 	/* merge's origin markers: a defined label, and no points */
-	assert_int_equal(rec_writer__metrics(
-				 w, 1, 0, &(struct rec_metric){.metric = REC_METRIC_ORIGIN}, 1),
-			 -EINVAL);
+	assert_int_equal(
+		rec_writer__metrics(w, 1, 0, &(struct rec_metric){.metric = REC_METRIC_ORIGIN}, 1),
+		-EINVAL);
 	assert_int_equal(rec_writer__metrics(w, 1, 0,
 					     &(struct rec_metric){.metric = REC_METRIC_ORIGIN,
 								  .subject = 12345},
 					     1),
 			 -EINVAL);
-	assert_int_equal(rec_writer__metrics(w, 1, 0,
-					     &(struct rec_metric){.metric = REC_METRIC_ORIGIN,
-								  .subject = rec_writer__string(w, "a"),
-								  .npoints = 2,
-								  .points = back},
-					     1),
-			 -EINVAL);
+	assert_int_equal(
+		rec_writer__metrics(w, 1, 0,
+				    &(struct rec_metric){.metric = REC_METRIC_ORIGIN,
+							 .subject = rec_writer__string(w, "a"),
+							 .npoints = 2,
+							 .points = back},
+				    1),
+		-EINVAL);
 	assert_int_equal(rec_writer__close(w), 0);
 }
 

@@ -138,23 +138,23 @@
 /* --off-cpu --timeline (OFFSPANS): block spans written, lost (the sampler's ring was full, or
  * the span's key had no key id) and dropped past --max-size; written only with both options.
  * The index is record/stats.c's own. */
-#define REC_STATS_OFFSPANS(X)     \
-	X(off_cpu_spans, 0)       \
-	X(off_cpu_spans_lost, 1)  \
+#define REC_STATS_OFFSPANS(X)    \
+	X(off_cpu_spans, 0)      \
+	X(off_cpu_spans_lost, 1) \
 	X(off_cpu_spans_dropped, 2)
 
-#define REC_STATS(X)          \
-	REC_STATS_BPF(X)      \
-	REC_STATS_COLLECT(X)  \
-	REC_STATS_UNWINDER(X) \
-	REC_STATS_REGIONS(X)  \
-	REC_STATS_TIMELINE(X) \
-	REC_STATS_COST(X)     \
-	REC_STATS_WRITER(X)   \
-	REC_STATS_GPU(X)      \
-	REC_STATS_LAUNCH(X)   \
-	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) \
-		REC_STATS_OFFSPANS(X)
+#define REC_STATS(X)            \
+	REC_STATS_BPF(X)        \
+	REC_STATS_COLLECT(X)    \
+	REC_STATS_UNWINDER(X)   \
+	REC_STATS_REGIONS(X)    \
+	REC_STATS_TIMELINE(X)   \
+	REC_STATS_COST(X)       \
+	REC_STATS_WRITER(X)     \
+	REC_STATS_GPU(X)        \
+	REC_STATS_LAUNCH(X)     \
+	REC_STATS_GPU_ATTACH(X) \
+	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_OFFSPANS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -368,7 +368,8 @@ static int notes_line(struct merge *m, struct min *in, size_t n, uint32_t *note)
 		if (!in[i].r->metrics_note)
 			continue;
 		if (asprintf(&next, "%s%s%s: %s", line ? line : "", line ? "; " : "",
-			     in[i].label_str, recording__string(in[i].r, in[i].r->metrics_note)) < 0)
+			     in[i].label_str,
+			     recording__string(in[i].r, in[i].r->metrics_note)) < 0)
 			err = -ENOMEM;
 		free(line);
 		line = err ? NULL : next;

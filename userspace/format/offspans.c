@@ -199,7 +199,8 @@ int recording__offcpu_windows(struct recording *r, uint64_t tick_ns)
 	}
 	for (size_t w = 0; w < r->nwindows; w++) {
 		struct rec_window *win = &r->windows[w];
-		uint32_t n = merge_window(win, (uint32_t)w, tick_ns, parts, nparts, &p, counts + at);
+		uint32_t n =
+			merge_window(win, (uint32_t)w, tick_ns, parts, nparts, &p, counts + at);
 
 		win->ncounts = n;
 		win->counts = n ? counts + at : NULL;

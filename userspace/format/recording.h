@@ -447,10 +447,10 @@ struct recording {
 	struct rec_metric *metrics; /* system metrics, from the last METRICS block (else none) */
 	size_t nmetrics;
 	uint64_t metrics_interval_ns;
-	uint32_t metrics_note; /* string id: what could not be measured (0: none) */
+	uint32_t metrics_note;	      /* string id: what could not be measured (0: none) */
 	struct rec_offspan *offspans; /* --timeline --off-cpu (OFFSPANS): by start (else none) */
 	size_t noffspans;
-	struct rec_kv *stats;  /* from the last STATS block */
+	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
 	size_t nend;

@@ -28,7 +28,7 @@ struct named_key {
 	uint32_t id;
 };
 
-#define SPAN_RING_MIN (256u * 1024)	    /* bytes */
+#define SPAN_RING_MIN (256u * 1024)	  /* bytes */
 #define SPAN_RING_MAX (64u * 1024 * 1024) /* bytes */
 
 struct offcpu_probe {
@@ -40,7 +40,7 @@ struct offcpu_probe {
 	sampler_offcpu_fn fn;
 	void *ctx;
 	uint64_t unkeyed;
-	struct ring_buffer *rb;	    /* --timeline: the block spans */
+	struct ring_buffer *rb;	       /* --timeline: the block spans */
 	struct perch_offspan *waiting; /* read, not yet drained: of the other buffer */
 	size_t nwaiting, capwaiting;
 	sampler_offspan_fn span_fn;

@@ -157,9 +157,10 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	REC_STATS_OFFCPU(OFFCPU_KV)
 	if (p->o->off_cpu && p->o->timeline) {
 		kv[n++] = stat_kv(REC_STAT_off_cpu_spans, sampler__off_spans(p->sp));
-		kv[n++] = stat_kv(REC_STAT_off_cpu_spans_lost,
-				  (ok[PERCH_STAT_OFFSPAN_LOST] ? totals[PERCH_STAT_OFFSPAN_LOST] : 0) +
-					  sampler__off_spans_unkeyed(p->sp));
+		kv[n++] = stat_kv(
+			REC_STAT_off_cpu_spans_lost,
+			(ok[PERCH_STAT_OFFSPAN_LOST] ? totals[PERCH_STAT_OFFSPAN_LOST] : 0) +
+				sampler__off_spans_unkeyed(p->sp));
 		kv[n++] = stat_kv(REC_STAT_off_cpu_spans_dropped, rec_writer__offspans_dropped(w));
 	}
 	rec_writer__stats(w, kv, n);

@@ -663,7 +663,8 @@ static void put_metrics(struct chrome *x)
 		if (!info)
 			continue;
 		if (info->subject != REC_MS_PROC && !named) {
-			snprintf(buf, sizeof(buf), "system%s%s", label ? " " : "", label ? label : "");
+			snprintf(buf, sizeof(buf), "system%s%s", label ? " " : "",
+				 label ? label : "");
 			put_name_meta(x, "process_name", sys, sys, buf);
 			named = true;
 		}

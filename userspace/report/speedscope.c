@@ -123,8 +123,8 @@ static int collect_stack(struct ss *x, const struct rec_sample *s)
 	if (!err && !funcs && profile__sample_folded(x->p, (size_t)(s - r->samples))) {
 		uint32_t ff = profile__folded_func(x->p); /* the query folded every frame */
 
-		err = push_index(
-			x, frame_index(x, &x->func_frame[ff], (struct ss_frame){SS_FUNC, ff, 0, 0}));
+		err = push_index(x, frame_index(x, &x->func_frame[ff],
+						(struct ss_frame){SS_FUNC, ff, 0, 0}));
 	} else if (!err && !funcs) /* neither stack could be read, as folded shows it */
 		err = push_index(
 			x, frame_index(x, &x->no_stack, (struct ss_frame){SS_NO_STACK, 0, 0, 0}));
@@ -387,7 +387,8 @@ static int put_offspan_profiles(struct ss *x, size_t *nprofiles)
 		const struct rec_sample *t = &r->samples[r->offspans[x->offspans[i]].sample];
 
 		for (j = i + 1; j < n; j++) {
-			const struct rec_sample *u = &r->samples[r->offspans[x->offspans[j]].sample];
+			const struct rec_sample *u =
+				&r->samples[r->offspans[x->offspans[j]].sample];
 
 			if (u->pid != t->pid || u->tid != t->tid)
 				break;

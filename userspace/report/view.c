@@ -142,7 +142,7 @@ int report__apply_view(struct recording *r, enum report_view v)
 
 		s->count = (v == REPORT_VIEW_WALL ? s->count * period : 0) + s->offcpu_ns;
 	}
-	r->nevents = 0; /* the timeline's instants are ticks (see the comment at the top) */
+	r->nevents = 0;	  /* the timeline's instants are ticks (see the comment at the top) */
 	if (r->noffspans) /* the windows weigh the view's time too */
 		return recording__offcpu_windows(r, v == REPORT_VIEW_WALL ? period : 0);
 	r->nwindows = 0; /* the windows count ticks */
