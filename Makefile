@@ -40,6 +40,7 @@ TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
+WORKLOADS += $(BUILD)/workloads/hotline-nodebug
 
 # CUDA (cuda/): built only where the toolkit's CUPTI headers are (CUDA_HOME); elsewhere `make`
 # says it skipped it and the CUDA tests are left out. Rules at the end of this file.
@@ -231,6 +232,10 @@ $(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
 $(BUILD)/workloads/jit-nofp: tests/workloads/jit.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+# perch annotate without DWARF lines: the same code, its debug sections stripped (symbols kept).
+$(BUILD)/workloads/hotline-nodebug: $(BUILD)/workloads/hotline
+	strip --strip-debug -o $@ $<
 
 $(BUILD)/workloads/deep: tests/workloads/deep.c tests/workloads/burn.h
 	@mkdir -p $(@D)
