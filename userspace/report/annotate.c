@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "report.h"
+#include "symbolize/demangle.h"
 
 #define CONTEXT	    2	/* source lines shown around the counted ones */
 #define MAX_SPAN    400 /* a file's counted lines further apart than this: only those shown */
@@ -34,16 +35,34 @@ struct annot {
 	uint64_t with_line, without_line, all;
 };
 
+/* Whether raw (a symbol or DWARF name) is name as given or as the report shows it (demangled). */
+static bool same_name(const char *raw, const char *name)
+{
+	char *d;
+	bool same;
+
+	if (!strcmp(raw, name))
+		return true;
+	if (raw[0] != '_' || raw[1] != 'Z')
+		return false;
+	d = demangle__name(raw);
+	same = d && !strcmp(d, name);
+	free(d);
+	return same;
+}
+
 /* The level of f's inline chain that is name (-1: none; f->nlines when f is name, out of line,
- * with no lines). */
+ * with no lines), named as the report names it (a level without a function: the symbol's). */
 static int match_level(const struct recording *r, const struct rec_frame *f, const char *name)
 {
 	for (uint32_t i = 0; i < f->nlines; i++) {
-		if (!strcmp(recording__string(r, f->lines[i].function), name))
+		uint32_t fn = f->lines[i].function ? f->lines[i].function : f->name;
+
+		if (same_name(recording__string(r, fn), name))
 			return (int)i;
 	}
-	if (f->name && !strcmp(recording__string(r, f->name), name))
-		return (int)f->nlines;
+	if (!f->nlines && f->name && same_name(recording__string(r, f->name), name))
+		return 0;
 	return -1;
 }
 
@@ -65,7 +84,8 @@ static int add_pc(struct annot *a, const struct rec_frame *f, uint64_t count)
 {
 	if (vec_grow(&a->pcs, &a->cap_pcs, a->npcs + 1, sizeof(*a->pcs), 16))
 		return -ENOMEM;
-	a->pcs[a->npcs++] = (struct annot_pc){recording__string(a->r, f->module), f->offset, count};
+	a->pcs[a->npcs++] = (struct annot_pc){recording__string(a->r, f->module),
+					      recording__string(a->r, f->name), f->offset, count};
 	return 0;
 }
 

@@ -31,6 +31,7 @@ struct fn_code {
 /* name's FUNC symbol in the symbol table scn, with its section's address and offset. */
 static bool find_in(Elf *e, Elf_Scn *scn, const char *name, struct fn_code *fc)
 {
+	size_t len = strcspn(name, "@"); /* "name@@VERSION": the table has name */
 	GElf_Shdr sh, ts;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	GElf_Sym sym;
@@ -44,7 +45,8 @@ static bool find_in(Elf *e, Elf_Scn *scn, const char *name, struct fn_code *fc)
 		    !sym.st_size || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
 			continue;
 		s = elf_strptr(e, sh.sh_link, sym.st_name);
-		if (!s || strcmp(s, name) || !gelf_getshdr(elf_getscn(e, sym.st_shndx), &ts))
+		if (!s || strncmp(s, name, len) || s[len] ||
+		    !gelf_getshdr(elf_getscn(e, sym.st_shndx), &ts))
 			continue;
 		fc->addr = sym.st_value;
 		fc->size = sym.st_size;
@@ -181,7 +183,7 @@ int annotate_asm(const char *name, const struct annot_pc *pcs, size_t n, uint64_
 			seen = !strcmp(pcs[j].module, pcs[i].module);
 		if (seen)
 			continue;
-		err = read_code(pcs[i].module, name, &fc);
+		err = read_code(pcs[i].module, *pcs[i].symbol ? pcs[i].symbol : name, &fc);
 		if (!err)
 			err = print_code(pcs[i].module, &fc, pcs, n, all, out);
 		shown += !err;

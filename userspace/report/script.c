@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "common.h"
 #include "report.h"
+#include "symbolize/demangle.h"
 
 /* The last path component of a module (the whole of "[kernel]" and the like). */
 static const char *module_base(const struct recording *r, uint32_t id)
@@ -19,25 +21,32 @@ static const char *module_base(const struct recording *r, uint32_t id)
 	return slash && slash[1] ? slash + 1 : *m ? m : "[unknown]";
 }
 
+/* A level of a frame's inline chain as the report names it: its function (demangled), the
+ * frame's symbol when the level has none, else module+0xoffset. */
+static void print_level(const struct recording *r, const struct rec_frame *f, uint32_t function,
+			bool inlined, FILE *out)
+{
+	const char *mod = recording__string(r, f->module);
+	const char *raw = recording__string(r, function ? function : f->name);
+	char *name = *raw ? demangle__name(raw) : NULL;
+
+	fprintf(out, "\t%16" PRIx64 " ", f->offset);
+	if (*raw)
+		fputs(name ? name : raw, out);
+	else
+		fprintf(out, "%s+0x%" PRIx64, module_base(r, f->module), f->offset);
+	fprintf(out, "%s (%s)\n", inlined ? " (inlined)" : "", *mod ? mod : "[unknown]");
+	free(name);
+}
+
+/* The inline chain innermost first, the out-of-line function last (addr2line -i's order). */
 static void print_frame(const struct recording *r, uint32_t id, FILE *out)
 {
 	const struct rec_frame *f = &r->frames[id];
-	const char *mod = recording__string(r, f->module);
-	const char *name = recording__string(r, f->name);
 
-	/* The inline chain, innermost first; its last level is the function itself. */
-	for (uint32_t i = 0; i + 1 < f->nlines; i++) {
-		const char *in = recording__string(r, f->lines[i].function);
-
-		fprintf(out, "\t%16" PRIx64 " %s (inlined) (%s)\n", f->offset,
-			*in ? in : "[unknown]", *mod ? mod : "[unknown]");
-	}
-	if (*name)
-		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", f->offset, name,
-			*mod ? mod : "[unknown]");
-	else
-		fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", f->offset,
-			module_base(r, f->module), f->offset, *mod ? mod : "[unknown]");
+	for (uint32_t i = 0; i + 1 < f->nlines; i++)
+		print_level(r, f, f->lines[i].function, true, out);
+	print_level(r, f, f->nlines ? f->lines[f->nlines - 1].function : 0, false, out);
 }
 
 static void print_event(const struct recording *r, const struct rec_event *e, const char *event,
