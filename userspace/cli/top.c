@@ -28,7 +28,7 @@
 
 #define DEFAULT_FREQ	  997
 #define DEFAULT_REFRESH_S 2.0
-#define HEADER_LINES	  5 /* the lines above the rows */
+#define HEADER_LINES	  6 /* the lines above the rows */
 #define HELP_DONE	  (-1)
 
 struct top {
