@@ -45,6 +45,9 @@ void cli_usage(FILE *out)
 
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		print_synopsis(commands[i]->synopsis, &first, out);
+	print_synopsis("perch --version      perch's version and commit; libbpf's, libdw's, "
+		       "capstone's\n",
+		       &first, out);
 	fputc('\n', out);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (commands[i]->options)
