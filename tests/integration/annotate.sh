@@ -15,7 +15,7 @@ it_begin annotate "${1:-build}"
 # self NAME FUNC: FUNC's self samples in the folded stacks of $T/NAME.data
 self() { folded "$T/$1.data" | awk -v f="$2" '{ n = split($1, fr, ";"); if (fr[n] == f) s += $2 } END { print s + 0 }'; }
 
-perch_record hot -- "$WL/hotline" 1
+perch_record hot -- "$WL/hotline" 0.5
 hot=$(awk '$1 == "truth" && $2 == "hot_line" { printf "%d", $3 }' "$T/hot.truth")
 "$PERCH" annotate hot_loop -i "$T/hot.data" >"$T/hot.txt" 2>"$T/hot.err"
 rc=$?
@@ -33,7 +33,7 @@ fi
 
 # stripped of DWARF: the disassembly against objdump's
 mkdir -p "$T/cache"
-XDG_CACHE_HOME=$T/cache perch_record nodebug -- "$WL/hotline-nodebug" 1
+XDG_CACHE_HOME=$T/cache perch_record nodebug -- "$WL/hotline-nodebug" 0.5
 "$PERCH" annotate hot_loop -i "$T/nodebug.data" >"$T/nodebug.txt" 2>"$T/nodebug.err"
 rc=$?
 objdump -d --no-show-raw-insn "$WL/hotline-nodebug" | awk '/<hot_loop>:$/ { on = 1; next } on && /^$/ { exit }
