@@ -86,7 +86,8 @@ const char *report_metric_unit(uint32_t metric);
 bool report_metric_value(const struct rec_metric *m, uint32_t i, double *v);
 bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum *s);
 void report_print_metrics(const struct recording *r, FILE *out);
-/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
+/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)"; in a merged recording after
+ * its input's label ("host-a: cpu3"). m points into r->metrics. */
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
 			   size_t len);
 
