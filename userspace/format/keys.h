@@ -64,7 +64,8 @@
 	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
 	X(region_calls_too_deep, REGIONS_TOO_DEEP)             \
 	X(region_spans_lost, REGIONS_SPANS_LOST)               \
-	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
+	X(region_processes_without_spans, REGIONS_NO_TIMELINE) \
+	X(region_control_lost, REGIONS_LOG_LOST)
 
 /* --timeline: ticks whose bucket had no key id (the sampler's); written only with --timeline.
  * What --max-size dropped the writer counts (REC_STATS_WRITER). */
@@ -162,7 +163,9 @@
 	X(regions_note)  \
 	X(clock)         \
 	X(window_budget) \
-	X(gpu)
+	X(gpu)           \
+	X(steps)         \
+	X(only_region)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). The
  * last four are written only when sampling did not cover the whole run (--delay, a pause, a cap;
@@ -188,6 +191,7 @@ enum rec_stop {
 	REC_STOP_NONE = 0,
 	REC_STOP_MAX_DURATION = 1, /* --max-duration */
 	REC_STOP_MAX_SIZE = 2,	   /* --max-size without --timeline */
+	REC_STOP_STEPS = 3,	   /* the last step of --steps ended */
 };
 
 #define REC_KEY_ENUM2(key, index) REC_STAT_##key,

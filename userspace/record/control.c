@@ -251,7 +251,9 @@ void control__cap(struct control *c, enum rec_stop why, uint64_t now)
 	c->delay_until = 0;
 	c->stopped = why;
 	log_debug("control: sampling stopped for good (%s)",
-		  why == REC_STOP_MAX_SIZE ? "--max-size" : "--max-duration");
+		  why == REC_STOP_MAX_SIZE	? "--max-size"
+		  : why == REC_STOP_STEPS ? "--steps"
+					  : "--max-duration");
 }
 
 enum rec_stop control__stopped(const struct control *c)

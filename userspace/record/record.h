@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* How user stacks are walked (--unwind). */
@@ -40,7 +41,11 @@ struct record_opts {
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
+	bool steps;		 /* --steps=FIRST:LAST: only those steps (perch_step()) */
+	uint64_t steps_first, steps_last;
+	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
 };
+
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
  * launched command's status); every failure has printed its one line already. *complete says
