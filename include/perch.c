@@ -457,8 +457,9 @@ static inline void catch_up(struct perch_abi_thread *th, uint32_t depth)
 		catch_up_slow(th, depth);
 }
 
-/* The start of an activation begun while paused (or outside the steps asked for). */
-#define PAUSED_START UINT64_MAX
+/* The depths of this thread's open activations that began while paused (or outside the steps
+ * asked for): they have no node, no time and no call; the runtime's own, not the profiler's. */
+static __thread uint64_t paused_at;
 
 /* Paused by the program, or outside the profiler's step range: nothing is recorded. */
 static inline bool ctl_off(void)
@@ -492,6 +493,11 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 		th->too_deep++;
 		return;
 	}
+	if (__builtin_expect(ctl_off(), 0)) {
+		paused_at |= 1ull << depth; /* neither timed nor counted */
+		return;
+	}
+	paused_at &= ~(1ull << depth);
 	catch_up(th, depth);
 	parent = depth ? th->node_at[depth - 1] : 0;
 	/* The node last used at this depth is usually the one again (loops): skip the search. */
@@ -503,15 +509,25 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->nodes[node].open++;
 	th->nodes[node].size_sum += size;
 	th->valid_depth = depth + 1;
-	if (__builtin_expect(ctl_off(), 0)) {
-		th->start_at[depth] = PAUSED_START; /* neither timed nor counted */
-		return;
-	}
 	if (__builtin_expect(perch_registry.timeline, 0)) {
 		begin_event(th, depth, id, size);
 		return;
 	}
 	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
+}
+
+/* The end of an activation begun while paused: nothing to count; a node a region inside it
+ * made (begun after the resume) is closed. */
+static __attribute__((noinline)) void end_paused(struct perch_abi_thread *th, uint32_t depth)
+{
+	paused_at &= ~(1ull << depth);
+	if (th->valid_depth > depth) {
+		struct perch_abi_node *n = &th->nodes[th->node_at[depth]];
+
+		if (n->open)
+			n->open--;
+		th->valid_depth = depth;
+	}
 }
 
 void perch__end_slow(uint32_t depth)
@@ -523,14 +539,16 @@ void perch__end_slow(uint32_t depth)
 
 	if (!th || depth >= PERCH_MAX_DEPTH)
 		return;
+	if (__builtin_expect(paused_at >> depth & 1, 0)) {
+		end_paused(th, depth);
+		return;
+	}
 	catch_up(th, depth + 1);
 	n = &th->nodes[th->node_at[depth]];
+	n->calls++;
 	if (n->open)
 		n->open--;
 	th->valid_depth = depth;
-	if (th->start_at[depth] == PAUSED_START)
-		return; /* begun while paused */
-	n->calls++;
 	if (!th->start_at[depth]) {
 		n->unmatched++;
 		return; /* not in the timeline either: its begin is not */
