@@ -3,9 +3,9 @@
  * Steps and program pauses of a recording (see steps.h): one table of steps and pauses, each
  * step with its samples per key, written whole as the STEPS block when it changed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format/recording.h"
@@ -36,27 +36,32 @@ struct steps {
 	bool dirty;
 };
 
+/* One step number: digits only, no sign, no overflow; *end after it. */
+static int parse_step(const char *s, uint64_t *v, const char **end)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &e, 10);
+	if (errno)
+		return -EINVAL;
+	*end = e;
+	return 0;
+}
+
 int steps_parse(const char *arg, uint64_t *first, uint64_t *last)
 {
-	unsigned long long a, b;
-	int used = 0;
+	const char *end;
+	uint64_t a, b;
 
-	if (!arg || !*arg || *arg == '-' || *arg == '+')
-		return -EINVAL;
-	if (sscanf(arg, "%llu%n", &a, &used) != 1)
+	if (!arg || parse_step(arg, &a, &end))
 		return -EINVAL;
 	b = a;
-	if (arg[used] == ':') {
-		const char *rest = arg + used + 1;
-		int used2 = 0;
-
-		if (*rest == '-' || *rest == '+' || sscanf(rest, "%llu%n", &b, &used2) != 1 ||
-		    rest[used2])
-			return -EINVAL;
-	} else if (arg[used]) {
+	if (*end == ':' && parse_step(end + 1, &b, &end))
 		return -EINVAL;
-	}
-	if (b < a)
+	if (*end || b < a)
 		return -EINVAL;
 	*first = a;
 	*last = b;
