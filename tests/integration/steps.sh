@@ -70,6 +70,25 @@ if perch_record range --steps=3:5 --timeline -- "$WL/steps" 8 100 50; then
 	fi
 fi
 
+# chrome_slices NAME: the Chrome/Perfetto export's step and pause slices, "name" per line, after
+# checking the JSON loads and every slice has a duration
+chrome_slices() {
+	"$PERCH" report --format=chrome "$T/$1.data" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for e in d["traceEvents"]:
+    if e.get("cat") in ("step", "paused") and e["ph"] == "X" and e["dur"] >= 0:
+        print(e["name"])'
+}
+if [ -f "$T/range.data" ]; then
+	got=$(chrome_slices range | tr '\n' ',')
+	if [ "$got" = "step 3,step 4,step 5,paused (perch)," ]; then
+		ok "range: the Chrome export has a slice per step and the recording's paused window"
+	else
+		bad "range chrome" "slices '$got'"
+	fi
+fi
+
 # The program pauses itself inside step 1 (a region begun and ended in the pause); steps end at
 # the next perch_step() (no gap): no tick and no region call in the pause, every step there
 if perch_record pause --timeline -- "$WL/steps" 4 100 0 pause; then
@@ -101,6 +120,12 @@ if perch_record pause --timeline -- "$WL/steps" 4 100 0 pause; then
 		ok "pause: steps $got (each ended by the next); step 1 counts its CPU time less the pause's"
 	else
 		bad "pause steps" "steps '$got'; step 1: $(rec_step pause 1 samples) samples for $((c1 - pc)) ns unpaused CPU"
+	fi
+	got=$(chrome_slices pause | tr '\n' ',')
+	if [ "$got" = "step 0,step 1,paused,step 2,step 3," ]; then
+		ok "pause: the Chrome export shows the steps and the program's pause"
+	else
+		bad "pause chrome" "slices '$got'"
 	fi
 fi
 

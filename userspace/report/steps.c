@@ -87,20 +87,26 @@ static bool metric_in(const struct rec_metric *m, uint64_t a, uint64_t b,
 	return sum->npoints > 0;
 }
 
-/* The metrics of the step's process (series whose subject is its pid) over the step. */
+/* The metrics of the step's process (series whose subject is its pid) over the step, on one
+ * line: min/mean/max of each that moved. */
 static void print_step_metrics(const struct recording *r, const struct rec_step *s, FILE *out)
 {
+	const char *sep = "             metrics ";
+
 	for (size_t i = 0; s->end_ns && i < r->nmetrics; i++) {
 		const struct rec_metric *m = &r->metrics[i];
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 		struct report_metric_sum sum;
 
 		if (!info || info->subject != REC_MS_PROC || m->subject != s->pid ||
-		    !metric_in(m, s->start_ns, s->end_ns, &sum))
+		    !metric_in(m, s->start_ns, s->end_ns, &sum) || sum.max <= 0)
 			continue;
-		fprintf(out, "             %-22s min %.1f mean %.1f max %.1f %s\n", info->name,
-			sum.min, sum.mean, sum.max, report_metric_unit(m->metric));
+		fprintf(out, "%s%s %.1f/%.1f/%.1f %s", sep, info->name, sum.min, sum.mean, sum.max,
+			report_metric_unit(m->metric));
+		sep = ", ";
 	}
+	if (*sep == ',')
+		fputs(" (min/mean/max)\n", out);
 }
 
 static void print_step(const struct recording *r, const struct rec_step *s, uint64_t t0,
