@@ -667,7 +667,6 @@ static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, _
 	region_stack_find(tgid, key, slot, 0);
 }
 
-
 /* One more tick of key in countmap; false when the map is full (counted). */
 static __always_inline bool count_key(void *countmap, struct perch_key *key)
 {

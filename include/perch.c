@@ -316,7 +316,8 @@ uint32_t perch__register(struct perch_site *site)
 		id = PERCH_NAME_TOO_MANY; /* table full: counted apart, never as another name */
 	else if (perch_registry.only_name[0] && !perch_registry.ctl.only &&
 		 !strncmp(name, perch_registry.only_name, PERCH_NAME_LEN - 1))
-		perch_registry.ctl.only = id; /* --only-region's name, registered after perch came */
+		perch_registry.ctl.only =
+			id; /* --only-region's name, registered after perch came */
 	pthread_mutex_unlock(&names_lock);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
 	return id;

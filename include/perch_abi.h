@@ -188,7 +188,7 @@ struct perch_abi_registry {
 /* And with it, the timeline from the start (value "1"; version 4 on). */
 #define PERCH_ENV_TIMELINE "PERCH_REGIONS_TIMELINE"
 /* And (version 5 on) --steps=FIRST:LAST and --only-region=NAME from the start. */
-#define PERCH_ENV_STEPS	 "PERCH_REGIONS_STEPS"
-#define PERCH_ENV_ONLY	 "PERCH_REGIONS_ONLY"
+#define PERCH_ENV_STEPS "PERCH_REGIONS_STEPS"
+#define PERCH_ENV_ONLY	"PERCH_REGIONS_ONLY"
 
 #endif /* PERCH_ABI_H */

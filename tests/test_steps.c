@@ -39,8 +39,9 @@ static const char *tmp_path(const char *name)
 
 static void steps_option_takes_a_and_a_to_b(void **state)
 {
-	static const char *const bad[] = {"",	 "x",	  "3:",	  ":3", "-1",  "+3",   "3:-4",
-					  "3:x", "20:10", "3:5:7", "3 ", " 3", "0x10", "18446744073709551616"};
+	static const char *const bad[] = {
+		"",    "x",	"3:",	 ":3", "-1", "+3",   "3:-4",
+		"3:x", "20:10", "3:5:7", "3 ", " 3", "0x10", "18446744073709551616"};
 	uint64_t a = 0, b = 0;
 
 	(void)state;
@@ -142,7 +143,7 @@ static void put_le32(uint8_t *p, uint32_t v)
  * steps of the block before it stay. */
 static void damaged_steps_block_keeps_the_earlier_one(void **state)
 {
-	static const uint8_t payload[] = {2, 0, 0, 0, /* u32 n */
+	static const uint8_t payload[] = {2, 0, 0, 0,		     /* u32 n */
 					  0, 9, 5, 10, 20, 1, 0, 3}; /* one step; no 2nd */
 	const char *path = tmp_path("dmg.data");
 	struct rec_writer *w = writer_with_keys(path);

@@ -103,7 +103,8 @@ static double step_body(const char *mode, int i, double s)
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 8;
-	double s = (argc > 2 ? atof(argv[2]) : 100) / 1e3, gap = (argc > 3 ? atof(argv[3]) : 50) / 1e3;
+	double s = (argc > 2 ? atof(argv[2]) : 100) / 1e3,
+	       gap = (argc > 3 ? atof(argv[3]) : 50) / 1e3;
 	const char *mode = argc > 4 ? argv[4] : "none";
 	uint64_t start = mono_ns(), cpu = 0;
 	double hot = 0, all = 0;
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
 		if (gap > 0 || i + 1 == n)
 			perch_step_end();
 		if (gap > 0) {
-			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(), cpu);
+			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(),
+			       cpu);
 			if (i + 1 < n)
 				between_steps(gap);
 		}
@@ -129,11 +131,13 @@ int main(int argc, char **argv)
 		next = mono_ns();
 		perch_step((uint64_t)i + 1);
 		if (gap <= 0)
-			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(), cpu);
+			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(),
+			       cpu);
 		start = next;
 	}
 	if (gap <= 0)
-		printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", n - 1, start, mono_ns(), cpu);
+		printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", n - 1, start, mono_ns(),
+		       cpu);
 	truth("hot_cpu_s", hot);
 	truth("step_cpu_s", all);
 	fflush(stdout);

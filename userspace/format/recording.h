@@ -456,7 +456,7 @@ struct recording {
 	struct rec_metric *metrics; /* system metrics, from the last METRICS block (else none) */
 	size_t nmetrics;
 	uint64_t metrics_interval_ns;
-	uint32_t metrics_note; /* string id: what could not be measured (0: none) */
+	uint32_t metrics_note;	/* string id: what could not be measured (0: none) */
 	struct rec_step *steps; /* the programs' steps and pauses, from the last STEPS block */
 	size_t nsteps;
 	struct rec_kv *stats; /* from the last STATS block */

@@ -107,7 +107,8 @@ static int parse_all(struct loaded *L, struct cur *c, struct rec_step *v, uint32
 		for (uint32_t j = 0; j < v[i].ncounts; j++, np++) {
 			uint32_t key;
 
-			if (!cur_uleb32(c, &key) || key >= L->nkeys || !cur_uleb(c, &pool[np].count))
+			if (!cur_uleb32(c, &key) || key >= L->nkeys ||
+			    !cur_uleb(c, &pool[np].count))
 				goto bad;
 			pool[np].sample = L->key_sample[key];
 		}

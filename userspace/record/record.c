@@ -190,8 +190,8 @@ static int add_listeners(struct session *s)
 	if (!s->rg || !s->steps)
 		return PERCH_EXIT_INTERNAL;
 	regions__set_timeline(s->rg, s->o->timeline);
-	regions__set_ctl(s->rg, s->o->steps, s->o->steps_first, s->o->steps_last,
-			 s->o->only_region, steps__event, s->steps);
+	regions__set_ctl(s->rg, s->o->steps, s->o->steps_first, s->o->steps_last, s->o->only_region,
+			 steps__event, s->steps);
 	return 0;
 }
 

@@ -46,7 +46,6 @@ struct record_opts {
 	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
 };
 
-
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
  * launched command's status); every failure has printed its one line already. *complete says
  * whether opts->output was written to its end (the CLI then reads it back for the summary). */

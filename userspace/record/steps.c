@@ -105,8 +105,7 @@ static struct entry *add_entry(struct steps *st, uint32_t kind, uint32_t pid, ui
 {
 	struct entry *e;
 
-	if (st->n >= REC_STEPS_MAX ||
-	    vec_grow(&st->v, &st->cap, st->n + 1, sizeof(*st->v), 16)) {
+	if (st->n >= REC_STEPS_MAX || vec_grow(&st->v, &st->cap, st->n + 1, sizeof(*st->v), 16)) {
 		st->dropped++;
 		return NULL;
 	}

@@ -654,7 +654,8 @@ static void put_steps(struct chrome *x)
 		if (!s->start_ns)
 			continue; /* no start known: samples only (the text report has them) */
 		if (!u64map__get(&named, key, &v) && !u64map__put(&named, key, 1))
-			put_name_meta(x, "thread_name", s->pid, tid, step ? "steps" : "paused (program)");
+			put_name_meta(x, "thread_name", s->pid, tid,
+				      step ? "steps" : "paused (program)");
 		for (uint32_t j = 0; j < s->ncounts; j++)
 			n += s->counts[j].count;
 		snprintf(name, sizeof(name), step ? "step %" PRIu64 : "paused", s->n);

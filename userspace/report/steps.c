@@ -162,7 +162,8 @@ static void print_pauses(const struct recording *r, uint64_t t0, FILE *out)
 
 void report_print_steps(const struct recording *r, FILE *out)
 {
-	const char *freq = report_meta(r, REC_META_frequency), *asked = report_meta(r, REC_META_steps);
+	const char *freq = report_meta(r, REC_META_frequency),
+		   *asked = report_meta(r, REC_META_steps);
 	double period = freq && atof(freq) > 0 ? 1.0 / atof(freq) : 0;
 	uint64_t t0 = time_origin(r);
 	size_t nsteps = 0;
@@ -186,14 +187,17 @@ void report_print_steps(const struct recording *r, FILE *out)
 
 void report_print_steps_header(const struct recording *r, FILE *out)
 {
-	const char *steps = report_meta(r, REC_META_steps), *only = report_meta(r, REC_META_only_region);
+	const char *steps = report_meta(r, REC_META_steps),
+		   *only = report_meta(r, REC_META_only_region);
 
 	if (steps)
-		fprintf(out, "steps      only steps %s recorded (--steps): nothing before the first "
-			     "began, nothing after the last ended\n",
+		fprintf(out,
+			"steps      only steps %s recorded (--steps): nothing before the first "
+			"began, nothing after the last ended\n",
 			steps);
 	if (only)
-		fprintf(out, "only       samples of threads inside region %s (--only-region)\n", only);
+		fprintf(out, "only       samples of threads inside region %s (--only-region)\n",
+			only);
 }
 
 void report_stats_steps(const struct recording *r, FILE *out)

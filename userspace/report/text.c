@@ -86,7 +86,8 @@ static const struct {
 	{REC_STAT_region_spans_lost, "region spans overwritten before perch read them"},
 	{REC_STAT_region_processes_without_spans,
 	 "processes whose region runtime is too old for spans"},
-	{REC_STAT_region_control_lost, "program pauses and steps overwritten before perch read them"},
+	{REC_STAT_region_control_lost,
+	 "program pauses and steps overwritten before perch read them"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)
@@ -151,9 +152,9 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
  * intervals it covered, from the run's start. */
 static void print_recorded(const struct recording *r, FILE *out)
 {
-	static const char *const why[] = {
-		[REC_STOP_MAX_DURATION] = "--max-duration", [REC_STOP_MAX_SIZE] = "--max-size",
-		[REC_STOP_STEPS] = "the end of the last step (--steps)"};
+	static const char *const why[] = {[REC_STOP_MAX_DURATION] = "--max-duration",
+					  [REC_STOP_MAX_SIZE] = "--max-size",
+					  [REC_STOP_STEPS] = "the end of the last step (--steps)"};
 	uint64_t n, start = 0, paused = 0, stop = 0, a, b;
 	char key[2][32];
 	const char *sep = "";
