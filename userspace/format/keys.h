@@ -64,8 +64,7 @@
 	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
 	X(region_calls_too_deep, REGIONS_TOO_DEEP)             \
 	X(region_spans_lost, REGIONS_SPANS_LOST)               \
-	X(region_processes_without_spans, REGIONS_NO_TIMELINE) \
-	X(region_control_lost, REGIONS_LOG_LOST)
+	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
 
 /* --timeline: ticks whose bucket had no key id (the sampler's); written only with --timeline.
  * What --max-size dropped the writer counts (REC_STATS_WRITER). */
@@ -136,17 +135,25 @@
 	X(off_cpu_blocks, PERCH_STAT_OFF_CPU) \
 	X(off_cpu_blocks_lost, PERCH_STAT_OFF_CPU_LOST)
 
-#define REC_STATS(X)          \
-	REC_STATS_BPF(X)      \
-	REC_STATS_COLLECT(X)  \
-	REC_STATS_UNWINDER(X) \
-	REC_STATS_REGIONS(X)  \
-	REC_STATS_TIMELINE(X) \
-	REC_STATS_COST(X)     \
-	REC_STATS_WRITER(X)   \
-	REC_STATS_GPU(X)      \
-	REC_STATS_LAUNCH(X)   \
-	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X)
+/* Steps and program pauses (record/steps.h, record/regions.h): control log entries a program
+ * overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only when
+ * a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
+#define REC_STATS_STEPS(X)                       \
+	X(region_control_lost, REGIONS_LOG_LOST) \
+	X(steps_dropped, 0)
+
+#define REC_STATS(X)            \
+	REC_STATS_BPF(X)        \
+	REC_STATS_COLLECT(X)    \
+	REC_STATS_UNWINDER(X)   \
+	REC_STATS_REGIONS(X)    \
+	REC_STATS_TIMELINE(X)   \
+	REC_STATS_COST(X)       \
+	REC_STATS_WRITER(X)     \
+	REC_STATS_GPU(X)        \
+	REC_STATS_LAUNCH(X)     \
+	REC_STATS_GPU_ATTACH(X) \
+	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \

@@ -303,8 +303,8 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 
 static void write_stats(struct session *s, bool cost)
 {
-	const struct stats_parts p = {s->o,  s->sp,	   s->tg,  s->col, s->uw,
-				      s->rg, s->max_stack, s->gpu, s->ga,  s->mt};
+	const struct stats_parts p = {s->o,	    s->sp,  s->tg, s->col, s->uw,   s->rg,
+				      s->max_stack, s->gpu, s->ga, s->mt,  s->steps};
 
 	stats__write(s->w, &p, cost);
 }
@@ -447,7 +447,7 @@ int record__run(const struct record_opts *o, bool *complete)
 		ret = start_gpu_attach(&s);
 	/* From here on, whatever happens, what was collected is written. */
 	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
-						     s.gpu, s.ga, s.mt});
+						     s.gpu, s.ga, s.mt, s.steps});
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

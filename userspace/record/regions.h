@@ -35,6 +35,7 @@ enum regions_stat {
 	REGIONS_NO_TIMELINE,  /* --timeline: processes whose runtime is too old for spans */
 	REGIONS_LOG_LOST,     /* program pauses and steps overwritten in its control log before
 			       * perch read them (ABI 5) */
+	REGIONS_STEPS_PROCS,  /* processes whose runtime has steps and pauses (ABI 5) */
 	REGIONS_STAT_MAX,
 };
 

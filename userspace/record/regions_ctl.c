@@ -105,6 +105,7 @@ bool regions_ctl_on(struct regions *rg, struct rproc *p)
 	p->log_next = p->forked || p->attached ? p->reg.log_head : 0;
 	if (p->forked || p->attached)
 		state_now(rg, p);
+	rg->stats[REGIONS_STEPS_PROCS]++;
 	rp.ctl = p->addr + REG_FIELD(ctl);
 	if (bpf_map_update_elem(rg->procs_fd, &p->pid, &rp, BPF_ANY))
 		log_debug("regions: region_procs: %s", strerror(errno));

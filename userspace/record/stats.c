@@ -10,6 +10,7 @@
 #include "control.h"
 #include "format/keys.h"
 #include "stats.h"
+#include "steps.h"
 
 static struct rec_kv meta_kv(enum rec_meta key, const char *value)
 {
@@ -161,6 +162,11 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 						       ? sampler__off_cpu_unkeyed(p->sp) \
 						       : 0));
 	REC_STATS_OFFCPU(OFFCPU_KV)
+	if (regions__stat(p->rg, REGIONS_STEPS_PROCS)) {
+		kv[n++] = stat_kv(REC_STAT_region_control_lost,
+				  regions__stat(p->rg, REGIONS_LOG_LOST));
+		kv[n++] = stat_kv(REC_STAT_steps_dropped, steps__dropped(p->steps));
+	}
 	rec_writer__stats(w, kv, n);
 }
 
