@@ -148,6 +148,47 @@ if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
 	fi
 fi
 
+# Attached: the workload runs 8 cold steps (1.2 s) before its first use of region "hot", so the
+# name registers after perch attached; only its ticks inside "hot" are counted
+"$WL/steps" 14 150 0 only 8 >"$T/only-attach.truth" &
+wl=$!
+sleep 0.3
+if "$PERCH" record -q --only-region=hot -p "$wl" -o "$T/only-attach.data" 2>"$T/only-attach.err"; then
+	wait "$wl"
+	hot=$(truth "$T/only-attach.truth" hot_cpu_s)
+	n=$(folded "$T/only-attach.data" | awk '{ n += $NF } END { print n + 0 }')
+	outside=$(folded "$T/only-attach.data" | awk '$0 !~ /;region:hot;/ { n += $NF } END { print n + 0 }')
+	if [ "$n" -gt 0 ] && [ "$outside" -eq 0 ] &&
+		samples_close "$n" "$(awk -v h="$hot" 'BEGIN { printf "%d", h * 1e9 }')" "$(freq "$T/only-attach.data")"; then
+		ok "only-attach: region hot registered after the attach: $n samples, all inside it, for $hot s of CPU"
+	else
+		bad "only-attach" "$n samples ($outside outside hot) for $hot s of CPU inside hot"
+	fi
+else
+	bad "only-attach" "perch record -p exited $?: $(cat "$T/only-attach.err")"
+	wait "$wl"
+fi
+
+# Attached with --steps=6:7: perch ends when step 7 ends; the workload runs on to its end
+"$WL/steps" 12 150 50 >"$T/steps-attach.truth" &
+wl=$!
+sleep 0.3
+if "$PERCH" record -q --steps=6:7 -p "$wl" -o "$T/steps-attach.data" 2>"$T/steps-attach.err"; then
+	running=no
+	kill -0 "$wl" 2>/dev/null && running=yes
+	wait "$wl"
+	got=$(steps_of steps-attach)
+	if [ "$got" = "6 7" ] && [ "$running" = yes ] && [ "$(rec_stat "$T/steps-attach.data" stopped_at)" = 3 ] &&
+		le "$(wl_step steps-attach 6 start)" "$(rec_step steps-attach 6 start)" "$(rec_step steps-attach 7 end)" "$(wl_step steps-attach 7 end)"; then
+		ok "steps-attach: steps $got recorded, perch ended at step 7's end while the workload ran on"
+	else
+		bad "steps-attach" "steps '$got', workload still running when perch ended: $running, stopped_at $(rec_stat "$T/steps-attach.data" stopped_at)"
+	fi
+else
+	bad "steps-attach" "perch record -p exited $?: $(cat "$T/steps-attach.err")"
+	wait "$wl"
+fi
+
 # Bad input: one line on stderr, exit 64 (usage), nothing recorded
 for arg in 20:10 x 3: -1 ''; do
 	"$PERCH" record -q --steps="$arg" -o "$T/badsteps.data" -- true >/dev/null 2>"$T/bad.err"

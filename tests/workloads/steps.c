@@ -7,12 +7,13 @@
  * START is read before perch_step(N), END after the call that ends step N (the next
  * perch_step() or perch_step_end()), so every tick of step N lies inside [START, END].
  *
- *   steps NSTEPS MS GAP_MS [pause|only]
+ *   steps NSTEPS MS GAP_MS [pause|only [COLD]]
  * pause: in step 1, the program pauses its profiler for MS ms of CPU in paused_work(), with a
  *   region "paused_region" begun and ended inside the pause:
  *   pause START_NS END_NS CPU_NS   (START after perch_profile_pause(), END before the resume)
- * only: each step spends 60 % of its CPU inside region "hot" (hot_work(), the name registered
- *   only at the first step, after perch came) and the rest outside it (cold_work()); prints
+ * only: each step from step COLD on (default 0) spends 60 % of its CPU inside region "hot"
+ *   (hot_work(), the name registered at its first use, after perch came) and the rest outside
+ *   it (cold_work()); the steps before COLD are cold only (time for perch to attach); prints
  *   truth hot_cpu_s / truth step_cpu_s (tests/lib.sh truth lines).
  */
 #include <inttypes.h>
@@ -85,11 +86,13 @@ static void pause_phase(double s)
 }
 
 /* Step i's work as the mode says; returns its CPU time inside region "hot" (only mode). */
-static double step_body(const char *mode, int i, double s)
+static double step_body(const char *mode, int i, double s, int cold)
 {
 	double hot = 0;
 
-	if (!strcmp(mode, "only")) {
+	if (!strcmp(mode, "only") && i < cold) {
+		cold_work(s);
+	} else if (!strcmp(mode, "only")) {
 		hot = hot_work(s * 0.6);
 		cold_work(s * 0.4);
 	} else {
@@ -106,6 +109,7 @@ int main(int argc, char **argv)
 	double s = (argc > 2 ? atof(argv[2]) : 100) / 1e3,
 	       gap = (argc > 3 ? atof(argv[3]) : 50) / 1e3;
 	const char *mode = argc > 4 ? argv[4] : "none";
+	int cold = argc > 5 ? atoi(argv[5]) : 0;
 	uint64_t start = mono_ns(), cpu = 0;
 	double hot = 0, all = 0;
 
@@ -113,7 +117,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		uint64_t c0 = cpu_ns(), next;
 
-		hot += step_body(mode, i, s);
+		hot += step_body(mode, i, s, cold);
 		cpu = cpu_ns() - c0;
 		all += (double)cpu / 1e9;
 		/* With a gap, the step ends and the gap runs with no step open; without, the next
