@@ -91,7 +91,7 @@ fi
 
 # The program pauses itself inside step 1 (a region begun and ended in the pause); steps end at
 # the next perch_step() (no gap): no tick and no region call in the pause, every step there
-if perch_record pause --timeline -- "$WL/steps" 4 100 0 pause; then
+if perch_record pause --timeline --off-cpu -- "$WL/steps" 4 100 0 pause; then
 	"$DUMP" "$T/pause.data" >"$T/pause.tl"
 	read -r ps pe pc <<<"$(awk '$1 == "pause" { print $2, $3, $4 }' "$T/pause.truth")"
 	in_pause=$(awk -v a="$ps" -v b="$pe" '$1 == "event" && $2 >= a && $2 <= b { n++ } END { print n + 0 }' "$T/pause.tl")
@@ -120,6 +120,14 @@ if perch_record pause --timeline -- "$WL/steps" 4 100 0 pause; then
 		ok "pause: steps $got (each ended by the next); step 1 counts its CPU time less the pause's"
 	else
 		bad "pause steps" "steps '$got'; step 1: $(rec_step pause 1 samples) samples for $((c1 - pc)) ns unpaused CPU"
+	fi
+	# --off-cpu: the 30 ms sleep inside the pause is not kept, the one outside it is
+	off_in=$(folded "$T/pause.data" --view=off | awk '/;nap_paused;/ { n += $NF } END { print n + 0 }')
+	off_out=$(folded "$T/pause.data" --view=off | awk '/;nap_recorded;/ { n += $NF } END { print n + 0 }')
+	if [ "$off_in" -eq 0 ] && [ "$off_out" -ge 25000000 ]; then
+		ok "pause: no off-CPU block in the pause; the 30 ms sleep outside it shows $((off_out / 1000000)) ms"
+	else
+		bad "pause off-cpu" "$off_in ns blocked in the pause, $off_out ns in the recorded sleep"
 	fi
 	got=$(chrome_slices pause | tr '\n' ',')
 	if [ "$got" = "step 0,step 1,paused,step 2,step 3," ]; then

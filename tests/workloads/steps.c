@@ -9,7 +9,8 @@
  *
  *   steps NSTEPS MS GAP_MS [pause|only [COLD]]
  * pause: in step 1, the program pauses its profiler for MS ms of CPU in paused_work(), with a
- *   region "paused_region" begun and ended inside the pause:
+ *   region "paused_region" begun and ended inside the pause and a 30 ms sleep (nap_paused());
+ *   step 2 sleeps 30 ms unpaused (nap_recorded()):
  *   pause START_NS END_NS CPU_NS   (START after perch_profile_pause(), END before the resume)
  * only: each step from step COLD on (default 0) spends 60 % of its CPU inside region "hot"
  *   (hot_work(), the name registered at its first use, after perch came) and the rest outside
@@ -49,10 +50,29 @@ static __attribute__((noinline)) void between_steps(double s)
 	BURN_CPU(s);
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {0, ms * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Blocked 30 ms while paused, and 30 ms while recorded (--off-cpu's truth). */
+static __attribute__((noinline)) void nap_paused(void)
+{
+	sleep_ms(30);
+}
+
+static __attribute__((noinline)) void nap_recorded(void)
+{
+	sleep_ms(30);
+}
+
 static __attribute__((noinline)) void paused_work(double s)
 {
 	perch_region_begin("paused_region");
 	BURN_CPU(s);
+	nap_paused();
 	perch_region_end("paused_region");
 }
 
@@ -100,6 +120,8 @@ static double step_body(const char *mode, int i, double s, int cold)
 	}
 	if (!strcmp(mode, "pause") && i == 1)
 		pause_phase(s);
+	if (!strcmp(mode, "pause") && i == 2)
+		nap_recorded();
 	return hot;
 }
 
