@@ -313,6 +313,7 @@ static void disabled_markers_leave_no_trace(void **state)
 		"cd \"$(mktemp -d)\" && printf '#include <perch.h>\\nint f(int n) { "
 		"perch_region_begin(\"x\"); PERCH_SCOPE(\"y\"); perch_mark(\"z\"); "
 		"perch_region_begin_n(\"w\", n); perch_region_end(\"w\"); perch_region_end(\"x\"); "
+		"perch_step(n); perch_profile_pause(); perch_profile_resume(); perch_step_end(); "
 		"return n; }\\n' > d.c && cc -c -O2 -Wall -Werror -DPERCH_DISABLE -I%s d.c && "
 		"! nm d.o | grep -q perch",
 		PERCH_INCLUDE_DIR);
