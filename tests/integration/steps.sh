@@ -137,6 +137,21 @@ if perch_record pause --timeline --off-cpu -- "$WL/steps" 4 100 0 pause; then
 	fi
 fi
 
+# perch merge keeps each input's steps and pauses, with their samples
+if [ -f "$T/range.data" ] && [ -f "$T/pause.data" ] &&
+	"$PERCH" merge -o "$T/merged.data" "$T/range.data" "$T/pause.data" 2>"$T/merge.err"; then
+	got=$(steps_of merged)
+	want_n=$(("$(rec_step range 4 samples)" + 0))
+	pauses=$("$PERCH" report --format=stats "$T/merged.data" | awk '$1 == "program_pause" { n++ } END { print n + 0 }')
+	if [ "$got" = "3 4 5 0 1 2 3" ] && [ "$(rec_step merged 4 samples)" = "$want_n" ] && [ "$pauses" = 1 ]; then
+		ok "merge: the merged recording keeps both inputs' steps ($got) and the program's pause"
+	else
+		bad "merge" "steps '$got', step 4 samples $(rec_step merged 4 samples) (input: $want_n), $pauses pauses"
+	fi
+else
+	bad "merge" "perch merge failed: $(cat "$T/merge.err" 2>/dev/null)"
+fi
+
 # --only-region=hot: 60 % of each step inside region "hot" (its name registered at the first
 # step, after perch came), the rest outside: only the hot part is counted
 if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
