@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct rec_writer;
+
 /* How user stacks are walked (--unwind). */
 enum record_unwind {
 	RECORD_UNWIND_AUTO = 0, /* in the kernel from DWARF tables where a module has them, frame
@@ -44,6 +46,11 @@ struct record_opts {
 	bool steps;		 /* --steps=FIRST:LAST: only those steps (perch_step()) */
 	uint64_t steps_first, steps_last;
 	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
+	/* perch top: called at every drain with the writer, before the drain's counts become a
+	 * window (format/writer_peek.h reads them); returns 0 to go on, or a signal number to stop
+	 * as if perch had got it (a launched command gets it too). NULL: none. */
+	int (*on_drain)(void *ctx, const struct rec_writer *w);
+	void *drain_ctx;
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
