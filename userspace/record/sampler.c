@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -87,6 +88,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	for (size_t i = 0; i < 6; i++)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
+	sp->skel->rodata->gate_steps = sp->gate_steps;
+	sp->skel->rodata->only_region = sp->only_region;
 	sampler_timeline_size(sp, sp->timeline);
 	sampler_offcpu_setup(sp);
 	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
@@ -228,6 +231,8 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->gpu_calls = o->gpu && !o->argv;
 	sp->off_cpu = o->off_cpu;
 	sp->off_cpu_min_ns = o->off_cpu_min_ns;
+	sp->gate_steps = o->steps;
+	sp->only_region = o->only_region != NULL;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
@@ -268,10 +273,14 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 	return 0;
 }
 
-/* The window's bounds before the flag (see struct perch_offspan): a block that ends between
- * the two is clipped to them already. A second pause keeps the first's time. */
+/* Paused, the perf events are disabled too, so the targets take no tick at all: a paused perch
+ * costs them nothing (README, bench/pause.sh). The flag stays for what runs without a tick
+ * (off-CPU switches) and for the ticks under way when the events stop. The window's bounds go to
+ * the BPF program before the flag (see struct perch_offspan): a block that ends between the two
+ * is cut at them already. A second pause keeps the first's time. */
 void sampler__pause(struct sampler *sp, bool paused)
 {
+	unsigned long req = paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE;
 	struct sample_bpf__bss *bss = sp->skel->bss;
 	struct timespec ts;
 	uint64_t now;
@@ -282,11 +291,17 @@ void sampler__pause(struct sampler *sp, bool paused)
 	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (paused) {
 		bss->paused_ns = now;
+		__atomic_store_n(&bss->perch_paused, 1, __ATOMIC_SEQ_CST);
 	} else {
 		bss->resumed_before_ns = bss->resumed_ns;
 		bss->resumed_ns = now;
 	}
-	__atomic_store_n(&bss->perch_paused, paused, __ATOMIC_SEQ_CST);
+	for (int i = 0; sp->perf_fds && i < sp->ncpus; i++) {
+		if (sp->perf_fds[i] >= 0 && ioctl(sp->perf_fds[i], req, 0))
+			log_debug("sampler: perf event of cpu %d: %s", i, strerror(errno));
+	}
+	if (!paused)
+		__atomic_store_n(&bss->perch_paused, 0, __ATOMIC_SEQ_CST);
 }
 
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "format/keys.h"
 #include "stats.h"
+#include "steps.h"
 
 static struct rec_kv meta_kv(enum rec_meta key, const char *value)
 {
@@ -21,10 +22,10 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	static const char *const unwind_names[] = {[PERCH_UNWIND_FP] = "fp",
 						   [PERCH_UNWIND_AUTO] = "auto",
 						   [PERCH_UNWIND_DWARF] = "dwarf"};
-	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32];
+	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32], steps[48];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[13];
+	struct rec_kv kv[15];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
@@ -51,6 +52,12 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 		kv[n++] = meta_kv(REC_META_gpu, "cupti");
 	else if (p->ga) /* --gpu -p: libcuda's entry points, no durations */
 		kv[n++] = meta_kv(REC_META_gpu, "attach");
+	snprintf(steps, sizeof(steps), "%llu:%llu", (unsigned long long)p->o->steps_first,
+		 (unsigned long long)p->o->steps_last);
+	if (p->o->steps) /* only these steps were recorded */
+		kv[n++] = meta_kv(REC_META_steps, steps);
+	if (p->o->only_region) /* only ticks inside this region were counted */
+		kv[n++] = meta_kv(REC_META_only_region, p->o->only_region);
 	return rec_writer__meta(w, kv, n);
 }
 
@@ -100,6 +107,19 @@ static size_t gpu_attach_kv(struct rec_kv *kv, const struct stats_parts *p, cons
 						       : 0));
 	REC_STATS_GPU_CALLS(GPU_CALLS_KV)
 	return n;
+}
+
+/* --off-cpu --timeline: the block spans written, lost (ring full, or no key id) and dropped
+ * past --max-size; the kv written. */
+static size_t offspans_kv(struct rec_kv *kv, const struct rec_writer *w,
+			  const struct stats_parts *p, const uint64_t *totals, const bool *ok)
+{
+	uint64_t ring = ok[PERCH_STAT_OFFSPAN_LOST] ? totals[PERCH_STAT_OFFSPAN_LOST] : 0;
+
+	kv[0] = stat_kv(REC_STAT_off_cpu_spans, sampler__off_spans(p->sp));
+	kv[1] = stat_kv(REC_STAT_off_cpu_spans_lost, ring + sampler__off_spans_unkeyed(p->sp));
+	kv[2] = stat_kv(REC_STAT_off_cpu_spans_dropped, rec_writer__offspans_dropped(w));
+	return 3;
 }
 
 void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
@@ -155,14 +175,13 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 						       ? sampler__off_cpu_unkeyed(p->sp) \
 						       : 0));
 	REC_STATS_OFFCPU(OFFCPU_KV)
-	if (p->o->off_cpu && p->o->timeline) {
-		kv[n++] = stat_kv(REC_STAT_off_cpu_spans, sampler__off_spans(p->sp));
-		kv[n++] = stat_kv(
-			REC_STAT_off_cpu_spans_lost,
-			(ok[PERCH_STAT_OFFSPAN_LOST] ? totals[PERCH_STAT_OFFSPAN_LOST] : 0) +
-				sampler__off_spans_unkeyed(p->sp));
-		kv[n++] = stat_kv(REC_STAT_off_cpu_spans_dropped, rec_writer__offspans_dropped(w));
+	if (regions__stat(p->rg, REGIONS_STEPS_PROCS)) {
+		kv[n++] = stat_kv(REC_STAT_region_control_lost,
+				  regions__stat(p->rg, REGIONS_LOG_LOST));
+		kv[n++] = stat_kv(REC_STAT_steps_dropped, steps__dropped(p->steps));
 	}
+	if (p->o->off_cpu && p->o->timeline)
+		n += offspans_kv(kv + n, w, p, totals, ok);
 	rec_writer__stats(w, kv, n);
 }
 
