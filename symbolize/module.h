@@ -29,6 +29,12 @@ struct func_sym {
 	uint32_t src; /* index into the module's srcs (its STT_FILE name), or NO_SRC */
 };
 
+/* A local name of a global function at the same address (see elfsyms.c's hidden_alias()). */
+struct sym_alias {
+	uint64_t start;
+	const char *name;
+};
+
 struct load_seg {
 	uint64_t offset;
 	uint64_t vaddr;
@@ -47,7 +53,9 @@ struct sym_module {
 	size_t nr_syms;
 	struct load_seg *segs;
 	size_t nr_segs;
-	char *names;	  /* one arena holding every name in syms */
+	struct sym_alias *aliases; /* sorted by start */
+	size_t nr_aliases;
+	char *names;	  /* one arena holding every name in syms and aliases */
 	uint64_t text_lo; /* executable segments span [text_lo, text_hi] */
 	uint64_t text_hi;
 	uint8_t *build_id;

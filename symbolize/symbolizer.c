@@ -134,6 +134,7 @@ static void module_free(struct sym_module *m)
 	for (i = 0; i < MAX_DIRS; i++)
 		free(m->dirs[i]);
 	free(m->syms);
+	free(m->aliases);
 	free(m->segs);
 	free(m->names);
 	free(m->srcs);
@@ -147,11 +148,14 @@ static void module_free(struct sym_module *m)
 static void module_drop_index(struct sym_module *m)
 {
 	free(m->syms);
+	free(m->aliases);
 	free(m->segs);
 	free(m->names);
 	free(m->srcs);
 	free(m->src_names);
 	m->syms = NULL;
+	m->aliases = NULL;
+	m->nr_aliases = 0;
 	m->segs = NULL;
 	m->names = NULL;
 	m->srcs = NULL;
@@ -734,6 +738,31 @@ static const char *sym_name(struct symbolizer *s, struct sym_module *m, const st
 	return m->sym_dem[i];
 }
 
+/* Whether name is a hidden alias (module.h) of the function starting at start in sm. */
+static bool is_hidden_alias(const struct sym_module *sm, uint64_t start, const char *name)
+{
+	size_t i = search_last_le(sm->aliases, sm->nr_aliases, start, start);
+
+	for (; i > 0 && sm->aliases[i - 1].start == start; i--) {
+		if (!strcmp(sm->aliases[i - 1].name, name))
+			return true;
+	}
+	return false;
+}
+
+/* Prefer the public alias, as perf does: a DWARF name that the symbol table holds as a local
+ * alias of the global symbol covering vaddr (glibc's __GI___libc_malloc) becomes that symbol's. */
+static void public_name(struct symbolizer *s, struct sym_module *m, uint64_t vaddr,
+			const char **name)
+{
+	const struct func_sym *f;
+	struct sym_module *sm;
+
+	f = find_any_sym(m, vaddr, &sm);
+	if (f && sm->nr_aliases && is_hidden_alias(sm, f->start, *name))
+		*name = sym_name(s, sm, f);
+}
+
 int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struct sym_frame *frames,
 			       size_t max, size_t *n)
 {
@@ -754,10 +783,13 @@ int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struc
 		return 0;
 	if (m->dwarf) {
 		err = dwarf_index__frames(m->dwarf, vaddr, !s->raw_names, frames, max, n);
-		/* An out-of-line function DWARF leaves unnamed gets its symbol's name. */
+		/* An out-of-line function DWARF leaves unnamed, or names by a hidden alias, gets
+		 * its symbol's name. */
 		if (!err && *n && !frames[*n - 1].function) {
 			f = find_any_sym(m, vaddr, &sm);
 			frames[*n - 1].function = f ? sym_name(s, sm, f) : NULL;
+		} else if (!err && *n) {
+			public_name(s, m, vaddr, &frames[*n - 1].function);
 		}
 		if (*n || err)
 			return err;

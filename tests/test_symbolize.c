@@ -323,6 +323,43 @@ static void symbolize_resolves_libc_function_to_a_name_at_its_address(void **sta
 	symbolizer__free(s);
 }
 
+/* The name the out-of-line frame of libc's fn gets: with libc6-dbg's DWARF, the linkage name is
+ * glibc's internal alias (__GI___libc_malloc); perch shows the exported one, as perf does. */
+static void assert_public_libc_name(struct symbolizer *s, const char *exported)
+{
+	void *h = libc_handle();
+	void *fn = dlsym(h, exported);
+	struct sym_frame frames[8];
+	const char *name;
+	struct where w;
+	size_t n = 0;
+
+	assert_non_null(fn);
+	locate(fn, &w);
+	assert_int_equal(sym_resolve_inline(s, &w.id, w.path, w.file_offset, frames, 8, &n), 0);
+	assert_true(n >= 1);
+	name = frames[n - 1].function;
+	assert_non_null(name);
+	assert_null(strstr(name, "__GI_"));
+	assert_null(strchr(name, '@'));
+	/* Exported under that name: the dynamic loader finds the same code. */
+	assert_ptr_equal(dlsym(h, name), fn);
+	dlclose(h);
+}
+
+static void symbolize_prefers_public_alias_in_libc(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+
+	(void)state;
+	assert_non_null(s);
+	assert_public_libc_name(s, "malloc");
+	assert_public_libc_name(s, "free");
+	assert_public_libc_name(s, "calloc");
+	assert_public_libc_name(s, "getpid");
+	symbolizer__free(s);
+}
+
 static void symbolize_stripped_library_resolves_through_dynsym(void **state)
 {
 	struct symbolizer *s = symbolizer__new();
@@ -872,6 +909,7 @@ int main(void)
 		cmocka_unit_test(symbolize_address_past_symbol_size_has_no_name),
 		cmocka_unit_test(symbolize_zero_size_symbol_extends_to_next_symbol),
 		cmocka_unit_test(symbolize_resolves_libc_function_to_a_name_at_its_address),
+		cmocka_unit_test(symbolize_prefers_public_alias_in_libc),
 		cmocka_unit_test(symbolize_stripped_library_resolves_through_dynsym),
 		cmocka_unit_test(symbolize_stripped_binary_leaves_internal_function_unnamed),
 		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
