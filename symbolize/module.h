@@ -3,7 +3,7 @@
  * Internal to symbolize/: one module of the symbolizer (struct sym_module, the handle
  * symbolizer.h hands out) as its parts see it. symbolizer.c owns the module cache and the
  * queries; elfsyms.c fills a module's ELF symbol index (functions, PT_LOAD segments, build-id);
- * linediscs.c reads its line-table discriminators.
+ * linediscs.c reads its line-table discriminators; fdesyms.c its function bounds from .eh_frame.
  */
 #ifndef PERCH_SYMBOLIZE_MODULE_H
 #define PERCH_SYMBOLIZE_MODULE_H
@@ -78,6 +78,10 @@ struct sym_module {
 	bool discs_tried;
 	struct disc_job *disc_job; /* their read running beside the DWARF index build */
 	bool dwarf_separate;	   /* the DWARF index came from a separate debug file */
+	/* Function bounds from .eh_frame for code no symbol covers, named MODULE+0xSTART? (fdesyms.c),
+	 * read on the first address no table names. */
+	struct sym_module *fde_syms;
+	bool fde_tried;
 };
 
 /* Index the ELF file at fd (path: for log lines) into m: PT_LOAD segments, function symbols,
@@ -86,5 +90,9 @@ int elfsyms_load(struct sym_module *m, int fd, const char *path);
 
 /* The function symbols of elf (.symtab and .dynsym) into m. 0, -ENOEXEC, -ENOMEM. */
 int elfsyms_index_symbols(struct sym_module *m, Elf *elf, const char *path);
+
+/* The FDEs of elf's .eh_frame (the ELF file of m; base: m's base name) as symbols of d, each
+ * named base+0xSTART?. 0 (d->nr_syms may be 0: no .eh_frame), -ENOMEM. */
+int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_module *d);
 
 #endif /* PERCH_SYMBOLIZE_MODULE_H */

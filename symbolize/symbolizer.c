@@ -53,6 +53,7 @@ struct symbolizer {
 	char *debug_root;      /* NULL: DEFAULT_DEBUG_ROOT */
 	char *plain_dir;       /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs;   /* symbolizer__prefetch_discriminators(s, true) */
+	bool no_infer;	       /* symbolizer__set_infer_bounds(s, false) */
 };
 
 /* What a module is cached by: (dev, inode), or its path when no inode is known. */
@@ -127,6 +128,7 @@ static void module_free(struct sym_module *m)
 		close(m->fd);
 	free_sym_dem(m);
 	module_free(m->debug_syms);
+	module_free(m->fde_syms);
 	dwarf_index__free(m->dwarf);
 	free(m->debug_path);
 	free(m->build_id);
@@ -389,8 +391,30 @@ static const struct func_sym *find_sym(const struct sym_module *m, uint64_t vadd
 	return &m->syms[lo - 1];
 }
 
+/* m's function bounds from .eh_frame (fdesyms.c), read once. */
+static void module_load_fde_syms(struct sym_module *m)
+{
+	const char *base = strrchr(m->name, '/');
+	struct sym_module *d;
+	Elf *elf;
+
+	m->fde_tried = true;
+	if (m->fd < 0 || !m->text_hi)
+		return;
+	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	d = calloc(1, sizeof(*d));
+	if (elf && d) {
+		d->fd = -1;
+		if (!fdesyms_load(m, elf, base ? base + 1 : m->name, d) && d->nr_syms)
+			m->fde_syms = d;
+	}
+	if (!m->fde_syms)
+		module_free(d);
+	elf_end(elf);
+}
+
 /* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
- * module's own tables; *owner is the module whose table it is in. */
+ * module's own tables, else the FDE covering it; *owner is the module whose table it is in. */
 static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 					   struct sym_module **owner)
 {
@@ -403,6 +427,14 @@ static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 	if (!f) {
 		f = find_sym(m, vaddr);
 		*owner = m;
+	}
+	if (f || !m->s || m->s->no_infer)
+		return f;
+	if (!m->fde_tried)
+		module_load_fde_syms(m);
+	if (m->fde_syms) {
+		f = find_sym(m->fde_syms, vaddr);
+		*owner = m->fde_syms;
 	}
 	return f;
 }
@@ -522,6 +554,7 @@ int sym_module__resolve(struct sym_module *m, uint64_t file_offset, struct sym_r
 	if (!f)
 		return 0;
 	out->name = f->name;
+	out->inferred = owner == m->fde_syms;
 	out->sym_start = f->start;
 	out->sym_file_offset = vaddr_to_offset(m, f->start);
 	return 0;
@@ -555,6 +588,11 @@ void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
 {
 	if (s)
 		s->raw_names = !demangle;
+}
+
+void symbolizer__set_infer_bounds(struct symbolizer *s, bool on)
+{
+	s->no_infer = !on;
 }
 
 void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on)

@@ -171,10 +171,12 @@ static void copy_file(const char *from, const char *to)
 /* A stripped copy of from at tmpdir/name; skips the test without objcopy. */
 static void strip_copy(const char *from, const char *name, char *to, size_t len)
 {
-	char cmd[3 * PATH_MAX];
+	char cmd[3 * PATH_MAX], real[PATH_MAX];
 
+	/* /proc/self/exe in objcopy's process would be objcopy: name this test binary. */
+	assert_non_null(realpath(from, real));
 	tmp_path(to, len, name);
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", from, to);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", real, to);
 	if (system(cmd) != 0) {
 		print_message("objcopy --strip-all failed or is missing\n");
 		skip();
@@ -398,9 +400,43 @@ static void symbolize_stripped_binary_leaves_internal_function_unnamed(void **st
 	strip_copy(SELF, "self-stripped", stripped, sizeof(stripped));
 	id = file_id(stripped);
 	/* Stripping keeps the loadable layout: the same offset, now with no symbol over it. */
+	symbolizer__set_infer_bounds(s, false);
 	assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset, &r), 0);
 	assert_null(r.name);
+	assert_false(r.inferred);
 	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
+	symbolizer__free(s);
+}
+
+/* With the default, the .eh_frame FDE bounds it: every address of the function gets the name
+ * MODULE+0xSTART? with START its first byte, where the unstripped symbol starts. */
+static void symbolize_stripped_binary_groups_function_by_its_fde(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	char stripped[PATH_MAX], want[64];
+	struct sym_module_id id;
+	struct sym_frame fr[4];
+	struct sym_result r;
+	struct where w;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_beta, &w);
+	strip_copy(SELF, "self-stripped-fde", stripped, sizeof(stripped));
+	id = file_id(stripped);
+	snprintf(want, sizeof(want), "self-stripped-fde+0x%" PRIx64 "?", w.file_offset);
+	for (uint64_t k = 0; k < 8; k++) {
+		assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset + k, &r), 0);
+		assert_non_null(r.name);
+		assert_string_equal(r.name, want);
+		assert_true(r.inferred);
+		assert_int_equal(r.sym_start, loader_vaddr((void *)perch_target_beta));
+		assert_int_equal(r.sym_file_offset, w.file_offset);
+	}
+	assert_int_equal(sym_resolve_inline(s, &id, stripped, w.file_offset + 3, fr, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(fr[0].function, want);
 	symbolizer__free(s);
 }
 
@@ -912,6 +948,7 @@ int main(void)
 		cmocka_unit_test(symbolize_prefers_public_alias_in_libc),
 		cmocka_unit_test(symbolize_stripped_library_resolves_through_dynsym),
 		cmocka_unit_test(symbolize_stripped_binary_leaves_internal_function_unnamed),
+		cmocka_unit_test(symbolize_stripped_binary_groups_function_by_its_fde),
 		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
 		cmocka_unit_test(symbolize_missing_file_gives_enoent),
 		cmocka_unit_test(symbolize_cache_hit_opens_no_file),
