@@ -54,6 +54,7 @@ struct symbolizer {
 	char *plain_dir;       /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs;   /* symbolizer__prefetch_discriminators(s, true) */
 	bool no_infer;	       /* symbolizer__set_infer_bounds(s, false) */
+	bool internal_names;   /* symbolizer__set_public_names(s, false) */
 };
 
 /* What a module is cached by: (dev, inode), or its path when no inode is known. */
@@ -590,6 +591,11 @@ void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
 		s->raw_names = !demangle;
 }
 
+void symbolizer__set_public_names(struct symbolizer *s, bool on)
+{
+	s->internal_names = !on;
+}
+
 void symbolizer__set_infer_bounds(struct symbolizer *s, bool on)
 {
 	s->no_infer = !on;
@@ -826,7 +832,7 @@ int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struc
 		if (!err && *n && !frames[*n - 1].function) {
 			f = find_any_sym(m, vaddr, &sm);
 			frames[*n - 1].function = f ? sym_name(s, sm, f) : NULL;
-		} else if (!err && *n) {
+		} else if (!err && *n && !s->internal_names) {
 			public_name(s, m, vaddr, &frames[*n - 1].function);
 		}
 		if (*n || err)

@@ -132,6 +132,14 @@ int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsign
 void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
 
 /*
+ * Prefer the public alias, as perf does (on by default): where DWARF names an out-of-line function
+ * by a local alias of the global symbol at its address (glibc's __GI___libc_malloc, from a
+ * hidden_def), sym_module__resolve_inline() names it after that symbol (malloc). Off: the DWARF
+ * name, as addr2line prints it. Takes effect at once, for every module.
+ */
+void symbolizer__set_public_names(struct symbolizer *s, bool on);
+
+/*
  * Name code that no symbol covers after the .eh_frame FDE that covers it (on by default): one
  * function "MODULE+0xSTART?" per FDE (START its first byte's file offset, "?" marking the name as
  * inferred), so a stripped binary's internal functions group into one row each, for both
