@@ -24,7 +24,7 @@ ifneq ($(SAN),)
 CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
 endif
-LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
+LDLIBS   := -lbpf -lelf -ldw -lz -llzma -lm -lprotobuf-c
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
 	      -I$(BUILD) -I.

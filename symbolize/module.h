@@ -3,7 +3,8 @@
  * Internal to symbolize/: one module of the symbolizer (struct sym_module, the handle
  * symbolizer.h hands out) as its parts see it. symbolizer.c owns the module cache and the
  * queries; elfsyms.c fills a module's ELF symbol index (functions, PT_LOAD segments, build-id);
- * linediscs.c reads its line-table discriminators; fdesyms.c its function bounds from .eh_frame.
+ * linediscs.c reads its line-table discriminators; fdesyms.c its function bounds from .eh_frame;
+ * minidebug.c the symbols of its .gnu_debugdata.
  */
 #ifndef PERCH_SYMBOLIZE_MODULE_H
 #define PERCH_SYMBOLIZE_MODULE_H
@@ -82,6 +83,10 @@ struct sym_module {
 	 * read on the first address no table names. */
 	struct sym_module *fde_syms;
 	bool fde_tried;
+	/* The .symtab of its .gnu_debugdata (MiniDebugInfo, minidebug.c), read on the first address
+	 * the module's own tables leave unnamed. */
+	struct sym_module *mini_syms;
+	bool mini_tried;
 };
 
 /* Index the ELF file at fd (path: for log lines) into m: PT_LOAD segments, function symbols,
@@ -94,5 +99,10 @@ int elfsyms_index_symbols(struct sym_module *m, Elf *elf, const char *path);
 /* The FDEs of elf's .eh_frame (the ELF file of m; base: m's base name) as symbols of d, each
  * named base+0xSTART?. 0 (d->nr_syms may be 0: no .eh_frame), -ENOMEM. */
 int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_module *d);
+
+/* The function symbols of the xz-compressed ELF file in elf's .gnu_debugdata into d (path: for
+ * log lines). 0 (d->nr_syms is 0 when there is no such section), -EBADMSG (corrupt: logged),
+ * -EFBIG, -ENOMEM. */
+int minidebug_load(Elf *elf, const char *path, struct sym_module *d);
 
 #endif /* PERCH_SYMBOLIZE_MODULE_H */

@@ -55,6 +55,7 @@ struct symbolizer {
 	bool prefetch_discs;   /* symbolizer__prefetch_discriminators(s, true) */
 	bool no_infer;	       /* symbolizer__set_infer_bounds(s, false) */
 	bool internal_names;   /* symbolizer__set_public_names(s, false) */
+	size_t bad_minidebug;  /* modules whose .gnu_debugdata could not be read */
 };
 
 /* What a module is cached by: (dev, inode), or its path when no inode is known. */
@@ -130,6 +131,7 @@ static void module_free(struct sym_module *m)
 	free_sym_dem(m);
 	module_free(m->debug_syms);
 	module_free(m->fde_syms);
+	module_free(m->mini_syms);
 	dwarf_index__free(m->dwarf);
 	free(m->debug_path);
 	free(m->build_id);
@@ -392,30 +394,37 @@ static const struct func_sym *find_sym(const struct sym_module *m, uint64_t vadd
 	return &m->syms[lo - 1];
 }
 
-/* m's function bounds from .eh_frame (fdesyms.c), read once. */
-static void module_load_fde_syms(struct sym_module *m)
+/* A table of m's that loader reads from its open file (fdesyms.c, minidebug.c): a module of its
+ * own, NULL when it has no symbols or could not be read. */
+static struct sym_module *load_table(struct sym_module *m, bool fde)
 {
 	const char *base = strrchr(m->name, '/');
-	struct sym_module *d;
+	struct sym_module *d = NULL;
 	Elf *elf;
+	int err = -ENOMEM;
 
-	m->fde_tried = true;
 	if (m->fd < 0 || !m->text_hi)
-		return;
+		return NULL;
 	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
-	d = calloc(1, sizeof(*d));
-	if (elf && d) {
+	if (elf)
+		d = calloc(1, sizeof(*d));
+	if (d) {
 		d->fd = -1;
-		if (!fdesyms_load(m, elf, base ? base + 1 : m->name, d) && d->nr_syms)
-			m->fde_syms = d;
+		err = fde ? fdesyms_load(m, elf, base ? base + 1 : m->name, d)
+			  : minidebug_load(elf, m->name, d);
 	}
-	if (!m->fde_syms)
-		module_free(d);
+	if (!fde && err == -EBADMSG)
+		m->s->bad_minidebug++;
 	elf_end(elf);
+	if (!err && d->nr_syms)
+		return d;
+	module_free(d);
+	return NULL;
 }
 
 /* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
- * module's own tables, else the FDE covering it; *owner is the module whose table it is in. */
+ * module's own tables, else its MiniDebugInfo's, else the FDE covering it; *owner is the module
+ * whose table it is in. */
 static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 					   struct sym_module **owner)
 {
@@ -429,10 +438,22 @@ static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 		f = find_sym(m, vaddr);
 		*owner = m;
 	}
-	if (f || !m->s || m->s->no_infer)
+	if (f || !m->s)
 		return f;
-	if (!m->fde_tried)
-		module_load_fde_syms(m);
+	if (!m->mini_tried) {
+		m->mini_tried = true;
+		m->mini_syms = load_table(m, false);
+	}
+	if (m->mini_syms) {
+		f = find_sym(m->mini_syms, vaddr);
+		*owner = m->mini_syms;
+	}
+	if (f || m->s->no_infer)
+		return f;
+	if (!m->fde_tried) {
+		m->fde_tried = true;
+		m->fde_syms = load_table(m, true);
+	}
 	if (m->fde_syms) {
 		f = find_sym(m->fde_syms, vaddr);
 		*owner = m->fde_syms;
@@ -589,6 +610,11 @@ void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
 {
 	if (s)
 		s->raw_names = !demangle;
+}
+
+size_t symbolizer__bad_minidebug(const struct symbolizer *s)
+{
+	return s ? s->bad_minidebug : 0;
 }
 
 void symbolizer__set_public_names(struct symbolizer *s, bool on)

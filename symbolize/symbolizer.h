@@ -132,6 +132,14 @@ int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsign
 void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
 
 /*
+ * How many modules had a .gnu_debugdata section (MiniDebugInfo: an xz-compressed ELF file whose
+ * .symtab names the functions .dynsym leaves out, read for code no other table of the module
+ * names) that could not be read: not xz, truncated, or not an ELF file inside. Such a section is
+ * ignored, with one log line.
+ */
+size_t symbolizer__bad_minidebug(const struct symbolizer *s);
+
+/*
  * Prefer the public alias, as perf does (on by default): where DWARF names an out-of-line function
  * by a local alias of the global symbol at its address (glibc's __GI___libc_malloc, from a
  * hidden_def), sym_module__resolve_inline() names it after that symbol (malloc). Off: the DWARF

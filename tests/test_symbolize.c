@@ -440,6 +440,61 @@ static void symbolize_stripped_binary_groups_function_by_its_fde(void **state)
 	symbolizer__free(s);
 }
 
+/* A stripped copy of this test with .gnu_debugdata holding the file made by shell command make
+ * (run with $OUT set to where it must write); skips without xz or objcopy. */
+static void debugdata_copy(const char *name, const char *make, char *to, size_t len)
+{
+	char data[PATH_MAX], cmd[4 * PATH_MAX];
+
+	strip_copy(SELF, name, to, len);
+	tmp_path(data, sizeof(data), "debugdata.bin");
+	snprintf(cmd, sizeof(cmd),
+		 "OUT='%s'; (%s) 2>/dev/null && objcopy --add-section .gnu_debugdata=\"$OUT\" '%s' "
+		 "2>/dev/null",
+		 data, make, to);
+	if (system(cmd) != 0) {
+		print_message("xz or objcopy failed or is missing\n");
+		skip();
+	}
+}
+
+/* Corrupt MiniDebugInfo is ignored and counted: the module still answers, with the FDE's name. */
+static void symbolize_corrupt_minidebuginfo_is_counted_not_fatal(void **state)
+{
+	static const char *const makes[] = {
+		/* an xz stream cut in half */
+		"head -c 200000 /dev/urandom | xz -c > \"$OUT.full\" && "
+		"head -c 4000 \"$OUT.full\" > \"$OUT\"",
+		/* not xz at all */
+		"printf 'not xz data at all' > \"$OUT\"",
+		/* complete xz of something that is not an ELF file */
+		"printf 'plain text' | xz -c > \"$OUT\"",
+	};
+	char path[PATH_MAX], name[32];
+	struct sym_module_id id;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	locate((void *)perch_target_alpha, &w);
+	for (size_t i = 0; i < sizeof(makes) / sizeof(*makes); i++) {
+		struct symbolizer *s = symbolizer__new();
+
+		assert_non_null(s);
+		snprintf(name, sizeof(name), "self-debugdata-%zu", i);
+		debugdata_copy(name, makes[i], path, sizeof(path));
+		id = file_id(path);
+		assert_int_equal(sym_resolve(s, &id, path, w.file_offset, &r), 0);
+		assert_non_null(r.name);
+		assert_true(r.inferred);
+		assert_int_equal(symbolizer__bad_minidebug(s), 1);
+		/* counted once per module, not per address */
+		assert_int_equal(sym_resolve(s, &id, path, w.file_offset + 1, &r), 0);
+		assert_int_equal(symbolizer__bad_minidebug(s), 1);
+		symbolizer__free(s);
+	}
+}
+
 static void symbolize_rejects_non_elf_with_enoexec(void **state)
 {
 	static const char script[] = "#!/bin/sh\necho not an ELF file\n";
@@ -949,6 +1004,7 @@ int main(void)
 		cmocka_unit_test(symbolize_stripped_library_resolves_through_dynsym),
 		cmocka_unit_test(symbolize_stripped_binary_leaves_internal_function_unnamed),
 		cmocka_unit_test(symbolize_stripped_binary_groups_function_by_its_fde),
+		cmocka_unit_test(symbolize_corrupt_minidebuginfo_is_counted_not_fatal),
 		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
 		cmocka_unit_test(symbolize_missing_file_gives_enoent),
 		cmocka_unit_test(symbolize_cache_hit_opens_no_file),
