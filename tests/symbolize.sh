@@ -152,8 +152,8 @@ if have xz && have nm; then
 			done
 		done | sort -u -k1,1 >"$T/mini.want"
 	cut -d' ' -f1 "$T/mini.want" >"$T/mini.addrs"
-	"$PERCH" symbolize -e "$b.mini" <"$T/mini.addrs" 2>"$T/err" | awk 'NR % 2 == 1' |
-		paste -d' ' "$T/mini.addrs" - >"$T/mini.got"
+	"$PERCH" symbolize -e "$b.mini" <"$T/mini.addrs" 2>"$T/err" | awk 'NR % 2 == 1' >"$T/mini.names"
+	paste -d' ' "$T/mini.addrs" "$T/mini.names" >"$T/mini.got"
 	same "MiniDebugInfo: $(wc -l <"$T/mini.addrs") addresses of every function named from .gnu_debugdata as the unstripped .symtab names them" \
 		"$T/mini.want" "$T/mini.got"
 	[ -s "$T/err" ] && bad "MiniDebugInfo stderr" "$(head -2 "$T/err" | tr '\n' '|')"
