@@ -235,10 +235,10 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'D':
 		o->no_demangle = true;
 		return 0;
-	case 'i':
+	case 'n':
 		o->no_inline = false;
 		return 0;
-	case 'I':
+	case 'N':
 		o->no_inline = true;
 		return 0;
 	case 'r':
@@ -351,8 +351,8 @@ static int run_report(int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
-		{"inline", no_argument, NULL, 'i'},
-		{"no-inline", no_argument, NULL, 'I'},
+		{"inline", no_argument, NULL, 'n'},
+		{"no-inline", no_argument, NULL, 'N'},
 		{"region", required_argument, NULL, 'r'},
 		{"output", required_argument, NULL, 'o'},
 		{"select", required_argument, NULL, 'S'},
