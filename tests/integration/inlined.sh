@@ -23,19 +23,26 @@ else
 	bad inline "hot_inline on $ih %, with lines on $ic %: $(sort -t' ' -k2 -n "$T/inl.lines" | tail -2)"
 fi
 
-# split_caller: a third of its CPU time in its own body, two thirds in split_hot inlined into it
-launch split -- "$WL/inlined" 2 split
+# split_caller: a third of its CPU time in its own body, two thirds in split_hot inlined into it.
+# At 4999 Hz for ~3000 samples; a share p of n samples taken at random moments is off by chance
+# with a standard deviation of sqrt(p(1-p)/n): the tolerance is binom_tol's (4 of those + 1, at
+# least 3 points).
+launch split -F 4999 -- "$WL/inlined" 2 split
 folded "$T/split.data" --no-inline >"$T/split.noinl"
+n=$(samples "$T/split.folded")
 hot=$(truth_pct "$T/split.truth" split_hot)
 own=$(truth_pct "$T/split.truth" split_caller)
 both=$(awk -v a="$hot" -v b="$own" 'BEGIN { printf "%.2f", a + b }')
 ph=$(share "$T/split.folded" split_hot)
-po=$(stack_pct "$T/split.folded" ';split_caller(;[^;]*_\[k\]|;__vdso[^;]*)*$')
+po=$(awk -v a="$(samples "$T/split.folded" ';split_caller(;|$)' ';split_hot(;|$)')" -v n="$n" \
+	'BEGIN { printf "%.2f", n ? 100 * a / n : 0 }')
 pn=$(share "$T/split.noinl" split_caller)
-if within "$ph" "$hot" 3 && within "$po" "$own" 3; then
-	ok "--inline (default): split_hot on $ph % of stacks, split_caller's own code $po % (workload: $hot / $own %, +-3)"
+th=$(binom_tol "$hot" "$n")
+to=$(binom_tol "$own" "$n")
+if within "$ph" "$hot" "$th" && within "$po" "$own" "$to"; then
+	ok "--inline (default): split_hot on $ph % of $n stacks, split_caller's own code $po % (workload: $hot +-$th / $own +-$to %)"
 else
-	bad "--inline" "split_hot $ph % (workload $hot), split_caller's own $po % (workload $own)"
+	bad "--inline" "split_hot $ph % (workload $hot +-$th), split_caller's own $po % (workload $own +-$to), $n samples"
 fi
 if within "$pn" "$both" 3 && ! grep -q split_hot "$T/split.noinl"; then
 	ok "--no-inline: split_caller on $pn % of stacks (workload: $hot + $own = $both %, +-3), no split_hot frame"
