@@ -62,28 +62,47 @@ static size_t dedupe_ranges(struct eh_range *r, size_t n)
 	return k;
 }
 
-/* d's symbols: one per range, named base+0xOFFSET? (m turns vaddrs into file offsets). */
-static int name_ranges(struct sym_module *m, const char *base, const struct eh_range *r, size_t n,
-		       struct sym_module *d)
+/* Room for one name: base, "+0x", 16 hex digits, "?" and its end. */
+static size_t name_room(const char *base)
 {
-	size_t i, each = strlen(base) + sizeof("+0x?") + 16;
-	char *p;
+	return strlen(base) + sizeof("+0x?") + 16;
+}
+
+/*
+ * d's symbols: one per range that m maps, each with an empty slot for its name, written on its
+ * first lookup (fdesyms_name()): a large binary has tens of thousands of FDEs, of which a profile
+ * names a few, and calloc leaves the untouched slots' pages unmapped.
+ */
+static int add_ranges(struct sym_module *m, const char *base, const struct eh_range *r, size_t n,
+		      struct sym_module *d)
+{
+	size_t i, room = name_room(base);
+	uint64_t off;
 
 	d->syms = calloc(n, sizeof(*d->syms));
-	d->names = malloc(n * each);
-	if (!d->syms || !d->names)
+	d->names = calloc(n, room);
+	d->name = strdup(base);
+	if (!d->syms || !d->names || !d->name)
 		return -ENOMEM;
-	p = d->names;
 	for (i = 0; i < n; i++) {
-		uint64_t off;
-
 		if (sym_module__vaddr_to_offset(m, r[i].lo, &off))
 			continue; /* no file bytes: not code this module maps */
-		d->syms[d->nr_syms] = (struct func_sym){r[i].lo, r[i].hi, p, NO_SRC};
-		p += snprintf(p, each, "%s+0x%llx?", base, (unsigned long long)off) + 1;
+		d->syms[d->nr_syms] =
+			(struct func_sym){r[i].lo, r[i].hi, d->names + d->nr_syms * room, NO_SRC};
 		d->nr_syms++;
 	}
 	return 0;
+}
+
+void fdesyms_name(struct sym_module *m, struct sym_module *d, const struct func_sym *f)
+{
+	uint64_t off = 0;
+
+	if (*f->name)
+		return;
+	sym_module__vaddr_to_offset(m, f->start, &off);
+	snprintf(d->names + (f - d->syms) * name_room(d->name), name_room(d->name), "%s+0x%llx?",
+		 d->name, (unsigned long long)off);
 }
 
 int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_module *d)
@@ -99,7 +118,7 @@ int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_mo
 	if (skipped)
 		log_debug("symbolize: %s: %zu unreadable .eh_frame entries", base, skipped);
 	if (!err && n)
-		err = name_ranges(m, base, r, dedupe_ranges(r, n), d);
+		err = add_ranges(m, base, r, dedupe_ranges(r, n), d);
 	free(r);
 	return err;
 }

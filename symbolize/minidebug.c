@@ -102,7 +102,7 @@ int minidebug_load(Elf *elf, const char *path, struct sym_module *d)
 	err = unxz(packed, len, &buf, &n);
 	if (err) {
 		log_warn("symbolize: %s: .gnu_debugdata: %s (ignored)", path,
-			 err == -EBADMSG ? "not a complete xz stream" : strerror(-err));
+			 err == -EBADMSG ? "not a valid, complete xz stream" : strerror(-err));
 		return err;
 	}
 	mini = elf_memory((char *)buf, n);

@@ -97,8 +97,12 @@ int elfsyms_load(struct sym_module *m, int fd, const char *path);
 int elfsyms_index_symbols(struct sym_module *m, Elf *elf, const char *path);
 
 /* The FDEs of elf's .eh_frame (the ELF file of m; base: m's base name) as symbols of d, each
- * named base+0xSTART?. 0 (d->nr_syms may be 0: no .eh_frame), -ENOMEM. */
+ * named base+0xSTART? once fdesyms_name() has named it. 0 (d->nr_syms may be 0: no .eh_frame),
+ * -ENOMEM. */
 int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_module *d);
+
+/* Write the name of f, a symbol of d (m's fde_syms), on its first lookup. */
+void fdesyms_name(struct sym_module *m, struct sym_module *d, const struct func_sym *f);
 
 /* The function symbols of the xz-compressed ELF file in elf's .gnu_debugdata into d (path: for
  * log lines). 0 (d->nr_syms is 0 when there is no such section), -EBADMSG (corrupt: logged),

@@ -458,6 +458,8 @@ static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 		f = find_sym(m->fde_syms, vaddr);
 		*owner = m->fde_syms;
 	}
+	if (f)
+		fdesyms_name(m, m->fde_syms, f);
 	return f;
 }
 
