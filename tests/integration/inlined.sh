@@ -49,6 +49,24 @@ if within "$pn" "$both" 3 && ! grep -q split_hot "$T/split.noinl"; then
 else
 	bad "--no-inline" "split_caller $pn % (workload $both), split_hot frames: $(grep -c split_hot "$T/split.noinl")"
 fi
+# against perf report --no-inline on the same run (perch launches perf, perf the workload): the
+# self share of split_caller, each of its own samples of the workload's thread; both sample at
+# 4999 Hz, so 3 points is over 4 standard deviations of the difference at ~3000 samples each
+if command -v perf >/dev/null; then
+	"$PERCH" record -q -F 4999 -o "$T/pf.data" -- perf record -q -e cpu-clock -F 4999 \
+		-o "$T/pf.perf" -- "$WL/inlined" 2 split >/dev/null 2>"$T/err" || bad "perf run" "$(head -2 "$T/err")"
+	a=$(folded "$T/pf.data" --no-inline | grep '^inlined;' | awk "$FOLD_AWK"'{ parse(); t += n; if (fr[k] == "split_caller") c += n }
+		END { printf "%.2f %d", t ? 100 * c / t : 0, t }')
+	b=$(perf report -i "$T/pf.perf" --no-inline --comm inlined -n --sort sym --stdio -g none 2>/dev/null |
+		awk '!/^#/ && NF >= 4 { t += $2; if ($4 == "split_caller") c += $2 } END { printf "%.2f %d", t ? 100 * c / t : 0, t }')
+	if [ "${a#* }" -ge 1000 ] && [ "${b#* }" -ge 1000 ] && within "${a% *}" "${b% *}" 3; then
+		ok "--no-inline: split_caller self ${a% *} % of ${a#* } samples, perf report --no-inline ${b% *} % of ${b#* } (+-3)"
+	else
+		bad "--no-inline vs perf" "split_caller self: perch ${a% *} % of ${a#* }, perf ${b% *} % of ${b#* }"
+	fi
+else
+	bad "--no-inline vs perf" "needs perf (scripts/install-deps.sh installs linux-perf)"
+fi
 # the text report's self column: split_caller's under --no-inline is, sample for sample, its own
 # plus split_hot's under --inline
 # self_of REC FUNC [REPORT_OPTION...]: FUNC's self samples in the text report
