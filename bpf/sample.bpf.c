@@ -42,6 +42,9 @@ volatile __u32 perch_paused = 0;
 const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
+/* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
+ * in its flags; one event, nothing to tell apart: the tick skips the helper. */
+const volatile __u32 multi_event = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -701,6 +704,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.tid = (__u32)id;
 	key.gen = *gen;
+	if (multi_event)
+		key.flags = (__u32)bpf_get_attach_cookie(ctx) << PERCH_KEY_EVENT_SHIFT;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	region_stack(tgid, &key);
 	regs = user_regs(ctx);

@@ -147,7 +147,10 @@
 	REC_STATS_LAUNCH(X)   \
 	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X)
 
-/* META: strings fixed when the recording starts. */
+/* META: strings fixed when the recording starts. event: the events sampled, comma-separated
+ * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for
+ * one sampled at frequency Hz, written only when some event has a period (-c, or an event that
+ * is not a clock); cpus: perch record -C's list, when given. */
 #define REC_META(X)      \
 	X(command)       \
 	X(pids)          \
@@ -162,7 +165,9 @@
 	X(regions_note)  \
 	X(clock)         \
 	X(window_budget) \
-	X(gpu)
+	X(gpu)           \
+	X(period)        \
+	X(cpus)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). The
  * last four are written only when sampling did not cover the whole run (--delay, a pause, a cap;

@@ -931,6 +931,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_KERN_LOST;
 	if (key->flags & PERCH_KEY_PREEMPTED)
 		flags |= REC_SAMPLE_PREEMPTED;
+	flags |= key->flags >> PERCH_KEY_EVENT_SHIFT << REC_SAMPLE_EVENT_SHIFT;
 	/* A frame-pointer stack that fills the kernel's limit was cut; an unwound one says so. */
 	if (nk >= c->max_stack || (dwarf ? key->flags & PERCH_KEY_TRUNCATED : nu >= c->max_stack)) {
 		flags |= REC_SAMPLE_TRUNCATED;

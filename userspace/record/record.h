@@ -40,6 +40,16 @@ struct record_opts {
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
+	/* -e: the events to sample on (format/events.h names), NULL: cycles where the machine has
+	 * a PMU, else cpu-clock. */
+	const char *const *events;
+	size_t nevents;
+	uint64_t period;  /* -c: events per sample for every event (0: see freq_given) */
+	bool freq_given;  /* -F was given: every event at freq Hz; else clocks at freq Hz, other
+			  * events every event */
+	bool all_cpus;	  /* -a: every process, kernel threads and idle too */
+	const char *cpus; /* -C: the CPUs to sample on (a list checked by cpulist_parse()), NULL:
+			   * all */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
