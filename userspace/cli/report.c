@@ -362,7 +362,7 @@ static int print_events(struct recording *r, const char *path, const struct repo
 	struct report_opts eo = *o;
 	uint32_t n = report__nevents(r), ev;
 
-	if (!event_arg && n == 1)
+	if (!event_arg && (n == 1 || o->format == REPORT_STATS)) /* stats: the whole file's */
 		return print_to(r, path, o, output);
 	if (event_arg && report__find_event(r, event_arg, &ev))
 		return log_usage(NULL, "--event=%s: %s has no such event (%s)", event_arg, path,
