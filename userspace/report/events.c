@@ -27,7 +27,7 @@ int report__find_event(const struct recording *r, const char *name, uint32_t *ev
 	char buf[64];
 
 	for (uint32_t i = 0; rec_event_nth(list, i, buf, sizeof(buf)); i++) {
-		if (!strcmp(buf, name) || (d && !strcmp(buf, d->name))) {
+		if (!strcmp(buf, name) || (d && rec_event_find(buf) == d)) {
 			*ev = i;
 			return 0;
 		}
