@@ -101,6 +101,9 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.gpu_calls, 4096);
 		bpf_map__set_max_entries(sp->skel->maps.gpu_names, 4096);
 	}
+	/* -a: every module of the machine, not one program's: four times the rows (48 MiB). */
+	if (sp->all_cpus && mode != PERCH_UNWIND_FP)
+		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, PERCH_UNWIND_ROWS * 2);
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -178,6 +181,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->timeline = o->timeline;
 	sp->gpu_calls = o->gpu && !o->argv;
 	sp->off_cpu = o->off_cpu;
+	sp->all_cpus = o->all_cpus;
 	sp->off_cpu_min_ns = o->off_cpu_min_ns;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);

@@ -30,6 +30,7 @@ struct sampler {
 	const struct rec_event_def *events[REC_EVENTS_MAX];
 	uint64_t periods[REC_EVENTS_MAX];
 	size_t nevents, nticks;
+	bool all_cpus;	    /* -a: room for every module's unwind rows */
 	bool default_event; /* none asked for: cycles, else cpu-clock (decided at the first open) */
 	bool *cpus;
 	char event_names[REC_EVENTS_MAX * 24];
