@@ -12,8 +12,8 @@
 #include "procs.h"
 #include "sampler.h"
 
-/* Start every process in /proc in ps (borrowed) and add it to the sampler, but skip (a command
- * perch launched, already a target). *n: how many were added. 0, or the enum perch_exit to end
+/* Start every process in /proc in ps (borrowed) and add it to the sampler, but skip (perch
+ * itself: the command it launches is made a target on its own). *n: how many were added. 0, or the enum perch_exit to end
  * with (logged); processes that exit meanwhile or whose region runtime another perch owns are
  * no failure. */
 int systemwide_start(struct sampler *sp, struct procs *ps, pid_t skip, size_t *n);

@@ -332,11 +332,12 @@ int targets__start(struct targets *tg, struct sampler *sp, struct procs *ps,
 
 	if (!tg->o->all_cpus)
 		return tg->o->argv ? start_launched(tg, sp, ps) : start_attached(tg, sp, ps, rg);
-	/* -a: everything, and the command's exit (if any) ends the recording. */
-	ret = tg->o->argv ? start_launched(tg, sp, ps) : 0;
-	if (!ret)
-		ret = systemwide_start(sp, ps, tg->o->argv ? tg->child : 0, &n);
-	if (!ret && !tg->o->argv)
+	/* -a: everything but perch (whose fork is the command's), before the command starts,
+	 * so that what it sets going is sampled from the start; its exit (if any) ends the run. */
+	ret = systemwide_start(sp, ps, getpid(), &n);
+	if (!ret && tg->o->argv)
+		ret = start_launched(tg, sp, ps);
+	else if (!ret)
 		tg->live = n;
 	return ret;
 }
