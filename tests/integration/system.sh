@@ -70,6 +70,14 @@ if pair all -a; then
 	else
 		bad "-a stacks" "$p of busyfull's stacks reach main;busy_spin: $(misses "$f" ';main;busy_spin' '^busyfull;')"
 	fi
+	# the text report's processes table says whose samples they are, as the folded stacks count
+	"$PERCH" report --top=100000 "$T/all.data" >"$T/all.txt"
+	if grep -qE "^ +[0-9.]+% +$sf +[0-9]+  busyfull$" "$T/all.txt" &&
+		grep -qE "^ +[0-9.]+% +$sh +[0-9]+  busyhalf$" "$T/all.txt"; then
+		ok "-a: the text report's processes table has busyfull ($sf) and busyhalf ($sh)"
+	else
+		bad "-a processes table" "$("$PERCH" report "$T/all.data" | sed -n '/^Top processes/,/^$/p' | head -8)"
+	fi
 	mode=$(rec_stat "$T/all.data" mode)
 	nproc=$(rec_stat "$T/all.data" processes)
 	if [ "$mode" = system-wide ] && [ "${nproc:-0}" -ge 3 ]; then

@@ -48,6 +48,12 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t);
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
+/* report/processes.c: a system-wide recording's processes by the samples p kept, top rows
+ * (nothing for other recordings). */
+struct profile;
+void report_print_processes(const struct recording *r, const struct profile *p, unsigned int top,
+			    FILE *out);
+
 /* report/events.c. One event of the recording (META event, period): its name, its period
  * (0: sampled at META frequency Hz), whether it counts nanoseconds. false: no such event. */
 struct report_event {

@@ -409,6 +409,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 		goto cleanup;
 	}
 	print_header(r, path, o, p, out);
+	report_print_processes(r, p, o->top, out);
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
 	report_print_metrics(r, out);
