@@ -53,7 +53,7 @@ if launch cs -e context-switches -- "$WL/faults" 100 $SLEEPS; then
 fi
 
 # Two events at once: each one's samples apart.
-if perch_record both -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS; then
+if perch_record both --timeline -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS; then
 	count_check "-e page-faults,cs --event=page-faults: touch_pages" \
 		"$(samples <(folded "$T/both.data" --event=page-faults) ';main;touch_pages(;|$)')" \
 		"$(truth_of "$T/both.truth" faults)"
@@ -65,6 +65,14 @@ if perch_record both -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS; then
 		ok "-e page-faults,cs: the text report shows each event in turn"
 	else
 		bad "-e two events, text" "$n sections"
+	fi
+	# perch script names each tick's own event: as many context-switches lines as its samples
+	lines=$("$PERCH" script "$T/both.data" 2>/dev/null | grep -c ' context-switches:$')
+	n=$(samples <(folded "$T/both.data" --event=cs))
+	if [ "$lines" -eq "$n" ] && [ "$n" -gt 0 ]; then
+		ok "-e page-faults,cs --timeline: perch script has $lines context-switches lines, one per sample"
+	else
+		bad "-e two events, script" "$lines context-switches lines for $n samples"
 	fi
 	expect "two events, folded without --event" 64 "choose one with --event" -- \
 		"$PERCH" report --format=folded "$T/both.data"
