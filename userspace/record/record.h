@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct rec_writer;
@@ -52,6 +53,9 @@ struct record_opts {
 	bool all_cpus;	  /* -a: every process, kernel threads and idle too */
 	const char *cpus; /* -C: the CPUs to sample on (a list checked by cpulist_parse()), NULL:
 			   * all */
+	bool steps;	  /* --steps=FIRST:LAST: only those steps (perch_step()) */
+	uint64_t steps_first, steps_last;
+	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
 	/* perch top: called at every drain with the writer, before the drain's counts become a
 	 * window (format/writer_peek.h reads them); returns 0 to go on, or a signal number to stop
 	 * as if perch had got it (a launched command gets it too). NULL: none. */
