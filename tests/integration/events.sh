@@ -80,6 +80,15 @@ if perch_record both --timeline -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS
 		"$PERCH" report --event=cpu-clock "$T/both.data"
 fi
 
+# A pause covers every event's perf events: with --delay, the faults of a run inside the delay are
+# not sampled, those of a run after it are (each run counts its own).
+if perch_record delay -D 0.5 -e page-faults,cs -- sh -c \
+	"'$WL/faults' 4000 0; sleep 0.8; '$WL/faults' $PAGES 0"; then
+	want=$(awk '$1 == "truth" && $2 == "faults" { n = $3 } END { printf "%d", n }' "$T/delay.truth")
+	count_check "-D 0.5 -e page-faults,cs: touch_pages of the run after the delay only" \
+		"$(samples <(folded "$T/delay.data" --event=page-faults) ';main;touch_pages(;|$)')" "$want"
+fi
+
 # --call-graph is --unwind
 if perch_record cg --call-graph=fp -- "$WL/faults" 100 0; then
 	u=$(rec_stat "$T/cg.data" unwind)
