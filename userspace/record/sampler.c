@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "btfcache.h"
@@ -231,9 +232,11 @@ void sampler__pause(struct sampler *sp, bool paused)
 
 	if (paused)
 		sp->skel->bss->perch_paused = 1;
-	for (int i = 0; sp->perf_fds && i < sp->ncpus; i++) {
+	/* every event's perf event on every CPU (sampler_ticks.c: event * ncpus + cpu) */
+	for (size_t i = 0; sp->perf_fds && i < sp->nticks; i++) {
 		if (sp->perf_fds[i] >= 0 && ioctl(sp->perf_fds[i], req, 0))
-			log_debug("sampler: perf event of cpu %d: %s", i, strerror(errno));
+			log_debug("sampler: perf event of cpu %d: %s", (int)(i % sp->ncpus),
+				  strerror(errno));
 	}
 	if (!paused)
 		sp->skel->bss->perch_paused = 0;
