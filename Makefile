@@ -25,6 +25,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
+LDLIBS   += -llzma # MiniDebugInfo (symbolize/minidebug.c)
 LDLIBS   += -lcapstone # perch annotate's disassembly (report/annotate.c)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
@@ -75,6 +76,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
 SKEL_USERS += sampler_gpucall gpu_attach
 SKEL_USERS += sampler_offcpu
+SKEL_USERS += sampler_ticks
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "format/keys.h"
 #include "format/recording.h"
 #include "model/query.h"
 #include "report/report.h"
@@ -67,6 +68,11 @@ static void report_options(FILE *out)
 	      "  --lines              one entry per source line (function (file:line)), not per "
 	      "function\n"
 	      "  --no-demangle        show C++ names as the binary spells them\n"
+	      "  --inline             code inlined into a function is its own function, which takes\n"
+	      "                       the self time (the default)\n"
+	      "  --no-inline          each frame is its out-of-line function alone, which takes the\n"
+	      "                       self time of code inlined into it (perf report --no-inline);\n"
+	      "                       the recording keeps the inline chains for --inline\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n"
 	      "  -i, --input=FILE     the recording (as FILE alone; default perch.data)\n"
 	      "queries (fble's; every format's samples and call trees, not the region times or GPU\n"
@@ -84,9 +90,15 @@ static void report_options(FILE *out)
 	      "                       as one row \"a > b\"\n"
 	      "  --sort=self|total    only the top-functions table by self, or by total\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
-	      "                       time, or both in ns (a recording made with --off-cpu)\n",
+	      "                       time, or both in ns (a recording made with --off-cpu)\n"
+	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
+	      "                       without it the text report shows each event in turn, and the\n"
+	      "                       other formats need it)\n",
 	      out);
 }
+
+/* --event=NAME, the one option that names what only the loaded recording can resolve. */
+static const char *event_arg;
 
 /* The output called name into *format. */
 static int parse_format(const char *name, enum report_format *format)
@@ -230,6 +242,12 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'D':
 		o->no_demangle = true;
 		return 0;
+	case 'n':
+		o->no_inline = false;
+		return 0;
+	case 'N':
+		o->no_inline = true;
+		return 0;
 	case 'r':
 		o->region = optarg;
 		return 0;
@@ -245,6 +263,9 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'M':
 	case 'O':
 		return tree_option(c, o);
+	case 'e':
+		event_arg = optarg;
+		return 0;
 	case 'V':
 		if (report__parse_view(optarg, &o->view))
 			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
@@ -310,6 +331,65 @@ static int apply_view(struct recording *r, const char *path, enum report_view v)
 	return 0;
 }
 
+static const char *report_meta_event(const struct recording *r)
+{
+	return recording__meta(r, rec_meta_keys[REC_META_event]) ?: "?";
+}
+
+/* Each event of a recording of several (perch record -e A,B) in turn, as a text report of its
+ * own samples, into one output. */
+static int print_each_event(const char *path, const struct report_opts *o, const char *output)
+{
+	FILE *out = output ? fopen(output, "w") : stdout;
+	struct report_opts eo = *o;
+	struct recording *r = NULL;
+	int ret = 0;
+
+	if (!out) {
+		log_err("cannot write %s: %s", output, strerror(errno));
+		return PERCH_EXIT_OUTPUT;
+	}
+	for (eo.event = 1; !ret; eo.event++) {
+		recording__load(path, &r);
+		if (!r || eo.event > report__nevents(r))
+			break;
+		if (report__select_event(r, eo.event - 1) || report__print(r, path, &eo, out))
+			ret = PERCH_EXIT_INTERNAL;
+		recording__free(r);
+		r = NULL;
+		fputc('\n', out);
+	}
+	recording__free(r);
+	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
+		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	return ret;
+}
+
+/* --event=NAME, or every event in turn (text), or the one event there is. */
+static int print_events(struct recording *r, const char *path, const struct report_opts *o,
+			const char *output)
+{
+	struct report_opts eo = *o;
+	uint32_t n = report__nevents(r), ev;
+
+	if (!event_arg && (n == 1 || o->format == REPORT_STATS)) /* stats: the whole file's */
+		return print_to(r, path, o, output);
+	if (event_arg && report__find_event(r, event_arg, &ev))
+		return log_usage(NULL, "--event=%s: %s has no such event (%s)", event_arg, path,
+				 report_meta_event(r));
+	if (event_arg) {
+		eo.event = ev + 1;
+		return report__select_event(r, ev) ? PERCH_EXIT_INTERNAL
+						   : print_to(r, path, &eo, output);
+	}
+	if (o->format != REPORT_TEXT)
+		return log_usage(NULL, "%s holds %u events (%s): choose one with --event=NAME",
+				 path, n, report_meta_event(r));
+	return print_each_event(path, o, output);
+}
+
 static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
 	struct recording *r = NULL;
@@ -325,7 +405,7 @@ static int report_file(const char *path, const struct report_opts *o, const char
 		recording__free(r);
 		return ret;
 	}
-	ret = print_to(r, path, o, output);
+	ret = print_events(r, path, o, output);
 	if (err)
 		ret = report_damage(path, r, err);
 	recording__free(r);
@@ -340,6 +420,8 @@ static int run_report(int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"inline", no_argument, NULL, 'n'},
+		{"no-inline", no_argument, NULL, 'N'},
 		{"region", required_argument, NULL, 'r'},
 		{"output", required_argument, NULL, 'o'},
 		{"select", required_argument, NULL, 'S'},
@@ -350,6 +432,7 @@ static int run_report(int argc, char **argv)
 		{"merge-chains", required_argument, NULL, 'M'},
 		{"sort", required_argument, NULL, 'O'},
 		{"view", required_argument, NULL, 'V'},
+		{"event", required_argument, NULL, 'e'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -381,9 +464,10 @@ const struct cli_command cli_report = {
 	.run = run_report,
 	.synopsis =
 		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
-		"                    [--lines] [--no-demangle] [--select=F] [--exclude=F] [--fold=F]\n"
+		"                    [--lines] [--no-demangle] [--inline|--no-inline]\n"
+		"                    [--select=F] [--exclude=F] [--fold=F]\n"
 		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
-		"                    [--view=cpu|off|wall]\n"
+		"                    [--view=cpu|off|wall] [--event=NAME]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };
