@@ -96,6 +96,152 @@ static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
 static uint32_t find_child(const struct perch_abi_thread *th, uint32_t parent, uint32_t name);
 static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name);
 
+/* xorshift64: the reservoir's randomness, per thread (no lock, no system call). */
+static inline uint64_t model_rand(struct perch_abi_models *m)
+{
+	uint64_t x = m->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	m->rng = x;
+	return x;
+}
+
+/* A uniform integer in [0, bound) without a division (Lemire's multiply-shift). */
+static inline uint64_t model_below(struct perch_abi_models *m, uint64_t bound)
+{
+	return (uint64_t)(((unsigned __int128)model_rand(m) * bound) >> 64);
+}
+
+/* A free slot for node, or NULL when the table is full (the call is only counted). */
+static __attribute__((noinline)) struct perch_abi_model *model_take(struct perch_abi_thread *th,
+								     uint32_t node)
+{
+	struct perch_abi_models *m = &th->models;
+	struct perch_abi_model *md;
+
+	if (m->nslots >= PERCH_MODEL_SLOTS)
+		return NULL;
+	md = &m->slots[m->nslots];
+	memset(md, 0, offsetof(struct perch_abi_model, points));
+	md->node = node;
+	md->name = th->nodes[node].name;
+	m->slot_of[node] = (uint16_t)(m->nslots + 1);
+	/* The slot before the count that shows it to the profiler. */
+	__atomic_store_n(&m->nslots, m->nslots + 1, __ATOMIC_RELEASE);
+	return md;
+}
+
+static inline struct perch_abi_model *model_slot(struct perch_abi_thread *th, uint32_t node)
+{
+	uint32_t s = th->models.slot_of[node];
+
+	return __builtin_expect(s != 0, 1) ? &th->models.slots[s - 1] : model_take(th, node);
+}
+
+/* One sized call of node: its log2(n) bucket and, by Algorithm R, the reservoir. */
+static inline void model_add(struct perch_abi_thread *th, uint32_t node, uint64_t n, uint64_t t)
+{
+	struct perch_abi_model *md = model_slot(th, node);
+	struct perch_abi_bucket *b;
+	uint64_t seen, j;
+
+	if (!md) {
+		th->models.over++;
+		return;
+	}
+	b = &md->buckets[64 - __builtin_clzll(n)];
+	b->count++;
+	b->sum_n += n;
+	b->sum_t += t;
+	b->sum_t2 += (double)t * (double)t;
+	b->sum_nt += (double)n * (double)t;
+	if (b->count == 1 || t < b->min_t)
+		b->min_t = t;
+	if (t > b->max_t)
+		b->max_t = t;
+	seen = md->seen++;
+	j = seen < PERCH_MODEL_POINTS ? seen : model_below(&th->models, seen + 1);
+	if (j < PERCH_MODEL_POINTS)
+		md->points[j] = (struct perch_abi_point){n, t};
+}
+
+static void model_reset(struct perch_abi_thread *th)
+{
+	struct perch_abi_models *m = &th->models;
+
+	memset(m->slot_of, 0, th->nnodes * sizeof(m->slot_of[0]));
+	m->slot_of[PERCH_NODE_OTHER] = 0;
+	m->nslots = 0;
+	m->over = 0;
+	if (!m->rng)
+		m->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)th->tid << 17) ^ (uintptr_t)th;
+}
+
+static void add_bucket(struct perch_abi_bucket *to, const struct perch_abi_bucket *from)
+{
+	if (!from->count)
+		return;
+	if (!to->count || from->min_t < to->min_t)
+		to->min_t = from->min_t;
+	if (from->max_t > to->max_t)
+		to->max_t = from->max_t;
+	to->count += from->count;
+	to->sum_n += from->sum_n;
+	to->sum_t += from->sum_t;
+	to->sum_t2 += from->sum_t2;
+	to->sum_nt += from->sum_nt;
+}
+
+/* Two reservoirs into one uniform sample of both streams: each kept point comes from a side
+ * with the odds of its calls, drawn without replacement from that side. Under blocks_lock (its
+ * only caller, retire), which guards the scratch copies. */
+static void merge_points(struct perch_abi_models *m, struct perch_abi_model *to,
+			 const struct perch_abi_model *from)
+{
+	static struct perch_abi_point a[PERCH_MODEL_POINTS], b[PERCH_MODEL_POINTS];
+	uint64_t sa = to->seen, sb = from->seen;
+	uint32_t na = sa < PERCH_MODEL_POINTS ? (uint32_t)sa : PERCH_MODEL_POINTS;
+	uint32_t nb = sb < PERCH_MODEL_POINTS ? (uint32_t)sb : PERCH_MODEL_POINTS;
+
+	to->seen = sa + sb;
+	if (na + nb <= PERCH_MODEL_POINTS) {
+		memcpy(to->points + na, from->points, nb * sizeof(*a));
+		return;
+	}
+	memcpy(a, to->points, na * sizeof(*a));
+	memcpy(b, from->points, nb * sizeof(*b));
+	for (uint32_t i = 0; i < PERCH_MODEL_POINTS; i++) {
+		bool take_a = !nb || (na && model_below(m, sa + sb) < sa);
+		struct perch_abi_point *v = take_a ? a : b;
+		uint32_t *k = take_a ? &na : &nb;
+		uint32_t j = (uint32_t)model_below(m, *k);
+
+		to->points[i] = v[j];
+		v[j] = v[--*k];
+	}
+}
+
+/* from's models into to's, its nodes mapped by map (from's node -> to's node). */
+static void merge_models(struct perch_abi_thread *to, const struct perch_abi_thread *from,
+			 const uint32_t *map)
+{
+	to->models.over += from->models.over;
+	for (uint32_t s = 0; s < from->models.nslots && s < PERCH_MODEL_SLOTS; s++) {
+		const struct perch_abi_model *f = &from->models.slots[s];
+		struct perch_abi_model *md = model_slot(to, map[f->node]);
+
+		if (!md) {
+			to->models.over += f->seen;
+			continue;
+		}
+		for (uint32_t k = 0; k < PERCH_MODEL_BUCKETS; k++)
+			add_bucket(&md->buckets[k], &f->buckets[k]);
+		merge_points(&to->models, md, f);
+	}
+}
+
 static void add_node(struct perch_abi_node *to, const struct perch_abi_node *from)
 {
 	to->open += from->open;
@@ -140,6 +286,8 @@ static void merge_tree(struct perch_abi_thread *to, const struct perch_abi_threa
 		add_node(&to->nodes[map[i]], n);
 	}
 	add_node(&to->nodes[PERCH_NODE_OTHER], &from->nodes[PERCH_NODE_OTHER]);
+	map[PERCH_NODE_OTHER] = PERCH_NODE_OTHER;
+	merge_models(to, from, map);
 	to->mismatches += from->mismatches;
 	to->too_deep += from->too_deep;
 }
@@ -347,6 +495,7 @@ static struct perch_abi_thread *thread_block(void)
  * regions open now become untimed, as at any attach. */
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
 {
+	model_reset(th);
 	/* Nodes past nnodes are untouched (zero), but for the overflow node. */
 	memset(th->nodes, 0, th->nnodes * sizeof(th->nodes[0]));
 	memset(&th->nodes[PERCH_NODE_OTHER], 0, sizeof(th->nodes[0]));
@@ -422,6 +571,7 @@ static __attribute__((noinline)) void catch_up_slow(struct perch_abi_thread *th,
 		th->node_at[k] = node;
 		th->start_at[k] = 0;
 		th->child_at[k] = 0;
+		th->models.size_at[k] = 0;
 		th->nodes[node].open++;
 	}
 	if (depth > th->valid_depth)
@@ -468,6 +618,7 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->child_at[depth] = 0;
 	th->nodes[node].open++;
 	th->nodes[node].size_sum += size;
+	th->models.size_at[depth] = size;
 	th->valid_depth = depth + 1;
 	if (__builtin_expect(perch_registry.timeline, 0)) {
 		begin_event(th, depth, id, size);
@@ -507,6 +658,8 @@ void perch__end_slow(uint32_t depth)
 		n->min_ticks = dur;
 	if (dur > n->max_ticks)
 		n->max_ticks = dur;
+	if (th->models.size_at[depth])
+		model_add(th, th->node_at[depth], th->models.size_at[depth], dur);
 	if (depth)
 		th->child_at[depth - 1] += dur;
 }

@@ -456,7 +456,7 @@ static const parse_fn parsers[] = {
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
-	[REC_OFFCPU] = parse_offcpu,
+	[REC_OFFCPU] = parse_offcpu,	 [REC_SIZES] = parse_sizes,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -710,6 +710,7 @@ void recording__free(struct recording *r)
 	free(r->metrics);
 	free(L->metric_points);
 	time_free(L);
+	sizes_free(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);
 	free(L);

@@ -51,6 +51,8 @@ struct loaded {
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
+	size_t cap_sthreads;
+	struct u64map sthread_tab; /* pid << 32 | tid -> index in r.sthreads (sizes.c) */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
@@ -77,6 +79,9 @@ int parse_metrics(struct loaded *L, struct cur *c);
 int parse_origins(struct loaded *L, struct cur *c);
 /* offcpu.c */
 int parse_offcpu(struct loaded *L, struct cur *c);
+/* sizes.c */
+int parse_sizes(struct loaded *L, struct cur *c);
+void sizes_free(struct loaded *L);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

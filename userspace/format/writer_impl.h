@@ -123,6 +123,9 @@ struct rec_writer {
 	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
 	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
 	size_t noffcpu, cap_offcpu;
+	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
+	size_t nsthreads, cap_sthreads;
+	struct u64map sthread_tab;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -156,6 +159,10 @@ int wr_write_metrics(struct rec_writer *w);
 int wr_offcpu_flush(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
+
+/* sizes.c: every thread's latest SIZES entry again (compaction) */
+int wr_write_sizes(struct rec_writer *w);
+void wr_sizes_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

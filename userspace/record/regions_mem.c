@@ -33,21 +33,24 @@ int regions_poke_u64(struct rproc *p, size_t off, uint64_t v)
 	return poke(p->pid, p->addr + off, &v, sizeof(v));
 }
 
-/* Version 3's registry is version 4's without the fields at its end. */
+/* Version 3's registry is version 4's without the fields at its end; version 4's is this
+ * version's registry up to ring_entries (its thread blocks end at the ring: no model slots). */
 int regions_read_registry(struct rproc *p)
 {
 	struct perch_abi_registry *r = &p->reg;
+	size_t size;
 
 	memset(r, 0, sizeof(*r));
 	if (regions_peek(p->pid, p->addr, r, REG_V3_SIZE))
 		return -1;
 	if (r->magic == PERCH_ABI_MAGIC && r->version == 3 && r->size == REG_V3_SIZE)
 		return 0;
-	if (r->magic != PERCH_ABI_MAGIC || r->version != PERCH_ABI_VERSION ||
-	    r->size != sizeof(*r)) {
+	size = r->version == 4 ? REG_V4_SIZE : sizeof(*r);
+	if (r->magic != PERCH_ABI_MAGIC ||
+	    (r->version != PERCH_ABI_VERSION && r->version != 4) || r->size != size) {
 		errno = EPROTO;
 		return -1;
 	}
 	return regions_peek(p->pid, p->addr + REG_V3_SIZE, (char *)r + REG_V3_SIZE,
-			    sizeof(*r) - REG_V3_SIZE);
+			    size - REG_V3_SIZE);
 }
