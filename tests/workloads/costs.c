@@ -8,6 +8,7 @@
  *                   "quadratic" t = 0.5 ns*n^2,             n log-uniform in [16, 4096] (to
  *                               65536 one call would take 2 s: the scenario's budget is 20 s)
  *                   every 50th call of each made 10x slower (2 % outliers)
+ *                   and, first, "setup" (no size) and "once" (one sized call): bad inputs
  *
  * The cost is a dependent multiply chain run for the calibrated number of iterations; what a
  * call really cost on this machine is what the workload measures (TSC, the clock the runtime
@@ -146,6 +147,13 @@ int main(int argc, char **argv)
 	n0 = cpu_ns();
 	spin(20000000);
 	ns_per_iter = (double)(cpu_ns() - n0) / 20000000.0;
+	/* for perch model's bad inputs: a region with no sizes, and one with a single sized call */
+	perch_region_begin("setup");
+	spin(1000);
+	perch_region_end("setup");
+	perch_region_begin_n("once", 100);
+	spin(1000);
+	perch_region_end("once");
 	t0 = tsc();
 	n0 = mono_ns();
 	for (int r = 0; r < 3; r++) {

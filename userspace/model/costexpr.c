@@ -104,8 +104,9 @@ static const char *skip_ws(const char *s)
 	return s;
 }
 
-/* An exponent after ^ or **: a finite number. */
-static const char *exponent(const char *s, double *e)
+/* An exponent after ^ or **: a finite number (1 when there is none). NULL with *bad where the
+ * number should have been. */
+static const char *exponent(const char *s, double *e, const char **bad)
 {
 	char *end;
 
@@ -118,22 +119,29 @@ static const char *exponent(const char *s, double *e)
 		*e = 1;
 		return s;
 	}
-	*e = strtod(skip_ws(s), &end);
-	return end == skip_ws(s) || !isfinite(*e) ? NULL : end;
+	s = skip_ws(s);
+	*e = strtod(s, &end);
+	if (end == s || !isfinite(*e)) {
+		*bad = s;
+		return NULL;
+	}
+	return end;
 }
 
-/* One factor into t (powers added); NULL at a factor it does not know. */
-static const char *factor(const char *s, struct cm_term *t)
+/* One factor into t (powers added); NULL with *bad at what it does not know. */
+static const char *factor(const char *s, struct cm_term *t, const char **bad)
 {
+	const char *end;
 	double e;
 
 	s = skip_ws(s);
+	*bad = s;
 	if (*s == '1' && !isdigit((unsigned char)s[1]) && s[1] != '.')
 		return s + 1;
 	if (!strncmp(s, "log2(n)", 7) || !strncmp(s, "sqrt(n)", 7)) {
 		int is_log = s[0] == 'l';
-		const char *end = exponent(s + 7, &e);
 
+		end = exponent(s + 7, &e, bad);
 		if (!end || (is_log && (e != floor(e) || e < 0 || e > 8)))
 			return NULL;
 		if (is_log)
@@ -142,23 +150,24 @@ static const char *factor(const char *s, struct cm_term *t)
 			t->p += 0.5 * e;
 		return end;
 	}
-	if (*s == 'n' && !isalnum((unsigned char)s[1]) && s[1] != '_') {
-		const char *end = exponent(s + 1, &e);
-
-		if (end)
-			t->p += e;
-		return end;
-	}
-	return NULL;
+	if (*s != 'n' || isalnum((unsigned char)s[1]) || s[1] == '_')
+		return NULL;
+	end = exponent(s + 1, &e, bad);
+	if (end)
+		t->p += e;
+	return end;
 }
 
-static const char *term(const char *s, struct cm_term *t)
+/* One term into t; NULL with *bad where the factor it could not read starts. */
+static const char *term(const char *s, struct cm_term *t, const char **bad)
 {
 	*t = (struct cm_term){0, 0};
 	for (;;) {
-		s = factor(s, t);
-		if (!s)
+		const char *next = factor(s, t, bad);
+
+		if (!next)
 			return NULL;
+		s = next;
 		s = skip_ws(s);
 		if (*s != '*' || s[1] == '*')
 			return s;
@@ -178,7 +187,7 @@ int cm_parse(const char *expr, struct cm_model *m, size_t *bad)
 
 		if (m->nterms == CM_MAX_TERMS)
 			break;
-		next = term(s, &m->terms[m->nterms]);
+		next = term(s, &m->terms[m->nterms], &s);
 		if (!next)
 			break;
 		m->nterms++;

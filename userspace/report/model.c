@@ -159,13 +159,14 @@ static void fit_row(const struct size_fit *f, size_t i, FILE *out)
 		cm_term_unit(&m->terms[j], buf, sizeof(buf));
 		fprintf(out, "%s%s", j ? ";" : "", buf);
 	}
-	fprintf(out, ",%.6f,%.6f,%.6f,%zu,%zu\n", fit->r2, fit->rel_rms, fit->heldout, fit->used,
-		fit->culled);
+	fprintf(out, ",%.6f,%.6f,%.6f,%zu,%zu,%llu,%zu\n", fit->r2, fit->rel_rms, fit->heldout,
+		fit->used, fit->culled, (unsigned long long)f->g->seen, f->g->nfiles);
 }
 
 void model_report_fits(const struct size_fit *f, size_t n, FILE *out)
 {
-	fputs("region,model,chosen,terms,coefficients,units,r2,rel_rms,heldout,used,culled\n",
+	fputs("region,model,chosen,terms,coefficients,units,r2,rel_rms,heldout,used,culled,calls,"
+	      "recordings\n",
 	      out);
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; !f[i].err && k < f[i].nmodels; k++) {

@@ -15,8 +15,10 @@
 void model_report_text(const struct size_set *s, const struct size_fit *f, size_t n, FILE *out);
 /* region,n,t_ns,fit_ns,residual_ns,culled: every point with the chosen model's value. */
 void model_report_csv(const struct size_fit *f, size_t n, FILE *out);
-/* region,model,chosen,terms,coefficients,units,r2,rel_rms,heldout,used,culled: every
- * candidate of every region (terms, coefficients, units ';'-separated). */
+/* region,model,chosen,terms,coefficients,units,r2,rel_rms,heldout,used,culled,calls,recordings:
+ * every candidate of every region (terms, coefficients, units ';'-separated; chosen 1 for the
+ * choice, 2 for the runner-up, else 0; calls: the region's sized calls pooled, recordings: how
+ * many of the inputs had it). */
 void model_report_fits(const struct size_fit *f, size_t n, FILE *out);
 /* One SVG document, a panel per region: points (culled ones marked), the fitted curve, the
  * relative residuals below; log-scale x where n spans more than a decade. */

@@ -16,8 +16,8 @@
 #define PLOT_H	   320.0
 #define RES_H	   130.0
 #define ML	   78.0 /* margins of the plot area */
-#define MR	   24.0
-#define MT	   58.0
+#define MR	   44.0
+#define MT	   74.0
 #define GAP	   52.0
 #define MB	   52.0
 #define PANEL_H	   (MT + PLOT_H + GAP + RES_H + MB)
@@ -66,7 +66,7 @@ static void ax_range(struct axis *a, double lo, double hi, bool allow_log)
 	}
 }
 
-/* A time with the unit that suits the axis's top value. */
+/* A time with the unit that suits the axis's top value (on a log axis, the value's own). */
 static void time_label(double ns, double top, char *buf, size_t len)
 {
 	if (top < 1e3)
@@ -97,7 +97,7 @@ static void y_ticks(const struct axis *a, bool is_time, FILE *out)
 		char lab[32];
 
 		if (is_time)
-			time_label(v, a->hi, lab, sizeof(lab));
+			time_label(v, a->log ? v * 1.001 : a->hi, lab, sizeof(lab));
 		else
 			snprintf(lab, sizeof(lab), "%+g%%", fabs(v) < 1e-12 ? 0 : v);
 		fprintf(out,
@@ -143,10 +143,13 @@ static void title(const struct size_fit *f, double y, FILE *out)
 	fprintf(out, " · R² %.4f · "
 		     "relative RMS %.2f%% · held-out %.2f%% · %zu points, %zu culled",
 		b->r2, 100 * b->rel_rms, 100 * b->heldout, b->used, b->culled);
-	if (f->runner != SIZE_MAX)
-		fprintf(out, " · runner-up %s (held-out %.2f%%)", f->models[f->runner].name,
-			100 * f->fits[f->runner].heldout);
 	fputs("</text>\n", out);
+	if (f->runner != SIZE_MAX)
+		fprintf(out,
+			"<text x='12' y='%.1f' class='sub'>runner-up %s (held-out %.2f%%); %llu "
+			"calls in all, %zu sampled</text>\n",
+			y + 34, f->models[f->runner].name, 100 * f->fits[f->runner].heldout,
+			(unsigned long long)f->g->seen, f->g->npoints);
 }
 
 /* The data's ranges: n over every point, t over the used points and the curve. */
@@ -249,11 +252,11 @@ static void panel(const struct size_fit *f, double top, FILE *out)
 		r_top + RES_H / 2, r_top + RES_H / 2, (ML + W - MR) / 2, r_top + RES_H + 38,
 		x.log ? ", log scale" : "");
 	fprintf(out,
-		"<g class='legend'><circle class='pt' cx='%.1f' cy='%.1f' r='3'/><text x='%.1f' "
+		"<g class='legend'><rect x='%.1f' y='%.1f' width='270' height='22'/><circle class='pt' cx='%.1f' cy='%.1f' r='3'/><text x='%.1f' "
 		"y='%.1f'>call (sampled)</text><path class='cull' d='M%.1f %.1fl6 6m0 -6l-6 6'/>"
 		"<text x='%.1f' y='%.1f'>culled</text><line class='fit' x1='%.1f' x2='%.1f' "
 		"y1='%.1f' y2='%.1f'/><text x='%.1f' y='%.1f'>model</text></g>\n",
-		ML + 14, top + MT + 14, ML + 22, top + MT + 18, ML + 125, top + MT + 11, ML + 140,
+		ML + 6, top + MT + 3, ML + 14, top + MT + 14, ML + 22, top + MT + 18, ML + 125, top + MT + 11, ML + 140,
 		top + MT + 18, ML + 200, ML + 222, top + MT + 14, top + MT + 14, ML + 228,
 		top + MT + 18);
 }
@@ -279,7 +282,7 @@ void model_report_svg_inline(const struct size_fit *f, size_t n, FILE *out)
 		".yl{text-anchor:end;fill:#333}.xl{text-anchor:middle;fill:#333}"
 		".axis{text-anchor:middle;fill:#222;font-size:13px}"
 		".pt{fill:#1f77b4;fill-opacity:.55}.cull{stroke:#d62728;stroke-width:1.6;fill:none}"
-		".fit{fill:none;stroke:#ff7f0e;stroke-width:2.5}.legend text{fill:#222}</style>\n"
+		".fit{fill:none;stroke:#ff7f0e;stroke-width:2.5}.legend text{fill:#222}.legend rect{fill:white;fill-opacity:.85;stroke:#ccc}</style>\n"
 		"<rect width='100%%' height='100%%' fill='white'/>\n",
 		W, PANEL_H * (double)fitted(f, n), W, PANEL_H * (double)fitted(f, n));
 	for (size_t i = 0; i < n; i++) {
