@@ -116,7 +116,7 @@ static inline uint64_t model_below(struct perch_abi_models *m, uint64_t bound)
 
 /* A free slot for node, or NULL when the table is full (the call is only counted). */
 static __attribute__((noinline)) struct perch_abi_model *model_take(struct perch_abi_thread *th,
-								     uint32_t node)
+								    uint32_t node)
 {
 	struct perch_abi_models *m = &th->models;
 	struct perch_abi_model *md;

@@ -96,7 +96,8 @@ struct perch_abi_point {
 struct perch_abi_model {
 	uint32_t node; /* the node of the thread's tree it belongs to */
 	uint32_t name; /* that node's name id */
-	uint64_t seen; /* sized calls so far: points[0 .. min(seen, PERCH_MODEL_POINTS)) hold data */
+	uint64_t
+		seen; /* sized calls so far: points[0 .. min(seen, PERCH_MODEL_POINTS)) hold data */
 	struct perch_abi_bucket buckets[PERCH_MODEL_BUCKETS];
 	struct perch_abi_point points[PERCH_MODEL_POINTS];
 };
@@ -105,8 +106,8 @@ struct perch_abi_models {
 	uint64_t size_at[PERCH_MAX_DEPTH]; /* the open activations' sizes, by depth */
 	uint32_t nslots;		   /* slots[0 .. nslots) are in use */
 	uint32_t pad;
-	uint64_t over; /* sized calls of nodes that found no free slot */
-	uint64_t rng;  /* xorshift64 state of the reservoir */
+	uint64_t over;			   /* sized calls of nodes that found no free slot */
+	uint64_t rng;			   /* xorshift64 state of the reservoir */
 	uint16_t slot_of[PERCH_MAX_NODES]; /* per node: its slot + 1, 0 none */
 	struct perch_abi_model slots[PERCH_MODEL_SLOTS];
 };

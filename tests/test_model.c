@@ -151,9 +151,18 @@ static size_t make_points(struct cm_point *p, size_t n, double (*cost)(double))
 	return slow;
 }
 
-static double linear(double n) { return 300 + 2 * n; }
-static double nlogn(double n) { return 40 * n * log2(n); }
-static double quadratic(double n) { return 0.5 * n * n; }
+static double linear(double n)
+{
+	return 300 + 2 * n;
+}
+static double nlogn(double n)
+{
+	return 40 * n * log2(n);
+}
+static double quadratic(double n)
+{
+	return 0.5 * n * n;
+}
 
 static void choose_case(double (*cost)(double), size_t want, double a, double b)
 {

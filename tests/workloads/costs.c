@@ -33,7 +33,7 @@
 
 struct call {
 	double n, t, target;
-	double outer; /* the same call timed around its markers */
+	double outer;  /* the same call timed around its markers */
 	int slow;      /* made 10x slower on purpose */
 	int disturbed; /* the thread was off the CPU during the call (preempted) */
 };
@@ -80,9 +80,18 @@ static double uniform(void)
 	return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-static double linear(double n) { return 300 + 2 * n; }
-static double nlogn(double n) { return 40 * n * log2(n); }
-static double quadratic(double n) { return 0.5 * n * n; }
+static double linear(double n)
+{
+	return 300 + 2 * n;
+}
+static double nlogn(double n)
+{
+	return 40 * n * log2(n);
+}
+static double quadratic(double n)
+{
+	return 0.5 * n * n;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -129,9 +138,18 @@ static void own_fit(const char *name, struct call *c, int k, double (*g)(double)
 		printf("warning %s: only %d of %d calls ran undisturbed\n", name, used, k);
 }
 
-static double g_lin(double n) { return n; }
-static double g_nlogn(double n) { return n * log2(n); }
-static double g_sq(double n) { return n * n; }
+static double g_lin(double n)
+{
+	return n;
+}
+static double g_nlogn(double n)
+{
+	return n * log2(n);
+}
+static double g_sq(double n)
+{
+	return n * n;
+}
 
 int main(int argc, char **argv)
 {

@@ -81,9 +81,12 @@ static int add_regions(struct model_args *a, char *list)
 static int parse_args(int argc, char **argv, struct model_args *a)
 {
 	static const struct option longopts[] = {
-		{"region", required_argument, NULL, 'r'}, {"model", required_argument, NULL, 'm'},
-		{"cull", required_argument, NULL, 'c'},	  {"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{"region", required_argument, NULL, 'r'},
+		{"model", required_argument, NULL, 'm'},
+		{"cull", required_argument, NULL, 'c'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	char *end;
@@ -96,9 +99,11 @@ static int parse_args(int argc, char **argv, struct model_args *a)
 			a->expr = optarg;
 		if (c == 'c' && ((a->nsigma = strtod(optarg, &end)) < 0 || end == optarg || *end ||
 				 a->nsigma > 1000))
-			return log_usage(NULL, "bad --cull '%s' (a number of sigmas, 0: none)", optarg);
+			return log_usage(NULL, "bad --cull '%s' (a number of sigmas, 0: none)",
+					 optarg);
 		if (c == 'f' && parse_format(optarg, &a->format))
-			return log_usage(NULL, "unknown --format '%s' (text, csv, fits, svg)", optarg);
+			return log_usage(NULL, "unknown --format '%s' (text, csv, fits, svg)",
+					 optarg);
 		if (c == 'o')
 			a->output = optarg;
 		if (c == 'h')

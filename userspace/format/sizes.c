@@ -52,7 +52,8 @@ static bool model_ok(const struct rec_size_model *m, size_t nstrs)
 	    (m->nbuckets && !m->buckets) || (m->npoints && !m->points))
 		return false;
 	for (uint32_t k = 0; k < m->nbuckets; k++) {
-		if (m->buckets[k].log2 > MAX_LOG2 || (k && m->buckets[k].log2 <= m->buckets[k - 1].log2))
+		if (m->buckets[k].log2 > MAX_LOG2 ||
+		    (k && m->buckets[k].log2 <= m->buckets[k - 1].log2))
 			return false;
 	}
 	return true;

@@ -142,7 +142,8 @@ static int fit_work(struct fitwork *f, double nsigma, struct cm_fit *out)
 	out->heldout = NAN;
 	for (int pass = 0; !err && pass < MAX_PASSES; pass++) {
 		err = fit_once(f, out->coef);
-		if (!err && !reweight_cull(f, out->coef, nsigma, &f->sigma) && pass + 1 >= MIN_PASSES)
+		if (!err && !reweight_cull(f, out->coef, nsigma, &f->sigma) &&
+		    pass + 1 >= MIN_PASSES)
 			break;
 	}
 	if (!err)
@@ -151,8 +152,7 @@ static int fit_work(struct fitwork *f, double nsigma, struct cm_fit *out)
 	return err;
 }
 
-static int work_new(struct fitwork *f, const struct cm_point *p, size_t n,
-		    const struct cm_model *m)
+static int work_new(struct fitwork *f, const struct cm_point *p, size_t n, const struct cm_model *m)
 {
 	*f = (struct fitwork){.p = p, .n = n, .m = m};
 	f->use = calloc(n ? n : 1, 1);
@@ -225,8 +225,8 @@ static double heldout(struct fitwork *f, double nsigma, size_t folds)
 	return cnt ? sqrt(ss / (double)cnt) : NAN;
 }
 
-static void pick(const struct cm_model *models, size_t nm, const struct cm_fit *fits,
-		 size_t *best, size_t *runner)
+static void pick(const struct cm_model *models, size_t nm, const struct cm_fit *fits, size_t *best,
+		 size_t *runner)
 {
 	size_t lo = SIZE_MAX;
 

@@ -31,8 +31,8 @@ struct cm_point {
 };
 
 struct cm_fit {
-	int err;		    /* 0, or -EDOM: fewer points than coefficients */
-	double coef[CM_MAX_TERMS];  /* ns per unit of each term */
+	int err;		     /* 0, or -EDOM: fewer points than coefficients */
+	double coef[CM_MAX_TERMS];   /* ns per unit of each term */
 	double r2, rel_rms, heldout; /* heldout: k-fold relative RMS error (NAN: not computed) */
 	size_t used, culled;
 };

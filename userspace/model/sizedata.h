@@ -16,19 +16,19 @@
 
 struct size_region {
 	char *name;
-	uint64_t seen;	   /* sized calls */
-	size_t nthreads;   /* thread entries that had it */
-	size_t nfiles;	   /* recordings that had it */
-	size_t last_file;  /* the index of the last recording counted in nfiles, plus one */
+	uint64_t seen;	  /* sized calls */
+	size_t nthreads;  /* thread entries that had it */
+	size_t nfiles;	  /* recordings that had it */
+	size_t last_file; /* the index of the last recording counted in nfiles, plus one */
 	struct rec_size_bucket buckets[SIZE_BUCKETS]; /* by log2; count 0: none */
-	struct cm_point *points;		     /* the reservoirs, put together */
+	struct cm_point *points;		      /* the reservoirs, put together */
 	size_t npoints, cap;
 };
 
 struct size_set {
 	struct size_region *regions; /* in the order first seen */
 	size_t n, cap;
-	uint64_t over;	   /* sized calls the runtimes had no model slot for */
+	uint64_t over; /* sized calls the runtimes had no model slot for */
 	size_t nfiles;
 };
 

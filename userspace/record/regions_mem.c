@@ -46,8 +46,8 @@ int regions_read_registry(struct rproc *p)
 	if (r->magic == PERCH_ABI_MAGIC && r->version == 3 && r->size == REG_V3_SIZE)
 		return 0;
 	size = r->version == 4 ? REG_V4_SIZE : sizeof(*r);
-	if (r->magic != PERCH_ABI_MAGIC ||
-	    (r->version != PERCH_ABI_VERSION && r->version != 4) || r->size != size) {
+	if (r->magic != PERCH_ABI_MAGIC || (r->version != PERCH_ABI_VERSION && r->version != 4) ||
+	    r->size != size) {
 		errno = EPROTO;
 		return -1;
 	}

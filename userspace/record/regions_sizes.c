@@ -37,8 +37,7 @@ static uint64_t ns(double ticks, double scale)
 	return (uint64_t)(ticks * scale + 0.5);
 }
 
-static int convert_buckets(struct rec_size_model *m, const struct perch_abi_model *s,
-			   double scale)
+static int convert_buckets(struct rec_size_model *m, const struct perch_abi_model *s, double scale)
 {
 	m->buckets = calloc(PERCH_MODEL_BUCKETS, sizeof(*m->buckets));
 	if (!m->buckets)

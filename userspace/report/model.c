@@ -79,8 +79,9 @@ static void region_text(const struct size_fit *f, FILE *out)
 {
 	const struct cm_fit *b = &f->fits[f->best];
 
-	fprintf(out, "\nregion %s: %llu sized calls in %zu thread%s of %zu recording%s, %zu in the "
-		     "sample; %zu used, %zu culled\n",
+	fprintf(out,
+		"\nregion %s: %llu sized calls in %zu thread%s of %zu recording%s, %zu in the "
+		"sample; %zu used, %zu culled\n",
 		f->g->name, (unsigned long long)f->g->seen, f->g->nthreads,
 		f->g->nthreads == 1 ? "" : "s", f->g->nfiles, f->g->nfiles == 1 ? "" : "s",
 		f->g->npoints, b->used, b->culled);
@@ -111,8 +112,9 @@ void model_report_text(const struct size_set *s, const struct size_fit *f, size_
 		fputs("no culling; ", out);
 	fprintf(out, "chosen by %d-fold held-out error)\n", CM_FOLDS);
 	if (s->over)
-		fprintf(out, "note: %llu sized calls found no model slot in their thread (%d nodes "
-			     "per thread keep one): not in the fits\n",
+		fprintf(out,
+			"note: %llu sized calls found no model slot in their thread (%d nodes "
+			"per thread keep one): not in the fits\n",
 			(unsigned long long)s->over, PERCH_MODEL_SLOTS);
 	for (size_t i = 0; i < n; i++) {
 		if (!f[i].err)

@@ -12,15 +12,15 @@
 #include "common.h"
 #include "model.h"
 
-#define W	   820.0
-#define PLOT_H	   320.0
-#define RES_H	   130.0
-#define ML	   78.0 /* margins of the plot area */
-#define MR	   44.0
-#define MT	   74.0
-#define GAP	   52.0
-#define MB	   52.0
-#define PANEL_H	   (MT + PLOT_H + GAP + RES_H + MB)
+#define W	    820.0
+#define PLOT_H	    320.0
+#define RES_H	    130.0
+#define ML	    78.0 /* margins of the plot area */
+#define MR	    44.0
+#define MT	    74.0
+#define GAP	    52.0
+#define MB	    52.0
+#define PANEL_H	    (MT + PLOT_H + GAP + RES_H + MB)
 #define CURVE_STEPS 240
 
 struct axis {
@@ -140,8 +140,9 @@ static void title(const struct size_fit *f, double y, FILE *out)
 	}
 	fprintf(out, "</text>\n<text x='12' y='%.1f' class='sub'>model ", y + 18);
 	xml_text(m->name, out);
-	fprintf(out, " · R² %.4f · "
-		     "relative RMS %.2f%% · held-out %.2f%% · %zu points, %zu culled",
+	fprintf(out,
+		" · R² %.4f · "
+		"relative RMS %.2f%% · held-out %.2f%% · %zu points, %zu culled",
 		b->r2, 100 * b->rel_rms, 100 * b->heldout, b->used, b->culled);
 	fputs("</text>\n", out);
 	if (f->runner != SIZE_MAX)
@@ -175,8 +176,7 @@ static void ranges(const struct size_fit *f, struct axis *x, struct axis *y)
 	ax_range(y, isfinite(tlo) ? tlo : 1, thi > 0 ? thi * 1.05 : 1, true);
 }
 
-static void curve(const struct size_fit *f, const struct axis *x, const struct axis *y,
-		  FILE *out)
+static void curve(const struct size_fit *f, const struct axis *x, const struct axis *y, FILE *out)
 {
 	const struct cm_model *m = &f->models[f->best];
 
@@ -256,9 +256,9 @@ static void panel(const struct size_fit *f, double top, FILE *out)
 		"y='%.1f'>call (sampled)</text><path class='cull' d='M%.1f %.1fl6 6m0 -6l-6 6'/>"
 		"<text x='%.1f' y='%.1f'>culled</text><line class='fit' x1='%.1f' x2='%.1f' "
 		"y1='%.1f' y2='%.1f'/><text x='%.1f' y='%.1f'>model</text></g>\n",
-		ML + 6, top + MT + 3, ML + 14, top + MT + 14, ML + 22, top + MT + 18, ML + 125, top + MT + 11, ML + 140,
-		top + MT + 18, ML + 200, ML + 222, top + MT + 14, top + MT + 14, ML + 228,
-		top + MT + 18);
+		ML + 6, top + MT + 3, ML + 14, top + MT + 14, ML + 22, top + MT + 18, ML + 125,
+		top + MT + 11, ML + 140, top + MT + 18, ML + 200, ML + 222, top + MT + 14,
+		top + MT + 14, ML + 228, top + MT + 18);
 }
 
 static size_t fitted(const struct size_fit *f, size_t n)
