@@ -76,8 +76,8 @@ struct perch_abi_node {
  * so the profiler can fit time(n) without unbounded memory. Per log2(n) bucket (bucket b holds
  * 2^(b-1) <= n < 2^b, bucket 0 n = 0 never: sizes 0 are not sizes) the count, sums of n, t, t^2,
  * n*t (t in ticks; the squares as doubles, which cannot overflow) and min/max t; and a reservoir
- * of PERCH_MODEL_POINTS raw (n, t) calls, a uniform sample of all (Algorithm R, per-thread
- * xorshift). A thread takes a slot for a node at its first sized call; past PERCH_MODEL_SLOTS
+ * of PERCH_MODEL_POINTS raw (n, t) calls, a uniform sample of all (Algorithm R's sample, drawn
+ * as Algorithm L does: the gap to the next replaced call, per-thread xorshift). A thread takes a slot for a node at its first sized call; past PERCH_MODEL_SLOTS
  * nodes the calls are only counted (models_over). */
 #define PERCH_MODEL_SLOTS   32
 #define PERCH_MODEL_BUCKETS 65
@@ -85,8 +85,9 @@ struct perch_abi_node {
 
 struct perch_abi_bucket {
 	uint64_t count, sum_n, sum_t;
-	uint64_t min_t, max_t;
+	uint64_t min_t, max_t; /* min_t UINT64_MAX while count is 0 */
 	double sum_t2, sum_nt;
+	uint64_t pad; /* 64 bytes: a bucket is one cache line */
 };
 
 struct perch_abi_point {
@@ -98,6 +99,11 @@ struct perch_abi_model {
 	uint32_t name; /* that node's name id */
 	uint64_t
 		seen; /* sized calls so far: points[0 .. min(seen, PERCH_MODEL_POINTS)) hold data */
+	/* The reservoir's next replacement (Algorithm L: the call index, and its W), so a call
+	 * that is not sampled costs one compare. */
+	uint64_t next;
+	double w;
+	uint64_t pad[4];
 	struct perch_abi_bucket buckets[PERCH_MODEL_BUCKETS];
 	struct perch_abi_point points[PERCH_MODEL_POINTS];
 };
