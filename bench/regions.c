@@ -109,8 +109,8 @@ int main(int argc, char **argv)
 		return 2;
 #ifndef PERCH_DISABLE
 	perch_registry.timeline = !strcmp(mode, "timeline");
-	perch_registry.active = !strcmp(mode, "active") || !strcmp(mode, "sized-active") ||
-				perch_registry.timeline;
+	perch_registry.active =
+		!strcmp(mode, "active") || !strcmp(mode, "sized-active") || perch_registry.timeline;
 #endif
 	if (threads < 1 || threads > 2)
 		return 2;
