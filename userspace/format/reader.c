@@ -456,7 +456,8 @@ static const parse_fn parsers[] = {
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
-	[REC_OFFCPU] = parse_offcpu,	 [REC_SIZES] = parse_sizes,
+	[REC_OFFCPU] = parse_offcpu,	 [REC_STEPS] = parse_steps,
+	[REC_SIZES] = parse_sizes,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -709,6 +710,8 @@ void recording__free(struct recording *r)
 	free(L->stack);
 	free(r->metrics);
 	free(L->metric_points);
+	free(r->steps);
+	free(L->step_counts);
 	time_free(L);
 	sizes_free(L);
 	u64map__clear(&L->thread_tab);
