@@ -65,11 +65,31 @@ if [ "$rows" -ge 2 ] && [ $((rows - culled)) -eq "$used" ] && [ "$culled" -ge 1 
 else
 	bad "csv" "$rows rows, $culled culled, the fit used $used"
 fi
-"$PERCH" model --format=svg -o "$T/m.svg" "$T/costs.data"
+"$PERCH" model "$three" --format=svg -o "$T/m.svg" "$T/costs.data"
 if python3 -c 'import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); sys.exit(sum(1 for t in d.getElementsByTagName("text") if t.firstChild and t.firstChild.data.startswith("region ")) != 3)' "$T/m.svg"; then
 	ok "svg: well-formed, one panel per sized region (3)"
 else
 	bad "svg" "not well-formed or not 3 panels"
+fi
+
+# the HTML report carries the same plots (its "Cost models" tab) when the recording has sizes,
+# and nothing of the kind when it has none
+panels() {
+	python3 -c 'import sys, json, re, xml.dom.minidom as m
+page = open(sys.argv[1]).read()
+d = json.loads(re.search(r"<script type=\"application/json\" id=\"perch-data\">(.*?)</script>", page, re.S).group(1))
+if "models" not in d: print(0); sys.exit()
+svg = m.parseString(d["models"]["svg"])
+print(sum(1 for t in svg.getElementsByTagName("text") if t.firstChild and t.firstChild.data.startswith("region ")))' "$1"
+}
+"$PERCH" report --format=html -o "$T/costs.html" "$T/costs.data"
+"$PERCH" report --format=html -o "$T/golden.html" "$TESTS/golden/regions.data"
+with=$(panels "$T/costs.html")
+without=$(panels "$T/golden.html")
+if [ "$with" = 3 ] && [ "$without" = 0 ]; then
+	ok "html: the Cost models tab's SVG has the 3 panels; a recording without sizes has no tab"
+else
+	bad "html" "$with panels (want 3), $without without sizes (want 0)"
 fi
 
 # pooling: two recordings (the same one twice, and through perch merge) double the calls
