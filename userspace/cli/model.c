@@ -38,12 +38,13 @@ struct model_args {
 static void model_options(FILE *out)
 {
 	fputs("model options:\n"
-	      "  --region=NAME[,NAME]  only these regions (repeatable; default: every sized one)\n"
+	      "  --region=NAME[,NAME] only these regions (repeatable; default: every sized one)\n"
 	      "  --model=TERMS        one more candidate, its basis terms comma-separated: 1, n,\n"
 	      "                       log2(n), sqrt(n), n^K (or n**K), products with *\n"
 	      "                       (e.g. '1,n,n*log2(n)')\n"
-	      "  --cull=NSIGMA        drop calls whose relative residual passes NSIGMA times the\n"
-	      "                       residuals' RMS, and fit again (default 3; 0: no culling)\n"
+	      "  --cull=NSIGMA        drop calls whose relative residual passes NSIGMA robust\n"
+	      "                       sigmas (from the median absolute residual, at least 1 %),\n"
+	      "                       and fit again until none does (default 3; 0: no culling)\n"
 	      "  --format=F           text (default), csv (points and fitted values), fits (every\n"
 	      "                       candidate's coefficients), svg (a plot per region)\n"
 	      "  -o, --output=FILE    write there instead of standard output\n",
@@ -282,7 +283,7 @@ static int run_model(int argc, char **argv)
 const struct cli_command cli_model = {
 	.name = "model",
 	.run = run_model,
-	.synopsis = "perch model [--region=NAME] [--model=TERMS] [--cull=NSIGMA] "
+	.synopsis = "perch model [--region=NAME[,NAME]] [--model=TERMS] [--cull=NSIGMA] "
 		    "[--format=text|csv|fits|svg] [-o FILE] [FILE...]\n",
 	.options = model_options,
 };
