@@ -111,6 +111,10 @@ static void own_fit(const char *name, struct call *c, int k, double (*g)(double)
 		if (!c[i].slow && !c[i].disturbed)
 			ratio[m++] = c[i].t / c[i].target;
 	}
+	if (!m) {
+		printf("warning %s: no undisturbed call\n", name);
+		return;
+	}
 	qsort(ratio, (size_t)m, sizeof(ratio[0]), cmp_double);
 	med = ratio[m / 2];
 	for (int i = 0; i < k; i++) {
