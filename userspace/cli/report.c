@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "format/keys.h"
 #include "format/recording.h"
 #include "model/query.h"
 #include "report/report.h"
@@ -84,9 +85,15 @@ static void report_options(FILE *out)
 	      "                       as one row \"a > b\"\n"
 	      "  --sort=self|total    only the top-functions table by self, or by total\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
-	      "                       time, or both in ns (a recording made with --off-cpu)\n",
+	      "                       time, or both in ns (a recording made with --off-cpu)\n"
+	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
+	      "                       without it the text report shows each event in turn, and the\n"
+	      "                       other formats need it)\n",
 	      out);
 }
+
+/* --event=NAME, the one option that names what only the loaded recording can resolve. */
+static const char *event_arg;
 
 /* The output called name into *format. */
 static int parse_format(const char *name, enum report_format *format)
@@ -245,6 +252,9 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'M':
 	case 'O':
 		return tree_option(c, o);
+	case 'e':
+		event_arg = optarg;
+		return 0;
 	case 'V':
 		if (report__parse_view(optarg, &o->view))
 			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
@@ -310,6 +320,65 @@ static int apply_view(struct recording *r, const char *path, enum report_view v)
 	return 0;
 }
 
+static const char *report_meta_event(const struct recording *r)
+{
+	return recording__meta(r, rec_meta_keys[REC_META_event]) ?: "?";
+}
+
+/* Each event of a recording of several (perch record -e A,B) in turn, as a text report of its
+ * own samples, into one output. */
+static int print_each_event(const char *path, const struct report_opts *o, const char *output)
+{
+	FILE *out = output ? fopen(output, "w") : stdout;
+	struct report_opts eo = *o;
+	struct recording *r = NULL;
+	int ret = 0;
+
+	if (!out) {
+		log_err("cannot write %s: %s", output, strerror(errno));
+		return PERCH_EXIT_OUTPUT;
+	}
+	for (eo.event = 1; !ret; eo.event++) {
+		recording__load(path, &r);
+		if (!r || eo.event > report__nevents(r))
+			break;
+		if (report__select_event(r, eo.event - 1) || report__print(r, path, &eo, out))
+			ret = PERCH_EXIT_INTERNAL;
+		recording__free(r);
+		r = NULL;
+		fputc('\n', out);
+	}
+	recording__free(r);
+	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
+		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	return ret;
+}
+
+/* --event=NAME, or every event in turn (text), or the one event there is. */
+static int print_events(struct recording *r, const char *path, const struct report_opts *o,
+			const char *output)
+{
+	struct report_opts eo = *o;
+	uint32_t n = report__nevents(r), ev;
+
+	if (!event_arg && (n == 1 || o->format == REPORT_STATS)) /* stats: the whole file's */
+		return print_to(r, path, o, output);
+	if (event_arg && report__find_event(r, event_arg, &ev))
+		return log_usage(NULL, "--event=%s: %s has no such event (%s)", event_arg, path,
+				 report_meta_event(r));
+	if (event_arg) {
+		eo.event = ev + 1;
+		return report__select_event(r, ev) ? PERCH_EXIT_INTERNAL
+						   : print_to(r, path, &eo, output);
+	}
+	if (o->format != REPORT_TEXT)
+		return log_usage(NULL, "%s holds %u events (%s): choose one with --event=NAME",
+				 path, n, report_meta_event(r));
+	return print_each_event(path, o, output);
+}
+
 static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
 	struct recording *r = NULL;
@@ -325,7 +394,7 @@ static int report_file(const char *path, const struct report_opts *o, const char
 		recording__free(r);
 		return ret;
 	}
-	ret = print_to(r, path, o, output);
+	ret = print_events(r, path, o, output);
 	if (err)
 		ret = report_damage(path, r, err);
 	recording__free(r);
@@ -350,6 +419,7 @@ static int run_report(int argc, char **argv)
 		{"merge-chains", required_argument, NULL, 'M'},
 		{"sort", required_argument, NULL, 'O'},
 		{"view", required_argument, NULL, 'V'},
+		{"event", required_argument, NULL, 'e'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -383,7 +453,7 @@ const struct cli_command cli_report = {
 		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
 		"                    [--lines] [--no-demangle] [--select=F] [--exclude=F] [--fold=F]\n"
 		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
-		"                    [--view=cpu|off|wall]\n"
+		"                    [--view=cpu|off|wall] [--event=NAME]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };
