@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "perch_abi.h"
 #include "common.h"
@@ -36,30 +37,72 @@ static void formula(const struct cm_model *m, FILE *out)
 	}
 }
 
-static void buckets(const struct size_fit *f, FILE *out)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median relative residual of the sampled calls the fit kept in bucket b (n in [2^(b-1),
+ * 2^b)); NAN when it has none. tmp: room for every point. */
+static double bucket_residual(const struct size_fit *f, size_t b, double *tmp)
 {
 	const struct cm_model *m = &f->models[f->best];
-	char b1[24], b2[24], b3[24], b4[24];
+	double lo = ldexp(1, (int)b - 1), hi = ldexp(1, (int)b);
+	size_t k = 0;
 
-	fprintf(out, "  %-17s %10s %11s %11s %11s %11s %10s\n", "n (all calls)", "calls", "mean",
-		"min", "max", "model", "departure");
-	for (size_t b = 1; b < SIZE_BUCKETS; b++) {
-		const struct rec_size_bucket *k = &f->g->buckets[b];
-		double mean, model;
-		char range[48];
+	for (size_t i = 0; i < f->g->npoints; i++) {
+		const struct cm_point *p = &f->g->points[i];
+		double v;
 
-		if (!k->count)
+		if (f->culled[i] || p->n < lo || p->n >= hi)
 			continue;
-		mean = k->sum_t / (double)k->count;
-		model = cm_eval(m, f->fits[f->best].coef, k->sum_n / (double)k->count);
-		snprintf(range, sizeof(range), "%llu-%llu", 1ull << (b - 1),
-			 b == 64 ? UINT64_MAX : (1ull << b) - 1);
-		fprintf(out, "  %-17s %10llu %s %s %s %s %+9.1f%%\n", range,
-			(unsigned long long)k->count, report_fmt_time(b1, (uint64_t)llround(mean)),
-			report_fmt_time(b2, k->min_ns), report_fmt_time(b3, k->max_ns),
-			report_fmt_time(b4, (uint64_t)llround(model > 0 ? model : 0)),
-			model > 0 ? 100 * (mean / model - 1) : 0.0);
+		v = cm_eval(m, f->fits[f->best].coef, p->n);
+		if (v > 0)
+			tmp[k++] = p->t / v - 1;
 	}
+	if (!k)
+		return NAN;
+	qsort(tmp, k, sizeof(*tmp), cmp_double);
+	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+}
+
+static void bucket_row(const struct size_fit *f, size_t b, double *tmp, FILE *out)
+{
+	const struct rec_size_bucket *k = &f->g->buckets[b];
+	const struct cm_model *m = &f->models[f->best];
+	double mean = k->sum_t / (double)k->count, res = bucket_residual(f, b, tmp);
+	double model = cm_eval(m, f->fits[f->best].coef, k->sum_n / (double)k->count);
+	char b1[24], b2[24], b3[24], b4[24], range[48], fit[16] = "-";
+
+	snprintf(range, sizeof(range), "%llu-%llu", 1ull << (b - 1),
+		 b == 64 ? UINT64_MAX : (1ull << b) - 1);
+	if (!isnan(res))
+		snprintf(fit, sizeof(fit), "%+.1f%%", 100 * res);
+	fprintf(out, "  %-17s %10llu %s %s %s %s %+9.1f%% %9s\n", range,
+		(unsigned long long)k->count, report_fmt_time(b1, (uint64_t)llround(mean)),
+		report_fmt_time(b2, k->min_ns), report_fmt_time(b3, k->max_ns),
+		report_fmt_time(b4, (uint64_t)llround(model > 0 ? model : 0)),
+		model > 0 ? 100 * (mean / model - 1) : 0.0, fit);
+}
+
+/* Per log2(n) bucket: every call's mean, min and max against the model at the bucket's mean n
+ * (outliers included), and the median residual of the sampled calls the fit kept (where a size
+ * regime departs from the model, outliers aside). */
+static void buckets(const struct size_fit *f, FILE *out)
+{
+	double *tmp = malloc((f->g->npoints ? f->g->npoints : 1) * sizeof(*tmp));
+
+	if (!tmp)
+		return;
+	fprintf(out, "  %-17s %10s %11s %11s %11s %11s %10s %9s\n", "n (all calls)", "calls",
+		"mean", "min", "max", "model", "departure", "kept");
+	for (size_t b = 1; b < SIZE_BUCKETS; b++) {
+		if (f->g->buckets[b].count)
+			bucket_row(f, b, tmp, out);
+	}
+	free(tmp);
 }
 
 static void candidates(const struct size_fit *f, FILE *out)
