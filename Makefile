@@ -25,6 +25,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
+LDLIBS   += -llzma # MiniDebugInfo (symbolize/minidebug.c)
 LDLIBS   += -lcapstone # perch annotate's disassembly (report/annotate.c)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \

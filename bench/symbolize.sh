@@ -51,7 +51,7 @@ done
 "$CC" -O2 -o "$T/addrs" "$ROOT/bench/symbolize_addrs.c" -lelf ||
 	die "cannot build bench/symbolize_addrs.c (libelf-dev)"
 "$CC" -O2 -D_GNU_SOURCE -I"$ROOT" -I"$ROOT/userspace" -o "$T/symtab" "$ROOT/bench/symbolize_symtab.c" \
-	"$BUILD/libperchcore.a" -lelf -ldw -lz -lm || die "cannot build bench/symbolize_symtab.c"
+	"$BUILD/libperchcore.a" -lelf -ldw -lz -llzma -lm || die "cannot build bench/symbolize_symtab.c"
 
 # run_tool TOOL FILE: symbolize the addresses on stdin, one record per address (-a).
 run_tool() {

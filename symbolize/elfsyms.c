@@ -80,8 +80,9 @@ static int bind_rank(unsigned char bind)
 
 /*
  * By address; among aliases at one address the one to show first: one with a size (it bounds the
- * function), then global over weak over local, then the name with fewer leading underscores
- * (getpid over __getpid), then by name so the choice does not depend on qsort.
+ * function), then global over weak over local, then a name without a symbol version over one
+ * with (free over cfree@GLIBC_2.2.5, a compatibility alias), then the name with fewer leading
+ * underscores (getpid over __getpid), then by name so the choice does not depend on qsort.
  */
 static int cand_cmp(const void *pa, const void *pb)
 {
@@ -94,6 +95,8 @@ static int cand_cmp(const void *pa, const void *pb)
 		return a->size ? -1 : 1;
 	if (bind_rank(a->bind) != bind_rank(b->bind))
 		return bind_rank(a->bind) - bind_rank(b->bind);
+	if (!strchr(a->name, '@') != !strchr(b->name, '@'))
+		return strchr(a->name, '@') ? 1 : -1;
 	ua = leading_underscores(a->name);
 	ub = leading_underscores(b->name);
 	if (ua != ub)
@@ -230,13 +233,46 @@ static int copy_srcs(struct sym_module *m, const struct cand_vec *cv)
 }
 
 /*
- * Merge aliases (one entry per address, the preferred name) and copy the names into one arena so
- * the ELF handle can be closed.
+ * A local alias of a global or weak symbol at the same address (glibc's __GI___libc_malloc of
+ * malloc): DWARF's linkage name is often the internal one, and resolve_inline() swaps it for the
+ * public name as perf shows, so keep these aside.
  */
+static bool hidden_alias(const struct cand *kept, const struct cand *c)
+{
+	return c->bind == STB_LOCAL && kept->bind != STB_LOCAL && kept->size == c->size;
+}
+
+/* Copy the kept names (syms, aliases) into one arena so the ELF handle can be closed. */
+static int copy_names(struct sym_module *m)
+{
+	size_t i, names_len = 0;
+	char *p;
+
+	for (i = 0; i < m->nr_syms; i++)
+		names_len += strlen(m->syms[i].name) + 1;
+	for (i = 0; i < m->nr_aliases; i++)
+		names_len += strlen(m->aliases[i].name) + 1;
+	m->names = malloc(names_len ? names_len : 1);
+	if (!m->names)
+		return -ENOMEM;
+	p = m->names;
+	for (i = 0; i < m->nr_syms + m->nr_aliases; i++) {
+		const char **name =
+			i < m->nr_syms ? &m->syms[i].name : &m->aliases[i - m->nr_syms].name;
+		size_t len = strlen(*name) + 1;
+
+		memcpy(p, *name, len);
+		*name = p;
+		p += len;
+	}
+	return 0;
+}
+
+/* Merge aliases: one entry per address, the preferred name; hidden aliases aside. */
 static int build_index(struct sym_module *m, struct cand_vec *cv)
 {
-	size_t i, n = 0, names_len = 0;
-	char *p;
+	const struct cand *kept = NULL;
+	size_t i, n = 0;
 	int err;
 
 	if (!cv->nr)
@@ -247,33 +283,23 @@ static int build_index(struct sym_module *m, struct cand_vec *cv)
 	qsort(cv->v, cv->nr, sizeof(*cv->v), cand_cmp);
 	extend_zero_size(cv);
 	m->syms = calloc(cv->nr, sizeof(*m->syms));
-	if (!m->syms)
+	m->aliases = calloc(cv->nr, sizeof(*m->aliases));
+	if (!m->syms || !m->aliases)
 		return -ENOMEM;
 	for (i = 0; i < cv->nr; i++) {
 		const struct cand *c = &cv->v[i];
 
-		if (n && m->syms[n - 1].start == c->addr)
+		if (kept && kept->addr == c->addr) {
+			if (hidden_alias(kept, c))
+				m->aliases[m->nr_aliases++] = (struct sym_alias){c->addr, c->name};
 			continue;
-		m->syms[n].start = c->addr;
-		m->syms[n].end = c->addr + c->size;
-		m->syms[n].name = c->name;
-		m->syms[n].src = c->src;
-		names_len += strlen(c->name) + 1;
+		}
+		kept = c;
+		m->syms[n] = (struct func_sym){c->addr, c->addr + c->size, c->name, c->src};
 		n++;
 	}
-	m->names = malloc(names_len);
-	if (!m->names)
-		return -ENOMEM;
-	p = m->names;
-	for (i = 0; i < n; i++) {
-		size_t len = strlen(m->syms[i].name) + 1;
-
-		memcpy(p, m->syms[i].name, len);
-		m->syms[i].name = p;
-		p += len;
-	}
 	m->nr_syms = n;
-	return 0;
+	return copy_names(m);
 }
 
 static int index_segments(struct sym_module *m, Elf *elf, const char *path)

@@ -3,7 +3,8 @@
  * Internal to symbolize/: one module of the symbolizer (struct sym_module, the handle
  * symbolizer.h hands out) as its parts see it. symbolizer.c owns the module cache and the
  * queries; elfsyms.c fills a module's ELF symbol index (functions, PT_LOAD segments, build-id);
- * linediscs.c reads its line-table discriminators.
+ * linediscs.c reads its line-table discriminators; fdesyms.c its function bounds from .eh_frame;
+ * minidebug.c the symbols of its .gnu_debugdata.
  */
 #ifndef PERCH_SYMBOLIZE_MODULE_H
 #define PERCH_SYMBOLIZE_MODULE_H
@@ -29,6 +30,12 @@ struct func_sym {
 	uint32_t src; /* index into the module's srcs (its STT_FILE name), or NO_SRC */
 };
 
+/* A local name of a global function at the same address (see elfsyms.c's hidden_alias()). */
+struct sym_alias {
+	uint64_t start;
+	const char *name;
+};
+
 struct load_seg {
 	uint64_t offset;
 	uint64_t vaddr;
@@ -47,7 +54,9 @@ struct sym_module {
 	size_t nr_syms;
 	struct load_seg *segs;
 	size_t nr_segs;
-	char *names;	  /* one arena holding every name in syms */
+	struct sym_alias *aliases; /* sorted by start */
+	size_t nr_aliases;
+	char *names;	  /* one arena holding every name in syms and aliases */
 	uint64_t text_lo; /* executable segments span [text_lo, text_hi] */
 	uint64_t text_hi;
 	uint8_t *build_id;
@@ -70,6 +79,14 @@ struct sym_module {
 	bool discs_tried;
 	struct disc_job *disc_job; /* their read running beside the DWARF index build */
 	bool dwarf_separate;	   /* the DWARF index came from a separate debug file */
+	/* Function bounds from .eh_frame for code no symbol covers, named MODULE+0xSTART? (fdesyms.c),
+	 * read on the first address no table names. */
+	struct sym_module *fde_syms;
+	bool fde_tried;
+	/* The .symtab of its .gnu_debugdata (MiniDebugInfo, minidebug.c), read on the first address
+	 * the module's own tables leave unnamed. */
+	struct sym_module *mini_syms;
+	bool mini_tried;
 };
 
 /* Index the ELF file at fd (path: for log lines) into m: PT_LOAD segments, function symbols,
@@ -78,5 +95,18 @@ int elfsyms_load(struct sym_module *m, int fd, const char *path);
 
 /* The function symbols of elf (.symtab and .dynsym) into m. 0, -ENOEXEC, -ENOMEM. */
 int elfsyms_index_symbols(struct sym_module *m, Elf *elf, const char *path);
+
+/* The FDEs of elf's .eh_frame (the ELF file of m; base: m's base name) as symbols of d, each
+ * named base+0xSTART? once fdesyms_name() has named it. 0 (d->nr_syms may be 0: no .eh_frame),
+ * -ENOMEM. */
+int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_module *d);
+
+/* Write the name of f, a symbol of d (m's fde_syms), on its first lookup. */
+void fdesyms_name(struct sym_module *m, struct sym_module *d, const struct func_sym *f);
+
+/* The function symbols of the xz-compressed ELF file in elf's .gnu_debugdata into d (path: for
+ * log lines). 0 (d->nr_syms is 0 when there is no such section), -EBADMSG (corrupt: logged),
+ * -EFBIG, -ENOMEM. */
+int minidebug_load(Elf *elf, const char *path, struct sym_module *d);
 
 #endif /* PERCH_SYMBOLIZE_MODULE_H */

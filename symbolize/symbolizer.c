@@ -53,6 +53,9 @@ struct symbolizer {
 	char *debug_root;      /* NULL: DEFAULT_DEBUG_ROOT */
 	char *plain_dir;       /* symbolizer__set_debug_cache(); NULL: none */
 	bool prefetch_discs;   /* symbolizer__prefetch_discriminators(s, true) */
+	bool no_infer;	       /* symbolizer__set_infer_bounds(s, false) */
+	bool internal_names;   /* symbolizer__set_public_names(s, false) */
+	size_t bad_minidebug;  /* modules whose .gnu_debugdata could not be read */
 };
 
 /* What a module is cached by: (dev, inode), or its path when no inode is known. */
@@ -127,6 +130,8 @@ static void module_free(struct sym_module *m)
 		close(m->fd);
 	free_sym_dem(m);
 	module_free(m->debug_syms);
+	module_free(m->fde_syms);
+	module_free(m->mini_syms);
 	dwarf_index__free(m->dwarf);
 	free(m->debug_path);
 	free(m->build_id);
@@ -134,6 +139,7 @@ static void module_free(struct sym_module *m)
 	for (i = 0; i < MAX_DIRS; i++)
 		free(m->dirs[i]);
 	free(m->syms);
+	free(m->aliases);
 	free(m->segs);
 	free(m->names);
 	free(m->srcs);
@@ -147,11 +153,14 @@ static void module_free(struct sym_module *m)
 static void module_drop_index(struct sym_module *m)
 {
 	free(m->syms);
+	free(m->aliases);
 	free(m->segs);
 	free(m->names);
 	free(m->srcs);
 	free(m->src_names);
 	m->syms = NULL;
+	m->aliases = NULL;
+	m->nr_aliases = 0;
 	m->segs = NULL;
 	m->names = NULL;
 	m->srcs = NULL;
@@ -385,8 +394,37 @@ static const struct func_sym *find_sym(const struct sym_module *m, uint64_t vadd
 	return &m->syms[lo - 1];
 }
 
+/* A table of m's that loader reads from its open file (fdesyms.c, minidebug.c): a module of its
+ * own, NULL when it has no symbols or could not be read. */
+static struct sym_module *load_table(struct sym_module *m, bool fde)
+{
+	const char *base = strrchr(m->name, '/');
+	struct sym_module *d = NULL;
+	Elf *elf;
+	int err = -ENOMEM;
+
+	if (m->fd < 0 || !m->text_hi)
+		return NULL;
+	elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		d = calloc(1, sizeof(*d));
+	if (d) {
+		d->fd = -1;
+		err = fde ? fdesyms_load(m, elf, base ? base + 1 : m->name, d)
+			  : minidebug_load(elf, m->name, d);
+	}
+	if (!fde && err == -EBADMSG)
+		m->s->bad_minidebug++;
+	elf_end(elf);
+	if (!err && d->nr_syms)
+		return d;
+	module_free(d);
+	return NULL;
+}
+
 /* The symbol over vaddr, from the debug file's .symtab (it has the local functions) or the
- * module's own tables; *owner is the module whose table it is in. */
+ * module's own tables, else its MiniDebugInfo's, else the FDE covering it; *owner is the module
+ * whose table it is in. */
 static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 					   struct sym_module **owner)
 {
@@ -400,6 +438,28 @@ static const struct func_sym *find_any_sym(struct sym_module *m, uint64_t vaddr,
 		f = find_sym(m, vaddr);
 		*owner = m;
 	}
+	if (f || !m->s)
+		return f;
+	if (!m->mini_tried) {
+		m->mini_tried = true;
+		m->mini_syms = load_table(m, false);
+	}
+	if (m->mini_syms) {
+		f = find_sym(m->mini_syms, vaddr);
+		*owner = m->mini_syms;
+	}
+	if (f || m->s->no_infer)
+		return f;
+	if (!m->fde_tried) {
+		m->fde_tried = true;
+		m->fde_syms = load_table(m, true);
+	}
+	if (m->fde_syms) {
+		f = find_sym(m->fde_syms, vaddr);
+		*owner = m->fde_syms;
+	}
+	if (f)
+		fdesyms_name(m, m->fde_syms, f);
 	return f;
 }
 
@@ -518,6 +578,7 @@ int sym_module__resolve(struct sym_module *m, uint64_t file_offset, struct sym_r
 	if (!f)
 		return 0;
 	out->name = f->name;
+	out->inferred = owner == m->fde_syms;
 	out->sym_start = f->start;
 	out->sym_file_offset = vaddr_to_offset(m, f->start);
 	return 0;
@@ -551,6 +612,21 @@ void symbolizer__set_demangle(struct symbolizer *s, bool demangle)
 {
 	if (s)
 		s->raw_names = !demangle;
+}
+
+size_t symbolizer__bad_minidebug(const struct symbolizer *s)
+{
+	return s ? s->bad_minidebug : 0;
+}
+
+void symbolizer__set_public_names(struct symbolizer *s, bool on)
+{
+	s->internal_names = !on;
+}
+
+void symbolizer__set_infer_bounds(struct symbolizer *s, bool on)
+{
+	s->no_infer = !on;
 }
 
 void symbolizer__prefetch_discriminators(struct symbolizer *s, bool on)
@@ -734,6 +810,31 @@ static const char *sym_name(struct symbolizer *s, struct sym_module *m, const st
 	return m->sym_dem[i];
 }
 
+/* Whether name is a hidden alias (module.h) of the function starting at start in sm. */
+static bool is_hidden_alias(const struct sym_module *sm, uint64_t start, const char *name)
+{
+	size_t i = search_last_le(sm->aliases, sm->nr_aliases, start, start);
+
+	for (; i > 0 && sm->aliases[i - 1].start == start; i--) {
+		if (!strcmp(sm->aliases[i - 1].name, name))
+			return true;
+	}
+	return false;
+}
+
+/* Prefer the public alias, as perf does: a DWARF name that the symbol table holds as a local
+ * alias of the global symbol covering vaddr (glibc's __GI___libc_malloc) becomes that symbol's. */
+static void public_name(struct symbolizer *s, struct sym_module *m, uint64_t vaddr,
+			const char **name)
+{
+	const struct func_sym *f;
+	struct sym_module *sm;
+
+	f = find_any_sym(m, vaddr, &sm);
+	if (f && sm->nr_aliases && is_hidden_alias(sm, f->start, *name))
+		*name = sym_name(s, sm, f);
+}
+
 int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struct sym_frame *frames,
 			       size_t max, size_t *n)
 {
@@ -754,10 +855,13 @@ int sym_module__resolve_inline(struct sym_module *m, uint64_t file_offset, struc
 		return 0;
 	if (m->dwarf) {
 		err = dwarf_index__frames(m->dwarf, vaddr, !s->raw_names, frames, max, n);
-		/* An out-of-line function DWARF leaves unnamed gets its symbol's name. */
+		/* An out-of-line function DWARF leaves unnamed, or names by a hidden alias, gets
+		 * its symbol's name. */
 		if (!err && *n && !frames[*n - 1].function) {
 			f = find_any_sym(m, vaddr, &sm);
 			frames[*n - 1].function = f ? sym_name(s, sm, f) : NULL;
+		} else if (!err && *n && !s->internal_names) {
+			public_name(s, m, vaddr, &frames[*n - 1].function);
 		}
 		if (*n || err)
 			return err;

@@ -29,6 +29,8 @@ struct sym_result {
 	uint64_t vaddr;	    /* the address as an ELF virtual address of the module */
 	uint64_t sym_start; /* ELF virtual address where the function starts (0 when name==NULL) */
 	uint64_t sym_file_offset; /* file offset of the function's first byte (0 when name==NULL) */
+	bool inferred; /* no symbol covers it: name is "MODULE+0xSTART?", the function bounds of the
+			* .eh_frame FDE that covers it (symbolizer__set_infer_bounds()) */
 };
 
 /* Identity of a module as a mapping shows it. inode == 0 (no inode known): keyed by path. */
@@ -128,6 +130,31 @@ int sym_module__discriminator(struct sym_module *m, uint64_t file_offset, unsign
 /* Show C++ names demangled (the default) or as the linker sees them. Takes effect at once, for
  * every module. */
 void symbolizer__set_demangle(struct symbolizer *s, bool demangle);
+
+/*
+ * How many modules had a .gnu_debugdata section (MiniDebugInfo: an xz-compressed ELF file whose
+ * .symtab names the functions .dynsym leaves out, read for code no other table of the module
+ * names) that could not be read: not xz, truncated, or not an ELF file inside. Such a section is
+ * ignored, with one log line.
+ */
+size_t symbolizer__bad_minidebug(const struct symbolizer *s);
+
+/*
+ * Prefer the public alias, as perf does (on by default): where DWARF names an out-of-line function
+ * by a local alias of the global symbol at its address (glibc's __GI___libc_malloc, from a
+ * hidden_def), sym_module__resolve_inline() names it after that symbol (malloc). Off: the DWARF
+ * name, as addr2line prints it. Takes effect at once, for every module.
+ */
+void symbolizer__set_public_names(struct symbolizer *s, bool on);
+
+/*
+ * Name code that no symbol covers after the .eh_frame FDE that covers it (on by default): one
+ * function "MODULE+0xSTART?" per FDE (START its first byte's file offset, "?" marking the name as
+ * inferred), so a stripped binary's internal functions group into one row each, for both
+ * sym_module__resolve() and sym_module__resolve_inline(). Off: such code stays unnamed, as
+ * addr2line leaves it. Takes effect at once, for every module.
+ */
+void symbolizer__set_infer_bounds(struct symbolizer *s, bool on);
 
 /*
  * Read each module's discriminators in a thread of their own while its DWARF index is built (for

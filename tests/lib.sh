@@ -196,6 +196,35 @@ binom_tol() {
 
 within() { awk -v a="$1" -v e="$2" -v t="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= t) }'; }
 
+# ---- code no symbol names: perch's MODULE+0xSTART? names from .eh_frame FDEs --------------------
+
+# fde_table ELF...: every .eh_frame FDE of each file as binutils' readelf reads it (not perch's
+# reader), one line "BASE LO HI NAME": LO, HI the FDE's ELF addresses (decimal), NAME what perch
+# calls code it covers that no symbol names, BASE+0xSTART? (START the file offset of LO)
+fde_table() {
+	local f
+	for f in "$@"; do
+		{ readelf -lW "$f" && readelf --debug-dump=frames "$f"; } 2>/dev/null | awk -v b="${f##*/}" '
+		function hex(s,  i, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+		$1 == "LOAD" { off[++ns] = hex($2); va[ns] = hex($3); fs[ns] = hex($5) }
+		$4 == "FDE" && $6 ~ /^pc=/ { split(substr($6, 4), r, /\.\./); lo = hex(r[1]); hi = hex(r[2])
+			for (i = 1; i <= ns; i++) if (lo >= va[i] && lo < va[i] + fs[i]) {
+				printf "%s %d %d %s+0x%x?\n", b, lo, hi, b, lo - va[i] + off[i]; break } }'
+	done | sort -k1,1 -k2,2n -k3,3n
+}
+
+# For awk, with a fde_table file as its first input: fde_load() (on that file's lines) keeps it,
+# fde_of(BASE, ADDR) gives the name of the FDE covering ADDR in module BASE ("" for none): of the
+# FDEs starting at or below ADDR the last (the shortest of those sharing a start, as perch keeps),
+# ending where the next one starts at the latest.
+# shellcheck disable=SC2016 # awk's $1..$4
+FDE_AWK='function fde_load() { if (FN_[$1] == "" || $2 != FL_[$1, FN_[$1]]) { i_ = ++FN_[$1]
+		FL_[$1, i_] = $2; FH_[$1, i_] = $3; FM_[$1, i_] = $4; if (i_ > 1 && FH_[$1, i_ - 1] > $2) FH_[$1, i_ - 1] = $2 } }
+	function fde_of(b, a,  lo, hi, mid) { lo = 1; hi = FN_[b] + 0
+		while (lo <= hi) { mid = int((lo + hi) / 2); if (FL_[b, mid] <= a) lo = mid + 1; else hi = mid - 1 }
+		return hi >= 1 && a < FH_[b, hi] ? FM_[b, hi] : "" }'
+
 # ---- what the workload measured -----------------------------------------------------------------
 
 # truth FILE NAME: the sum of NAME's values (many processes may print one each)

@@ -171,10 +171,12 @@ static void copy_file(const char *from, const char *to)
 /* A stripped copy of from at tmpdir/name; skips the test without objcopy. */
 static void strip_copy(const char *from, const char *name, char *to, size_t len)
 {
-	char cmd[3 * PATH_MAX];
+	char cmd[3 * PATH_MAX], real[PATH_MAX];
 
+	/* /proc/self/exe in objcopy's process would be objcopy: name this test binary. */
+	assert_non_null(realpath(from, real));
 	tmp_path(to, len, name);
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", from, to);
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-all '%s' '%s' 2>/dev/null", real, to);
 	if (system(cmd) != 0) {
 		print_message("objcopy --strip-all failed or is missing\n");
 		skip();
@@ -323,6 +325,43 @@ static void symbolize_resolves_libc_function_to_a_name_at_its_address(void **sta
 	symbolizer__free(s);
 }
 
+/* The name the out-of-line frame of libc's fn gets: with libc6-dbg's DWARF, the linkage name is
+ * glibc's internal alias (__GI___libc_malloc); perch shows the exported one, as perf does. */
+static void assert_public_libc_name(struct symbolizer *s, const char *exported)
+{
+	void *h = libc_handle();
+	void *fn = dlsym(h, exported);
+	struct sym_frame frames[8];
+	const char *name;
+	struct where w;
+	size_t n = 0;
+
+	assert_non_null(fn);
+	locate(fn, &w);
+	assert_int_equal(sym_resolve_inline(s, &w.id, w.path, w.file_offset, frames, 8, &n), 0);
+	assert_true(n >= 1);
+	name = frames[n - 1].function;
+	assert_non_null(name);
+	assert_null(strstr(name, "__GI_"));
+	assert_null(strchr(name, '@'));
+	/* Exported under that name: the dynamic loader finds the same code. */
+	assert_ptr_equal(dlsym(h, name), fn);
+	dlclose(h);
+}
+
+static void symbolize_prefers_public_alias_in_libc(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+
+	(void)state;
+	assert_non_null(s);
+	assert_public_libc_name(s, "malloc");
+	assert_public_libc_name(s, "free");
+	assert_public_libc_name(s, "calloc");
+	assert_public_libc_name(s, "getpid");
+	symbolizer__free(s);
+}
+
 static void symbolize_stripped_library_resolves_through_dynsym(void **state)
 {
 	struct symbolizer *s = symbolizer__new();
@@ -361,10 +400,99 @@ static void symbolize_stripped_binary_leaves_internal_function_unnamed(void **st
 	strip_copy(SELF, "self-stripped", stripped, sizeof(stripped));
 	id = file_id(stripped);
 	/* Stripping keeps the loadable layout: the same offset, now with no symbol over it. */
+	symbolizer__set_infer_bounds(s, false);
 	assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset, &r), 0);
 	assert_null(r.name);
+	assert_false(r.inferred);
 	assert_int_equal(r.vaddr, loader_vaddr((void *)perch_target_alpha));
 	symbolizer__free(s);
+}
+
+/* With the default, the .eh_frame FDE bounds it: every address of the function gets the name
+ * MODULE+0xSTART? with START its first byte, where the unstripped symbol starts. */
+static void symbolize_stripped_binary_groups_function_by_its_fde(void **state)
+{
+	struct symbolizer *s = symbolizer__new();
+	char stripped[PATH_MAX], want[64];
+	struct sym_module_id id;
+	struct sym_frame fr[4];
+	struct sym_result r;
+	struct where w;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(s);
+	locate((void *)perch_target_beta, &w);
+	strip_copy(SELF, "self-stripped-fde", stripped, sizeof(stripped));
+	id = file_id(stripped);
+	snprintf(want, sizeof(want), "self-stripped-fde+0x%" PRIx64 "?", w.file_offset);
+	for (uint64_t k = 0; k < 8; k++) {
+		assert_int_equal(sym_resolve(s, &id, stripped, w.file_offset + k, &r), 0);
+		assert_non_null(r.name);
+		assert_string_equal(r.name, want);
+		assert_true(r.inferred);
+		assert_int_equal(r.sym_start, loader_vaddr((void *)perch_target_beta));
+		assert_int_equal(r.sym_file_offset, w.file_offset);
+	}
+	assert_int_equal(sym_resolve_inline(s, &id, stripped, w.file_offset + 3, fr, 4, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(fr[0].function, want);
+	symbolizer__free(s);
+}
+
+/* A stripped copy of this test with .gnu_debugdata holding the file made by shell command make
+ * (run with $OUT set to where it must write); skips without xz or objcopy. */
+static void debugdata_copy(const char *name, const char *make, char *to, size_t len)
+{
+	char data[PATH_MAX], cmd[4 * PATH_MAX];
+
+	strip_copy(SELF, name, to, len);
+	tmp_path(data, sizeof(data), "debugdata.bin");
+	snprintf(cmd, sizeof(cmd),
+		 "OUT='%s'; (%s) 2>/dev/null && objcopy --add-section .gnu_debugdata=\"$OUT\" '%s' "
+		 "2>/dev/null",
+		 data, make, to);
+	if (system(cmd) != 0) {
+		print_message("xz or objcopy failed or is missing\n");
+		skip();
+	}
+}
+
+/* Corrupt MiniDebugInfo is ignored and counted: the module still answers, with the FDE's name. */
+static void symbolize_corrupt_minidebuginfo_is_counted_not_fatal(void **state)
+{
+	static const char *const makes[] = {
+		/* an xz stream cut in half */
+		"head -c 200000 /dev/urandom | xz -c > \"$OUT.full\" && "
+		"head -c 4000 \"$OUT.full\" > \"$OUT\"",
+		/* not xz at all */
+		"printf 'not xz data at all' > \"$OUT\"",
+		/* complete xz of something that is not an ELF file */
+		"printf 'plain text' | xz -c > \"$OUT\"",
+	};
+	char path[PATH_MAX], name[32];
+	struct sym_module_id id;
+	struct sym_result r;
+	struct where w;
+
+	(void)state;
+	locate((void *)perch_target_alpha, &w);
+	for (size_t i = 0; i < sizeof(makes) / sizeof(*makes); i++) {
+		struct symbolizer *s = symbolizer__new();
+
+		assert_non_null(s);
+		snprintf(name, sizeof(name), "self-debugdata-%zu", i);
+		debugdata_copy(name, makes[i], path, sizeof(path));
+		id = file_id(path);
+		assert_int_equal(sym_resolve(s, &id, path, w.file_offset, &r), 0);
+		assert_non_null(r.name);
+		assert_true(r.inferred);
+		assert_int_equal(symbolizer__bad_minidebug(s), 1);
+		/* counted once per module, not per address */
+		assert_int_equal(sym_resolve(s, &id, path, w.file_offset + 1, &r), 0);
+		assert_int_equal(symbolizer__bad_minidebug(s), 1);
+		symbolizer__free(s);
+	}
 }
 
 static void symbolize_rejects_non_elf_with_enoexec(void **state)
@@ -872,8 +1000,11 @@ int main(void)
 		cmocka_unit_test(symbolize_address_past_symbol_size_has_no_name),
 		cmocka_unit_test(symbolize_zero_size_symbol_extends_to_next_symbol),
 		cmocka_unit_test(symbolize_resolves_libc_function_to_a_name_at_its_address),
+		cmocka_unit_test(symbolize_prefers_public_alias_in_libc),
 		cmocka_unit_test(symbolize_stripped_library_resolves_through_dynsym),
 		cmocka_unit_test(symbolize_stripped_binary_leaves_internal_function_unnamed),
+		cmocka_unit_test(symbolize_stripped_binary_groups_function_by_its_fde),
+		cmocka_unit_test(symbolize_corrupt_minidebuginfo_is_counted_not_fatal),
 		cmocka_unit_test(symbolize_rejects_non_elf_with_enoexec),
 		cmocka_unit_test(symbolize_missing_file_gives_enoent),
 		cmocka_unit_test(symbolize_cache_hit_opens_no_file),

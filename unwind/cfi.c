@@ -21,6 +21,7 @@
 
 #include "cfi.h"
 #include "lib/dwcursor.h"
+#include "lib/ehframe.h"
 #include "lib/search.h"
 #include "lib/vec.h"
 
@@ -79,15 +80,8 @@ struct state {
 };
 
 struct cie {
-	uint64_t off; /* section offset: what FDEs point at */
-	uint64_t code_align;
-	int64_t data_align;
-	uint64_t ra_reg;
-	uint8_t fde_enc; /* DW_EH_PE_* of the FDEs' addresses */
-	bool z;		 /* FDEs carry augmentation data */
-	bool signal;	 /* 'S': signal frames */
+	struct eh_cie h; /* the header: layout of its FDEs, alignment factors, initial program */
 	bool bad;	 /* initial instructions could not be executed */
-	const uint8_t *insns, *insns_end;
 	struct state init;
 };
 
@@ -96,16 +90,8 @@ struct cies {
 	size_t nr, cap;
 };
 
-/* One CIE or FDE: its body after the CIE id/pointer. */
-struct entry {
-	uint64_t off;
-	struct dwcursor body;
-	bool is_cie;
-	uint64_t cie_off; /* FDEs: the CIE's section offset; UINT64_MAX when it points nowhere */
-};
-
 struct interp {
-	const struct cfi_section *sec;
+	const struct eh_section *sec;
 	const struct cie *cie;
 	bool in_cie; /* running the CIE's initial instructions: no rows, no restores */
 	struct state st;
@@ -130,91 +116,6 @@ static int64_t factored(uint64_t v, int64_t factor)
 	return (int64_t)(v * (uint64_t)factor);
 }
 
-/*
- * A DW_EH_PE_* encoded pointer. With apply, the pcrel base (the field's own address) is added;
- * without, only the value format counts (FDE address ranges, skipped personality pointers).
- */
-static bool rd_encoded(const struct cfi_section *sec, struct dwcursor *c, uint8_t enc, bool apply,
-		       uint64_t *out)
-{
-	uint64_t field = sec->vaddr + (uint64_t)(c->p - sec->data);
-	uint64_t v;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		v = dwc_u(c, 8);
-		break;
-	case DW_EH_PE_uleb128:
-		v = dwc_uleb(c);
-		break;
-	case DW_EH_PE_udata2:
-		v = dwc_u(c, 2);
-		break;
-	case DW_EH_PE_udata4:
-		v = dwc_u(c, 4);
-		break;
-	case DW_EH_PE_sleb128:
-		v = (uint64_t)dwc_sleb(c);
-		break;
-	case DW_EH_PE_sdata2:
-		v = (uint64_t)(int64_t)(int16_t)dwc_u(c, 2);
-		break;
-	case DW_EH_PE_sdata4:
-		v = (uint64_t)(int64_t)(int32_t)dwc_u(c, 4);
-		break;
-	default:
-		return false;
-	}
-	if (c->bad)
-		return false;
-	if (apply) {
-		/* Linkers write FDE addresses absolute or pc-relative; the other bases (text,
-		 * data, function, aligned, indirect) are not used for them on x86-64. */
-		if (enc & DW_EH_PE_indirect)
-			return false;
-		if ((enc & 0x70) == DW_EH_PE_pcrel)
-			v += field;
-		else if ((enc & 0x70) != DW_EH_PE_absptr)
-			return false;
-	}
-	*out = v;
-	return true;
-}
-
-/* The next entry at *off: 1, 0 at the end (or a terminator), -1 when the section is corrupt. */
-static int next_entry(const struct cfi_section *sec, uint64_t *off, struct entry *e)
-{
-	struct dwcursor c = dwc_make(sec->data + *off, sec->data + sec->size);
-	uint64_t len, id, id_off;
-	size_t idsz;
-
-	/* Under 4 bytes left is the end, not a corrupt length: linkers pad sections. */
-	if (*off >= sec->size || sec->size - *off < 4)
-		return 0;
-	len = dwc_unit_length(&c, &idsz);
-	/* A 32-bit length of 0 terminates .eh_frame; a 64-bit one is corrupt (len < idsz). */
-	if (idsz == 4 && len == 0)
-		return 0;
-	if ((idsz == 4 && len >= 0xfffffff0) || c.bad || len > dwc_left(&c) || len < idsz)
-		return -1;
-	e->off = *off;
-	id_off = (uint64_t)(c.p - sec->data);
-	e->body = dwc_make(c.p, c.p + len);
-	id = dwc_u(&e->body, idsz);
-	if (sec->eh) {
-		/* .eh_frame: 0 marks a CIE; an FDE's pointer counts back from the field. */
-		e->is_cie = id == 0;
-		e->cie_off = id <= id_off ? id_off - id : UINT64_MAX;
-	} else {
-		e->is_cie = id == (idsz == 4 ? 0xffffffffULL : UINT64_MAX);
-		e->cie_off = id;
-	}
-	*off = id_off + len;
-	return 1;
-}
-
 enum step {
 	STEP_ERR = -1,
 	STEP_NEXT = 0,
@@ -223,7 +124,7 @@ enum step {
 
 static int tracked(const struct cie *cie, uint64_t reg)
 {
-	if (reg == cie->ra_reg)
+	if (reg == cie->h.ra_reg)
 		return T_RA;
 	if (reg == DW_REG_RBP)
 		return T_RBP;
@@ -274,23 +175,23 @@ static enum step step_reg(struct interp *in, struct dwcursor *c, uint8_t op)
 	switch (op) {
 	case DW_CFA_offset_extended:
 		v = dwc_uleb(c);
-		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, reg, RULE_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		break;
 	case DW_CFA_offset_extended_sf:
 		v = (uint64_t)dwc_sleb(c);
-		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, reg, RULE_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		break;
 	case DW_CFA_GNU_negative_offset_extended:
 		v = -dwc_uleb(c);
-		set_rule(in, reg, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, reg, RULE_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		break;
 	case DW_CFA_val_offset:
 		v = dwc_uleb(c);
-		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		break;
 	case DW_CFA_val_offset_sf:
 		v = (uint64_t)dwc_sleb(c);
-		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, reg, RULE_VAL_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		break;
 	case DW_CFA_restore_extended:
 		if (restore(in, reg) == STEP_ERR)
@@ -333,7 +234,7 @@ static enum step step_cfa(struct interp *in, struct dwcursor *c, uint8_t op)
 		if (op == DW_CFA_def_cfa)
 			st->cfa_off = (int64_t)dwc_uleb(c);
 		else
-			st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->data_align);
+			st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->h.data_align);
 		break;
 	case DW_CFA_def_cfa_register:
 		reg = dwc_uleb(c);
@@ -345,7 +246,7 @@ static enum step step_cfa(struct interp *in, struct dwcursor *c, uint8_t op)
 		cfa_is_reg(st);
 		break;
 	case DW_CFA_def_cfa_offset_sf:
-		st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->data_align);
+		st->cfa_off = factored((uint64_t)dwc_sleb(c), in->cie->h.data_align);
 		cfa_is_reg(st);
 		break;
 	case DW_CFA_def_cfa_expression:
@@ -363,7 +264,7 @@ static enum step advance(struct dwcursor *c, uint64_t delta, const struct cie *c
 {
 	if (c->bad)
 		return STEP_ERR;
-	*loc += delta * cie->code_align;
+	*loc += delta * cie->h.code_align;
 	return STEP_ADVANCE;
 }
 
@@ -379,7 +280,7 @@ static enum step step(struct interp *in, struct dwcursor *c, uint64_t *loc)
 		return advance(c, op & 0x3f, cie, loc);
 	case DW_CFA_offset:
 		v = dwc_uleb(c);
-		set_rule(in, op & 0x3f, RULE_OFFSET, factored(v, cie->data_align), NULL, 0);
+		set_rule(in, op & 0x3f, RULE_OFFSET, factored(v, cie->h.data_align), NULL, 0);
 		return c->bad ? STEP_ERR : STEP_NEXT;
 	case DW_CFA_restore:
 		return restore(in, op & 0x3f);
@@ -388,7 +289,7 @@ static enum step step(struct interp *in, struct dwcursor *c, uint64_t *loc)
 	case DW_CFA_nop:
 		return c->bad ? STEP_ERR : STEP_NEXT;
 	case DW_CFA_set_loc:
-		if (!rd_encoded(in->sec, c, cie->fde_enc, true, &v))
+		if (!eh_read_encoded(in->sec, c, cie->h.fde_enc, true, &v))
 			return STEP_ERR;
 		*loc = v;
 		return STEP_ADVANCE;
@@ -549,19 +450,19 @@ static struct cfi_row classify(const struct interp *in, uint64_t pc)
 	struct cfi_row r = {.pc = pc, .why = UNWIND_WHY_MAX};
 	uint8_t why;
 
-	r.row.flags = (cie->signal ? UNWIND_ROW_F_SIGNAL : 0) |
+	r.row.flags = (cie->h.signal ? UNWIND_ROW_F_SIGNAL : 0) |
 		      (in->sec->eh ? 0 : UNWIND_ROW_F_DEBUG_FRAME);
-	if (cie->signal && is_sigframe(st)) {
+	if (cie->h.signal && is_sigframe(st)) {
 		r.row.cfa = UNWIND_CFA_SIGNAL;
 		return r;
 	}
-	if (cie->ra_reg == DW_REG_RIP && st->regs[T_RA].kind == RULE_UNDEF) {
+	if (cie->h.ra_reg == DW_REG_RIP && st->regs[T_RA].kind == RULE_UNDEF) {
 		r.row.cfa = UNWIND_CFA_OUTERMOST;
 		return r;
 	}
 	why = classify_cfa(st, &r.row);
 	if (why == UNWIND_WHY_MAX &&
-	    (cie->ra_reg != DW_REG_RIP || st->regs[T_RA].kind != RULE_OFFSET ||
+	    (cie->h.ra_reg != DW_REG_RIP || st->regs[T_RA].kind != RULE_OFFSET ||
 	     st->regs[T_RA].off != -8))
 		why = UNWIND_WHY_RA;
 	/* The caller's RSP is the CFA: the ABI's default, or said again explicitly. */
@@ -598,7 +499,7 @@ static struct cfi_row bad_row(const struct interp *in, uint64_t pc)
 	struct cfi_row r = {.pc = pc, .why = UNWIND_WHY_BAD_CFI};
 
 	r.row.cfa = UNWIND_CFA_UNSUPPORTED;
-	r.row.flags = (in->cie->signal ? UNWIND_ROW_F_SIGNAL : 0) |
+	r.row.flags = (in->cie->h.signal ? UNWIND_ROW_F_SIGNAL : 0) |
 		      (in->sec->eh ? 0 : UNWIND_ROW_F_DEBUG_FRAME);
 	return r;
 }
@@ -650,15 +551,15 @@ out:
 /* The CIE at section offset off (cies are read in section order, so sorted), or NULL. */
 static const struct cie *find_cie(const struct cies *cies, uint64_t off)
 {
-	size_t i = search_last_le(cies->v, cies->nr, off, off);
+	size_t i = search_last_le(cies->v, cies->nr, h.off, off);
 
-	return i && cies->v[i - 1].off == off ? &cies->v[i - 1] : NULL;
+	return i && cies->v[i - 1].h.off == off ? &cies->v[i - 1] : NULL;
 }
 
 /* Execute the CIE's initial instructions: the state every FDE of it starts from. */
-static void cie_initial_state(const struct cfi_section *sec, struct cie *cie)
+static void cie_initial_state(const struct eh_section *sec, struct cie *cie)
 {
-	struct dwcursor c = dwc_make(cie->insns, cie->insns_end);
+	struct dwcursor c = dwc_make(cie->h.insns, cie->h.insns_end);
 	struct interp in = {.sec = sec, .cie = cie, .in_cie = true};
 	uint64_t loc = 0;
 
@@ -672,86 +573,23 @@ static void cie_initial_state(const struct cfi_section *sec, struct cie *cie)
 	cie->init = in.st;
 }
 
-/* The augmentation data of a 'z' CIE: FDE pointer encoding, signal frames. */
-static bool parse_augmentation(const struct cfi_section *sec, struct dwcursor *c, const char *aug,
-			       struct cie *cie)
+/* Read a CIE and run its initial instructions; false when it cannot be read (its FDEs are then
+ * skipped). */
+static bool parse_cie(const struct eh_section *sec, const struct eh_entry *e, struct cie *cie)
 {
-	struct dwcursor a;
-	uint64_t len, ignored;
-
-	len = dwc_uleb(c);
-	if (c->bad || len > dwc_left(c))
-		return false;
-	a = dwc_make(c->p, c->p + len);
-	c->p += len;
-	cie->z = true;
-	for (aug++; *aug; aug++) {
-		switch (*aug) {
-		case 'R':
-			cie->fde_enc = (uint8_t)dwc_u(&a, 1);
-			break;
-		case 'L':
-			dwc_u(&a, 1);
-			break;
-		case 'P':
-			if (!rd_encoded(sec, &a, (uint8_t)dwc_u(&a, 1), false, &ignored))
-				return false;
-			break;
-		case 'S':
-			cie->signal = true;
-			break;
-		default:
-			/* 'B', 'G' and the unknown: the length still lets FDEs be read. */
-			return !a.bad;
-		}
-	}
-	return !a.bad;
-}
-
-/* Read a CIE; false when it cannot be (its FDEs are then skipped). */
-static bool parse_cie(const struct cfi_section *sec, const struct entry *e, struct cie *cie)
-{
-	struct dwcursor c = e->body;
-	unsigned int version, addr_size = 8;
-	const char *aug;
-
 	memset(cie, 0, sizeof(*cie));
-	cie->off = e->off;
-	version = (unsigned int)dwc_u(&c, 1);
-	if (c.bad || (version != 1 && version != 3 && version != 4))
+	if (!eh_parse_cie(sec, e, &cie->h))
 		return false;
-	aug = dwc_cstr(&c);
-	if (!aug)
-		return false;
-	if (version == 4) {
-		addr_size = (unsigned int)dwc_u(&c, 1);
-		if (dwc_u(&c, 1) != 0 || (addr_size != 4 && addr_size != 8))
-			return false;
-	}
-	cie->code_align = dwc_uleb(&c);
-	cie->data_align = dwc_sleb(&c);
-	cie->ra_reg = version == 1 ? dwc_u(&c, 1) : dwc_uleb(&c);
-	cie->fde_enc = !sec->eh && addr_size == 4 ? DW_EH_PE_udata4 : DW_EH_PE_absptr;
-	if (aug[0] == 'z') {
-		if (!parse_augmentation(sec, &c, aug, cie))
-			return false;
-	} else if (aug[0]) {
-		return false; /* "eh" and the like: the FDE layout is unknown */
-	}
-	if (c.bad)
-		return false;
-	cie->insns = c.p;
-	cie->insns_end = c.end;
 	cie_initial_state(sec, cie);
 	return true;
 }
 
-static int read_cies(const struct cfi_section *sec, struct cies *cies, struct unwind_stats *st)
+static int read_cies(const struct eh_section *sec, struct cies *cies, struct unwind_stats *st)
 {
-	struct entry e;
+	struct eh_entry e;
 	uint64_t off = 0;
 
-	while (next_entry(sec, &off, &e) > 0) {
+	while (eh_next_entry(sec, &off, &e) > 0) {
 		if (!e.is_cie)
 			continue;
 		if (vec_grow(&cies->v, &cies->cap, cies->nr + 1, sizeof(*cies->v), 64))
@@ -765,41 +603,31 @@ static int read_cies(const struct cfi_section *sec, struct cies *cies, struct un
 }
 
 /* Read one FDE and run its program. Unreadable ones are skipped and counted. */
-static int decode_fde(struct interp *in, const struct cies *cies, struct entry *e,
+static int decode_fde(struct interp *in, const struct cies *cies, struct eh_entry *e,
 		      struct cfi_rows *out, struct unwind_stats *st)
 {
 	const struct cie *cie = find_cie(cies, e->cie_off);
-	struct dwcursor *c = &e->body;
-	uint64_t lo, len, alen;
+	struct eh_range r;
 
 	if (in->sec->eh)
 		st->fdes_eh++;
 	else
 		st->fdes_debug++;
-	if (!cie || !rd_encoded(in->sec, c, cie->fde_enc, true, &lo) ||
-	    !rd_encoded(in->sec, c, cie->fde_enc & 0x0f, false, &len))
-		goto skip;
-	if (cie->z) {
-		alen = dwc_uleb(c);
-		if (c->bad || alen > (uint64_t)(c->end - c->p))
-			goto skip;
-		c->p += alen;
-	}
-	if (!len || lo + len < lo)
+	if (!cie || !eh_fde_range(in->sec, &cie->h, &e->body, &r))
 		goto skip;
 	in->cie = cie;
-	return run_fde(in, c, lo, lo + len, out);
+	return run_fde(in, &e->body, r.lo, r.hi, out);
 skip:
 	st->fdes_skipped++;
 	return 0;
 }
 
-int unwind_cfi__decode(const struct cfi_section *sec, struct cfi_rows *out, struct unwind_stats *st)
+int unwind_cfi__decode(const struct eh_section *sec, struct cfi_rows *out, struct unwind_stats *st)
 {
 	struct interp *in = NULL;
 	struct cies cies = {0};
 	uint64_t off = 0;
-	struct entry e;
+	struct eh_entry e;
 	int err;
 
 	err = read_cies(sec, &cies, st);
@@ -811,7 +639,7 @@ int unwind_cfi__decode(const struct cfi_section *sec, struct cfi_rows *out, stru
 		goto out;
 	}
 	in->sec = sec;
-	while (next_entry(sec, &off, &e) > 0) {
+	while (eh_next_entry(sec, &off, &e) > 0) {
 		if (e.is_cie)
 			continue;
 		err = decode_fde(in, &cies, &e, out, st);

@@ -12,15 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/ehframe.h"
 #include "unwind_table.h"
-
-/* One section's bytes, borrowed for the call. */
-struct cfi_section {
-	const uint8_t *data;
-	size_t size;
-	uint64_t vaddr; /* sh_addr: the base of DW_EH_PE_pcrel pointers */
-	bool eh;	/* .eh_frame; false: .debug_frame */
-};
 
 /* A row at its ELF virtual address, and why it is unsupported (UNWIND_WHY_MAX when it is not). */
 struct cfi_row {
@@ -48,8 +41,7 @@ struct cfi_rows {
  * that cannot be executed gives UNWIND_WHY_BAD_CFI rows from where it fails. Returns 0, or
  * -ENOMEM.
  */
-int unwind_cfi__decode(const struct cfi_section *sec, struct cfi_rows *out,
-		       struct unwind_stats *st);
+int unwind_cfi__decode(const struct eh_section *sec, struct cfi_rows *out, struct unwind_stats *st);
 
 /* Free what unwind_cfi__decode() allocated in r (not r itself). */
 void unwind_cfi__release(struct cfi_rows *r);

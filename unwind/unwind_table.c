@@ -62,7 +62,7 @@ struct range {
 
 /* What the module gives: its CFI sections and where its code is. */
 struct module {
-	struct cfi_section eh, debug;
+	struct eh_section eh, debug;
 	struct range *exec;	     /* executable PT_LOAD segments */
 	struct unwind_segment *segs; /* the same, with their file offsets */
 	size_t nr_exec;
@@ -305,7 +305,7 @@ out:
 }
 
 /* A section's bytes; compressed ones (SHF_COMPRESSED) are inflated by libelf. */
-static int section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, struct cfi_section *sec, bool eh)
+static int section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, struct eh_section *sec, bool eh)
 {
 	Elf_Data *d;
 
@@ -318,12 +318,12 @@ static int section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, struct cfi_section *
 		log_debug("unwind: read CFI section: %s", elf_errmsg(-1));
 		return -EINVAL;
 	}
-	*sec = (struct cfi_section){d->d_buf, d->d_size, sh->sh_addr, eh};
+	*sec = (struct eh_section){d->d_buf, d->d_size, sh->sh_addr, eh};
 	return 0;
 }
 
 /* Find .eh_frame (eh) or .debug_frame in elf and count the code bytes; 0 when it has none. */
-static int find_cfi(Elf *elf, bool eh, struct cfi_section *sec, uint64_t *code_bytes)
+static int find_cfi(Elf *elf, bool eh, struct eh_section *sec, uint64_t *code_bytes)
 {
 	const char *want = eh ? ".eh_frame" : ".debug_frame";
 	Elf_Scn *scn = NULL, *found = NULL;

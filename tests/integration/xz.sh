@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A Debian binary without frame pointers (xz, stripped, through liblzma) against perf record
-# --call-graph dwarf on the same run.
+# --call-graph dwarf on the same run. Code no symbol names is one function per .eh_frame FDE on
+# both sides (perch's MODULE+0xSTART?; perf's addresses mapped by readelf, tests/lib.sh).
 #
 #   tests/integration/xz.sh [BUILD_DIR]
 set -u
@@ -8,19 +9,23 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 it_begin xz "${1:-build}"
 
-# perf script (leaf first) -> folded (root first) with perch's names: unnamed frames MODULE+0xOFF
-# (perf shows a return address minus one, perch as it is), kernel frames with _[k]
+# perf script (leaf first) -> folded (root first) with perch's names: unnamed frames
+# MODULE+0xSTART? after the .eh_frame FDE readelf says covers them (FDES: fde_table's file; perf
+# shows a return address minus one, inside the call's function), else MODULE+0xOFF (perch shows
+# a return address as it is); kernel frames with _[k]
 perf_folded() {
-	awk 'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
+	awk "$FDE_AWK"'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 	function flush(  s, i) { if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ } n = 0 }
+	FILENAME == ARGV[1] { fde_load(); next }
 	/^[^ \t]/ { flush(); comm = $1; next }
 	/^$/ { flush(); next }
 	{ ip = $1; rest = $0; sub(/^[ \t]*[0-9a-f]+ /, "", rest); dso = ""; sym = rest
 	  if (match(rest, / \([^()]*\)$/)) { dso = substr(rest, RSTART + 2, RLENGTH - 3); sym = substr(rest, 1, RSTART - 1) }
 	  if (dso == "inlined") dso = ""
-	  if (sym == "[unknown]" || sym == "") { m = dso; sub(/.*\//, "", m); sym = sprintf("%s+0x%x", m, hex(ip) + (n > 0)) }
+	  if (sym == "[unknown]" || sym == "") { m = dso; sub(/.*\//, "", m); sym = fde_of(m, hex(ip))
+		if (sym == "") sym = sprintf("%s+0x%x", m, hex(ip) + (n > 0)) }
 	  f[++n] = sym (dso ~ /kernel/ ? "_[k]" : "") }
-	END { flush(); for (s in c) print s, c[s] }' "$1"
+	END { flush(); for (s in c) print s, c[s] }' "$2" "$1"
 }
 # totals FOLDED: "frame percent" for every frame, the share of samples it is on
 totals() {
@@ -31,7 +36,7 @@ totals() {
 # outermost FOLDED: the most common outermost named frame and its share
 outermost() {
 	awk "$FOLD_AWK"'{ parse(); all += n; o = "-"
-		for (i = 2; i <= k; i++) if (fr[i] !~ /\+0x[0-9a-f]+$/ && fr[i] !~ /^\[/) { o = fr[i]; break }
+		for (i = 2; i <= k; i++) if (fr[i] !~ /\+0x[0-9a-f]+\??$/ && fr[i] !~ /^\[/) { o = fr[i]; break }
 		s[o] += n } END { for (o in s) printf "%s %.2f\n", o, 100 * s[o] / all }' "$1" | sort -k2 -nr | head -1
 }
 
@@ -47,7 +52,9 @@ else
 		-o "$T/xz.perf" -- xz -T1 -9 -c "$T/xz.in" >/dev/null 2>"$T/err" || bad "xz" "$(cat "$T/err")"
 	folded "$T/xz.data" | grep '^xz;' >"$T/xz.folded"
 	perf script -i "$T/xz.perf" -F comm,ip,sym,dso 2>/dev/null >"$T/xz.script"
-	perf_folded "$T/xz.script" >"$T/xz.perf.folded"
+	xzlib=$(ldd "$(command -v xz)" | awk '$1 ~ /^liblzma/ { print $3 }')
+	fde_table "$(realpath "$(command -v xz)")" ${xzlib:+"$(realpath "$xzlib")"} >"$T/xz.fdes"
+	perf_folded "$T/xz.script" "$T/xz.fdes" >"$T/xz.perf.folded"
 	po=$(outermost "$T/xz.folded")
 	fo=$(outermost "$T/xz.perf.folded")
 	totals "$T/xz.folded" >"$T/xz.tot"
@@ -65,7 +72,7 @@ else
 		END { printf "%d %.2f%s", n, worst, bad }' "$T/xz.tot" "$T/xz.perf.tot")
 	ps_=$(share "$T/xz.folded" __libc_start_call_main)
 	# lzma_code samples whose stack is cut short of main's caller
-	cut_=$(samples "$T/xz.folded" ';lzma_code;' '__libc_start_call_main;xz\+0x[0-9a-f]+;xz\+0x[0-9a-f]+;lzma_code;')
+	cut_=$(samples "$T/xz.folded" ';lzma_code;' '__libc_start_call_main;xz\+0x[0-9a-f]+\??;xz\+0x[0-9a-f]+\??;lzma_code;')
 	if [ "${po% *}" = "${fo% *}" ] && within "${po#* }" 100 1 && within "$ps_" 100 1 && [ "$cut_" -eq 0 ] &&
 		[ "${diffs%% *}" -ge 5 ] && [ "$(echo "$diffs" | wc -w)" -eq 2 ]; then
 		ok "xz (stripped, no frame pointers): outermost named frame $po % (perf: $fo %); __libc_start_call_main;xz+0x..;xz+0x..;lzma_code on every lzma_code stack; ${diffs%% *} frames on >= 10 % of perf's samples within sampling error (4.5 sd) of perf --call-graph dwarf ($n1 vs $n2 samples; worst $(echo "$diffs" | cut -d' ' -f2))"

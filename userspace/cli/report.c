@@ -68,6 +68,11 @@ static void report_options(FILE *out)
 	      "  --lines              one entry per source line (function (file:line)), not per "
 	      "function\n"
 	      "  --no-demangle        show C++ names as the binary spells them\n"
+	      "  --inline             code inlined into a function is its own function, which takes\n"
+	      "                       the self time (the default)\n"
+	      "  --no-inline          each frame is its out-of-line function alone, which takes the\n"
+	      "                       self time of code inlined into it (perf report --no-inline);\n"
+	      "                       the recording keeps the inline chains for --inline\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n"
 	      "  -i, --input=FILE     the recording (as FILE alone; default perch.data)\n"
 	      "queries (fble's; every format's samples and call trees, not the region times or GPU\n"
@@ -236,6 +241,12 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 		return 0;
 	case 'D':
 		o->no_demangle = true;
+		return 0;
+	case 'n':
+		o->no_inline = false;
+		return 0;
+	case 'N':
+		o->no_inline = true;
 		return 0;
 	case 'r':
 		o->region = optarg;
@@ -409,6 +420,8 @@ static int run_report(int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
+		{"inline", no_argument, NULL, 'n'},
+		{"no-inline", no_argument, NULL, 'N'},
 		{"region", required_argument, NULL, 'r'},
 		{"output", required_argument, NULL, 'o'},
 		{"select", required_argument, NULL, 'S'},
@@ -451,7 +464,8 @@ const struct cli_command cli_report = {
 	.run = run_report,
 	.synopsis =
 		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
-		"                    [--lines] [--no-demangle] [--select=F] [--exclude=F] [--fold=F]\n"
+		"                    [--lines] [--no-demangle] [--inline|--no-inline]\n"
+		"                    [--select=F] [--exclude=F] [--fold=F]\n"
 		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
 		"                    [--view=cpu|off|wall] [--event=NAME]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",

@@ -310,6 +310,9 @@ static int run_symbolize(int argc, char **argv)
 		return PERCH_EXIT_INTERNAL;
 	}
 	symbolizer__set_demangle(c->sym, o.demangle);
+	/* addr2line prints ?? where no symbol covers an address, and DWARF's names: so do we. */
+	symbolizer__set_infer_bounds(c->sym, false);
+	symbolizer__set_public_names(c->sym, false);
 	symbolizer__prefetch_discriminators(c->sym, true);
 	ret = open_module(c, o.file);
 	if (ret)

@@ -151,13 +151,14 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	p->frame_off[i] = p->nlabels;
 	if (f->kind == REC_FRAME_REGION)
 		return 0; /* only in the file: samples carry their regions apart (recording.h) */
-	/* Stored innermost first; the tree wants the out-of-line function first. */
-	for (uint32_t k = n; k-- > 0 && !err;) {
+	/* Stored innermost first; the tree wants the out-of-line function first. --no-inline:
+	 * that one alone. */
+	for (uint32_t k = n; k-- > (p->o.no_inline ? n - 1 : 0) && !err;) {
 		char *name = line_name(p, r, f, &lines[k]);
 
 		err = name ? push_label(p, intern(p, module, name, kernel), k) : -ENOMEM;
 	}
-	p->frame_count[i] = n;
+	p->frame_count[i] = p->o.no_inline ? 1 : n;
 	return err;
 }
 

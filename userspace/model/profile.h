@@ -19,8 +19,12 @@ struct profile;
 
 struct profile_opts {
 	size_t sz;
-	bool lines;	    /* one function per source line: "name (file:line)" */
-	bool no_demangle;   /* keep C++ names as the binary spells them */
+	bool lines;	  /* one function per source line: "name (file:line)" */
+	bool no_demangle; /* keep C++ names as the binary spells them */
+	/* A frame inside inlined code is its out-of-line function alone, which then takes the
+	 * frame's self time (perf report --no-inline); false: the whole inline chain, the innermost
+	 * inlined function taking it. The recording keeps the chain either way. */
+	bool no_inline;
 	const char *region; /* only samples whose region stack holds this name; NULL: all */
 	/* The query (model/query.h) every sample's stack goes through after the region filter:
 	 * bound to this profile's functions by profile__build; NULL: none. */

@@ -138,6 +138,7 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 	struct profile_opts po = {.sz = sizeof(po),
 				  .lines = o->lines,
 				  .no_demangle = o->no_demangle,
+				  .no_inline = o->no_inline,
 				  .region = o->region,
 				  .query = o->query};
 

@@ -179,8 +179,11 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 	fputs(o->lines ? "\"--lines\"" : "", h->out);
 	fputs(o->no_demangle ? (o->lines ? ",\"--no-demangle\"" : "\"--no-demangle\"") : "",
 	      h->out);
+	if (o->no_inline)
+		fputs(o->lines || o->no_demangle ? ",\"--no-inline\"" : "\"--no-inline\"", h->out);
 	if (o->region) {
-		fputs(o->lines || o->no_demangle ? ",\"--region=" : "\"--region=", h->out);
+		fputs(o->lines || o->no_demangle || o->no_inline ? ",\"--region=" : "\"--region=",
+		      h->out);
 		report_json_chars(h->out, o->region);
 		fputc('"', h->out);
 	}

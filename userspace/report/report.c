@@ -39,6 +39,7 @@ int report__check_query(const struct recording *r, const struct report_opts *o)
 	struct profile_opts po = {.sz = sizeof(po),
 				  .lines = o->lines,
 				  .no_demangle = o->no_demangle,
+				  .no_inline = o->no_inline,
 				  .region = o->region,
 				  .query = o->query};
 

@@ -61,6 +61,7 @@ struct report_opts {
 	unsigned int top;   /* rows in each top-functions table */
 	bool lines;	    /* functions by source line (file:line) */
 	bool no_demangle;   /* keep C++ names mangled */
+	bool no_inline;	    /* --no-inline: a frame is its out-of-line function (profile.h) */
 	const char *
 		region; /* text, folded, pprof, speedscope: samples inside this region (NULL: all) */
 	/* --select/--exclude/--fold (every output's samples and call trees; not the region times
