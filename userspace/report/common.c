@@ -94,20 +94,7 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t)
  * samples carried it (its name when perch first saw it). */
 const char *report_sample_comm(const struct recording *r, const struct rec_sample *s)
 {
-	const char *thread = NULL;
-	uint32_t pid = s->pid, tid = s->tid;
-
-	if (s->comm)
-		return recording__string(r, s->comm);
-	for (size_t i = 0; i < r->nthreads; i++) {
-		if (r->threads[i].pid != pid)
-			continue;
-		if (r->threads[i].tid == pid)
-			return recording__string(r, r->threads[i].comm);
-		if (r->threads[i].tid == tid)
-			thread = recording__string(r, r->threads[i].comm);
-	}
-	return thread && *thread ? thread : "?";
+	return profile__sample_comm(r, s);
 }
 
 /* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
@@ -139,8 +126,10 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 				  .lines = o->lines,
 				  .no_demangle = o->no_demangle,
 				  .region = o->region,
-				  .query = o->query};
+				  .query = o->query,
+				  .nkeys = o->nkeys};
 
+	memcpy(po.keys, o->keys, sizeof(po.keys));
 	return profile__build(r, &po);
 }
 

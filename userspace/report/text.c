@@ -413,9 +413,11 @@ int report_text(const struct recording *r, const char *path, const struct report
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
 	report_print_metrics(r, out);
-	if (o->sort != REPORT_SORT_TOTAL)
+	if (o->nkeys)
+		err = report_print_keyed_top(r, p, o, out);
+	if (!o->nkeys && o->sort != REPORT_SORT_TOTAL)
 		report_print_top(p, true, o->top, out);
-	if (o->sort != REPORT_SORT_SELF)
+	if (!o->nkeys && o->sort != REPORT_SORT_SELF)
 		report_print_top(p, false, o->top, out);
 	print_tree(p, o, out);
 cleanup:
