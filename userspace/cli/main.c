@@ -40,7 +40,7 @@ void cli_usage(FILE *out)
 
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		print_synopsis(commands[i]->synopsis, &first, out);
-	fputc('\n', out);
+	fputs("\n  -h, --help           this help (perch --help, or perch CMD --help)\n\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (commands[i]->options)
 			commands[i]->options(out);
