@@ -97,6 +97,27 @@ const char *report_sample_comm(const struct recording *r, const struct rec_sampl
 	return profile__sample_comm(r, s);
 }
 
+void report_put_oneline(FILE *out, const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+		       s[len - 1] == '\r'))
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 /* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
 const char *report_fmt_time(char buf[24], uint64_t ns)
 {

@@ -62,6 +62,9 @@ void report_json_str(FILE *f, const char *s);
 /* report/csv.c: s as one CSV field (RFC 4180 quoting). */
 void report_csv_field(const char *s, FILE *out);
 
+/* s on one line of a header: trailing white space dropped (an attached process's command line
+ * padded with NULs), line breaks and tabs written as \n and \t, other control bytes as \xNN. */
+void report_put_oneline(FILE *out, const char *s);
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);
 /* The mean time per timed call of a region (0 with none). */

@@ -187,7 +187,9 @@ static void print_header(const struct recording *r, const char *path, const stru
 
 	report_end(r, REC_END_exit_status, &status);
 	fprintf(out, "# perch report of %s\n", path);
-	fprintf(out, "command    %s\n", report_meta(r, REC_META_command) ?: "?");
+	fputs("command    ", out);
+	report_put_oneline(out, report_meta(r, REC_META_command) ?: "?");
+	fputc('\n', out);
 	fprintf(out, "pids       %s (%s); %zu processes and %zu threads sampled\n",
 		report_meta(r, REC_META_pids) ?: "?", report_meta(r, REC_META_mode) ?: "?", nproc,
 		nthreads);
