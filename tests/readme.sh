@@ -89,8 +89,10 @@ for line in open(sys.argv[1]):
         m = re.match(r"^(\$ |build/)?perch (" + CMDS + r")\b(.*)$", line)
         if not m:
             continue
-        options(m.group(2), m.group(3))
-        if m.group(1) and "[" not in line:
+        runnable = m.group(1) and "[" not in line
+        # a runnable line's options end at its first pipe (what follows is another program's)
+        options(m.group(2), m.group(3).split(" | ")[0] if runnable else m.group(3))
+        if runnable:
             print(f"run\t{m.group(2)}\t{line[2:] if m.group(1) == '$ ' else line}")
         continue
     for m in re.finditer(r"`perch (" + CMDS + r")( [^`]*)?`", line):

@@ -443,7 +443,8 @@ static int run_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct report_opts o = {.sz = sizeof(o), .min_percent = 0.5, .top = 20, .by_function = true};
+	struct report_opts o = {
+		.sz = sizeof(o), .min_percent = 0.5, .top = 20, .by_function = true};
 	const char *path = "perch.data", *output = NULL;
 	int c, ret = 0;
 

@@ -44,7 +44,7 @@ struct record_opts {
 
 /* What a recording's end was, besides its exit status. */
 struct record_result {
-	bool complete;	      /* opts->output was written to its end (the CLI reads it back) */
+	bool complete;	       /* opts->output was written to its end (the CLI reads it back) */
 	bool duration_stopped; /* -d ran out and perch's SIGTERM ended the launched command */
 };
 

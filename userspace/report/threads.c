@@ -142,7 +142,8 @@ static void print_rows(const struct ktable *t, const struct report_opts *o, bool
 	static const char *const heads[PROFILE_KEY_NR] = {"comm", "pid", "tid"};
 	static const int width[PROFILE_KEY_NR] = {16, 8, 8};
 
-	fprintf(out, "\nTop %s by %s\n", o->by_function ? "functions per thread key" : "thread keys",
+	fprintf(out, "\nTop %s by %s\n",
+		o->by_function ? "functions per thread key" : "thread keys",
 		by_self ? "self" : "total");
 	fprintf(out, "  %7s %8s %7s %8s ", "self%", "self", "total%", "total");
 	for (uint32_t k = 0; k < t->nkeys; k++) /* no padding at a line's end */
@@ -154,8 +155,9 @@ static void print_rows(const struct ktable *t, const struct report_opts *o, bool
 
 		if (!(by_self ? row->self : row->total))
 			break;
-		fprintf(out, "  %6.2f%% %8" PRIu64 " %6.2f%% %8" PRIu64 " ", report_pct(row->self, all),
-			row->self, report_pct(row->total, all), row->total);
+		fprintf(out, "  %6.2f%% %8" PRIu64 " %6.2f%% %8" PRIu64 " ",
+			report_pct(row->self, all), row->self, report_pct(row->total, all),
+			row->total);
 		for (uint32_t k = 0; k < t->nkeys; k++) /* "pid N", "tid N": the number */
 			fprintf(out, " %-*s", last_key(o, k) ? 0 : width[o->keys[k]],
 				profile__func_name(t->p, keys[k]) + (o->keys[k] ? 4 : 0));
