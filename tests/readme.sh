@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README.md's commands, run or parsed as written:
 #   1. the region build lines (`cc -Iinclude app.c ...` in "Region markers") run as written, in a
-#      folder holding include/ and BUILD as build/, on a small app.c with one region; each
+#      folder holding include/ and build/ (BUILD's perch and workloads, a plain libperch), on a small app.c with one region; each
 #      program must start (exit 0; README's quick start then records it, below);
 #   2. the example commands in code blocks (`$ perch ...`, `build/perch ...`) run there, in order,
 #      each exiting 0 (`perch` is BUILD/perch; the attach example, whose pids are made up, and
@@ -24,8 +24,19 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   readme: $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL readme: $1"; }
 
+# build/ as README's lines see it: this BUILD's perch and workloads; the region runtime of a
+# plain build (a sanitizer build's libperch needs -fsanitize to link: it is not what README's
+# lines build against), this BUILD's where it is plain, else ./build's
+LIB=$BUILD
+if nm -D "$BUILD/libperch.so" 2>/dev/null | grep -q __asan; then
+	LIB=$ROOT/build
+fi
 ln -s "$ROOT/include" "$T/include"
-ln -s "$BUILD" "$T/build"
+mkdir "$T/build"
+ln -s "$PERCH" "$T/build/perch"
+ln -s "$BUILD/workloads" "$T/build/workloads"
+ln -s "$LIB/libperch.so" "$T/build/libperch.so"
+ln -s "$LIB/libperch.a" "$T/build/libperch.a"
 cat >"$T/app.c" <<'EOF'
 #include <perch.h>
 
