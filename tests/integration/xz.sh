@@ -70,7 +70,7 @@ else
 		[ "${diffs%% *}" -ge 5 ] && [ "$(echo "$diffs" | wc -w)" -eq 2 ]; then
 		ok "xz (stripped, no frame pointers): outermost named frame $po % (perf: $fo %); __libc_start_call_main;xz+0x..;xz+0x..;lzma_code on every lzma_code stack; ${diffs%% *} frames on >= 10 % of perf's samples within sampling error (4.5 sd) of perf --call-graph dwarf ($n1 vs $n2 samples; worst $(echo "$diffs" | cut -d' ' -f2))"
 	else
-		bad "xz vs perf" "outermost perch '$po' perf '$fo'; __libc_start_call_main on $ps_ %; $cut_ lzma_code samples cut; frames compared / worst / off: $diffs"
+		bad "xz vs perf" "outermost perch '$po' perf '$fo'; __libc_start_call_main on $ps_ %; $cut_ lzma_code samples cut; frames compared / worst / off: $diffs; heaviest stacks short of it: $(misses "$T/xz.folded" ';__libc_start_call_main;' '^xz;'); $("$PERCH" report --format=stats "$T/xz.data" | grep -E '^(dwarf|unwind)' | tr '\n' ' ')"
 	fi
 fi
 
