@@ -85,6 +85,7 @@ QUERIES=(
 	"golden/forks|pid-filter-folded|--pid=10794,10797 --format=folded"
 	"golden/forks|comm-filter-per-thread|--comm=forks --tid=10795,10796 --per-thread --top=3"
 	"golden/forks|bad-tid|--tid=x"
+	"golden/forks|no-thread|--tid=10795,1"
 )
 for q in "${QUERIES[@]}"; do
 	IFS='|' read -r data name opts <<<"$q"

@@ -538,6 +538,37 @@ static void query_thread_filter_bad_items_say_why(void **state)
 	query__free(q);
 }
 
+struct thread_row {
+	uint32_t pid, tid;
+	const char *comm;
+};
+
+static void thread_of(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid, const char **comm)
+{
+	const struct thread_row *t = (const struct thread_row *)ctx + i;
+
+	*pid = t->pid;
+	*tid = t->tid;
+	*comm = t->comm;
+}
+
+/* An item no sample has is an error naming it, as a function no frame has is. */
+static void query_thread_filter_unknown_item_is_named(void **state)
+{
+	static const struct thread_row rows[] = {{10, 10, "main"}, {10, 11, "worker"}};
+	struct query *q = query__new();
+
+	(void)state;
+	assert_int_equal(query__add_thread(q, QUERY_TID, "11,10"), 0);
+	assert_int_equal(query__add_thread(q, QUERY_COMM, "worker"), 0);
+	assert_int_equal(query__bind_threads(q, 2, thread_of, rows), 0);
+	assert_int_equal(query__add_thread(q, QUERY_PID, "10,12"), 0);
+	assert_int_equal(query__bind_threads(q, 2, thread_of, rows), -ENOENT);
+	assert_string_equal(query__error(q), "no thread with --pid=12 in the profile (perch report "
+					     "--sort=comm,pid,tid lists them)");
+	query__free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +593,7 @@ int main(void)
 		cmocka_unit_test(query_empty_applies_nothing),
 		cmocka_unit_test(query_thread_filters_keep_listed_threads),
 		cmocka_unit_test(query_thread_filter_bad_items_say_why),
+		cmocka_unit_test(query_thread_filter_unknown_item_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

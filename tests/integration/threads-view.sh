@@ -74,7 +74,6 @@ check_filter() { # check_filter WHAT WANT OPTION...
 	check_filter "--comm=share-1,share-2" $((n_1 + n_2)) --comm=share-1,share-2
 	check_filter "--pid=$pid" "$all" --pid="$pid"
 	check_filter "--pid=$pid --comm=share-2" "$n_2" --pid="$pid" --comm=share-2
-	check_filter "--pid=1" 0 --pid=1
 	check_filter "--comm=share-0 --select=share_work" "$(folded "$R" --tid="$tid_0" | awk '/;share_work/ { s += $NF } END { print s + 0 }')" --comm=share-0 --select=share_work
 }
 
@@ -108,6 +107,8 @@ fi
 
 # bad filters: one line, usage status
 expect "--tid=abc" 64 "bad --tid 'abc'" -- "$PERCH" report --tid=abc "$R"
+expect "--pid=1 (not in the recording)" 64 "no thread with --pid=1" -- "$PERCH" report --pid=1 "$R"
+expect "--comm=share-9 (not in the recording)" 64 "no thread with --comm=share-9" -- "$PERCH" report --comm=share-9 --format=folded "$R"
 expect "--sort=pid,pid" 64 "bad --sort" -- "$PERCH" report --sort=pid,pid "$R"
 expect "--sort=function,pid" 64 "bad --sort" -- "$PERCH" report --sort=function,pid "$R"
 

@@ -355,6 +355,15 @@ static int make_view(struct profile *p, const struct recording *r)
 	return 0;
 }
 
+static void thread_cb(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid, const char **comm)
+{
+	const struct recording *r = ctx;
+
+	*pid = r->samples[i].pid;
+	*tid = r->samples[i].tid;
+	*comm = profile__sample_comm(r, &r->samples[i]);
+}
+
 /* The functions of every frame, the query bound to them and the outputs' view of them. */
 static int map_frames(struct profile *p, const struct recording *r)
 {
@@ -362,6 +371,8 @@ static int map_frames(struct profile *p, const struct recording *r)
 
 	for (uint32_t i = 0; i < r->nframes && !err; i++)
 		err = map_frame(p, r, i);
+	if (!err && p->o.query)
+		err = query__bind_threads(p->o.query, r->nsamples, thread_cb, r);
 	if (!err && p->o.query)
 		err = query__bind(p->o.query, p->nfuncs, func_name_cb, p);
 	return err ? err : make_view(p, r);

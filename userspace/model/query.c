@@ -274,6 +274,45 @@ static bool filter_keeps(const struct thread_filter *t, uint32_t id, const char 
 	return false;
 }
 
+/* Whether item i of filter key matches a thread of the n samples. */
+static bool item_found(const struct thread_filter *t, enum query_thread_key key, size_t i, size_t n,
+		       void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				      const char **comm),
+		       const void *ctx)
+{
+	for (size_t s = 0; s < n; s++) {
+		uint32_t pid, tid;
+		const char *comm;
+
+		thread(ctx, s, &pid, &tid, &comm);
+		if (key == QUERY_COMM ? !strcmp(comm, t->items[i])
+				      : (key == QUERY_PID ? pid : tid) == t->ids[i])
+			return true;
+	}
+	return false;
+}
+
+int query__bind_threads(struct query *q, size_t n,
+			void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				       const char **comm),
+			const void *ctx)
+{
+	for (int k = 0; q && k < QUERY_THREAD_NR; k++) {
+		const struct thread_filter *t = &q->threads[k];
+
+		for (size_t i = 0; i < t->n; i++) {
+			if (item_found(t, (enum query_thread_key)k, i, n, thread, ctx))
+				continue;
+			snprintf(q->err, sizeof(q->err),
+				 "no thread with --%s=%s in the profile (perch report "
+				 "--sort=comm,pid,tid lists them)",
+				 thread_names[k], t->items[i]);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
 bool query__keeps_thread(const struct query *q, uint32_t pid, uint32_t tid, const char *comm)
 {
 	return !q || (filter_keeps(&q->threads[QUERY_PID], pid, NULL) &&

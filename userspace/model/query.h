@@ -48,6 +48,13 @@ int query__add(struct query *q, enum query_kind kind, const char *arg);
  * thread set them, exactly). 0; -EINVAL for an empty item or a bad number (query__error());
  * -ENOMEM. */
 int query__add_thread(struct query *q, enum query_thread_key key, const char *arg);
+/* Check that every thread filter item names a thread of the profile: thread(ctx, i, ...) gives
+ * the pid, tid and name of the i-th of n samples. 0; -ENOENT when an item names none
+ * (query__error() says which). */
+int query__bind_threads(struct query *q, size_t n,
+			void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				       const char **comm),
+			const void *ctx);
 /* Whether the thread filters keep a sample of this thread (comm: its name; "" unknown). */
 bool query__keeps_thread(const struct query *q, uint32_t pid, uint32_t tid, const char *comm);
 /* Why the last query__add() or query__bind() failed: one line, no newline. */
