@@ -25,6 +25,7 @@ CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 LDFLAGS  += -fsanitize=address,undefined
 endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
+LDLIBS   += -lcapstone # perch annotate's disassembly (report/annotate.c)
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-prototypes -Wno-unused-parameter \
 	      -I$(BUILD) -I.
@@ -39,6 +40,7 @@ TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
 	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
+WORKLOADS += $(BUILD)/workloads/hotline-nodebug
 
 # CUDA (cuda/): built only where the toolkit's CUPTI headers are (CUDA_HOME); elsewhere `make`
 # says it skipped it and the CUDA tests are left out. Rules at the end of this file.
@@ -104,6 +106,18 @@ $(BUILD)/userspace/report/html.o: $(BUILD)/report_html_assets.h
 
 $(BUILD)/libperchcore.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^
+
+# `perch --version`: the release below and the commit built (git describe), in BUILD/version.h,
+# rewritten only when it changes (so only cli/main.o rebuilds).
+PERCH_VERSION := 0.1
+$(BUILD)/version.h: FORCE
+	@mkdir -p $(@D)
+	@v="$(PERCH_VERSION) (git $$(git describe --always --dirty 2>/dev/null || echo unknown))"; \
+	echo "#define PERCH_VERSION_STRING \"$$v\"" >$@.tmp; \
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/userspace/cli/main.o: $(BUILD)/version.h
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/perch: $(CLI_OBJS) $(BUILD)/libperchcore.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -218,6 +232,10 @@ $(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
 $(BUILD)/workloads/jit-nofp: tests/workloads/jit.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+# perch annotate without DWARF lines: the same code, its debug sections stripped (symbols kept).
+$(BUILD)/workloads/hotline-nodebug: $(BUILD)/workloads/hotline
+	strip --strip-debug -o $@ $<
 
 $(BUILD)/workloads/deep: tests/workloads/deep.c tests/workloads/burn.h
 	@mkdir -p $(@D)

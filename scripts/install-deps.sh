@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcmocka-dev
       libprotobuf-c-dev protobuf-c-compiler golang-go
       xxd chromium nodejs
-      pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils)
+      pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils
+      libcapstone-dev tmux)
 # make fuzz: libFuzzer's runtime for the installed clang (only a Recommends of clang's packages).
 if [ "${1:-}" = fuzz ]; then
 	clang_major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)

@@ -16,11 +16,11 @@ pass=0 fail=0
 "$PERCH" --help >"$T/help" 2>&1 || { echo "FAIL help: perch --help exited $?"; exit 1; }
 
 # section CMD: the synopsis lines of CMD (from "perch CMD" to the next "perch ") and its
-# "CMD options" section (to the next "X options" line)
+# "CMD options" section ("CMD and OTHER options" too; to the next "X options" line)
 section() {
 	awk -v c="$1" '
 		/^(usage:| +)perch / { syn = ($0 ~ "perch " c " ") }
-		/^[a-z]+ options/ { opt = ($1 == c); syn = 0 }
+		/^[a-z][a-z ]* options/ { opt = 0; for (i = 1; $i != "options" && $i != "options:"; i++) if ($i == c) opt = 1; syn = 0 }
 		/^$/ { syn = 0 }
 		syn || opt' "$T/help"
 }

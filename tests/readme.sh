@@ -5,7 +5,7 @@
 #      program must start (exit 0) and `perch record` of it must see the region's 3 calls (the
 #      shared library's registry read before the loader mapped it lost them, 11 runs in 20);
 #   2. the example commands in code blocks (`$ perch ...`, `build/perch ...`) run there, in order,
-#      each exiting 0 (`perch` is BUILD/perch; the attach example, whose pids are made up, and
+#      each program of each exiting 0 (or of SIGPIPE, under `| head`) (`perch` is BUILD/perch; the attach example, whose pids are made up, and
 #      lines needing a tool that is not installed are only parsed);
 #   3. every option README names for a perch command (synopsis lines, `perch CMD ...` in code and
 #      in backticks, the first column of the tables headed "option") is accepted by that command's parser:
@@ -81,7 +81,7 @@ done
 # as written), opt (an option and its value, to parse)
 python3 - README.md >"$T/cmds" <<'EOF'
 import re, sys
-CMDS = "record|report|symbolize|diff|merge|push"
+CMDS = "record|report|symbolize|diff|merge|push|top|annotate|script"
 LONG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)(=[^\s\]|`,)]*)?")
 SHORT = re.compile(r"(?<![\w-])(-[a-zA-Z])(?![\w-])(?: ([A-Z][A-Z0-9_]*|[0-9][0-9.,]*))?")
 
@@ -137,7 +137,8 @@ while IFS=$'\t' read -r kind cmd text; do
 		continue
 	fi
 	nrun=$((nrun + 1))
-	if (cd "$T" && timeout 60 bash -o pipefail -c "$text") >"$T/run.out" 2>"$T/run.err"; then
+	# every program of the line's pipeline exits 0, or 141 (SIGPIPE: `| head` closed the pipe)
+	if (cd "$T" && timeout 60 bash -c "$text"$'\n''for s in "${PIPESTATUS[@]}"; do [ "$s" = 0 ] || [ "$s" = 141 ] || exit "$s"; done') >"$T/run.out" 2>"$T/run.err"; then
 		ok "ran '$text'"
 	else
 		bad "'$text' exited $?: $(head -2 "$T/run.err")"

@@ -22,12 +22,17 @@ struct cli_command {
 
 extern const struct cli_command cli_record, cli_report, cli_symbolize;
 extern const struct cli_command cli_diff, cli_merge, cli_push;
+extern const struct cli_command cli_top, cli_annotate, cli_script;
 
 /* `perch --help`: every command's synopsis, then every options block. */
 void cli_usage(FILE *out);
 
 /* "unknown option" for the option getopt just refused; the usage exit status. */
 int cli_bad_option(char **argv);
+/* cli/annotate.c: annotate's and script's arguments: -i FILE (or a FILE after *arg, when arg
+ * is not NULL, else alone) into *path, the first other argument into *arg. 0, -1 after --help,
+ * or the usage exit status. */
+int cli_input_option(int argc, char **argv, const char **path, const char **arg);
 /* A decimal in [1, max] into *out; -EINVAL otherwise. */
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 

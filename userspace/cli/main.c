@@ -9,12 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
+#include <capstone/capstone.h>
+#include <elfutils/libdwfl.h>
 #include "cli.h"
+#include "version.h" /* generated into BUILD by the Makefile */
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 
 static const struct cli_command *const commands[] = {
-	&cli_record, &cli_report, &cli_symbolize, &cli_diff, &cli_merge, &cli_push,
+	&cli_record, &cli_report, &cli_symbolize, &cli_diff,   &cli_merge,
+	&cli_push,   &cli_top,	  &cli_annotate,  &cli_script,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -40,6 +45,9 @@ void cli_usage(FILE *out)
 
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		print_synopsis(commands[i]->synopsis, &first, out);
+	print_synopsis("perch --version      perch's version and commit; libbpf's, libdw's, "
+		       "capstone's\n",
+		       &first, out);
 	fputs("\n  -h, --help           this help (perch --help, or perch CMD --help)\n\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (commands[i]->options)
@@ -73,6 +81,17 @@ static int unknown_command(const char *cmd)
 	return log_usage(NULL, "unknown command '%s' (%s)", cmd, names);
 }
 
+/* `perch --version`: perch's, and the libraries' it runs with (their own words for it). */
+static int print_version(void)
+{
+	int cs_major, cs_minor;
+
+	cs_version(&cs_major, &cs_minor);
+	printf("perch %s\nlibbpf %s\nlibdw %s\ncapstone %d.%d\n", PERCH_VERSION_STRING,
+	       libbpf_version_string(), dwfl_version(NULL), cs_major, cs_minor);
+	return ferror(stdout) ? PERCH_EXIT_OUTPUT : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -82,6 +101,8 @@ int main(int argc, char **argv)
 		cli_usage(cmd ? stdout : stderr);
 		return cmd ? 0 : PERCH_EXIT_USAGE;
 	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+		return print_version();
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (!strcmp(cmd, commands[i]->name))
 			return commands[i]->run(argc - 1, argv + 1);

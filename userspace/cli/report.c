@@ -68,6 +68,7 @@ static void report_options(FILE *out)
 	      "function\n"
 	      "  --no-demangle        show C++ names as the binary spells them\n"
 	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n"
+	      "  -i, --input=FILE     the recording (as FILE alone; default perch.data)\n"
 	      "queries (fble's; every format's samples and call trees, not the region times or GPU\n"
 	      "tables; F is a function's name as the report prints it, exactly, or /REGEX/ (POSIX\n"
 	      "extended, matched anywhere in the name); F,G a list; applied in the order given, each\n"
@@ -440,17 +441,22 @@ static int run_report(int argc, char **argv)
 		{"pid", required_argument, NULL, 'P'},
 		{"tid", required_argument, NULL, 'T'},
 		{"comm", required_argument, NULL, 'N'},
+		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	struct report_opts o = {
 		.sz = sizeof(o), .min_percent = 0.5, .top = 20, .by_function = true};
-	const char *path = "perch.data", *output = NULL;
+	const char *dflt = "perch.data", *path = dflt, *output = NULL;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1)
-		ret = report_option(c, &o, &output, argv);
-	if (!ret && optind < argc)
+	while (!ret && (c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
+		if (c == 'i')
+			path = optarg; /* perf's spelling of the positional FILE */
+		else
+			ret = report_option(c, &o, &output, argv);
+	}
+	if (!ret && optind < argc && path == dflt)
 		path = argv[optind++];
 	if (!ret && optind < argc)
 		ret = log_usage(NULL, "unexpected argument '%s'", argv[optind]);
@@ -471,6 +477,6 @@ const struct cli_command cli_report = {
 		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
 		"                    [--sort=self|total|comm,pid,tid,function] [--per-thread]\n"
 		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
-		"                    [-o FILE] [FILE]\n",
+		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };

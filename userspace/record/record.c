@@ -307,10 +307,13 @@ static void write_stats(struct session *s, bool cost)
 static void flip_and_drain(struct session *s)
 {
 	uint64_t flip;
+	int sig;
 
 	read_events(s, 0); /* fork/exec/mmap events first: they say whose maps to use */
 	flip = sampler__drain(s->sp, add_sample, s);
 	collector__drained(s->col);
+	if (s->o->on_drain && (sig = s->o->on_drain(s->o->drain_ctx, s->w)) && !stop_signal)
+		stop_signal = sig;
 	rec_writer__window(s->w, s->flip_ns, flip);
 	s->flip_ns = flip;
 	regions__spans_until(s->rg, flip);

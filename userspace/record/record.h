@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct rec_writer;
+
 /* How user stacks are walked (--unwind). */
 enum record_unwind {
 	RECORD_UNWIND_AUTO = 0, /* in the kernel from DWARF tables where a module has them, frame
@@ -40,6 +42,11 @@ struct record_opts {
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
+	/* perch top: called at every drain with the writer, before the drain's counts become a
+	 * window (format/writer_peek.h reads them); returns 0 to go on, or a signal number to stop
+	 * as if perch had got it (a launched command gets it too). NULL: none. */
+	int (*on_drain)(void *ctx, const struct rec_writer *w);
+	void *drain_ctx;
 };
 
 /* What a recording's end was, besides its exit status. */

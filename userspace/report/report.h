@@ -112,4 +112,14 @@ struct diff;
  * diff mode (report/html_diff.c); path: base and new as given. 0 or -errno. */
 int report__html_diff(const struct diff *d, const char *const path[2], FILE *out);
 
+/* `perch script` (report/script.c): every tick of r's timeline (--timeline) as perf script
+ * prints a sample, in time order. -ENODATA when r has no timeline. */
+int report__script(const struct recording *r, FILE *out);
+/* `perch annotate` (report/annotate.c): the self samples of function name per source line, with
+ * the source text where the file is readable; where the recording has no lines for them, per
+ * instruction of the function's disassembly (capstone), read from the module file the frames
+ * name. -ENOENT when no sample's leaf is name; -ENODATA when neither lines nor the module's code
+ * can be had (a line says why). */
+int report__annotate(const struct recording *r, const char *name, FILE *out);
+
 #endif /* PERCH_REPORT_H */

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch top`: a live view of the hottest functions. The same run as `perch record` (sampler,
+ * unwinder, symbolizer: record/) writing to /dev/null, with a hook at every drain that reads the
+ * drain's counts from the writer into report/top.c's table and redraws it every refresh
+ * interval with plain ANSI escapes. The terminal is raw (no echo, keys read one at a time) while
+ * it runs, and restored when it ends, however it ends.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "lib/vec.h"
+#include "record/record.h"
+#include "report/top.h"
+
+#define DEFAULT_FREQ	  997
+#define DEFAULT_REFRESH_S 2.0
+#define HEADER_LINES	  6 /* the lines above the rows */
+#define HELP_DONE	  (-1)
+
+struct top {
+	struct top_table *table;
+	const struct record_opts *o;
+	double refresh_s;
+	unsigned int rows; /* -n; 0: as many as the terminal has room for */
+	uint64_t start_ns, next_ns;
+	unsigned int refreshes;
+	bool tty_out;
+	bool quit; /* q pressed */
+};
+
+/* The terminal as it was, for every way out (normal, atexit, a fatal signal). */
+static struct termios saved_tty;
+static volatile sig_atomic_t tty_raw;
+
+static void tty_restore(void)
+{
+	if (tty_raw) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+		tty_raw = 0;
+	}
+}
+
+static void on_fatal(int sig)
+{
+	tty_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Keys one at a time, no echo; Ctrl-C is a key too (it quits, as q does). */
+static void tty_enter(void)
+{
+	static const int fatal[] = {SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGFPE};
+	struct termios raw;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tty))
+		return;
+	raw = saved_tty;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ISIG);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], on_fatal);
+	atexit(tty_restore);
+	if (!tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw))
+		tty_raw = 1;
+}
+
+/* Whether a key that quits is waiting: q, Q, Ctrl-C. */
+static bool quit_key(void)
+{
+	struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+	char buf[64];
+	ssize_t n;
+
+	if (!tty_raw)
+		return false;
+	while (poll(&p, 1, 0) == 1 && (n = read(STDIN_FILENO, buf, sizeof(buf))) > 0) {
+		if (memchr(buf, 'q', n) || memchr(buf, 'Q', n) || memchr(buf, 3, n))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The rows the terminal has room for (20 when it is not one). */
+static void screen_size(const struct top *t, unsigned int *rows, unsigned int *cols)
+{
+	struct winsize ws;
+
+	*rows = 20;
+	*cols = 0;
+	if (t->tty_out && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row) {
+		*rows = ws.ws_row > HEADER_LINES + 1 ? ws.ws_row - HEADER_LINES - 1 : 1;
+		*cols = ws.ws_col;
+	}
+	if (t->rows)
+		*rows = t->rows;
+}
+
+static void print_header(const struct top *t, double up_s, FILE *out)
+{
+	uint64_t last, all;
+	const struct record_opts *o = t->o;
+
+	top_table__samples(t->table, &last, &all);
+	fprintf(out, "perch top: ");
+	if (o->argv)
+		fprintf(out, "%s", o->argv[0]);
+	for (size_t i = 0; !o->argv && i < o->npids; i++)
+		fprintf(out, "%spid %d", i ? ", " : "", (int)o->pids[i]);
+	fprintf(out, "  %u Hz  refresh %.1f s  up %.1f s  (q quits)\n", o->freq, t->refresh_s,
+		up_s);
+	fprintf(out, "samples: %llu in the last %.1f s, %llu since start\n",
+		(unsigned long long)last, t->refresh_s, (unsigned long long)all);
+	fprintf(out, "self: samples whose leaf is the function; total: samples whose stack holds "
+		     "it (%%; the last column: self samples since start)\n\n");
+}
+
+/* One screen, written at once: cleared and redrawn on a terminal, appended elsewhere. */
+static void draw(struct top *t, uint64_t now)
+{
+	struct top_view v = {.interval_s = t->refresh_s};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	screen_size(t, &v.rows, &v.width);
+	fputs(t->tty_out ? "\033[H\033[2J" : "\n", m);
+	print_header(t, (double)(now - t->start_ns) / 1e9, m);
+	top_table__print(t->table, &v, m);
+	if (!fclose(m))
+		fwrite(buf, 1, len, stdout);
+	fflush(stdout);
+	free(buf);
+	t->refreshes++;
+}
+
+/* record/'s hook, every drain (100 ms): the drain's counts; a screen when the interval is up;
+ * q stops the run (a launched command gets SIGTERM, as -d gives it in perch record). */
+static int on_drain(void *ctx, const struct rec_writer *w)
+{
+	struct top *t = ctx;
+	uint64_t now = now_ns();
+
+	if (t->quit)
+		return 0;
+	if (!t->start_ns) {
+		t->start_ns = now;
+		t->next_ns = now + (uint64_t)(t->refresh_s * 1e9);
+		tty_enter(); /* now: record/'s SIGINT and SIGTERM handlers are in place */
+	}
+	if (top_table__add(t->table, w))
+		log_warn("top: out of memory: some samples are not shown");
+	if (now >= t->next_ns) {
+		draw(t, now);
+		t->next_ns += (uint64_t)(t->refresh_s * 1e9);
+		if (t->next_ns <= now)
+			t->next_ns = now + (uint64_t)(t->refresh_s * 1e9);
+	}
+	t->quit = quit_key();
+	return t->quit ? SIGTERM : 0;
+}
+
+static void top_options(FILE *out)
+{
+	fputs("top options:\n"
+	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
+	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
+	      "  -d, -r, --delay-secs=SEC  refresh every SEC seconds (default 2); the columns\n"
+	      "                       show the last interval and the whole run since start\n"
+	      "  -n, --rows=N         function rows (default: as many as the terminal holds, or 20)\n"
+	      "      --unwind=MODE    user stacks: auto (default), dwarf, fp (as record's)\n"
+	      "  q or Ctrl-C quits (exit 0; a launched CMD gets SIGTERM); top ends when the\n"
+	      "  targets exit, with CMD's exit status\n",
+	      out);
+}
+
+static int parse_pids(const char *s, pid_t **pids, size_t *n)
+{
+	char *copy = strdup(s), *save = NULL;
+	unsigned long v;
+	size_t cap = *n;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		err = cli_parse_uint(tok, INT_MAX, &v) ||
+		      vec_grow(pids, &cap, *n + 1, sizeof(**pids), 4);
+		if (!err)
+			(*pids)[(*n)++] = (pid_t)v;
+	}
+	free(copy);
+	return err || !*n ? -EINVAL : 0;
+}
+
+static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids, char **argv)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'F':
+		if (cli_parse_uint(optarg, 100000, &v))
+			return log_usage(NULL, "bad frequency '%s'", optarg);
+		o->freq = v;
+		return 0;
+	case 'p':
+		if (parse_pids(optarg, pids, &o->npids))
+			return log_usage(NULL, "bad PID list '%s'", optarg);
+		return 0;
+	case 'd':
+		t->refresh_s = strtod(optarg, &end);
+		if (*end || end == optarg || !(t->refresh_s >= 0.1 && t->refresh_s <= 3600))
+			return log_usage(NULL, "bad refresh '%s' (seconds, 0.1 to 3600)", optarg);
+		return 0;
+	case 'n':
+		if (cli_parse_uint(optarg, 100000, &v))
+			return log_usage(NULL, "bad row count '%s'", optarg);
+		t->rows = v;
+		return 0;
+	case 'U':
+		o->unwind = !strcmp(optarg, "fp")      ? RECORD_UNWIND_FP
+			    : !strcmp(optarg, "dwarf") ? RECORD_UNWIND_DWARF
+						       : RECORD_UNWIND_AUTO;
+		if (o->unwind == RECORD_UNWIND_AUTO && strcmp(optarg, "auto"))
+			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
+					 optarg);
+		return 0;
+	case 'h':
+		cli_usage(stdout);
+		return HELP_DONE;
+	default:
+		return cli_bad_option(argv);
+	}
+}
+
+static int parse_top(int argc, char **argv, struct top *t, struct record_opts *o, pid_t **pids)
+{
+	static const struct option longopts[] = {
+		{"freq", required_argument, NULL, 'F'},
+		{"pid", required_argument, NULL, 'p'},
+		{"delay-secs", required_argument, NULL, 'd'},
+		{"rows", required_argument, NULL, 'n'},
+		{"unwind", required_argument, NULL, 'U'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	int c, ret = 0;
+
+	while (!ret && (c = getopt_long(argc, argv, "+F:p:d:r:n:h", longopts, NULL)) != -1)
+		ret = top_option(c == 'r' ? 'd' : c, t, o, pids, argv);
+	if (!ret && optind < argc)
+		o->argv = argv + optind;
+	if (!ret && !o->argv == !o->npids)
+		ret = log_usage(NULL, "%s",
+				o->argv ? "give either -p PID or a command, not both"
+					: "nothing to watch: give -- CMD or -p PID");
+	return ret;
+}
+
+static int run_top(int argc, char **argv)
+{
+	struct top t = {.refresh_s = DEFAULT_REFRESH_S, .tty_out = isatty(STDOUT_FILENO)};
+	struct record_opts o = {.sz = sizeof(o),
+				.freq = DEFAULT_FREQ,
+				.output = "/dev/null",
+				.quiet = true,
+				.no_lines = true,
+				.on_drain = on_drain,
+				.drain_ctx = &t};
+	pid_t *pids = NULL;
+	struct record_result res;
+	int ret = parse_top(argc, argv, &t, &o, &pids);
+
+	if (ret) {
+		free(pids);
+		return ret == HELP_DONE ? 0 : ret;
+	}
+	o.pids = pids;
+	t.o = &o;
+	t.table = top_table__new();
+	if (!t.table) {
+		free(pids);
+		log_err("top: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	ret = record__run(&o, &res);
+	tty_restore();
+	if (!t.quit && t.start_ns)
+		draw(&t, now_ns()); /* the targets ended: what the last interval got */
+	top_table__free(t.table);
+	free(pids);
+	return t.quit ? 0 : ret;
+}
+
+const struct cli_command cli_top = {
+	.name = "top",
+	.run = run_top,
+	.synopsis = "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -- CMD [ARGS...]\n"
+		    "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -p PID[,PID...]\n",
+	.options = top_options,
+};
