@@ -82,6 +82,7 @@ QUERIES=(
 	"golden/forks|per-thread|--per-thread --min-percent=0"
 	"golden/forks|sort-comm-pid-folded|--sort=comm,pid --format=folded"
 	"golden/forks|sort-tid-self|--sort=tid,self"
+	"golden/forks|per-thread-total|--per-thread --sort=total --top=4"
 	"golden/forks|pid-filter-folded|--pid=10794,10797 --format=folded"
 	"golden/forks|comm-filter-per-thread|--comm=forks --tid=10795,10796 --per-thread --top=3"
 	"golden/forks|bad-tid|--tid=x"

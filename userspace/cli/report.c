@@ -219,26 +219,31 @@ static int sort_word(const char *w, size_t len, struct report_opts *o)
 	return 0;
 }
 
-/* --sort=KEY[,KEY...] (perf's): thread keys, "function", and self or total. */
+/* --sort=KEY[,KEY...] (perf's): thread keys, "function", and self or total. Keys or function
+ * replace the keys of an earlier --sort or --per-thread; self or total its table choice. */
 static int parse_sort(const char *arg, struct report_opts *o)
 {
-	o->nkeys = 0;
-	o->by_function = false;
-	o->sort = REPORT_SORT_BOTH;
-	for (const char *s = arg;; s++) {
-		size_t len = strcspn(s, ",");
+	struct report_opts s = {.sort = REPORT_SORT_BOTH};
 
-		if (sort_word(s, len, o))
+	for (const char *w = arg;; w++) {
+		size_t len = strcspn(w, ",");
+
+		if (sort_word(w, len, &s))
 			return log_usage(NULL,
 					 "bad --sort '%s' (comm, pid, tid, each once, then "
 					 "function; or self or total)",
 					 arg);
-		s += len;
-		if (!*s)
+		w += len;
+		if (!*w)
 			break;
 	}
-	if (!o->nkeys)
-		o->by_function = true;
+	if (s.nkeys || s.by_function) {
+		memcpy(o->keys, s.keys, sizeof(o->keys));
+		o->nkeys = s.nkeys;
+		o->by_function = s.by_function || !s.nkeys;
+	}
+	if (s.sort != REPORT_SORT_BOTH)
+		o->sort = s.sort;
 	return 0;
 }
 

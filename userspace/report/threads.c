@@ -144,7 +144,9 @@ static void print_rows(const struct ktable *t, const struct report_opts *o, bool
 
 	fprintf(out, "\nTop %s by %s\n",
 		o->by_function ? "functions per thread key" : "thread keys",
-		by_self ? "self" : "total");
+		!o->by_function ? "samples"
+		: by_self	? "self"
+				: "total");
 	fprintf(out, "  %7s %8s %7s %8s ", "self%", "self", "total%", "total");
 	for (uint32_t k = 0; k < t->nkeys; k++) /* no padding at a line's end */
 		fprintf(out, " %-*s", last_key(o, k) ? 0 : width[o->keys[k]], heads[o->keys[k]]);
@@ -188,7 +190,8 @@ int report_print_keyed_top(const struct recording *r, const struct profile *p,
 	uint64_t all = tree__total_weight(profile__tree(p));
 	int err = fill(&t, r, o->by_function);
 
-	if (!err && t.nrows && o->sort != REPORT_SORT_TOTAL) {
+	/* keys alone: self and total are the same, one table whatever the sort */
+	if (!err && t.nrows && (o->sort != REPORT_SORT_TOTAL || !o->by_function)) {
 		qsort(t.rows, t.nrows, sizeof(*t.rows), by_self_desc);
 		print_rows(&t, o, true, all, out);
 	}
