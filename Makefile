@@ -212,6 +212,11 @@ $(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h inc
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
 
+$(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h include/perch.c \
+			  include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+
 $(BUILD)/workloads/libperch.so: include/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -fPIC -shared -Wl,-soname,libperch.so -o $@ $<

@@ -41,6 +41,7 @@ struct perch_key {
 	__u32 flags;	   /* PERCH_KEY_* */
 	__u32 gen;	   /* the process's exec generation (its value in `targets`) */
 	char comm[16];	   /* the thread's name when the sample was taken */
+	__u64 step;	   /* 1 + the step its program had open (perch_step(n)); 0: none */
 };
 
 enum perch_key_flags {
@@ -68,6 +69,18 @@ enum perch_key_flags {
 
 struct perch_region_proc {
 	__u64 registry;
+	__u64 ctl; /* the registry's ctl (ABI 5 on; 0: an older runtime, no steps or pauses) */
+};
+
+/* The first bytes of struct perch_abi_ctl (include/perch_abi.h; regions.c checks the layout):
+ * the program's pause depth and open step, the profiler's step range and --only-region id. */
+struct perch_ctl {
+	__u32 paused;
+	__u32 in_step;
+	__u64 step;
+	__u64 first, last;
+	__u32 gate;
+	__u32 only;
 };
 
 /* The first 8 + 4 * PERCH_REGION_DEPTH bytes of struct perch_abi_tls, and a stored stack. */

@@ -40,6 +40,11 @@ volatile __u32 active = 0;
 volatile __u32 perch_paused = 0;
 /* enum perch_unwind_mode; set by the loader before loading. */
 const volatile __u32 unwind_mode = PERCH_UNWIND_FP;
+/* --steps: only ticks of a process whose program has a step of the range open count (the
+ * range is in its runtime's ctl); --only-region: only ticks whose thread is inside the region
+ * named by ctl.only. Set before loading; a process with no runtime of ABI 5 counts no tick. */
+const volatile __u32 gate_steps = 0;
+const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
 
@@ -570,35 +575,59 @@ static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, v
 	return dwarf_user_stack_in(regs, tgid, dmap, key, SCRATCH_TICK);
 }
 
+/* The program's own say (ABI 5, struct perch_ctl): true when tgid records nothing now (it
+ * paused, or no step of the --steps range is open); else the step it has open into *step (1 + n,
+ * 0: none) and --only-region's name id into *only (0: none known yet). */
+static __always_inline bool proc_off(__u32 tgid, __u64 *step, __u32 *only)
+{
+	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
+	struct perch_ctl c;
+
+	*step = 0;
+	*only = 0;
+	if (!rp || !rp->ctl || bpf_probe_read_user(&c, sizeof(c), (void *)rp->ctl))
+		return gate_steps || only_region; /* no runtime: no step, no region */
+	if (c.paused)
+		return true;
+	if (c.in_step)
+		*step = c.step + 1;
+	if (gate_steps && !(c.in_step && c.step >= c.first && c.step <= c.last))
+		return true;
+	*only = c.only;
+	return only_region && !c.only;
+}
+
 /* Key the sample by the interrupted thread's region stack, read from its TLS into scratch slot
- * `slot`. */
-static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, __u32 slot)
+ * `slot`; true when the stack holds the name id only (not 0). */
+static __always_inline bool region_stack_find(__u32 tgid, struct perch_key *key, __u32 slot,
+					      __u32 only)
 {
 	struct perch_region_proc *rp = bpf_map_lookup_elem(&region_procs, &tgid);
 	struct perch_rstack *st, *old;
 	__u64 fsbase = 0, hash = FNV_OFFSET;
 	__s64 tls_offset = 0;
 	__u32 n, i;
+	bool found = false;
 
 	if (!rp)
-		return;
+		return false;
 	if (bpf_probe_read_user(&tls_offset, sizeof(tls_offset),
 				(void *)(rp->registry + PERCH_REGISTRY_TLS_OFFSET)) ||
 	    !tls_offset)
-		return; /* the runtime is not initialized yet: no region can be open */
+		return false; /* the runtime is not initialized yet: no region can be open */
 	st = bpf_map_lookup_elem(&region_scratch, &slot);
 	if (!st)
-		return;
+		return false;
 #if defined(__TARGET_ARCH_x86)
 	fsbase = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
 #endif
 	if (!fsbase || bpf_probe_read_user(st, sizeof(*st), (void *)(fsbase + tls_offset))) {
 		stat_inc(PERCH_STAT_REGION_LOST);
 		key->flags |= PERCH_KEY_REGION_LOST;
-		return;
+		return false;
 	}
 	if (!st->depth)
-		return;
+		return false;
 	n = st->depth < PERCH_REGION_DEPTH ? st->depth : PERCH_REGION_DEPTH;
 	st->pad = 0;
 	hash = (hash ^ st->depth) * FNV_PRIME;
@@ -610,6 +639,7 @@ static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, _
 		barrier_var(d); /* keeps the compiler from turning the mask back into a branch */
 		st->ids[i] &= (__u32)(d >> 63); /* all ones while i < n */
 		hash = (hash ^ st->ids[i]) * FNV_PRIME;
+		found |= only && st->ids[i] == only;
 	}
 	hash |= 1; /* never 0: 0 means no region */
 	old = bpf_map_lookup_elem(&region_stacks, &hash);
@@ -625,15 +655,16 @@ static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, _
 			goto lost; /* full (not a race with another CPU storing the same stack) */
 	}
 	key->region_hash = hash;
-	return;
+	return found;
 lost:
 	stat_inc(PERCH_STAT_REGION_LOST);
 	key->flags |= PERCH_KEY_REGION_LOST;
+	return found;
 }
 
-static __always_inline void region_stack(__u32 tgid, struct perch_key *key)
+static __always_inline void region_stack_in(__u32 tgid, struct perch_key *key, __u32 slot)
 {
-	region_stack_in(tgid, key, SCRATCH_TICK);
+	region_stack_find(tgid, key, slot, 0);
 }
 
 /* One more tick of key in countmap; false when the map is full (counted). */
@@ -680,7 +711,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	void *stackmap, *countmap;
 	struct pt_regs *regs;
 	__u64 id, now;
-	__u32 buf, tgid, *gen;
+	__u32 buf, tgid, *gen, only;
 	long err;
 
 	if (perch_paused)
@@ -688,7 +719,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	id = bpf_get_current_pid_tgid();
 	tgid = id >> 32;
 	gen = bpf_map_lookup_elem(&targets, &tgid);
-	if (!gen)
+	if (!gen || proc_off(tgid, &key.step, &only))
 		return 0;
 	/* The time before `active` (see struct perch_tick): a call the compiler keeps in order. */
 	now = timeline ? bpf_ktime_get_ns() : 0;
@@ -702,7 +733,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.tid = (__u32)id;
 	key.gen = *gen;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	region_stack(tgid, &key);
+	if (!region_stack_find(tgid, &key, SCRATCH_TICK, only) && only_region)
+		return 0; /* --only-region: not inside it */
 	regs = user_regs(ctx);
 	if (!dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
@@ -1096,7 +1128,7 @@ static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u3
 	__u32 buf = active, f = flips << 1 | buf; /* a flip between the two reads: no match */
 	struct perch_key *key = &st->key;
 	struct pt_regs *regs;
-	__u64 ip = 0, sp = 0;
+	__u64 ip = 0, sp = 0, step = key->step; /* the caller's */
 	long err;
 
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -1114,6 +1146,7 @@ static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u3
 		key->tgid = tgid;
 		key->tid = tid;
 		key->gen = gen;
+		key->step = step;
 		switch_out_ustack(ctx, tgid, buf, key, regs);
 	}
 	st->flips = f;
@@ -1145,10 +1178,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 tgid = id >> 32, tid = (__u32)id, *gen;
 	struct perch_offcpu_start zero = {}, *st;
+	__u64 step;
+	__u32 only;
 
 	switch_in(next, now);
 	gen = bpf_map_lookup_elem(&targets, &tgid);
 	if (!tid || !gen || perch_paused) /* paused: no block starts, none ending is kept */
+		return 0;
+	if (proc_off(tgid, &step, &only)) /* the program paused, or outside --steps */
 		return 0;
 	if (BPF_CORE_READ(prev, __state) & 0x80 /* TASK_DEAD: its last switch */) {
 		bpf_map_delete_elem(&offcpu_start, &tid);
@@ -1168,6 +1205,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	}
 	st->time_ns = 0; /* not a block until its key is complete */
 	st->preempted = BPF_CORE_READ(prev, __state) == 0; /* TASK_RUNNING: still runnable */
+	st->key.step = step; /* kept by switch_out_key, as the key's other fields it reuses */
 	if (switch_out_key(ctx, tgid, tid, *gen, st, true)) {
 		stat_inc(PERCH_STAT_OFF_CPU_LOST);
 		return 0;

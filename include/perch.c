@@ -39,6 +39,7 @@ __attribute__((section(".perch_registry"), used)) struct perch_abi_registry perc
 };
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t exit_key;
 static int warned;
 
@@ -188,10 +189,12 @@ static void fork_prepare(void)
 {
 	pthread_mutex_lock(&names_lock);
 	pthread_mutex_lock(&blocks_lock);
+	pthread_mutex_lock(&log_lock);
 }
 
 static void fork_parent(void)
 {
+	pthread_mutex_unlock(&log_lock);
 	pthread_mutex_unlock(&blocks_lock);
 	pthread_mutex_unlock(&names_lock);
 }
@@ -220,6 +223,21 @@ static void forked_child(void)
 	ring_thread(th);
 }
 
+/* --steps and --only-region of the perch that launched the command, from the start. */
+static void ctl_from_env(void)
+{
+	const char *steps = getenv(PERCH_ENV_STEPS), *only = getenv(PERCH_ENV_ONLY);
+	unsigned long long first, last;
+
+	if (steps && sscanf(steps, "%llu:%llu", &first, &last) == 2) {
+		perch_registry.ctl.first = first;
+		perch_registry.ctl.last = last;
+		perch_registry.ctl.gate = 1;
+	}
+	if (only && *only)
+		strncpy(perch_registry.only_name, only, PERCH_NAME_LEN - 1);
+}
+
 /* Where each thread's perch__tls sits relative to its thread pointer: the same for every thread
  * with initial-exec TLS, so the sampler can find any thread's region stack from %fs base. A
  * command perch launched finds the profiler's pid in the environment and times from the start. */
@@ -240,6 +258,7 @@ __attribute__((constructor)) static void perch_runtime_init(void)
 	pthread_atfork(fork_prepare, fork_parent, forked_child);
 	perch_registry.ring_entries = PERCH_RING_ENTRIES;
 	if (env && atoi(env) > 0) {
+		ctl_from_env();
 		perch_registry.profiler_pid = (uint32_t)atoi(env);
 		perch_registry.timeline = timeline && !strcmp(timeline, "1");
 		perch_registry.collector = PERCH_COLLECT_AT_EXIT;
@@ -256,6 +275,7 @@ __attribute__((destructor)) static void perch_runtime_fini(void)
 
 	if (perch_registry.collector != PERCH_COLLECT_AT_EXIT)
 		return;
+	perch_step_end(); /* the open step ends with the program */
 	__atomic_store_n(&perch_registry.exiting, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < PERCH_EXIT_WAIT_MS; i++) {
 		if (perch_registry.collector != PERCH_COLLECT_AT_EXIT)
@@ -294,6 +314,10 @@ uint32_t perch__register(struct perch_site *site)
 	}
 	if (!id)
 		id = PERCH_NAME_TOO_MANY; /* table full: counted apart, never as another name */
+	else if (perch_registry.only_name[0] && !perch_registry.ctl.only &&
+		 !strncmp(name, perch_registry.only_name, PERCH_NAME_LEN - 1))
+		perch_registry.ctl.only =
+			id; /* --only-region's name, registered after perch came */
 	pthread_mutex_unlock(&names_lock);
 	__atomic_store_n(&site->id, id, __ATOMIC_RELAXED);
 	return id;
@@ -434,6 +458,18 @@ static inline void catch_up(struct perch_abi_thread *th, uint32_t depth)
 		catch_up_slow(th, depth);
 }
 
+/* The depths of this thread's open activations that began while paused (or outside the steps
+ * asked for): they have no node, no time and no call; the runtime's own, not the profiler's. */
+static __thread uint64_t paused_at;
+
+/* Paused by the program, or outside the profiler's step range: nothing is recorded. */
+static inline bool ctl_off(void)
+{
+	const struct perch_abi_ctl *c = &perch_registry.ctl;
+
+	return c->paused || (c->gate && !(c->in_step && c->step >= c->first && c->step <= c->last));
+}
+
 /* The begin's timestamp, and its entry in the ring with the same time. */
 static inline void begin_event(struct perch_abi_thread *th, uint32_t depth, uint32_t id,
 			       uint64_t size)
@@ -458,6 +494,11 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 		th->too_deep++;
 		return;
 	}
+	if (__builtin_expect(ctl_off(), 0)) {
+		paused_at |= 1ull << depth; /* neither timed nor counted */
+		return;
+	}
+	paused_at &= ~(1ull << depth);
 	catch_up(th, depth);
 	parent = depth ? th->node_at[depth - 1] : 0;
 	/* The node last used at this depth is usually the one again (loops): skip the search. */
@@ -476,6 +517,20 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
 }
 
+/* The end of an activation begun while paused: nothing to count; a node a region inside it
+ * made (begun after the resume) is closed. */
+static __attribute__((noinline)) void end_paused(struct perch_abi_thread *th, uint32_t depth)
+{
+	paused_at &= ~(1ull << depth);
+	if (th->valid_depth > depth) {
+		struct perch_abi_node *n = &th->nodes[th->node_at[depth]];
+
+		if (n->open)
+			n->open--;
+		th->valid_depth = depth;
+	}
+}
+
 void perch__end_slow(uint32_t depth)
 {
 	uint64_t now = now_ticks();
@@ -485,6 +540,10 @@ void perch__end_slow(uint32_t depth)
 
 	if (!th || depth >= PERCH_MAX_DEPTH)
 		return;
+	if (__builtin_expect(paused_at >> depth & 1, 0)) {
+		end_paused(th, depth);
+		return;
+	}
 	catch_up(th, depth + 1);
 	n = &th->nodes[th->node_at[depth]];
 	n->calls++;
@@ -516,7 +575,7 @@ void perch__mark_slow(uint32_t id)
 	struct perch_abi_thread *th = current_block();
 	uint32_t depth = perch__tls.depth;
 
-	if (!th)
+	if (!th || ctl_off())
 		return;
 	if (depth > PERCH_MAX_DEPTH) {
 		th->too_deep++;
@@ -598,4 +657,61 @@ void perch_region_end_str(const char *name)
 	struct perch_site site = {name, 0};
 
 	perch__end(&site);
+}
+
+/* One entry in the control log (perch_abi.h), while profiled. */
+static void log_put(uint32_t kind, uint64_t value)
+{
+	struct perch_abi_log *e;
+	uint64_t h;
+
+	pthread_mutex_lock(&log_lock);
+	h = perch_registry.log_head;
+	e = &perch_registry.log[h & (PERCH_LOG_ENTRIES - 1)];
+	e->time = now_ticks();
+	e->value = value;
+	e->kind = kind;
+	e->tid = (uint32_t)syscall(SYS_gettid);
+	__atomic_store_n(&perch_registry.log_head, h + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&log_lock);
+}
+
+void perch_profile_pause(void)
+{
+	if (!__atomic_fetch_add(&perch_registry.ctl.paused, 1, __ATOMIC_ACQ_REL) &&
+	    perch_registry.active)
+		log_put(PERCH_LOG_PAUSE, 0);
+}
+
+void perch_profile_resume(void)
+{
+	uint32_t p = __atomic_load_n(&perch_registry.ctl.paused, __ATOMIC_ACQUIRE);
+
+	while (p && !__atomic_compare_exchange_n(&perch_registry.ctl.paused, &p, p - 1, 1,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	if (p == 1 && perch_registry.active)
+		log_put(PERCH_LOG_RESUME, 0);
+}
+
+void perch_step(uint64_t n)
+{
+	struct perch_abi_ctl *c = &perch_registry.ctl;
+
+	/* Closed while the number changes: a tick never sees step n with the old step's state. */
+	__atomic_store_n(&c->in_step, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->step, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->in_step, 1, __ATOMIC_RELEASE);
+	if (perch_registry.active)
+		log_put(PERCH_LOG_STEP, n);
+}
+
+void perch_step_end(void)
+{
+	struct perch_abi_ctl *c = &perch_registry.ctl;
+
+	if (!__atomic_exchange_n(&c->in_step, 0, __ATOMIC_ACQ_REL))
+		return;
+	if (perch_registry.active)
+		log_put(PERCH_LOG_STEP_END, c->step);
 }

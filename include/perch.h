@@ -10,6 +10,19 @@
  *   perch_region_begin_n("fft", n) carries a workload size for cost models
  *   perch_mark("checkpoint")       an instant
  *
+ * Steps and pauses (what `perch record` records; see also --steps and --only-region):
+ *   perch_step(n)                  step (batch) n starts here; the open step, if any, ends
+ *   perch_step_end()               the open step ends (else it ends at the next perch_step()
+ *                                  or when the program exits)
+ *   perch_profile_pause()          stop recording this process: no samples, no region timing,
+ *   perch_profile_resume()         no off-CPU blocks until the matching resume. Pauses nest:
+ *                                  recording resumes at the resume that matches the outermost
+ *                                  pause; a resume with no pause open is ignored.
+ * A region that begins while paused (or outside the steps perch was asked for) is neither
+ * timed nor counted, nor are marks then; one that began while recording and ends while paused
+ * is counted with its whole wall time (the pause included: it is how long the region took).
+ * With no profiler attached each is a call of a few instructions: no system call, no lock.
+ *
  * Names must be string literals (each call site caches its name id; the same name anywhere
  * aggregates); perch_region_begin_str()/end_str() take any string at the cost of a lookup.
  * With no profiler attached a begin/end pair is a few instructions on thread-local memory: no
@@ -38,6 +51,10 @@ extern "C" {
 #define perch_region_begin_str(name)  ((void)0)
 #define perch_region_end_str(name)    ((void)0)
 #define PERCH_SCOPE(name)
+#define perch_profile_pause()  ((void)0)
+#define perch_profile_resume() ((void)0)
+#define perch_step(n)	       ((void)(n))
+#define perch_step_end()       ((void)0)
 
 #else /* !PERCH_DISABLE */
 
@@ -59,6 +76,10 @@ void perch__end_mismatch(uint32_t id);
 void perch__mark_slow(uint32_t id);
 void perch_region_begin_str(const char *name);
 void perch_region_end_str(const char *name);
+void perch_profile_pause(void);
+void perch_profile_resume(void);
+void perch_step(uint64_t n);
+void perch_step_end(void);
 
 static inline uint32_t perch__id(struct perch_site *site)
 {

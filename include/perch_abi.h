@@ -12,9 +12,11 @@
 #include <stdint.h>
 
 #define PERCH_ABI_MAGIC 0x3147524843524550ull /* "PERCHRG1" little endian */
-/* 4: the per-thread timeline ring (registry.timeline, the ring after each thread's nodes);
- * 3: the same registry and thread block without them (perch still reads it: no spans) */
-#define PERCH_ABI_VERSION 4
+/* 5: steps and pauses (registry.ctl, only_name and the control log at the registry's end);
+ * 4: the per-thread timeline ring (registry.timeline, the ring after each thread's nodes);
+ * 3: the same registry and thread block without them (perch still reads 3 and 4: no spans, no
+ * steps or pauses) */
+#define PERCH_ABI_VERSION 5
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
 #define PERCH_MAX_NAMES	 4096 /* distinct region names per process */
@@ -101,6 +103,38 @@ struct perch_abi_thread {
 	struct perch_abi_event ring[PERCH_RING_ENTRIES];
 };
 
+/*
+ * Version 5: what the sampler reads at every tick of a process with a runtime (one read of this
+ * block) and the runtime checks before it times a region. A tick counts, and a region begun is
+ * timed, only when the program has not paused (paused == 0) and, with a step gate, a step in
+ * [first, last] is open. The program writes paused, in_step and step; the profiler writes the rest.
+ */
+struct perch_abi_ctl {
+	volatile uint32_t paused;  /* perch_profile_pause() depth: pauses nest */
+	volatile uint32_t in_step; /* 1 from perch_step(n) to the step's end */
+	volatile uint64_t step;	   /* n of the open (or the last) step */
+	uint64_t first, last;	   /* profiler: --steps=first:last */
+	volatile uint32_t gate;	   /* profiler: 1 with --steps (only steps first..last count) */
+	volatile uint32_t only;	   /* --only-region's name id (0: none yet); set by the profiler,
+				    * or by the runtime when it registers only_name */
+};
+
+/* Version 5: the process-wide control log: what the program did, in order, with its time. */
+#define PERCH_LOG_ENTRIES 256 /* a power of two */
+enum perch_log_kind {
+	PERCH_LOG_PAUSE = 1,	/* perch_profile_pause() from not paused; value: 0 */
+	PERCH_LOG_RESUME = 2,	/* the last perch_profile_resume(); value: 0 */
+	PERCH_LOG_STEP = 3,	/* perch_step(n): step n starts (the open one ends); value: n */
+	PERCH_LOG_STEP_END = 4, /* perch_step_end() or the program's exit; value: n */
+};
+
+struct perch_abi_log {
+	uint64_t time;	/* tick_unit */
+	uint64_t value; /* the step number */
+	uint32_t kind;	/* enum perch_log_kind */
+	uint32_t tid;
+};
+
 struct perch_abi_registry {
 	uint64_t magic;
 	uint32_t version;
@@ -132,6 +166,15 @@ struct perch_abi_registry {
 	 * ring. ring_entries: PERCH_RING_ENTRIES of the runtime that wrote it. */
 	volatile uint32_t timeline;
 	uint32_t ring_entries;
+	/* Version 5 on: steps and pauses. ctl as above; only_name: --only-region's name, written
+	 * by the profiler before ctl.only (the runtime sets ctl.only when it registers the name
+	 * later). The program appends log entry i at log[i % PERCH_LOG_ENTRIES], then sets
+	 * log_head to i + 1, only while `active`; the profiler reads with its own cursor and
+	 * counts what was overwritten before it came. */
+	struct perch_abi_ctl ctl;
+	char only_name[PERCH_NAME_LEN];
+	volatile uint64_t log_head;
+	struct perch_abi_log log[PERCH_LOG_ENTRIES];
 };
 
 #define PERCH_TICKS_TSC	      0 /* x86 time-stamp counter (invariant TSC); the profiler calibrates */
@@ -144,5 +187,8 @@ struct perch_abi_registry {
 #define PERCH_ENV_ACTIVE "PERCH_REGIONS_ACTIVE" /* value: the profiler's pid */
 /* And with it, the timeline from the start (value "1"; version 4 on). */
 #define PERCH_ENV_TIMELINE "PERCH_REGIONS_TIMELINE"
+/* And (version 5 on) --steps=FIRST:LAST and --only-region=NAME from the start. */
+#define PERCH_ENV_STEPS "PERCH_REGIONS_STEPS"
+#define PERCH_ENV_ONLY	"PERCH_REGIONS_ONLY"
 
 #endif /* PERCH_ABI_H */

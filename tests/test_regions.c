@@ -313,6 +313,7 @@ static void disabled_markers_leave_no_trace(void **state)
 		"cd \"$(mktemp -d)\" && printf '#include <perch.h>\\nint f(int n) { "
 		"perch_region_begin(\"x\"); PERCH_SCOPE(\"y\"); perch_mark(\"z\"); "
 		"perch_region_begin_n(\"w\", n); perch_region_end(\"w\"); perch_region_end(\"x\"); "
+		"perch_step(n); perch_profile_pause(); perch_profile_resume(); perch_step_end(); "
 		"return n; }\\n' > d.c && cc -c -O2 -Wall -Werror -DPERCH_DISABLE -I%s d.c && "
 		"! nm d.o | grep -q perch",
 		PERCH_INCLUDE_DIR);
@@ -891,10 +892,126 @@ static void registry_of_abi_3_is_read_without_timeline(void **state)
 	assert_int_equal(p.reg.ring_entries, PERCH_RING_ENTRIES);
 }
 
+/* ABI 4 (before steps and pauses: the registry without ctl, only_name and the log) is read
+ * too, those fields zero. */
+static void registry_of_abi_4_is_read_without_steps(void **state)
+{
+	struct perch_abi_registry old = perch_registry;
+	struct rproc p = {.pid = (uint32_t)getpid(), .addr = (uintptr_t)&old};
+
+	(void)state;
+	old.version = 4;
+	old.size = REG_V4_SIZE;
+	old.ctl.gate = 1; /* what follows an ABI 4 registry is not its own */
+	old.log_head = 7;
+	assert_int_equal(regions_read_registry(&p), 0);
+	assert_int_equal(p.reg.version, 4);
+	assert_int_equal(p.reg.ctl.gate, 0);
+	assert_int_equal(p.reg.log_head, 0);
+	assert_int_equal(p.reg.ring_entries, PERCH_RING_ENTRIES);
+	old.size = REG_V3_SIZE; /* a version's size must be its own */
+	assert_int_equal(regions_read_registry(&p), -1);
+	assert_int_equal(errno, EPROTO);
+}
+
+static uint64_t log_from;
+
+/* The control log entry i after log_from. */
+static const struct perch_abi_log *log_entry(uint64_t i)
+{
+	return &perch_registry.log[(log_from + i) & (PERCH_LOG_ENTRIES - 1)];
+}
+
+/* Pauses nest; a resume with none open is ignored; regions begun while paused are neither
+ * timed nor counted (nor marks), and one begun before a pause counts whole. */
+static void paused_regions(void)
+{
+	perch_registry.active = 1;
+	log_from = perch_registry.log_head;
+	perch_region_begin("spans_pause");
+	perch_profile_pause();
+	perch_profile_pause();
+	perch_region_begin("in_pause");
+	perch_mark("mark_in_pause");
+	perch_region_end("in_pause");
+	perch_profile_resume();
+	assert_int_equal(perch_registry.ctl.paused, 1);
+	perch_region_begin("still_paused");
+	perch_region_end("still_paused");
+	perch_profile_resume();
+	perch_profile_resume(); /* none open: ignored */
+	assert_int_equal(perch_registry.ctl.paused, 0);
+	perch_region_end("spans_pause");
+	perch_region_begin("after");
+	perch_region_end("after");
+	assert_int_equal(perch__tls.depth, 0);
+	result = me();
+}
+
+static void pause_nests_and_regions_begun_while_paused_are_not_counted(void **state)
+{
+	(void)state;
+	run_in_thread(paused_regions);
+	assert_int_equal(node_at_path(result, 1, "in_pause"), 0);
+	assert_int_equal(node_at_path(result, 1, "still_paused"), 0);
+	assert_int_equal(node_at_path(result, 2, "spans_pause", "in_pause"), 0);
+	assert_int_equal(node_at_path(result, 2, "spans_pause", "mark_in_pause"), 0);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "spans_pause")].calls, 1);
+	assert_true(result->nodes[node_at_path(result, 1, "spans_pause")].total_ticks > 0);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "after")].calls, 1);
+	/* One PAUSE and one RESUME logged: the outermost pair only. */
+	assert_int_equal(perch_registry.log_head - log_from, 2);
+	assert_int_equal(log_entry(0)->kind, PERCH_LOG_PAUSE);
+	assert_int_equal(log_entry(1)->kind, PERCH_LOG_RESUME);
+	assert_true(log_entry(1)->time >= log_entry(0)->time);
+}
+
+/* With the profiler's step gate 2..3, regions count only while step 2 or 3 is open; each step
+ * and its end are logged with the step's number. */
+static void gated_steps(void)
+{
+	perch_registry.active = 1;
+	log_from = perch_registry.log_head;
+	perch_registry.ctl.first = 2;
+	perch_registry.ctl.last = 3;
+	perch_registry.ctl.gate = 1;
+	for (uint64_t n = 1; n <= 4; n++) {
+		perch_step(n);
+		perch_region_begin("gated");
+		perch_region_end("gated");
+	}
+	perch_step_end();
+	perch_step_end(); /* none open: nothing logged */
+	perch_region_begin("gated");
+	perch_region_end("gated");
+	perch_registry.ctl.gate = 0;
+	result = me();
+}
+
+static void steps_gate_regions_and_are_logged(void **state)
+{
+	static const uint32_t kinds[] = {PERCH_LOG_STEP, PERCH_LOG_STEP, PERCH_LOG_STEP,
+					 PERCH_LOG_STEP, PERCH_LOG_STEP_END};
+	static const uint64_t values[] = {1, 2, 3, 4, 4};
+
+	(void)state;
+	run_in_thread(gated_steps);
+	assert_int_equal(result->nodes[node_at_path(result, 1, "gated")].calls, 2);
+	assert_int_equal(perch_registry.log_head - log_from, 5);
+	for (uint64_t i = 0; i < 5; i++) {
+		assert_int_equal(log_entry(i)->kind, kinds[i]);
+		assert_int_equal(log_entry(i)->value, values[i]);
+	}
+	assert_int_equal(perch_registry.ctl.in_step, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(registry_describes_itself_and_finds_tls_from_the_thread_pointer),
+		cmocka_unit_test(registry_of_abi_4_is_read_without_steps),
+		cmocka_unit_test(pause_nests_and_regions_begun_while_paused_are_not_counted),
+		cmocka_unit_test(steps_gate_regions_and_are_logged),
 		cmocka_unit_test(regions_nest_as_a_tree_with_exact_self_and_total),
 		cmocka_unit_test(recursion_folds_and_total_counts_time_once),
 		cmocka_unit_test(same_name_in_two_places_keeps_two_nodes_and_sizes),

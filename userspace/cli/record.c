@@ -17,6 +17,7 @@
 #include "lib/vec.h"
 #include "record/gpu.h"
 #include "record/record.h"
+#include "record/steps.h"
 #include "record/targets.h"
 #include "format/recording.h"
 #include "report/report.h"
@@ -71,6 +72,11 @@ static void record_options(FILE *out)
 	      "                       preempted), with the stacks they left it with (report\n"
 	      "                       --view=off|wall)\n"
 	      "      --off-cpu-min=US  leave out blocks shorter than US microseconds (default 100)\n"
+	      "      --steps=A[:B]    record only steps A to B of a program that marks them with\n"
+	      "                       perch_step(n) (perch.h): nothing before step A starts; the\n"
+	      "                       recording ends when step B ends (a launched CMD runs on)\n"
+	      "      --only-region=NAME  count only ticks whose thread is inside region NAME\n"
+	      "                       (decided in the kernel; NAME may register later)\n"
 	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
 	      out);
 }
@@ -263,6 +269,17 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	case 'O':
 	case 'm':
 		return off_cpu_option(c, o);
+	case 'W':
+		if (steps_parse(optarg, &o->steps_first, &o->steps_last))
+			return log_usage(NULL, "bad --steps '%s' (A or A:B, step numbers, A <= B)",
+					 optarg);
+		o->steps = true;
+		return 0;
+	case 'R':
+		if (!*optarg)
+			return log_usage(NULL, "--only-region needs a region name");
+		o->only_region = optarg;
+		return 0;
 	case 'v':
 		log_set_verbose(log_verbose() + 1);
 		return 0;
@@ -333,6 +350,8 @@ static int run_record(int argc, char **argv)
 		{"gpu-stacks", required_argument, NULL, 'K'},
 		{"off-cpu", no_argument, NULL, 'O'},
 		{"off-cpu-min", required_argument, NULL, 'm'},
+		{"steps", required_argument, NULL, 'W'},
+		{"only-region", required_argument, NULL, 'R'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{0},

@@ -135,17 +135,25 @@
 	X(off_cpu_blocks, PERCH_STAT_OFF_CPU) \
 	X(off_cpu_blocks_lost, PERCH_STAT_OFF_CPU_LOST)
 
-#define REC_STATS(X)          \
-	REC_STATS_BPF(X)      \
-	REC_STATS_COLLECT(X)  \
-	REC_STATS_UNWINDER(X) \
-	REC_STATS_REGIONS(X)  \
-	REC_STATS_TIMELINE(X) \
-	REC_STATS_COST(X)     \
-	REC_STATS_WRITER(X)   \
-	REC_STATS_GPU(X)      \
-	REC_STATS_LAUNCH(X)   \
-	REC_STATS_GPU_ATTACH(X) REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X)
+/* Steps and program pauses (record/steps.h, record/regions.h): control log entries a program
+ * overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only when
+ * a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
+#define REC_STATS_STEPS(X)                       \
+	X(region_control_lost, REGIONS_LOG_LOST) \
+	X(steps_dropped, 0)
+
+#define REC_STATS(X)            \
+	REC_STATS_BPF(X)        \
+	REC_STATS_COLLECT(X)    \
+	REC_STATS_UNWINDER(X)   \
+	REC_STATS_REGIONS(X)    \
+	REC_STATS_TIMELINE(X)   \
+	REC_STATS_COST(X)       \
+	REC_STATS_WRITER(X)     \
+	REC_STATS_GPU(X)        \
+	REC_STATS_LAUNCH(X)     \
+	REC_STATS_GPU_ATTACH(X) \
+	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X)
 
 /* META: strings fixed when the recording starts. */
 #define REC_META(X)      \
@@ -162,7 +170,9 @@
 	X(regions_note)  \
 	X(clock)         \
 	X(window_budget) \
-	X(gpu)
+	X(gpu)           \
+	X(steps)         \
+	X(only_region)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). The
  * last four are written only when sampling did not cover the whole run (--delay, a pause, a cap;
@@ -188,6 +198,7 @@ enum rec_stop {
 	REC_STOP_NONE = 0,
 	REC_STOP_MAX_DURATION = 1, /* --max-duration */
 	REC_STOP_MAX_SIZE = 2,	   /* --max-size without --timeline */
+	REC_STOP_STEPS = 3,	   /* the last step of --steps ended */
 };
 
 #define REC_KEY_ENUM2(key, index) REC_STAT_##key,

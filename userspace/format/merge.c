@@ -3,7 +3,8 @@
  * `perch merge` (merge.h): loaded recordings into one version 4 file through the writer. Each
  * input's strings, frames, lines, processes (pids, with their ORIGINS), keys, modules, region
  * tables, spans and GPU entries are defined in the output's ids; then the windows of all inputs
- * in one time line, the timeline ticks in time order, META, STATS and END.
+ * in one time line, the timeline ticks in time order, the steps and program pauses of all (one
+ * STEPS table), META, STATS and END.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -506,6 +507,44 @@ static void free_inputs(struct min *in, size_t n)
 	free(in);
 }
 
+/* Every input's steps and program pauses (STEPS) as one table, pids and keys the output's. */
+static int merge_steps(struct merge *m, struct min *in, size_t n)
+{
+	size_t ns = 0, nc = 0, k = 0, c = 0;
+	struct rec_count *counts;
+	struct rec_step *v;
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ns += in[i].r->nsteps;
+		for (size_t j = 0; j < in[i].r->nsteps; j++)
+			nc += in[i].r->steps[j].ncounts;
+	}
+	if (!ns)
+		return 0;
+	v = calloc(ns, sizeof(*v));
+	counts = calloc(nc + 1, sizeof(*counts));
+	for (size_t i = 0; i < n && v && counts && !err; i++) {
+		for (size_t j = 0; j < in[i].r->nsteps && !err; j++, k++) {
+			const struct rec_step *s = &in[i].r->steps[j];
+
+			v[k] = *s;
+			v[k].counts = counts + c;
+			for (uint32_t q = 0; q < s->ncounts; q++, c++)
+				counts[c] = (struct rec_count){in[i].key[s->counts[q].sample],
+							       s->counts[q].count};
+			err = map_pid(m, &in[i], s->pid, &v[k].pid);
+		}
+	}
+	if (!v || !counts)
+		err = -ENOMEM;
+	if (!err)
+		err = rec_writer__steps(m->w, v, ns);
+	free(v);
+	free(counts);
+	return err;
+}
+
 int rec_merge(const struct rec_merge_input *inputs, size_t n, const char *out)
 {
 	struct merge m = {.next_pid = FIRST_FREE_PID};
@@ -524,6 +563,8 @@ int rec_merge(const struct rec_merge_input *inputs, size_t n, const char *out)
 		err = untimed_counts(&m, &in[i]);
 	if (!err)
 		err = merge_events(&m, in, n);
+	if (!err)
+		err = merge_steps(&m, in, n);
 	if (!err && n)
 		err = write_kv(&m, in, n);
 	if (m.w) {

@@ -456,7 +456,7 @@ static const parse_fn parsers[] = {
 	[REC_TIMELINE] = parse_timeline, [REC_SPANS] = parse_spans,
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
-	[REC_OFFCPU] = parse_offcpu,
+	[REC_OFFCPU] = parse_offcpu,	 [REC_STEPS] = parse_steps,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -709,6 +709,8 @@ void recording__free(struct recording *r)
 	free(L->stack);
 	free(r->metrics);
 	free(L->metric_points);
+	free(r->steps);
+	free(L->step_counts);
 	time_free(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);

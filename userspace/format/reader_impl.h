@@ -51,6 +51,7 @@ struct loaded {
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
+	struct rec_count *step_counts;		/* every step's counts (steps.c) */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
@@ -77,6 +78,8 @@ int parse_metrics(struct loaded *L, struct cur *c);
 int parse_origins(struct loaded *L, struct cur *c);
 /* offcpu.c */
 int parse_offcpu(struct loaded *L, struct cur *c);
+/* steps.c */
+int parse_steps(struct loaded *L, struct cur *c);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

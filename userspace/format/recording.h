@@ -137,6 +137,19 @@
  *            left out. A block lists the keys whose total changed since the previous one; a later
  *            entry for a key replaces an earlier one (a compacted file lists every total once).
  *            Off-CPU keys are keys with no count of their own unless ticks also hit that stack.
+ *   STEPS    u32 n, n x step                    written by `perch record` when a program marks
+ *            steps (perch_step(), include/perch.h) or pauses itself (perch_profile_pause()); a
+ *            later perch than version 4's first (older readers skip the block, so version 4
+ *            stays 4); the whole table every time: the last STEPS block wins.
+ *            step = uleb kind (enum rec_step_kind), uleb pid, uleb n (STEP: the step number;
+ *                   PAUSE: 0), uleb start, uleb end (CLOCK_MONOTONIC ns; start 0: before perch
+ *                   read the program's log; end 0: still open when the recording ended),
+ *                   uleb k, k x (uleb key, uleb count)
+ *            STEP: the samples the sampler took while the program had step n open (each tick
+ *            carries its process's open step, read in the BPF program), per key; its counts
+ *            are also in the windows. PAUSE (k = 0): the program had paused itself, so the
+ *            process was not recorded from start to end. A program whose steps pass
+ *            REC_STEPS_MAX keeps the first ones (the rest counted in STATS steps_dropped).
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -199,6 +212,7 @@ enum rec_block_type {
 	REC_ORIGINS = 17,
 	REC_METRICS = 18,
 	REC_OFFCPU = 19,
+	REC_STEPS = 20,
 };
 
 /* Sample flags. */
@@ -382,6 +396,23 @@ struct rec_metric {
 
 #define REC_METRIC_BUDGET 1024
 
+/* A step of a program, or a window it paused itself in (STEPS). */
+enum rec_step_kind {
+	REC_STEP_STEP = 0,
+	REC_STEP_PAUSE = 1,
+};
+#define REC_STEPS_MAX 4096 /* steps and pauses kept per recording */
+
+struct rec_step {
+	uint32_t kind; /* enum rec_step_kind */
+	uint32_t pid;
+	uint64_t n;		   /* STEP: the step number */
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC; 0: unknown (start), still open (end) */
+	uint32_t ncounts;
+	/* Writer: rec_count.sample is a key id; loaded: an index into recording.samples. */
+	const struct rec_count *counts;
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -425,8 +456,10 @@ struct recording {
 	struct rec_metric *metrics; /* system metrics, from the last METRICS block (else none) */
 	size_t nmetrics;
 	uint64_t metrics_interval_ns;
-	uint32_t metrics_note; /* string id: what could not be measured (0: none) */
-	struct rec_kv *stats;  /* from the last STATS block */
+	uint32_t metrics_note;	/* string id: what could not be measured (0: none) */
+	struct rec_step *steps; /* the programs' steps and pauses, from the last STEPS block */
+	size_t nsteps;
+	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
 	size_t nend;
@@ -531,6 +564,9 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
 /* ns more off-CPU time of key (a key id; --off-cpu): the key's total goes to the next OFFCPU
  * block. -EINVAL for an undefined key. */
 int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);
+/* Every step and program pause so far (STEPS, written at once; the last block wins and
+ * compaction keeps it). -EINVAL for an undefined key or kind. */
+int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

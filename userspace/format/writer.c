@@ -318,6 +318,7 @@ static void writer_free(struct rec_writer *w)
 	free(w->rthreads);
 	u64map__clear(&w->rthread_tab);
 	free(w->metrics.data);
+	free(w->steps.data);
 	wr_time_free(w);
 	free(w);
 }

@@ -113,6 +113,8 @@ static int rewrite(struct rec_writer *w, int from, uint64_t *off)
 		err = wr_write_rthreads(w);
 	if (!err)
 		err = wr_write_metrics(w);
+	if (!err)
+		err = wr_write_steps(w);
 	if (!err && w->nstats)
 		err = wr_write_kv(w, REC_STATS, w->stats, w->nstats, false);
 	if (!err && w->end)

@@ -123,6 +123,9 @@ struct rec_writer {
 	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
 	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
 	size_t noffcpu, cap_offcpu;
+	struct buf steps; /* the latest STEPS payload, after its count (steps.c) */
+	uint32_t nsteps;
+	bool has_steps;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -154,6 +157,8 @@ void wr_origins_free(struct rec_writer *w);
 int wr_write_metrics(struct rec_writer *w);
 /* offcpu.c: the totals changed since the last block; all of them (compaction) */
 int wr_offcpu_flush(struct rec_writer *w);
+/* steps.c: the latest STEPS block again (compaction) */
+int wr_write_steps(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
 

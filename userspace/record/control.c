@@ -241,6 +241,11 @@ int control__wait_ms(const struct control *c, uint64_t now, int wait_ms)
 	return wait_ms;
 }
 
+static const char *const stop_names[] = {[REC_STOP_NONE] = "",
+					 [REC_STOP_MAX_DURATION] = "--max-duration",
+					 [REC_STOP_MAX_SIZE] = "--max-size",
+					 [REC_STOP_STEPS] = "--steps"};
+
 void control__cap(struct control *c, enum rec_stop why, uint64_t now)
 {
 	(void)now;
@@ -250,8 +255,7 @@ void control__cap(struct control *c, enum rec_stop why, uint64_t now)
 	sampler__pause(c->sp, true); /* also when it was paused already: it stays so */
 	c->delay_until = 0;
 	c->stopped = why;
-	log_debug("control: sampling stopped for good (%s)",
-		  why == REC_STOP_MAX_SIZE ? "--max-size" : "--max-duration");
+	log_debug("control: sampling stopped for good (%s)", stop_names[why]);
 }
 
 enum rec_stop control__stopped(const struct control *c)

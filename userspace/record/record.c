@@ -29,6 +29,7 @@
 #include "regions.h"
 #include "sampler.h"
 #include "stats.h"
+#include "steps.h"
 #include "targets.h"
 #include "unwinder.h"
 
@@ -49,6 +50,7 @@ struct session {
 	struct gpu_attach *ga; /* --gpu -p */
 	struct metrics *mt;    /* --metrics (NULL: off) */
 	struct control *ctl;   /* when sampling is on (--delay, pauses, caps) */
+	struct steps *steps;   /* the programs' steps and pauses (perch_step(), --steps) */
 	struct rec_writer *w;
 	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
 	uint64_t start_ns;
@@ -180,14 +182,18 @@ static int add_listeners(struct session *s)
 	if (!s->col)
 		return PERCH_EXIT_INTERNAL;
 	collector__set_lines(s->col, !s->o->no_lines);
-	/* Key ids name --timeline's ticks and --gpu's launch stacks. */
-	collector__set_keys(s->col, s->o->timeline || s->o->gpu || s->o->off_cpu);
+	/* Key ids name --timeline's ticks, --gpu's launch stacks and the samples of steps. */
+	collector__set_keys(s->col, true);
 	sampler__on_tick(s->sp, add_tick, s);
 	sampler__on_off_cpu(s->sp, add_offcpu, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
-	if (s->rg)
-		regions__set_timeline(s->rg, s->o->timeline);
-	return s->rg ? 0 : PERCH_EXIT_INTERNAL;
+	s->steps = steps__new(s->w, s->o->steps, s->o->steps_first, s->o->steps_last);
+	if (!s->rg || !s->steps)
+		return PERCH_EXIT_INTERNAL;
+	regions__set_timeline(s->rg, s->o->timeline);
+	regions__set_ctl(s->rg, s->o->steps, s->o->steps_first, s->o->steps_last, s->o->only_region,
+			 steps__event, s->steps);
+	return 0;
 }
 
 /* --gpu: a launch's stack and region stack, keyed (SAMPLER_NO_KEY: lost, counted in STATS). */
@@ -292,13 +298,14 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 	if (key->flags & PERCH_KEY_REGION_LOST || (key->region_hash && !nr))
 		regions__count_lost(s->rg, count);
 	collector__add(s->col, key, count, s->rnames, nr, u, k);
+	steps__sample(s->steps, key->tgid, key->step, collector__last_key(s->col), count);
 	return collector__last_key(s->col);
 }
 
 static void write_stats(struct session *s, bool cost)
 {
-	const struct stats_parts p = {s->o,  s->sp,	   s->tg,  s->col, s->uw,
-				      s->rg, s->max_stack, s->gpu, s->ga,  s->mt};
+	const struct stats_parts p = {s->o,	    s->sp,  s->tg, s->col, s->uw,   s->rg,
+				      s->max_stack, s->gpu, s->ga, s->mt,  s->steps};
 
 	stats__write(s->w, &p, cost);
 }
@@ -318,6 +325,7 @@ static void flip_and_drain(struct session *s)
 	s->flip_ns = flip;
 	regions__spans_until(s->rg, flip);
 	regions__collect(s->rg);
+	steps__flush(s->steps);
 	rec_writer__flush(s->w);
 	metrics__drained(s->mt);
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
@@ -347,6 +355,8 @@ static void run_loop(struct session *s)
 		wait_ms = control__wait_ms(s->ctl, t, wait_ms);
 		read_events(s, sampler__wait_ms(s->sp, wait_ms));
 		control__poll(s->ctl, now_ns());
+		if (steps__done(s->steps)) /* the last step of --steps ended */
+			control__cap(s->ctl, REC_STOP_STEPS, now_ns());
 		if (targets__done(s->tg) || capped(s))
 			break;
 		if (stop_signal && targets__stop(s->tg, stop_signal))
@@ -380,6 +390,7 @@ static int finish(struct session *s, int status)
 	sampler__flush_ticks(s->sp);
 	collector__finish(s->col);
 	regions__finish(s->rg);
+	steps__flush(s->steps);
 	gpu__finish(s->gpu);
 	gpu_attach__finish(s->ga);
 	metrics__finish(s->mt);
@@ -407,6 +418,7 @@ static void session_free(struct session *s)
 	gpu_attach__free(s->ga);
 	collector__free(s->col);
 	metrics__free(s->mt);
+	steps__free(s->steps);
 	sampler__free(s->sp);
 	targets__free(s->tg);
 	rec_writer__close(s->w);
@@ -442,7 +454,7 @@ int record__run(const struct record_opts *o, struct record_result *res)
 		ret = start_gpu_attach(&s);
 	/* From here on, whatever happens, what was collected is written. */
 	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
-						     s.gpu, s.ga, s.mt});
+						     s.gpu, s.ga, s.mt, s.steps});
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct rec_writer;
@@ -42,6 +43,9 @@ struct record_opts {
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
+	bool steps;		 /* --steps=FIRST:LAST: only those steps (perch_step()) */
+	uint64_t steps_first, steps_last;
+	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
 	/* perch top: called at every drain with the writer, before the drain's counts become a
 	 * window (format/writer_peek.h reads them); returns 0 to go on, or a signal number to stop
 	 * as if perch had got it (a launched command gets it too). NULL: none. */

@@ -196,8 +196,10 @@ static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc 
 	if (!pp || pp->state == P_DONE)
 		return;
 	c = add_proc(rg, child, pp->addr);
-	if (c)
+	if (c) {
+		c->forked = true;
 		regions_switch_on(rg, c);
+	}
 }
 
 void regions__poll(struct regions *rg)
@@ -213,8 +215,10 @@ void regions__poll(struct regions *rg)
 			regions_switch_on(rg, p);
 			continue;
 		}
-		if (p->state != P_ON ||
-		    regions_peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
+		if (p->state != P_ON)
+			continue;
+		regions_read_log(rg, p); /* --steps ends at the last step's end: seen at once */
+		if (regions_peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
 		    !exiting)
 			continue;
 		/* The exit handshake: the runtime waits in its destructor for this (its last read:
@@ -222,6 +226,8 @@ void regions__poll(struct regions *rg)
 		p->state = P_DONE;
 		if (regions_collect_proc(rg, p))
 			regions_write_proc(rg, p);
+		regions_read_log(rg, p);
+		regions_ctl_gone(rg, p);
 		regions_poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
 	}
 }
@@ -231,8 +237,10 @@ void regions__collect(struct regions *rg)
 	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
 		struct rproc *p = proc_at(rg, i);
 
-		if (p && p->state == P_ON)
+		if (p && p->state == P_ON) {
 			regions_collect_proc(rg, p);
+			regions_read_log(rg, p);
+		}
 	}
 }
 
@@ -250,6 +258,7 @@ static void proc_gone(void *ctx, struct procs_proc *pp)
 	if (p->state == P_ON) {
 		rg->stats[REGIONS_NO_HANDSHAKE]++;
 		regions_write_proc(rg, p);
+		regions_ctl_gone(rg, p);
 	}
 	p->state = P_DONE;
 	bpf_map_delete_elem(rg->procs_fd, &pid);
@@ -275,6 +284,7 @@ void regions__finish(struct regions *rg)
 			continue;
 		regions_collect_proc(rg, p);
 		regions_write_proc(rg, p);
+		regions_read_log(rg, p);
 		regions_release(rg, p);
 		p->state = P_DONE;
 	}

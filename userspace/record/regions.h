@@ -33,6 +33,9 @@ enum regions_stat {
 	REGIONS_SPANS_LOST,   /* --timeline: region begins, ends and marks overwritten in a
 			       * thread's ring before perch read them */
 	REGIONS_NO_TIMELINE,  /* --timeline: processes whose runtime is too old for spans */
+	REGIONS_LOG_LOST,     /* program pauses and steps overwritten in its control log before
+			       * perch read them (ABI 5) */
+	REGIONS_STEPS_PROCS,  /* processes whose runtime has steps and pauses (ABI 5) */
 	REGIONS_STAT_MAX,
 };
 
@@ -53,6 +56,16 @@ void regions__free(struct regions *rg);
 void regions__set_timeline(struct regions *rg, bool on);
 void regions__spans_until(struct regions *rg, uint64_t until_ns);
 
+/* Steps and pauses (ABI 5 runtimes): --steps=first:last (steps false: none) and --only-region
+ * (NULL: none; borrowed for the run), set in every runtime found from now on (before any
+ * target starts). What the programs did goes to fn as it is read (every loop turn): kind an enum
+ * perch_log_kind, or REGIONS_CTL_GONE when the process exited or exec'd; time_ns on
+ * CLOCK_MONOTONIC; value the step number. A runtime of ABI 3 or 4 has none: one note. */
+#define REGIONS_CTL_GONE 0
+typedef void (*regions_ctl_fn)(void *ctx, uint32_t pid, uint32_t kind, uint64_t time_ns,
+			       uint64_t value);
+void regions__set_ctl(struct regions *rg, bool steps, uint64_t first, uint64_t last,
+		      const char *only, regions_ctl_fn fn, void *ctx);
 /* The pid of the other perch that owns pid's region runtime, 0 if none. */
 uint32_t regions__owner(const struct regions *rg, uint32_t pid);
 

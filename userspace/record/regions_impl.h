@@ -24,6 +24,8 @@
 #define REG_FIELD(f) offsetof(struct perch_abi_registry, f)
 /* The registry of ABI version 3, which perch still reads (no timeline): everything before. */
 #define REG_V3_SIZE REG_FIELD(timeline)
+/* And of version 4 (no steps or pauses). */
+#define REG_V4_SIZE REG_FIELD(ctl)
 
 /* Region calls the runtime could not keep under their own name and place (its limits). */
 struct limits {
@@ -66,6 +68,8 @@ struct rproc {
 	struct ring_cursor *rings; /* per thread block */
 	size_t nrings, caprings;
 	struct u64map ring_index; /* block address -> index in rings */
+	bool forked;		  /* a fork of a process perch times: the log before is not its */
+	uint64_t log_next;	  /* the next control log entry to read (ABI 5, regions_ctl.c) */
 };
 
 struct regions {
@@ -84,6 +88,14 @@ struct regions {
 	uint64_t me_start;
 	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
 	bool warned;
+	/* Steps and pauses (regions_ctl.c): --steps and --only-region for every runtime, and
+	 * where the programs' control logs go. */
+	bool steps;
+	uint64_t first, last;
+	const char *only;
+	regions_ctl_fn ctl_fn;
+	void *ctl_ctx;
+	bool warned_old;
 };
 
 /* regions.c: pid's process, when it has a runtime (else NULL). */
@@ -99,6 +111,7 @@ bool regions_find(struct regions *rg, uint32_t pid, const struct proc_map *m,
 int regions_peek(uint32_t pid, uint64_t addr, void *buf, size_t len);
 int regions_poke_u32(struct rproc *p, size_t off, uint32_t v);
 int regions_poke_u64(struct rproc *p, size_t off, uint64_t v);
+int regions_poke(struct rproc *p, size_t off, const void *buf, size_t len);
 int regions_read_registry(struct rproc *p);
 
 /* regions_switch.c: switch p's runtime on (or leave it pending, busy or unreadable); release
@@ -121,6 +134,12 @@ const char *regions_name_of(const struct rproc *p, uint32_t id);
 bool regions_collect_proc(struct regions *rg, struct rproc *p);
 void regions_write_proc(struct regions *rg, struct rproc *p);
 
+/* regions_ctl.c: at switch-on, hand the sampler p's ctl block and set --steps and
+ * --only-region in its runtime (before `active`; false when its memory can't be written); the
+ * program's control log since the last read, to the ctl function; p is gone (exited or exec'd). */
+bool regions_ctl_on(struct regions *rg, struct rproc *p);
+void regions_read_log(struct regions *rg, struct rproc *p);
+void regions_ctl_gone(struct regions *rg, struct rproc *p);
 /* regions_timeline.c: the spans in p's thread rings since the last read, written with
  * rec_writer__span; what was overwritten before perch came is counted. */
 void regions_read_spans(struct regions *rg, struct rproc *p);

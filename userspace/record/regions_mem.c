@@ -33,21 +33,41 @@ int regions_poke_u64(struct rproc *p, size_t off, uint64_t v)
 	return poke(p->pid, p->addr + off, &v, sizeof(v));
 }
 
-/* Version 3's registry is version 4's without the fields at its end. */
+int regions_poke(struct rproc *p, size_t off, const void *buf, size_t len)
+{
+	return poke(p->pid, p->addr + off, buf, len);
+}
+
+/* The registry of each version perch reads is the newest's without the fields after its size. */
+static size_t registry_size(uint32_t version)
+{
+	switch (version) {
+	case 3:
+		return REG_V3_SIZE;
+	case 4:
+		return REG_V4_SIZE;
+	case PERCH_ABI_VERSION:
+		return sizeof(struct perch_abi_registry);
+	default:
+		return 0;
+	}
+}
+
 int regions_read_registry(struct rproc *p)
 {
 	struct perch_abi_registry *r = &p->reg;
+	size_t size;
 
 	memset(r, 0, sizeof(*r));
 	if (regions_peek(p->pid, p->addr, r, REG_V3_SIZE))
 		return -1;
-	if (r->magic == PERCH_ABI_MAGIC && r->version == 3 && r->size == REG_V3_SIZE)
-		return 0;
-	if (r->magic != PERCH_ABI_MAGIC || r->version != PERCH_ABI_VERSION ||
-	    r->size != sizeof(*r)) {
+	size = registry_size(r->version);
+	if (r->magic != PERCH_ABI_MAGIC || !size || r->size != size) {
 		errno = EPROTO;
 		return -1;
 	}
+	if (size == REG_V3_SIZE)
+		return 0;
 	return regions_peek(p->pid, p->addr + REG_V3_SIZE, (char *)r + REG_V3_SIZE,
-			    sizeof(*r) - REG_V3_SIZE);
+			    size - REG_V3_SIZE);
 }

@@ -100,7 +100,7 @@ static int claim(struct regions *rg, struct rproc *p)
 	} else if (owned_by_other(rg, &p->reg)) {
 		p->owner = p->reg.profiler_pid;
 		err = -EBUSY;
-	} else if (!switch_timeline(rg, p) ||
+	} else if (!switch_timeline(rg, p) || !regions_ctl_on(rg, p) ||
 		   regions_poke_u32(p, REG_FIELD(epoch), p->reg.epoch + 1) ||
 		   regions_poke_u32(p, REG_FIELD(profiler_pid), rg->me) ||
 		   regions_poke_u64(p, REG_FIELD(profiler_start), rg->me_start) ||
@@ -143,7 +143,7 @@ void regions_switch_on(struct regions *rg, struct rproc *p)
 	if (launched_here(rg, &p->reg)) {
 		/* The environment named this perch's pid only; the start time makes it certain. */
 		regions_poke_u64(p, REG_FIELD(profiler_start), rg->me_start);
-		if (!switch_timeline(rg, p)) {
+		if (!switch_timeline(rg, p) || !regions_ctl_on(rg, p)) {
 			unreadable(rg, p);
 			return;
 		}

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -86,6 +87,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	for (size_t i = 0; i < 6; i++)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
+	sp->skel->rodata->gate_steps = sp->gate_steps;
+	sp->skel->rodata->only_region = sp->only_region;
 	sampler_timeline_size(sp, sp->timeline);
 	sampler_offcpu_setup(sp);
 	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
@@ -227,6 +230,8 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->gpu_calls = o->gpu && !o->argv;
 	sp->off_cpu = o->off_cpu;
 	sp->off_cpu_min_ns = o->off_cpu_min_ns;
+	sp->gate_steps = o->steps;
+	sp->only_region = o->only_region != NULL;
 	sp->procs = ps;
 	ret = sampler_drain_alloc(sp);
 	return ret ? ret : load(sp, o);
@@ -267,9 +272,21 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 	return 0;
 }
 
+/* Paused, the perf events are disabled too, so the targets take no tick at all: a paused perch
+ * costs them nothing (README, bench/pause.sh). The flag stays for what runs without a tick
+ * (off-CPU switches) and for the ticks under way when the events stop. */
 void sampler__pause(struct sampler *sp, bool paused)
 {
-	sp->skel->bss->perch_paused = paused;
+	unsigned long req = paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE;
+
+	if (paused)
+		sp->skel->bss->perch_paused = 1;
+	for (int i = 0; sp->perf_fds && i < sp->ncpus; i++) {
+		if (sp->perf_fds[i] >= 0 && ioctl(sp->perf_fds[i], req, 0))
+			log_debug("sampler: perf event of cpu %d: %s", i, strerror(errno));
+	}
+	if (!paused)
+		sp->skel->bss->perch_paused = 0;
 }
 
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],

@@ -47,6 +47,8 @@ struct sampler {
 	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
 	bool off_cpu;		   /* --off-cpu */
 	uint64_t off_cpu_min_ns;   /* --off-cpu-min */
+	bool gate_steps;	   /* --steps: the BPF program's gate_steps */
+	bool only_region;	   /* --only-region: its only_region */
 	struct offcpu_probe *oc;   /* --off-cpu, else NULL (sampler_offcpu.c) */
 };
 

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "format/keys.h"
 #include "stats.h"
+#include "steps.h"
 
 static struct rec_kv meta_kv(enum rec_meta key, const char *value)
 {
@@ -21,10 +22,10 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	static const char *const unwind_names[] = {[PERCH_UNWIND_FP] = "fp",
 						   [PERCH_UNWIND_AUTO] = "auto",
 						   [PERCH_UNWIND_DWARF] = "dwarf"};
-	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32];
+	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32], steps[48];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[13];
+	struct rec_kv kv[15];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
@@ -51,6 +52,12 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 		kv[n++] = meta_kv(REC_META_gpu, "cupti");
 	else if (p->ga) /* --gpu -p: libcuda's entry points, no durations */
 		kv[n++] = meta_kv(REC_META_gpu, "attach");
+	snprintf(steps, sizeof(steps), "%llu:%llu", (unsigned long long)p->o->steps_first,
+		 (unsigned long long)p->o->steps_last);
+	if (p->o->steps) /* only these steps were recorded */
+		kv[n++] = meta_kv(REC_META_steps, steps);
+	if (p->o->only_region) /* only ticks inside this region were counted */
+		kv[n++] = meta_kv(REC_META_only_region, p->o->only_region);
 	return rec_writer__meta(w, kv, n);
 }
 
@@ -155,6 +162,11 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 						       ? sampler__off_cpu_unkeyed(p->sp) \
 						       : 0));
 	REC_STATS_OFFCPU(OFFCPU_KV)
+	if (regions__stat(p->rg, REGIONS_STEPS_PROCS)) {
+		kv[n++] = stat_kv(REC_STAT_region_control_lost,
+				  regions__stat(p->rg, REGIONS_LOG_LOST));
+		kv[n++] = stat_kv(REC_STAT_steps_dropped, steps__dropped(p->steps));
+	}
 	rec_writer__stats(w, kv, n);
 }
 

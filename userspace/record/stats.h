@@ -32,6 +32,7 @@ struct stats_parts {
 	const struct gpu *gpu;	     /* NULL without --gpu */
 	const struct gpu_attach *ga; /* --gpu -p, else NULL */
 	const struct metrics *mt;    /* --metrics, else NULL */
+	const struct steps *steps;   /* the programs' steps and pauses */
 };
 
 int stats__meta(struct rec_writer *w, const struct stats_parts *p);

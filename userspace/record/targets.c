@@ -204,6 +204,20 @@ void targets__before_exec(struct targets *tg, targets_exec_fn *fn, void *ctx)
 	tg->before_exec_ctx = ctx;
 }
 
+/* In the launched child, before exec: the runtime gates its first step already. */
+static void set_ctl_env(const struct record_opts *o)
+{
+	char steps[48];
+
+	if (o->steps) {
+		snprintf(steps, sizeof(steps), "%llu:%llu", (unsigned long long)o->steps_first,
+			 (unsigned long long)o->steps_last);
+		setenv(PERCH_ENV_STEPS, steps, 1);
+	}
+	if (o->only_region)
+		setenv(PERCH_ENV_ONLY, o->only_region, 1);
+}
+
 static int launch(struct targets *tg, int *go_fd, int *err_fd)
 {
 	int go[2], err[2];
@@ -233,6 +247,7 @@ static int launch(struct targets *tg, int *go_fd, int *err_fd)
 		setenv(PERCH_ENV_ACTIVE, pid, 1);
 		if (tg->o->timeline) /* and its spans from the first one */
 			setenv(PERCH_ENV_TIMELINE, "1", 1);
+		set_ctl_env(tg->o); /* and --steps, --only-region before its first step */
 		/* CMD runs with the user's limits, not perch's (a program may size tables by it). */
 		if (tg->nofile_raised)
 			setrlimit(RLIMIT_NOFILE, &tg->user_nofile);

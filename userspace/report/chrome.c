@@ -55,6 +55,15 @@
  *                               CPU's "cpuN busy %" and each GPU's under the "system" process
  *                               (SYSTEM_PID); one event at each point's start, 0 at the last
  *                               point's end.
+ *   steps (perch_step)          "X" slices, cat "step", named "step N", on a track "steps" of
+ *                               the step's process (tid STEPS_TID, above any Linux tid, so they
+ *                               never cut through region slices); args.samples, the step's. A
+ *                               program's own pauses (perch_profile_pause) are "X" slices, cat
+ *                               "paused", on its track "paused (program)" (tid STEPS_TID + 1);
+ *                               the recording's pauses (--delay, SIGUSR1, --control, a cap: the
+ *                               gaps between its sampled intervals) on the "system" process's
+ *                               track "paused (perch)". A step or pause still open at the end
+ *                               lasts to the trace's end.
  *
  * Streamed: each event is printed as the recording's arrays are walked, in their order (the
  * format does not need time order). What is held is one entry per thread (its open regions) and
@@ -619,6 +628,68 @@ static void put_metrics(struct chrome *x)
 	}
 }
 
+#define STEPS_TID 0x40000000u /* above any Linux tid (at most 2^22) */
+
+static void put_slice(struct chrome *x, uint32_t pid, uint32_t tid, uint64_t a, uint64_t b,
+		      const char *cat, const char *name)
+{
+	event_start(x, 'X', pid, tid, a);
+	put_us(x, "dur", b > a ? b - a : 0);
+	fprintf(x->out, ",\"cat\":\"%s\",\"name\":\"%s\"", cat, name);
+}
+
+/* The steps and the programs' pauses (STEPS), each process's tracks named once. */
+static void put_steps(struct chrome *x)
+{
+	struct u64map named = {0};
+	char name[48];
+	uint64_t v;
+
+	for (size_t i = 0; i < x->r->nsteps; i++) {
+		const struct rec_step *s = &x->r->steps[i];
+		bool step = s->kind == REC_STEP_STEP;
+		uint32_t tid = step ? STEPS_TID : STEPS_TID + 1;
+		uint64_t n = 0, key = (uint64_t)s->pid << 1 | !step;
+
+		if (!s->start_ns)
+			continue; /* no start known: samples only (the text report has them) */
+		if (!u64map__get(&named, key, &v) && !u64map__put(&named, key, 1))
+			put_name_meta(x, "thread_name", s->pid, tid,
+				      step ? "steps" : "paused (program)");
+		for (uint32_t j = 0; j < s->ncounts; j++)
+			n += s->counts[j].count;
+		snprintf(name, sizeof(name), step ? "step %" PRIu64 : "paused", s->n);
+		put_slice(x, s->pid, tid, s->start_ns, s->end_ns ? s->end_ns : x->end,
+			  step ? "step" : "paused", name);
+		fprintf(x->out, ",\"args\":{\"samples\":%" PRIu64 "}}", n);
+	}
+	u64map__clear(&named);
+}
+
+/* The gaps between the recording's sampled intervals (END keys), where perch itself paused. */
+static void put_perch_pauses(struct chrome *x)
+{
+	uint64_t n = 0, prev = 0, a, b, start = 0;
+	char key[2][32];
+
+	if (!report_end(x->r, REC_END_enabled_intervals, &n))
+		return;
+	report_end(x->r, REC_END_start_ns, &start);
+	prev = start;
+	put_name_meta(x, "thread_name", SYSTEM_PID, STEPS_TID, "paused (perch)");
+	for (unsigned int i = 0; i <= n && i < REC_END_ENABLED_MAX; i++) {
+		snprintf(key[0], sizeof(key[0]), REC_END_ENABLED_START, i);
+		snprintf(key[1], sizeof(key[1]), REC_END_ENABLED_END, i);
+		if (!recording__end(x->r, key[0], &a) || !recording__end(x->r, key[1], &b))
+			a = b = x->end; /* after the last interval: paused to the end */
+		if (a > prev) {
+			put_slice(x, SYSTEM_PID, STEPS_TID, prev, a, "paused", "paused (perch)");
+			fputs("}", x->out);
+		}
+		prev = b;
+	}
+}
+
 static int export(struct chrome *x, const char *path)
 {
 	int err = collect_threads(x);
@@ -639,8 +710,11 @@ static int export(struct chrome *x, const char *path)
 		put_gpu(x);
 	if (!err)
 		put_metrics(x);
-	if (!err)
+	if (!err) {
+		put_steps(x);
+		put_perch_pauses(x);
 		put_other_data(x, path);
+	}
 	return err;
 }
 

@@ -93,6 +93,13 @@ const char *report_metric_unit(uint32_t metric);
 bool report_metric_value(const struct rec_metric *m, uint32_t i, double *v);
 bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum *s);
 void report_print_metrics(const struct recording *r, FILE *out);
+/* report/steps.c: the text report's "Steps" section (nothing without steps, program pauses or
+ * --steps); --format=stats's lines "step PID N START_NS END_NS SAMPLES" and "program_pause PID 0
+ * START_NS END_NS 0" (END_NS 0: still open at the end). */
+void report_print_steps(const struct recording *r, FILE *out);
+/* The header's lines for --steps and --only-region (none without them). */
+void report_print_steps_header(const struct recording *r, FILE *out);
+void report_stats_steps(const struct recording *r, FILE *out);
 /* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
 			   size_t len);

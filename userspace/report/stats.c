@@ -98,5 +98,6 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 			points += r->metrics[i].npoints;
 		fprintf(out, "metrics_series %zu\nmetrics_points %zu\n", r->nmetrics, points);
 	}
+	report_stats_steps(r, out);
 	return r->ngpu ? gpu_stats(r, out) : 0;
 }

@@ -86,6 +86,8 @@ static const struct {
 	{REC_STAT_region_spans_lost, "region spans overwritten before perch read them"},
 	{REC_STAT_region_processes_without_spans,
 	 "processes whose region runtime is too old for spans"},
+	{REC_STAT_region_control_lost,
+	 "program pauses and steps overwritten before perch read them"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)
@@ -150,8 +152,9 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
  * intervals it covered, from the run's start. */
 static void print_recorded(const struct recording *r, FILE *out)
 {
-	static const char *const why[] = {
-		[REC_STOP_MAX_DURATION] = "--max-duration", [REC_STOP_MAX_SIZE] = "--max-size"};
+	static const char *const why[] = {[REC_STOP_MAX_DURATION] = "--max-duration",
+					  [REC_STOP_MAX_SIZE] = "--max-size",
+					  [REC_STOP_STEPS] = "the end of the last step (--steps)"};
 	uint64_t n, start = 0, paused = 0, stop = 0, a, b;
 	char key[2][32];
 	const char *sep = "";
@@ -201,6 +204,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 		fprintf(out,
 			"duration   unknown: the recording did not finish (perch was stopped)\n");
 	print_recorded(r, out);
+	report_print_steps_header(r, out);
 	fprintf(out,
 		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
 		" ticks on target threads\n",
@@ -415,6 +419,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
 	report_print_metrics(r, out);
+	report_print_steps(r, out);
 	if (o->nkeys)
 		err = report_print_keyed_top(r, p, o, out);
 	if (!o->nkeys && o->sort != REPORT_SORT_TOTAL)

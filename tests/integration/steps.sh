@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Steps and pauses from the program itself (include/perch.h: perch_step, perch_step_end,
+# perch_profile_pause/resume) and what perch record does with them: --steps=A:B records exactly
+# those steps, --only-region=NAME counts only ticks inside region NAME (decided in the BPF
+# program), and a program's own pause records nothing: no sample, no region. The truth is the
+# workload's (tests/workloads/steps: each step's CLOCK_MONOTONIC interval and CPU time, the
+# pause's interval, its CPU time inside region "hot") and the recording's exact sample times
+# (--timeline).
+#
+#   tests/integration/steps.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin steps "${1:-build}"
+DUMP=$(realpath "$BUILD/tests/timeline_dump")
+
+# steps_of NAME: the step numbers the recording holds, in order, on one line
+steps_of() { "$PERCH" report --format=stats "$T/$1.data" | awk '$1 == "step" { printf "%s%s", s, $3; s = " " } END { print "" }'; }
+# rec_step NAME N FIELD: the recording's step N: start, end (ns) or samples
+rec_step() {
+	"$PERCH" report --format=stats "$T/$1.data" |
+		awk -v n="$2" -v f="$3" '$1 == "step" && $3 == n { print (f == "start" ? $4 : f == "end" ? $5 : $6) }'
+}
+# wl_step NAME N FIELD: the workload's step N: start, end (ns) or cpu (ns)
+wl_step() {
+	awk -v n="$2" -v f="$3" '$1 == "step" && $2 == n { print (f == "start" ? $3 : f == "end" ? $4 : $5) }' "$T/$1.truth"
+}
+# le A B...: A <= B <= ... (as numbers)
+le() { awk 'BEGIN { for (i = 1; i < ARGC - 1; i++) if (ARGV[i] == "" || ARGV[i] + 0 > ARGV[i + 1] + 0) exit 1 }' "$@"; }
+# samples_close SAMPLES CPU_NS FREQ: SAMPLES ticks at FREQ Hz are CPU_NS of CPU, within 20 % (and
+# 3 ticks: a step of 100 ms is 100 ticks)
+samples_close() { awk -v s="$1" -v c="$2" -v f="$3" 'BEGIN { e = c / 1e9 * f; d = s - e; if (d < 0) d = -d; exit !(d <= 0.2 * e + 3) }'; }
+
+# --steps=3:5 on 8 steps with CPU burnt between them (no step open): exactly steps 3 to 5, each
+# with its own CPU time, every tick inside one of them, the recording stopped at step 5's end
+if perch_record range --steps=3:5 --timeline -- "$WL/steps" 8 100 50; then
+	"$DUMP" "$T/range.data" >"$T/range.tl"
+	got=$(steps_of range)
+	if [ "$got" = "3 4 5" ]; then
+		ok "range: the recording holds steps $got, as asked"
+	else
+		bad "range steps" "holds '$got', asked 3:5"
+	fi
+	# Every timed tick inside the workload's own interval of step 3, 4 or 5 (not in the gaps).
+	read -r out all <<<"$(awk 'FNR == NR { if ($1 == "step" && $2 >= 3 && $2 <= 5) { s[++n] = $3; e[n] = $4 }; next }
+		$1 == "event" { all++; in_ = 0; for (i = 1; i <= n; i++) if ($2 >= s[i] && $2 <= e[i]) in_ = 1
+				if (!in_) out++ }
+		END { print out + 0, all + 0 }' "$T/range.truth" "$T/range.tl")"
+	if [ "$out" -eq 0 ] && [ "$all" -gt 0 ]; then
+		ok "range: all $all timed ticks inside the workload's steps 3-5, none before, between or after"
+	else
+		bad "range ticks" "$out of $all ticks outside the workload's steps 3-5"
+	fi
+	f=$(freq "$T/range.data")
+	good=0
+	for n in 3 4 5; do
+		if samples_close "$(rec_step range $n samples)" "$(wl_step range $n cpu)" "$f" &&
+			le "$(wl_step range $n start)" "$(rec_step range $n start)" "$(rec_step range $n end)" "$(wl_step range $n end)"; then
+			good=$((good + 1))
+		else
+			bad "range step $n" "$(rec_step range $n samples) samples for $(wl_step range $n cpu) ns of CPU; [$(rec_step range $n start), $(rec_step range $n end)] vs the workload's [$(wl_step range $n start), $(wl_step range $n end)]"
+		fi
+	done
+	[ "$good" = 3 ] && ok "range: each step's samples match its CPU time (within 20 %); its times lie inside the workload's"
+	if [ "$(rec_stat "$T/range.data" stopped_at)" = 3 ] && says "$T/range.data" "^steps      only steps 3:5" &&
+		says "$T/range.data" "stopped at the end of the last step"; then
+		ok "range: stopped at step 5's end; the header says only steps 3:5 were recorded"
+	else
+		bad "range header" "stopped_at $(rec_stat "$T/range.data" stopped_at); $("$PERCH" report "$T/range.data" | grep -E '^(steps|recorded)')"
+	fi
+fi
+
+# chrome_slices NAME: the Chrome/Perfetto export's step and pause slices, "name" per line, after
+# checking the JSON loads and every slice has a duration
+chrome_slices() {
+	"$PERCH" report --format=chrome "$T/$1.data" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for e in d["traceEvents"]:
+    if e.get("cat") in ("step", "paused") and e["ph"] == "X" and e["dur"] >= 0:
+        print(e["name"])'
+}
+if [ -f "$T/range.data" ]; then
+	got=$(chrome_slices range | tr '\n' ',')
+	if [ "$got" = "step 3,step 4,step 5,paused (perch)," ]; then
+		ok "range: the Chrome export has a slice per step and the recording's paused window"
+	else
+		bad "range chrome" "slices '$got'"
+	fi
+fi
+
+# The program pauses itself inside step 1 (a region begun and ended in the pause); steps end at
+# the next perch_step() (no gap): no tick and no region call in the pause, every step there
+if perch_record pause --timeline --off-cpu -- "$WL/steps" 4 100 0 pause; then
+	"$DUMP" "$T/pause.data" >"$T/pause.tl"
+	read -r ps pe pc <<<"$(awk '$1 == "pause" { print $2, $3, $4 }' "$T/pause.truth")"
+	in_pause=$(awk -v a="$ps" -v b="$pe" '$1 == "event" && $2 >= a && $2 <= b { n++ } END { print n + 0 }' "$T/pause.tl")
+	in_step1=$(awk -v a="$(wl_step pause 1 start)" -v b="$(wl_step pause 1 end)" '$1 == "event" && $2 >= a && $2 <= b { n++ } END { print n + 0 }' "$T/pause.tl")
+	if [ "$in_pause" -eq 0 ] && [ "$in_step1" -gt 0 ]; then
+		ok "pause: no tick in the program's pause ($(((pe - ps) / 1000000)) ms); $in_step1 in the rest of its step"
+	else
+		bad "pause ticks" "$in_pause ticks inside the pause, $in_step1 in step 1"
+	fi
+	calls=$("$PERCH" report --format=csv "$T/pause.data" | awk -F, '$1 == "paused_region" && $2 == "" { print $3 }')
+	if [ -z "$calls" ] || [ "$calls" = 0 ]; then
+		ok "pause: the region begun and ended inside the pause is neither timed nor counted"
+	else
+		bad "pause region" "paused_region has $calls calls"
+	fi
+	# perch's pause window holds the workload's (its clock read after the pause, before the resume)
+	read -r rs re <<<"$("$PERCH" report --format=stats "$T/pause.data" | awk '$1 == "program_pause" { print $4, $5 }')"
+	if le "$rs" $((ps + 1000000)) && le $((pe - 1000000)) "$re" && says "$T/pause.data" "^program paused pid"; then
+		ok "pause: the recording lists the program's pause window; the report says it was not recorded"
+	else
+		bad "pause window" "recorded [$rs, $re], the workload paused [$ps, $pe]"
+	fi
+	got=$(steps_of pause)
+	c1=$(wl_step pause 1 cpu)
+	if [ "$got" = "0 1 2 3" ] && samples_close "$(rec_step pause 1 samples)" $((c1 - pc)) "$(freq "$T/pause.data")"; then
+		ok "pause: steps $got (each ended by the next); step 1 counts its CPU time less the pause's"
+	else
+		bad "pause steps" "steps '$got'; step 1: $(rec_step pause 1 samples) samples for $((c1 - pc)) ns unpaused CPU"
+	fi
+	# --off-cpu: the 30 ms sleep inside the pause is not kept, the one outside it is
+	off_in=$(folded "$T/pause.data" --view=off | awk '/;nap_paused;/ { n += $NF } END { print n + 0 }')
+	off_out=$(folded "$T/pause.data" --view=off | awk '/;nap_recorded;/ { n += $NF } END { print n + 0 }')
+	if [ "$off_in" -eq 0 ] && [ "$off_out" -ge 25000000 ]; then
+		ok "pause: no off-CPU block in the pause; the 30 ms sleep outside it shows $((off_out / 1000000)) ms"
+	else
+		bad "pause off-cpu" "$off_in ns blocked in the pause, $off_out ns in the recorded sleep"
+	fi
+	got=$(chrome_slices pause | tr '\n' ',')
+	if [ "$got" = "step 0,step 1,paused,step 2,step 3," ]; then
+		ok "pause: the Chrome export shows the steps and the program's pause"
+	else
+		bad "pause chrome" "slices '$got'"
+	fi
+fi
+
+# perch merge keeps each input's steps and pauses, with their samples
+if [ -f "$T/range.data" ] && [ -f "$T/pause.data" ] &&
+	"$PERCH" merge -o "$T/merged.data" "$T/range.data" "$T/pause.data" 2>"$T/merge.err"; then
+	got=$(steps_of merged)
+	want_n=$(("$(rec_step range 4 samples)" + 0))
+	pauses=$("$PERCH" report --format=stats "$T/merged.data" | awk '$1 == "program_pause" { n++ } END { print n + 0 }')
+	if [ "$got" = "3 4 5 0 1 2 3" ] && [ "$(rec_step merged 4 samples)" = "$want_n" ] && [ "$pauses" = 1 ]; then
+		ok "merge: the merged recording keeps both inputs' steps ($got) and the program's pause"
+	else
+		bad "merge" "steps '$got', step 4 samples $(rec_step merged 4 samples) (input: $want_n), $pauses pauses"
+	fi
+else
+	bad "merge" "perch merge failed: $(cat "$T/merge.err" 2>/dev/null)"
+fi
+
+# --only-region=hot: 60 % of each step inside region "hot" (its name registered at the first
+# step, after perch came), the rest outside: only the hot part is counted
+if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
+	f=$(freq "$T/only.data")
+	hot=$(truth "$T/only.truth" hot_cpu_s)
+	n=$(folded "$T/only.data" | awk '{ n += $NF } END { print n + 0 }')
+	outside=$(folded "$T/only.data" | awk '$0 !~ /;region:hot;/ { n += $NF } END { print n + 0 }')
+	if [ "$n" -gt 0 ] && [ "$outside" -eq 0 ] && samples_close "$n" "$(awk -v h="$hot" 'BEGIN { printf "%d", h * 1e9 }')" "$f"; then
+		ok "only: $n samples, all inside region hot, for the workload's $hot s of CPU in it"
+	else
+		bad "only" "$n samples ($outside outside hot) for $hot s of CPU inside hot"
+	fi
+	if says "$T/only.data" "^only       samples of threads inside region hot"; then
+		ok "only: the header says so"
+	else
+		bad "only header" "no 'only' line"
+	fi
+fi
+
+# Attached: the workload runs 8 cold steps (1.2 s) before its first use of region "hot", so the
+# name registers after perch attached; only its ticks inside "hot" are counted
+"$WL/steps" 14 150 0 only 8 >"$T/only-attach.truth" &
+wl=$!
+sleep 0.3
+if "$PERCH" record -q --only-region=hot -p "$wl" -o "$T/only-attach.data" 2>"$T/only-attach.err"; then
+	wait "$wl"
+	hot=$(truth "$T/only-attach.truth" hot_cpu_s)
+	n=$(folded "$T/only-attach.data" | awk '{ n += $NF } END { print n + 0 }')
+	outside=$(folded "$T/only-attach.data" | awk '$0 !~ /;region:hot;/ { n += $NF } END { print n + 0 }')
+	if [ "$n" -gt 0 ] && [ "$outside" -eq 0 ] &&
+		samples_close "$n" "$(awk -v h="$hot" 'BEGIN { printf "%d", h * 1e9 }')" "$(freq "$T/only-attach.data")"; then
+		ok "only-attach: region hot registered after the attach: $n samples, all inside it, for $hot s of CPU"
+	else
+		bad "only-attach" "$n samples ($outside outside hot) for $hot s of CPU inside hot"
+	fi
+else
+	bad "only-attach" "perch record -p exited $?: $(cat "$T/only-attach.err")"
+	wait "$wl"
+fi
+
+# Attached with --steps=6:7: perch ends when step 7 ends; the workload runs on to its end
+"$WL/steps" 12 150 50 >"$T/steps-attach.truth" &
+wl=$!
+sleep 0.3
+if "$PERCH" record -q --steps=6:7 -p "$wl" -o "$T/steps-attach.data" 2>"$T/steps-attach.err"; then
+	running=no
+	kill -0 "$wl" 2>/dev/null && running=yes
+	wait "$wl"
+	got=$(steps_of steps-attach)
+	if [ "$got" = "6 7" ] && [ "$running" = yes ] && [ "$(rec_stat "$T/steps-attach.data" stopped_at)" = 3 ] &&
+		le "$(wl_step steps-attach 6 start)" "$(rec_step steps-attach 6 start)" "$(rec_step steps-attach 7 end)" "$(wl_step steps-attach 7 end)"; then
+		ok "steps-attach: steps $got recorded, perch ended at step 7's end while the workload ran on"
+	else
+		bad "steps-attach" "steps '$got', workload still running when perch ended: $running, stopped_at $(rec_stat "$T/steps-attach.data" stopped_at)"
+	fi
+else
+	bad "steps-attach" "perch record -p exited $?: $(cat "$T/steps-attach.err")"
+	wait "$wl"
+fi
+
+# Bad input: one line on stderr, exit 64 (usage), nothing recorded
+for arg in 20:10 x 3: -1 ''; do
+	"$PERCH" record -q --steps="$arg" -o "$T/badsteps.data" -- true >/dev/null 2>"$T/bad.err"
+	rc=$?
+	if [ $rc -eq 64 ] && [ "$(wc -l <"$T/bad.err")" -eq 1 ] && grep -q -- "--steps" "$T/bad.err" &&
+		[ ! -e "$T/badsteps.data" ]; then
+		ok "bad input: --steps='$arg' exits 64: $(cat "$T/bad.err")"
+	else
+		bad "bad input --steps='$arg'" "exit $rc: $(cat "$T/bad.err")"
+	fi
+done
+
+it_end
