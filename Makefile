@@ -75,6 +75,7 @@ $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
 SKEL_USERS += sampler_gpucall gpu_attach
 SKEL_USERS += sampler_offcpu
+SKEL_USERS += sampler_ticks
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c

@@ -51,6 +51,8 @@ enum perch_key_flags {
 	PERCH_KEY_REGION_LOST = 1 << 3,	  /* the region stack could not be read or stored */
 	PERCH_KEY_PREEMPTED = 1 << 4,	  /* --off-cpu: switched out while runnable (not blocked) */
 };
+/* perch record -e A,B: the tick's event index (its perf event's BPF cookie) in flags' top byte. */
+#define PERCH_KEY_EVENT_SHIFT 24
 
 /*
  * Regions (include/perch.h): for a process whose region runtime the loader found, the sampler

@@ -47,6 +47,9 @@ const volatile __u32 gate_steps = 0;
 const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
+/* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
+ * in its flags; one event, nothing to tell apart: the tick skips the helper. */
+const volatile __u32 multi_event = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -732,6 +735,8 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	key.tgid = tgid;
 	key.tid = (__u32)id;
 	key.gen = *gen;
+	if (multi_event)
+		key.flags = (__u32)bpf_get_attach_cookie(ctx) << PERCH_KEY_EVENT_SHIFT;
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (!region_stack_find(tgid, &key, SCRATCH_TICK, only) && only_region)
 		return 0; /* --only-region: not inside it */

@@ -15,6 +15,8 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "lib/vec.h"
+#include "format/events.h"
+#include "record/cpulist.h"
 #include "record/gpu.h"
 #include "record/record.h"
 #include "record/steps.h"
@@ -32,8 +34,18 @@ static void record_options(FILE *out)
 {
 	fputs("record options:\n"
 	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
+	      "  -c, --count=PERIOD   one sample every PERIOD events (nanoseconds for a clock)\n"
+	      "                       instead of -F HZ\n"
+	      "  -e, --event=EV,...   sample on these events (repeatable): cpu-clock (default;\n"
+	      "                       cycles where the machine has a PMU), task-clock,\n"
+	      "                       page-faults, minor-faults, major-faults, context-switches,\n"
+	      "                       cpu-migrations, cycles, instructions (these two need a PMU);\n"
+	      "                       clocks at -F HZ, the others every event (-c 1) by default\n"
 	      "  -o, --output=FILE    recording file (default perch.data)\n"
 	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
+	      "  -a, --all-cpus       system-wide: every process, kernel threads and idle too;\n"
+	      "                       with -- CMD, until CMD exits; alone, until -d or Ctrl-C\n"
+	      "  -C, --cpu=LIST       sample only on these CPUs (\"0,2-3\"); alone, implies -a\n"
 	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD\n"
 	      "                       with SIGTERM; perch then exits 0, \"stopped after -d\")\n"
 	      "  -D, --delay=SEC      start sampling SEC seconds after CMD starts (or the attach);\n"
@@ -49,6 +61,7 @@ static void record_options(FILE *out)
 	      "tables,\n"
 	      "                       frame pointers where a module has none), dwarf (tables "
 	      "only), fp\n"
+	      "      --call-graph=MODE  the same as --unwind (perf's spelling: fp, dwarf)\n"
 	      "      --timeline       every sample's time and thread, every region begin, end and\n"
 	      "                       mark (grows with the run; see --max-size)\n"
 	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
@@ -169,10 +182,17 @@ static int parse_seconds(const char *s, const char *opt, bool zero_ok, double *o
 	return 0;
 }
 
+/* -e: the events named, as the table spells them (static strings). */
+struct event_choice {
+	const char *names[REC_EVENTS_MAX];
+	size_t n;
+};
+
 /* The options that do not go into record_opts. */
 struct gpu_choice {
 	bool off;	    /* --no-gpu */
 	const char *stacks; /* --gpu-stacks */
+	struct event_choice events;
 };
 
 /* --gpu-stacks=MODE: the injection library reads it from the environment CMD inherits. */
@@ -206,6 +226,74 @@ static int parse_metrics(const char *s, unsigned int *ms)
 			 "bad --metrics value '%s' (off, or milliseconds from 100 to 3600000)", s);
 }
 
+/* -e EV,...: each name checked, kept as the table spells it. */
+static int parse_events(const char *s, struct event_choice *e)
+{
+	char *copy = strdup(s), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return PERCH_EXIT_INTERNAL;
+	for (char *t = strtok_r(copy, ",", &save); !ret && t; t = strtok_r(NULL, ",", &save)) {
+		const struct rec_event_def *d = rec_event_find(t);
+
+		if (!d)
+			ret = log_usage(NULL, "unknown event '%s' (%s)", t, rec_event_names());
+		else if (e->n == REC_EVENTS_MAX)
+			ret = log_usage(NULL, "at most %d events at once", REC_EVENTS_MAX);
+		else
+			e->names[e->n++] = d->name;
+	}
+	free(copy);
+	if (!ret && !e->n)
+		ret = log_usage(NULL, "bad event list '%s'", s);
+	return ret;
+}
+
+/* -C LIST: against the machine's CPUs. */
+static int check_cpus(const char *list)
+{
+	int n = cpulist_ncpus(), err;
+	bool *set;
+
+	if (n <= 0)
+		return PERCH_EXIT_INTERNAL;
+	set = calloc(n, sizeof(*set));
+	if (!set)
+		return PERCH_EXIT_INTERNAL;
+	err = cpulist_parse(list, n, set);
+	free(set);
+	if (err == -ERANGE)
+		return log_usage(NULL, "bad CPU list '%s': this machine has CPUs 0-%d", list,
+				 n - 1);
+	if (err)
+		return log_usage(NULL, "bad CPU list '%s' (e.g. 0,2-3)", list);
+	return 0;
+}
+
+/* -a, -C, -e, -c: the perf user's options. */
+static int perf_option(int c, struct record_opts *o, struct event_choice *e)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'a':
+		o->all_cpus = true;
+		return 0;
+	case 'C':
+		o->cpus = optarg;
+		return check_cpus(optarg);
+	case 'e':
+		return parse_events(optarg, e);
+	default: /* 'c' */
+		if (cli_parse_uint(optarg, ULONG_MAX, &v) || !v)
+			return log_usage(NULL, "bad -c period '%s' (events per sample, 1 or more)",
+					 optarg);
+		o->period = v;
+		return 0;
+	}
+}
+
 static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid_t **pids,
 			 char **argv)
 {
@@ -213,10 +301,16 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	char *end;
 
 	switch (c) {
+	case 'a':
+	case 'C':
+	case 'e':
+	case 'c':
+		return perf_option(c, o, &g->events);
 	case 'F':
 		if (cli_parse_uint(optarg, 100000, &v))
 			return log_usage(NULL, "bad frequency '%s'", optarg);
 		o->freq = v;
+		o->freq_given = true;
 		return 0;
 	case 'o':
 		o->output = optarg;
@@ -234,7 +328,7 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 		return parse_seconds(optarg, "--delay", true, &o->delay_s);
 	case 'M':
 		return parse_seconds(optarg, "--max-duration", false, &o->max_duration_s);
-	case 'C':
+	case 'x':
 		o->control = optarg;
 		return 0;
 	case 'q':
@@ -297,11 +391,22 @@ static void print_summary(const char *path)
 {
 	struct recording *r = NULL;
 	int err = recording__load(path, &r);
+	uint32_t n = r ? report__nevents(r) : 0;
 
-	if (r)
+	if (r && n == 1)
 		report__summary(r, path, stderr);
-	else
+	else if (!r)
 		log_warn("cannot read back %s: %s", path, strerror(-err));
+	/* perch record -e A,B: each event's summary in turn */
+	for (uint32_t ev = 0; r && n > 1 && ev < n; ev++) {
+		if (ev) {
+			recording__free(r);
+			r = NULL;
+			recording__load(path, &r);
+		}
+		if (r && !report__select_event(r, ev))
+			report__summary_of(r, path, ev + 1, stderr);
+	}
 	recording__free(r);
 }
 
@@ -329,6 +434,20 @@ static int gpu_choose(struct record_opts *o, const struct gpu_choice *g)
 	return 0;
 }
 
+/* -a, -C, -e, -c together with the rest. */
+static int check_perf_options(struct record_opts *o, const struct event_choice *e)
+{
+	if (o->period && o->freq_given)
+		return log_usage(NULL, "give either -F HZ or -c PERIOD, not both");
+	if (o->cpus && !o->argv && !o->npids)
+		o->all_cpus = true; /* perf's rule: -C alone is system-wide on those CPUs */
+	if (o->all_cpus && o->npids)
+		return log_usage(NULL, "give either -a or -p PID, not both");
+	o->events = e->n ? e->names : NULL;
+	o->nevents = e->n;
+	return 0;
+}
+
 static int run_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -338,7 +457,12 @@ static int run_record(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'},
 		{"delay", required_argument, NULL, 'D'},
 		{"max-duration", required_argument, NULL, 'M'},
-		{"control", required_argument, NULL, 'C'},
+		{"control", required_argument, NULL, 'x'},
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"cpu", required_argument, NULL, 'C'},
+		{"event", required_argument, NULL, 'e'},
+		{"count", required_argument, NULL, 'c'},
+		{"call-graph", required_argument, NULL, 'U'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"no-lines", no_argument, NULL, 'L'},
 		{"unwind", required_argument, NULL, 'U'},
@@ -366,15 +490,17 @@ static int run_record(int argc, char **argv)
 	struct record_result res;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:qvh", longopts, NULL)) != -1)
+	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:aC:e:c:qvh", longopts, NULL)) != -1)
 		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
+	if (!ret)
+		ret = check_perf_options(&o, &g.events);
 	if (!ret && g.off && o.gpu)
 		ret = log_usage(NULL, "give either --gpu or --no-gpu, not both");
 	if (!ret)
 		ret = gpu_choose(&o, &g);
-	if (!ret && !o.argv == !o.npids)
+	if (!ret && !o.all_cpus && !o.argv == !o.npids)
 		ret = log_usage(NULL, "%s",
 				o.argv ? "give either -p PID or a command, not both"
 				       : "nothing to record: give -- CMD or -p PID");
@@ -399,11 +525,13 @@ const struct cli_command cli_record = {
 	.synopsis =
 		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
 		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
+		"[-a] [-C CPUS] [-e EVENT,...] [-c PERIOD] [--call-graph=fp|dwarf] "
 		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] "
 		"[--off-cpu [--off-cpu-min=US]] -- CMD [ARGS...]\n"
 		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
 		"[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
 		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] [--off-cpu [--off-cpu-min=US]] "
-		"-p PID[,PID...] [-d SEC]\n",
+		"-p PID[,PID...] [-d SEC]\n"
+		"perch record -a [-C CPUS] [-e EVENT,...] [-c PERIOD | -F HZ] [-d SEC] [options]\n",
 	.options = record_options,
 };

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "format/keys.h"
 #include "format/recording.h"
 #include "model/query.h"
 #include "report/report.h"
@@ -91,9 +92,15 @@ static void report_options(FILE *out)
 	      "                       keep only the samples of these processes, threads or thread\n"
 	      "                       names (every format; with the queries, in any order)\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
-	      "                       time, or both in ns (a recording made with --off-cpu)\n",
+	      "                       time, or both in ns (a recording made with --off-cpu)\n"
+	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
+	      "                       without it the text report shows each event in turn, and the\n"
+	      "                       other formats need it)\n",
 	      out);
 }
+
+/* --event=NAME, the one option that names what only the loaded recording can resolve. */
+static const char *event_arg;
 
 /* The output called name into *format. */
 static int parse_format(const char *name, enum report_format *format)
@@ -337,6 +344,9 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'T':
 	case 'N':
 		return thread_option(c, o);
+	case 'e':
+		event_arg = optarg;
+		return 0;
 	case 'V':
 		if (report__parse_view(optarg, &o->view))
 			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
@@ -402,6 +412,65 @@ static int apply_view(struct recording *r, const char *path, enum report_view v)
 	return 0;
 }
 
+static const char *report_meta_event(const struct recording *r)
+{
+	return recording__meta(r, rec_meta_keys[REC_META_event]) ?: "?";
+}
+
+/* Each event of a recording of several (perch record -e A,B) in turn, as a text report of its
+ * own samples, into one output. */
+static int print_each_event(const char *path, const struct report_opts *o, const char *output)
+{
+	FILE *out = output ? fopen(output, "w") : stdout;
+	struct report_opts eo = *o;
+	struct recording *r = NULL;
+	int ret = 0;
+
+	if (!out) {
+		log_err("cannot write %s: %s", output, strerror(errno));
+		return PERCH_EXIT_OUTPUT;
+	}
+	for (eo.event = 1; !ret; eo.event++) {
+		recording__load(path, &r);
+		if (!r || eo.event > report__nevents(r))
+			break;
+		if (report__select_event(r, eo.event - 1) || report__print(r, path, &eo, out))
+			ret = PERCH_EXIT_INTERNAL;
+		recording__free(r);
+		r = NULL;
+		fputc('\n', out);
+	}
+	recording__free(r);
+	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
+		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	return ret;
+}
+
+/* --event=NAME, or every event in turn (text), or the one event there is. */
+static int print_events(struct recording *r, const char *path, const struct report_opts *o,
+			const char *output)
+{
+	struct report_opts eo = *o;
+	uint32_t n = report__nevents(r), ev;
+
+	if (!event_arg && (n == 1 || o->format == REPORT_STATS)) /* stats: the whole file's */
+		return print_to(r, path, o, output);
+	if (event_arg && report__find_event(r, event_arg, &ev))
+		return log_usage(NULL, "--event=%s: %s has no such event (%s)", event_arg, path,
+				 report_meta_event(r));
+	if (event_arg) {
+		eo.event = ev + 1;
+		return report__select_event(r, ev) ? PERCH_EXIT_INTERNAL
+						   : print_to(r, path, &eo, output);
+	}
+	if (o->format != REPORT_TEXT)
+		return log_usage(NULL, "%s holds %u events (%s): choose one with --event=NAME",
+				 path, n, report_meta_event(r));
+	return print_each_event(path, o, output);
+}
+
 static int report_file(const char *path, const struct report_opts *o, const char *output)
 {
 	struct recording *r = NULL;
@@ -417,7 +486,7 @@ static int report_file(const char *path, const struct report_opts *o, const char
 		recording__free(r);
 		return ret;
 	}
-	ret = print_to(r, path, o, output);
+	ret = print_events(r, path, o, output);
 	if (err)
 		ret = report_damage(path, r, err);
 	recording__free(r);
@@ -446,6 +515,7 @@ static int run_report(int argc, char **argv)
 		{"pid", required_argument, NULL, 'P'},
 		{"tid", required_argument, NULL, 'T'},
 		{"comm", required_argument, NULL, 'N'},
+		{"event", required_argument, NULL, 'e'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -482,6 +552,7 @@ const struct cli_command cli_report = {
 		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
 		"                    [--sort=self|total|comm,pid,tid,function] [--per-thread]\n"
 		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
+		"                    [--event=NAME]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };

@@ -155,7 +155,10 @@
 	REC_STATS_GPU_ATTACH(X) \
 	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X)
 
-/* META: strings fixed when the recording starts. */
+/* META: strings fixed when the recording starts. event: the events sampled, comma-separated
+ * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for
+ * one sampled at frequency Hz, written only when some event has a period (-c, or an event that
+ * is not a clock); cpus: perch record -C's list, when given. */
 #define REC_META(X)      \
 	X(command)       \
 	X(pids)          \
@@ -171,6 +174,8 @@
 	X(clock)         \
 	X(window_budget) \
 	X(gpu)           \
+	X(period)        \
+	X(cpus)          \
 	X(steps)         \
 	X(only_region)
 

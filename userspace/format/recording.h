@@ -220,6 +220,10 @@ enum rec_block_type {
 #define REC_SAMPLE_USER_LOST (1u << 1) /* user stack could not be collected */
 #define REC_SAMPLE_KERN_LOST (1u << 2) /* kernel stack could not be collected */
 #define REC_SAMPLE_PREEMPTED (1u << 3) /* --off-cpu: switched out while runnable, not blocked */
+/* perch record -e A,B: the index of the sample's event in META event, in the top byte (0 for
+ * the first event, and in every recording of one event). */
+#define REC_SAMPLE_EVENT_SHIFT	24
+#define REC_SAMPLE_EVENT(flags) ((uint32_t)(flags) >> REC_SAMPLE_EVENT_SHIFT)
 
 enum rec_frame_kind {
 	REC_FRAME_USER = 0,

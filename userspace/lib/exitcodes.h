@@ -24,6 +24,7 @@ enum perch_exit {
 		76,	      /* push: the server cannot be reached (refused, no route, timeout) */
 	PERCH_EXIT_PERM = 77, /* missing CAP_BPF / CAP_PERFMON */
 	PERCH_EXIT_REJECTED = 78, /* push: the server answered an HTTP status >= 300, or not HTTP */
+	PERCH_EXIT_NOPMU = 79,	  /* record -e cycles|instructions: the machine has no PMU */
 	PERCH_EXIT_NOTEXEC = 126, /* CMD found but not executable */
 	PERCH_EXIT_NOTFOUND = 127, /* CMD not found */
 };

@@ -398,13 +398,40 @@ void collector__finish(struct collector *c)
 
 /* Its mappings now (attached, or a launched command's before its exec: perch's own), so a
  * process that dies before the first drain still resolves. */
+static char *pin_path(uint32_t pid, const struct proc_map *m);
+
+/* A started process's mappings, each file opened by its own path where that still names it, as
+ * an mmap event's are (pin_path()): one that exits before the drain that names its frames (with
+ * -a, a drain can come late) still resolves. NULL + errno. */
+static struct proc_maps *pinned_copy(uint32_t pid, const struct proc_maps *maps)
+{
+	struct proc_maps *copy = proc_maps__new();
+
+	for (size_t i = 0; copy && i < proc_maps__count(maps); i++) {
+		struct proc_map m = *proc_maps__get(maps, i);
+		char *pinned = m.path[0] == '/' ? pin_path(pid, &m) : NULL;
+		int err;
+
+		if (pinned)
+			m.open_path = pinned;
+		err = proc_maps__add(copy, &m);
+		free(pinned);
+		if (err) {
+			proc_maps__free(copy);
+			errno = -err;
+			return NULL;
+		}
+	}
+	return copy;
+}
+
 static int proc_started(void *ctx, struct procs_proc *pp, const struct proc_maps *maps,
 			const char *exe)
 {
 	struct collector *c = ctx;
 	struct proc *p = proc_of(c, pp);
 	struct image *img = p ? image_for(p, p->pp->gen) : NULL;
-	struct proc_maps *copy = maps ? proc_maps__copy(maps) : NULL;
+	struct proc_maps *copy = maps ? pinned_copy(pp->pid, maps) : NULL;
 
 	(void)exe;
 	if (img && copy) {
@@ -931,6 +958,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_KERN_LOST;
 	if (key->flags & PERCH_KEY_PREEMPTED)
 		flags |= REC_SAMPLE_PREEMPTED;
+	flags |= key->flags >> PERCH_KEY_EVENT_SHIFT << REC_SAMPLE_EVENT_SHIFT;
 	/* A frame-pointer stack that fills the kernel's limit was cut; an unwound one says so. */
 	if (nk >= c->max_stack || (dwarf ? key->flags & PERCH_KEY_TRUNCATED : nu >= c->max_stack)) {
 		flags |= REC_SAMPLE_TRUNCATED;

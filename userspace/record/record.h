@@ -43,7 +43,17 @@ struct record_opts {
 	unsigned int metrics_ms; /* --metrics: system metrics every so many ms (0: off) */
 	bool off_cpu;		 /* --off-cpu: blocked time of target threads, with its stacks */
 	uint64_t off_cpu_min_ns; /* --off-cpu-min: shorter blocks are not kept */
-	bool steps;		 /* --steps=FIRST:LAST: only those steps (perch_step()) */
+	/* -e: the events to sample on (format/events.h names), NULL: cycles where the machine has
+	 * a PMU, else cpu-clock. */
+	const char *const *events;
+	size_t nevents;
+	uint64_t period;  /* -c: events per sample for every event (0: see freq_given) */
+	bool freq_given;  /* -F was given: every event at freq Hz; else clocks at freq Hz, other
+			  * events every event */
+	bool all_cpus;	  /* -a: every process, kernel threads and idle too */
+	const char *cpus; /* -C: the CPUs to sample on (a list checked by cpulist_parse()), NULL:
+			   * all */
+	bool steps;	  /* --steps=FIRST:LAST: only those steps (perch_step()) */
 	uint64_t steps_first, steps_last;
 	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
 	/* perch top: called at every drain with the writer, before the drain's counts become a

@@ -2,7 +2,7 @@
 /*
  * The sampler, userspace side (see sampler.h and sampler_impl.h): the BPF object sized to the
  * machine and loaded (falling back to frame pointers where the kernel refuses the unwinder), its
- * perf events, its target map, its counters and its own cost. Its process events are
+ * perf events (sampler_ticks.c), its target map, its counters and its own cost. Its process events are
  * sampler_events.c's, the drain of its double buffers sampler_drain.c's.
  */
 #include <errno.h>
@@ -59,6 +59,10 @@ static __u32 buffer_entries(const struct sampler *sp)
 	uint64_t ticks = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * 8;
 	__u32 n = 1024;
 
+	for (size_t i = 0; i < sp->nevents; i++)
+		if (sp->periods[i]) /* -c: no rate to size for: the most */
+			ticks = PERCH_STACK_ENTRIES;
+
 	while (n < ticks && n < PERCH_STACK_ENTRIES)
 		n *= 2;
 	return n;
@@ -87,6 +91,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	for (size_t i = 0; i < 6; i++)
 		bpf_map__set_max_entries(buffers[i], entries);
 	sp->skel->rodata->unwind_mode = mode;
+	sp->skel->rodata->multi_event = sp->nevents > 1;
 	sp->skel->rodata->gate_steps = sp->gate_steps;
 	sp->skel->rodata->only_region = sp->only_region;
 	sampler_timeline_size(sp, sp->timeline);
@@ -100,6 +105,9 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.gpu_calls, 4096);
 		bpf_map__set_max_entries(sp->skel->maps.gpu_names, 4096);
 	}
+	/* -a: every module of the machine, not one program's: four times the rows (48 MiB). */
+	if (sp->all_cpus && mode != PERCH_UNWIND_FP)
+		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, PERCH_UNWIND_ROWS * 2);
 	if (mode == PERCH_UNWIND_FP) {
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
@@ -130,61 +138,6 @@ static int load_sampler(struct sampler *sp, enum record_unwind unwind)
 	return err;
 }
 
-static int open_tick_event(struct sampler *sp, int cpu, bool hw)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
-		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = sp->freq,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-static int attach_ticks(struct sampler *sp)
-{
-	bool hw = true;
-	int cpu, fd;
-
-	sp->perf_fds = calloc(sp->ncpus, sizeof(*sp->perf_fds));
-	sp->tick_links = calloc(sp->ncpus, sizeof(*sp->tick_links));
-	if (!sp->perf_fds || !sp->tick_links)
-		return PERCH_EXIT_INTERNAL;
-	for (cpu = 0; cpu < sp->ncpus; cpu++) {
-		sp->perf_fds[cpu] = -1;
-		fd = open_tick_event(sp, cpu, hw);
-		if (hw && (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && cpu == 0) {
-			hw = false; /* no PMU (a VM): the software clock ticks instead */
-			fd = open_tick_event(sp, cpu, hw);
-		}
-		if (fd == -ENODEV)
-			continue; /* CPU offline */
-		if (fd == -EINVAL) {
-			unsigned int max = 0;
-
-			proc_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &max);
-			log_err("perf_event_open at %u Hz: %s (kernel.perf_event_max_sample_rate is %u)",
-				sp->freq, strerror(EINVAL), max);
-			return PERCH_EXIT_USAGE;
-		}
-		if (fd < 0) {
-			log_err("perf_event_open on CPU %d: %s", cpu, strerror(-fd));
-			return fd == -EACCES || fd == -EPERM ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
-		}
-		sp->perf_fds[cpu] = fd;
-		sp->tick_links[cpu] = bpf_program__attach_perf_event(sp->skel->progs.on_tick, fd);
-		if (!sp->tick_links[cpu]) {
-			log_err("attach sampler to perf event on CPU %d: %s", cpu, strerror(errno));
-			return PERCH_EXIT_BPF;
-		}
-	}
-	sp->event_name = hw ? "cycles" : "cpu-clock";
-	return 0;
-}
-
 static int load(struct sampler *sp, const struct record_opts *o)
 {
 	int err;
@@ -193,6 +146,9 @@ static int load(struct sampler *sp, const struct record_opts *o)
 	sp->ncpus = libbpf_num_possible_cpus();
 	if (sp->ncpus <= 0)
 		return PERCH_EXIT_BPF;
+	err = sampler_ticks_setup(sp, o);
+	if (err)
+		return err;
 	err = load_sampler(sp, o->unwind);
 	if (err) {
 		err = -err;
@@ -214,7 +170,7 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		err = sampler_timeline_open(sp);
 	if (!err)
 		err = sampler_offcpu_open(sp);
-	return err ? err : attach_ticks(sp);
+	return err ? err : sampler_attach_ticks(sp);
 }
 
 int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler **out)
@@ -229,6 +185,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->timeline = o->timeline;
 	sp->gpu_calls = o->gpu && !o->argv;
 	sp->off_cpu = o->off_cpu;
+	sp->all_cpus = o->all_cpus;
 	sp->off_cpu_min_ns = o->off_cpu_min_ns;
 	sp->gate_steps = o->steps;
 	sp->only_region = o->only_region != NULL;
@@ -241,13 +198,7 @@ void sampler__free(struct sampler *sp)
 {
 	if (!sp)
 		return;
-	for (int i = 0; sp->tick_links && i < sp->ncpus; i++)
-		bpf_link__destroy(sp->tick_links[i]);
-	for (int i = 0; sp->perf_fds && i < sp->ncpus; i++)
-		if (sp->perf_fds[i] >= 0)
-			close(sp->perf_fds[i]);
-	free(sp->tick_links);
-	free(sp->perf_fds);
+	sampler_ticks_free(sp);
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
 	sampler_timeline_free(sp);
@@ -281,9 +232,11 @@ void sampler__pause(struct sampler *sp, bool paused)
 
 	if (paused)
 		sp->skel->bss->perch_paused = 1;
-	for (int i = 0; sp->perf_fds && i < sp->ncpus; i++) {
+	/* every event's perf event on every CPU (sampler_ticks.c: event * ncpus + cpu) */
+	for (size_t i = 0; sp->perf_fds && i < sp->nticks; i++) {
 		if (sp->perf_fds[i] >= 0 && ioctl(sp->perf_fds[i], req, 0))
-			log_debug("sampler: perf event of cpu %d: %s", i, strerror(errno));
+			log_debug("sampler: perf event of cpu %d: %s", (int)(i % sp->ncpus),
+				  strerror(errno));
 	}
 	if (!paused)
 		sp->skel->bss->perch_paused = 0;
@@ -320,11 +273,6 @@ void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs)
 		*run_ns += info.run_time_ns;
 		*runs += info.run_cnt;
 	}
-}
-
-const char *sampler__event_name(const struct sampler *sp)
-{
-	return sp->event_name;
 }
 
 uint32_t sampler__unwind_mode(const struct sampler *sp)

@@ -110,8 +110,12 @@ void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);
 /* The sampler's own cost, as the kernel measures it (kernel.bpf_stats_enabled=1; else 0). */
 void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs);
-const char *sampler__event_name(const struct sampler *sp); /* "cycles" or "cpu-clock" */
-uint32_t sampler__unwind_mode(const struct sampler *sp);   /* enum perch_unwind_mode */
+/* The events sampled, comma-separated ("cycles" or "cpu-clock" when none was asked for). */
+const char *sampler__event_name(const struct sampler *sp);
+/* Per event, its period (0: at -F Hz), comma-separated into buf; "" when every event is sampled
+ * at -F Hz (META period). */
+void sampler__periods(const struct sampler *sp, char *buf, size_t len);
+uint32_t sampler__unwind_mode(const struct sampler *sp); /* enum perch_unwind_mode */
 const struct sampler_fds *sampler__fds(const struct sampler *sp);
 
 #endif /* PERCH_SAMPLER_H */

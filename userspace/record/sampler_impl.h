@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "sample.skel.h"
+#include "format/events.h"
 #include "lib/u64map.h"
 #include "sampler.h"
 
@@ -24,7 +25,15 @@ struct sampler {
 	struct bpf_link **tick_links;
 	int *perf_fds;
 	int ncpus;
-	const char *event_name;
+	/* sampler_ticks.c: the events (-e), each one's period (0: at freq Hz), the CPUs (-C,
+	 * NULL: all), one perf event and link per event and CPU (event * ncpus + cpu) */
+	const struct rec_event_def *events[REC_EVENTS_MAX];
+	uint64_t periods[REC_EVENTS_MAX];
+	size_t nevents, nticks;
+	bool all_cpus;	    /* -a: room for every module's unwind rows */
+	bool default_event; /* none asked for: cycles, else cpu-clock (decided at the first open) */
+	bool *cpus;
+	char event_names[REC_EVENTS_MAX * 24];
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	bool timeline;	      /* --timeline */
 	bool gpu_calls;	      /* --gpu -p: libcuda's probes (sampler_gpucall.c) */
@@ -51,6 +60,12 @@ struct sampler {
 	bool only_region;	   /* --only-region: its only_region */
 	struct offcpu_probe *oc;   /* --off-cpu, else NULL (sampler_offcpu.c) */
 };
+
+/* sampler_ticks.c: the events and CPUs of o (0 or PERCH_EXIT_USAGE, logged), before loading;
+ * their perf events with the tick program attached (0 or the enum perch_exit, logged); freed. */
+int sampler_ticks_setup(struct sampler *sp, const struct record_opts *o);
+int sampler_attach_ticks(struct sampler *sp);
+void sampler_ticks_free(struct sampler *sp);
 
 /* sampler_events.c: listen to the process table (a target that exited leaves the target map);
  * start reading the process events (0, or the enum perch_exit to end with, logged). */

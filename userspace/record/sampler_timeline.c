@@ -34,14 +34,19 @@ struct timeline {
 	uint64_t unkeyed;
 };
 
-/* Room for eight drain periods of every CPU's ticks (a drain may come late); a page without
- * --timeline (the map must exist). */
+/* Room for eight drain periods of every CPU's ticks (a drain may come late; -a: 32), 16 MiB
+ * with -c; a page without --timeline (the map must exist). */
 void sampler_timeline_size(struct sampler *sp, bool on)
 {
 	uint64_t need = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * 8 *
 			(sizeof(struct perch_tick) + 8);
 	__u32 size = RING_MIN;
 
+	if (sp->all_cpus) /* -a: a drain that names new processes' frames comes later */
+		need *= 4;
+	for (size_t i = 0; i < sp->nevents; i++)
+		if (sp->periods[i]) /* -c: no rate to size for */
+			need = RING_MAX / 4;
 	while (size < need && size < RING_MAX)
 		size *= 2;
 	sp->skel->rodata->timeline = on;

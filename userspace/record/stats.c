@@ -23,9 +23,10 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 						   [PERCH_UNWIND_AUTO] = "auto",
 						   [PERCH_UNWIND_DWARF] = "dwarf"};
 	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32], steps[48];
+	char period[256];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[15];
+	struct rec_kv kv[18];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
@@ -37,7 +38,9 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 	uname(&u);
 	kv[n++] = meta_kv(REC_META_command, command);
 	kv[n++] = meta_kv(REC_META_pids, pids);
-	kv[n++] = meta_kv(REC_META_mode, p->o->argv ? "launch" : "attach");
+	kv[n++] = meta_kv(REC_META_mode, p->o->all_cpus ? "system-wide"
+					 : p->o->argv	? "launch"
+							: "attach");
 	kv[n++] = meta_kv(REC_META_event, sampler__event_name(p->sp));
 	kv[n++] = meta_kv(REC_META_frequency, freq);
 	kv[n++] = meta_kv(REC_META_start_time, start);
@@ -52,6 +55,11 @@ int stats__meta(struct rec_writer *w, const struct stats_parts *p)
 		kv[n++] = meta_kv(REC_META_gpu, "cupti");
 	else if (p->ga) /* --gpu -p: libcuda's entry points, no durations */
 		kv[n++] = meta_kv(REC_META_gpu, "attach");
+	sampler__periods(p->sp, period, sizeof(period));
+	if (period[0])
+		kv[n++] = meta_kv(REC_META_period, period);
+	if (p->o->cpus)
+		kv[n++] = meta_kv(REC_META_cpus, p->o->cpus);
 	snprintf(steps, sizeof(steps), "%llu:%llu", (unsigned long long)p->o->steps_first,
 		 (unsigned long long)p->o->steps_last);
 	if (p->o->steps) /* only these steps were recorded */

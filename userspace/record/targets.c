@@ -23,6 +23,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "perch_abi.h"
+#include "systemwide.h"
 #include "targets.h"
 
 struct targets {
@@ -159,6 +160,8 @@ static int check_pids(const struct record_opts *o)
 
 int targets__check(const struct record_opts *o)
 {
+	if (o->all_cpus && !o->argv)
+		return 0;
 	return o->argv ? check_command(o->argv[0]) : check_pids(o);
 }
 
@@ -339,7 +342,19 @@ static int start_attached(struct targets *tg, struct sampler *sp, struct procs *
 int targets__start(struct targets *tg, struct sampler *sp, struct procs *ps,
 		   const struct regions *rg)
 {
-	return tg->o->argv ? start_launched(tg, sp, ps) : start_attached(tg, sp, ps, rg);
+	size_t n;
+	int ret;
+
+	if (!tg->o->all_cpus)
+		return tg->o->argv ? start_launched(tg, sp, ps) : start_attached(tg, sp, ps, rg);
+	/* -a: everything but perch (whose fork is the command's), before the command starts,
+	 * so that what it sets going is sampled from the start; its exit (if any) ends the run. */
+	ret = systemwide_start(sp, ps, getpid(), &n);
+	if (!ret && tg->o->argv)
+		ret = start_launched(tg, sp, ps);
+	else if (!ret)
+		tg->live = n;
+	return ret;
 }
 
 bool targets__done(struct targets *tg)
@@ -353,6 +368,8 @@ bool targets__done(struct targets *tg)
 		}
 		return tg->child_done;
 	}
+	if (tg->o->all_cpus)
+		return false; /* -a alone: until the duration, or Ctrl-C */
 	for (size_t i = 0; i < tg->o->npids; i++) {
 		struct pollfd p = {.fd = tg->pidfds[i], .events = POLLIN};
 
@@ -395,6 +412,10 @@ void targets__pids(const struct targets *tg, char *buf, size_t len)
 		snprintf(buf, len, "%d", (int)tg->child);
 		return;
 	}
+	if (tg->o->all_cpus) {
+		snprintf(buf, len, "all");
+		return;
+	}
 	for (size_t i = 0; i < tg->o->npids && off < len; i++)
 		off += snprintf(buf + off, len - off, "%s%d", i ? "," : "", (int)tg->o->pids[i]);
 }
@@ -407,6 +428,10 @@ void targets__command(const struct targets *tg, char *buf, size_t len)
 	if (tg->o->argv) {
 		for (size_t i = 0; tg->o->argv[i] && off < len; i++)
 			off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", tg->o->argv[i]);
+		return;
+	}
+	if (tg->o->all_cpus) {
+		snprintf(buf, len, "(system-wide)");
 		return;
 	}
 	/* Attached: the targets' own command lines are what the user knows them by. */

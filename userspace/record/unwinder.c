@@ -45,6 +45,7 @@ struct unwinder {
 	struct procs *ps;  /* borrowed */
 	int id;		   /* this listener's slots */
 	uint32_t next_row; /* even: tables start on a pair */
+	uint32_t max_rows; /* the rows array's size (PERCH_UNWIND_ROWS, more with -a) */
 	uint64_t stats[UNWINDER_STAT_MAX];
 };
 
@@ -73,6 +74,17 @@ static void preload(struct unwinder *u)
 
 static const struct procs_listener listener;
 
+/* Rows the kernel's array holds: two an element, as the sampler sized it. */
+static uint32_t rows_capacity(int rows_fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(rows_fd, &info, &len) || !info.max_entries)
+		return PERCH_UNWIND_ROWS;
+	return info.max_entries * 2;
+}
+
 struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
@@ -83,6 +95,7 @@ struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps)
 	u->rows_fd = rows_fd;
 	u->procs_fd = procs_fd;
 	u->ps = ps;
+	u->max_rows = rows_capacity(rows_fd);
 	l.ctx = u;
 	u->id = procs__listen(ps, &l);
 	if (u->id < 0) {
@@ -201,11 +214,12 @@ static bool load_rows(struct unwinder *u, struct module *mod)
 	int err;
 
 	rows = unwind_table__rows(mod->t, &nr);
-	if (nr > PERCH_UNWIND_ROWS - u->next_row) {
+	/* a table past PERCH_UNWIND_ROWS: more than the sampler's search halves down to one */
+	if (nr > u->max_rows - u->next_row || nr > PERCH_UNWIND_ROWS) {
 		if (!u->stats[UNWINDER_ROWS_FULL])
 			log_warn("unwinder: unwind rows full (%u): more modules walk with frame "
 				 "pointers",
-				 PERCH_UNWIND_ROWS);
+				 u->max_rows);
 		u->stats[UNWINDER_ROWS_FULL]++;
 		return false;
 	}

@@ -48,6 +48,26 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t);
 /* Distinct processes of the thread table; *nthreads its threads. */
 size_t report_count_processes(const struct recording *r, size_t *nthreads);
 
+/* report/processes.c: a system-wide recording's processes by the samples p kept, top rows
+ * (nothing for other recordings). */
+struct profile;
+void report_print_processes(const struct recording *r, const struct profile *p, unsigned int top,
+			    FILE *out);
+
+/* report/events.c. One event of the recording (META event, period): its name, its period
+ * (0: sampled at META frequency Hz), whether it counts nanoseconds. false: no such event. */
+struct report_event {
+	char name[64];
+	uint64_t period;
+	bool clock;
+};
+bool report_event(const struct recording *r, uint32_t ev, struct report_event *e);
+/* What a sample is: event (1 + its index; 0: every event, "; " between them) as
+ * "cpu-clock at 997 Hz per CPU" (per_cpu: with " per CPU") or "page-faults, 1 sample every 1
+ * event". */
+void report_sampling(const struct recording *r, uint32_t event, bool per_cpu, char *buf,
+		     size_t len);
+
 /* Whether the recording has a time axis (version 4 on: timed windows, ticks or region spans). */
 bool report_has_time_axis(const struct recording *r);
 /* The recording's span on CLOCK_MONOTONIC in ns: from the first timed window's start to the last

@@ -2,7 +2,9 @@
 /*
  * --format=pprof: the recording as pprof's profile.proto (report/profile.proto), gzip-compressed,
  * as `go tool pprof` and the other pprof readers open it. Two sample types, samples/count and
- * cpu/nanoseconds (count / frequency); one Location per recording frame, its inline chain as
+ * cpu/nanoseconds (count / frequency; count x period with perch record -c); a recording of an
+ * event that is not a clock (perch record -e page-faults) names them EVENT/count and
+ * EVENT/events (count x period) instead; one Location per recording frame, its inline chain as
  * Lines (innermost first, as pprof orders them); Functions by (name, file) with the names the
  * text report uses; one Mapping per module, with its build-id when the recording has it;
  * labels pid, tid, thread, and, inside regions, region (the innermost) and region_stack
@@ -51,8 +53,12 @@ typedef Perftools__Profiles__Function pb_function;
 struct pprof {
 	const struct recording *r;
 	const struct profile *p;
-	uint64_t frequency; /* Hz; 0 when the recording does not say */
-	char **strs;	    /* the string table; strs[0] == "" */
+	uint64_t frequency;  /* Hz; 0 when the recording does not say */
+	uint64_t period;     /* perch record -c (or an event that is not a clock): events per
+			     * sample, 0: sampled at frequency Hz */
+	const char *counted; /* such an event that is not a clock (page-faults): its name is the
+			      * sample types' (count, and events: count x period), else NULL */
+	char **strs;	     /* the string table; strs[0] == "" */
 	size_t nstrs, cap_strs;
 	struct idxtab str_tab;
 	char **owned; /* strings of the table this exporter allocated */
@@ -375,6 +381,10 @@ static void cpu_values(const struct pprof *x, const struct rec_sample *s, int64_
 		values[1] = x->view == REPORT_VIEW_WALL ? (int64_t)(s->count - s->offcpu_ns) : 0;
 		return;
 	}
+	if (x->period) { /* the events (nanoseconds for a clock) the samples stand for */
+		values[1] = (int64_t)(s->count * x->period);
+		return;
+	}
 	/* in 128 bits: a count times 1e9 passes 2^64 from 2^34 samples on */
 	values[1] = x->frequency
 			    ? (int64_t)((unsigned __int128)s->count * 1000000000u / x->frequency)
@@ -468,11 +478,19 @@ static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[4],
 		if (types[0].type < 0 || types[0].unit < 0)
 			return -ENOMEM;
 	}
+	if (x->counted) { /* perch record -e page-faults: its count, and its events */
+		types[0].type = types[1].type = types[2].type = str_id(x, x->counted);
+		types[1].unit = types[2].unit = str_id(x, "events");
+		if (types[0].type < 0 || types[1].unit < 0)
+			return -ENOMEM;
+	}
 	type_ptrs[2] = &types[3]; /* the third sample type, when there is one */
 	pb->n_sample_type = x->gpu_ns ? 3 : 2;
 	pb->sample_type = type_ptrs;
 	pb->period_type = &types[2];
-	pb->period = x->frequency ? (int64_t)(1000000000u / x->frequency) : 0;
+	pb->period = x->period	    ? (int64_t)x->period
+		     : x->frequency ? (int64_t)(1000000000u / x->frequency)
+				    : 0;
 	if (report_end(x->r, REC_END_duration_ns, &duration))
 		pb->duration_nanos = (int64_t)duration;
 	pb->n_mapping = x->nmaps;
@@ -612,11 +630,17 @@ int report_pprof(const struct recording *r, const char *path, const struct repor
 	const char *freq = report_meta(r, REC_META_frequency);
 	struct pprof x = {
 		.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0, .view = o->view};
+	struct report_event e;
 	int err;
 
 	(void)path;
 	if (!p)
 		return -errno;
+	if (o->view == REPORT_VIEW_CPU && report_event(r, o->event ? o->event - 1 : 0, &e) &&
+	    e.period) {
+		x.period = e.period;
+		x.counted = e.clock ? NULL : e.name;
+	}
 	err = export(&x, out);
 	pprof_free(&x);
 	profile__free(p);

@@ -116,15 +116,21 @@ static void summary_regions(const struct recording *r, FILE *out)
 
 void report__summary(const struct recording *r, const char *path, FILE *out)
 {
+	report__summary_of(r, path, 0, out);
+}
+
+void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out)
+{
 	struct profile *p = profile__build(r, NULL);
 	uint64_t dur = 0, lost = report_stat(r, REC_STAT_lost_count_map_full);
+	char sampling[512];
 
 	if (!p)
 		return;
 	report_end(r, REC_END_duration_ns, &dur);
-	fprintf(out, "\nperch: %" PRIu64 " samples in %.2f s (%s at %s Hz)", report_sample_total(r),
-		dur / 1e9, report_meta(r, REC_META_event) ?: "?",
-		report_meta(r, REC_META_frequency) ?: "?");
+	report_sampling(r, event, false, sampling, sizeof(sampling));
+	fprintf(out, "\nperch: %" PRIu64 " samples in %.2f s (%s)", report_sample_total(r),
+		dur / 1e9, sampling);
 	fprintf(out, "; lost %" PRIu64 ", truncated %" PRIu64 ", user stacks missing %" PRIu64 "\n",
 		lost, report_stat(r, REC_STAT_truncated_stacks),
 		report_stat(r, REC_STAT_lost_user_stack_map_full) +

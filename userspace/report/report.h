@@ -77,6 +77,8 @@ struct report_opts {
 	enum profile_key keys[PROFILE_KEYS_MAX];
 	uint32_t nkeys;
 	bool by_function;
+	uint32_t event; /* --event: 1 + the index of the one event shown (the recording
+				* holds its samples only: report__select_event); 0: all */
 };
 
 /* An output: path is the recording's, as the text header names it. 0 or -errno. */
@@ -106,6 +108,15 @@ char *report__region_names(const struct recording *r);
  * which), -ENOMEM. Cheap: no tree is built. */
 int report__check_query(const struct recording *r, const struct report_opts *o);
 void report__summary(const struct recording *r, const char *path, FILE *out);
+/* The same, saying it is event's (1 + its index; 0: every event's). */
+void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out);
+
+/* report/events.c: the events a recording sampled on (perch record -e; 1 for older ones), the
+ * index of the one called name (or its alias; -ENOENT: none), and keep only the samples of event
+ * ev in r (its timeline ticks and window counts too). 0 or -ENOMEM. */
+uint32_t report__nevents(const struct recording *r);
+int report__find_event(const struct recording *r, const char *name, uint32_t *ev);
+int report__select_event(struct recording *r, uint32_t ev);
 
 struct diff;
 /* `perch diff --format=html`: the diff (model/diff.h) as one self-contained page, the viewer's

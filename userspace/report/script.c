@@ -71,7 +71,14 @@ int report__script(const struct recording *r, FILE *out)
 	if (!r->nevents)
 		return -ENODATA;
 	for (size_t i = 0; i < r->nevents; i++) {
-		if (r->events[i].sample < r->nsamples)
+		struct report_event e; /* perch record -e A,B: the sample's own event */
+
+		if (r->events[i].sample >= r->nsamples)
+			continue;
+		if (report__nevents(r) > 1 &&
+		    report_event(r, REC_SAMPLE_EVENT(r->samples[r->events[i].sample].flags), &e))
+			print_event(r, &r->events[i], e.name, out);
+		else
 			print_event(r, &r->events[i], event && *event ? event : "cpu-clock", out);
 	}
 	return 0;

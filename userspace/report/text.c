@@ -187,6 +187,7 @@ static void print_header(const struct recording *r, const char *path, const stru
 	uint64_t dur = 0, status = 0;
 	size_t nthreads, nproc = report_count_processes(r, &nthreads);
 	bool done = report_end(r, REC_END_duration_ns, &dur);
+	char sampling[512];
 
 	report_end(r, REC_END_exit_status, &status);
 	fprintf(out, "# perch report of %s\n", path);
@@ -205,11 +206,9 @@ static void print_header(const struct recording *r, const char *path, const stru
 			"duration   unknown: the recording did not finish (perch was stopped)\n");
 	print_recorded(r, out);
 	report_print_steps_header(r, out);
-	fprintf(out,
-		"sampling   %s at %s Hz per CPU; %" PRIu64 " samples in %" PRIu64
-		" ticks on target threads\n",
-		report_meta(r, REC_META_event) ?: "?", report_meta(r, REC_META_frequency) ?: "?",
-		report_sample_total(r), report_stat(r, REC_STAT_samples));
+	report_sampling(r, o->event, true, sampling, sizeof(sampling));
+	fprintf(out, "sampling   %s; %" PRIu64 " samples in %" PRIu64 " ticks on target threads\n",
+		sampling, report_sample_total(r), report_stat(r, REC_STAT_samples));
 	if (o->region) {
 		uint64_t kept = tree__total_weight(profile__tree(p));
 
@@ -416,6 +415,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 		goto cleanup;
 	}
 	print_header(r, path, o, p, out);
+	report_print_processes(r, p, o->top, out);
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
 	report_print_metrics(r, out);

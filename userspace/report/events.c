@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The events a recording sampled on (`perch record -e`, format/events.h) as the report shows
+ * them: what one sample is ("cpu-clock at 997 Hz per CPU", "page-faults, 1 sample every 1
+ * event"), and `perch report --event=NAME`, which keeps one event's samples (rewriting the
+ * loaded recording once, before any output runs, as --view does: every output then shows that
+ * event alone, and the timeline keeps its ticks only).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.h"
+#include "format/events.h"
+#include "report.h"
+
+uint32_t report__nevents(const struct recording *r)
+{
+	return rec_event_count(report_meta(r, REC_META_event));
+}
+
+int report__find_event(const struct recording *r, const char *name, uint32_t *ev)
+{
+	const struct rec_event_def *d = rec_event_find(name);
+	const char *list = report_meta(r, REC_META_event);
+	char buf[64];
+
+	for (uint32_t i = 0; rec_event_nth(list, i, buf, sizeof(buf)); i++) {
+		if (!strcmp(buf, name) || (d && rec_event_find(buf) == d)) {
+			*ev = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The event's period from META period (0: sampled at the frequency, or not said). */
+static uint64_t event_period(const struct recording *r, uint32_t ev)
+{
+	char buf[32];
+
+	if (!rec_event_nth(report_meta(r, REC_META_period), ev, buf, sizeof(buf)))
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+bool report_event(const struct recording *r, uint32_t ev, struct report_event *e)
+{
+	const struct rec_event_def *d;
+
+	if (!rec_event_nth(report_meta(r, REC_META_event), ev, e->name, sizeof(e->name)))
+		return false;
+	d = rec_event_find(e->name);
+	e->clock = d && d->clock;
+	e->period = event_period(r, ev);
+	return true;
+}
+
+/* One event's line: "E at F Hz per CPU" or "E, 1 sample every P events". */
+static size_t put_event(const struct recording *r, uint32_t ev, bool per_cpu, char *buf, size_t len)
+{
+	struct report_event e;
+
+	if (!report_event(r, ev, &e))
+		return snprintf(buf, len, "? at %s Hz%s", report_meta(r, REC_META_frequency) ?: "?",
+				per_cpu ? " per CPU" : "");
+	if (!e.period)
+		return snprintf(buf, len, "%s at %s Hz%s", e.name,
+				report_meta(r, REC_META_frequency) ?: "?",
+				per_cpu ? " per CPU" : "");
+	return snprintf(buf, len, "%s, 1 sample every %" PRIu64 " %s", e.name, e.period,
+			e.clock		? "ns"
+			: e.period == 1 ? "event"
+					: "events");
+}
+
+void report_sampling(const struct recording *r, uint32_t event, bool per_cpu, char *buf, size_t len)
+{
+	uint32_t n = report__nevents(r);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (event) {
+		put_event(r, event - 1, per_cpu, buf, len);
+		return;
+	}
+	for (uint32_t i = 0; i < n && used < len; i++) {
+		used += snprintf(buf + used, len - used, "%s", i ? "; " : "");
+		if (used < len)
+			used += put_event(r, i, per_cpu, buf + used, len - used);
+	}
+}
+
+/* The timeline's ticks of kept samples, renumbered (map: old sample -> new + 1, 0: dropped). */
+static void keep_events(struct recording *r, const size_t *map)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nevents; i++) {
+		struct rec_event *e = &r->events[i];
+
+		if (e->sample >= r->nsamples || !map[e->sample])
+			continue;
+		e->sample = map[e->sample] - 1;
+		r->events[n++] = *e;
+	}
+	r->nevents = n;
+}
+
+/* The windows' counts of kept samples, renumbered: rewritten in place, the recording's own. */
+static void keep_windows(struct recording *r, const size_t *map)
+{
+	for (size_t w = 0; w < r->nwindows; w++) {
+		struct rec_window *win = &r->windows[w];
+		struct rec_count *c = (struct rec_count *)win->counts;
+		uint32_t n = 0;
+
+		for (uint32_t k = 0; k < win->ncounts; k++) {
+			if (c[k].sample >= r->nsamples || !map[c[k].sample])
+				continue;
+			c[n].sample = map[c[k].sample] - 1;
+			c[n++].count = c[k].count;
+		}
+		win->ncounts = n;
+	}
+}
+
+int report__select_event(struct recording *r, uint32_t ev)
+{
+	size_t *map = calloc(r->nsamples + 1, sizeof(*map)), n = 0;
+
+	if (!map)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		if (REC_SAMPLE_EVENT(r->samples[i].flags) != ev)
+			continue;
+		r->samples[n] = r->samples[i];
+		map[i] = ++n;
+	}
+	keep_events(r, map);
+	keep_windows(r, map);
+	r->nsamples = n;
+	free(map);
+	return 0;
+}
