@@ -293,6 +293,8 @@ check-integration: all
 	@bash tests/push.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
 	@bash tests/query.sh $(BUILD)
+	@bash tests/help.sh $(BUILD)
+	@bash tests/readme.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/html.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
@@ -305,6 +307,8 @@ check-integration: all
 	@bash tests/push.sh build-san
 	@bash tests/speedscope.sh build-san
 	@bash tests/query.sh build-san
+	@bash tests/help.sh build-san
+	@bash tests/readme.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san

@@ -48,7 +48,7 @@ void cli_usage(FILE *out)
 	print_synopsis("perch --version      perch's version and commit; libbpf's, libdw's, "
 		       "capstone's\n",
 		       &first, out);
-	fputc('\n', out);
+	fputs("\n  -h, --help           this help (perch --help, or perch CMD --help)\n\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (commands[i]->options)
 			commands[i]->options(out);
