@@ -219,6 +219,12 @@ $(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h include
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
 
+# Cost models (tests/integration/model.sh): three sized regions of known cost shape.
+$(BUILD)/workloads/costs: tests/workloads/costs.c include/perch.c include/perch.h \
+			  include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+
 $(BUILD)/workloads/libperch.so: include/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -fPIC -shared -Wl,-soname,libperch.so -o $@ $<
@@ -287,6 +293,8 @@ check-integration: all
 	@bash tests/push.sh $(BUILD)
 	@bash tests/speedscope.sh $(BUILD)
 	@bash tests/query.sh $(BUILD)
+	@bash tests/help.sh $(BUILD)
+	@bash tests/readme.sh $(BUILD)
 	@bash tests/chrome.sh $(BUILD)
 	@bash tests/html.sh $(BUILD)
 	@bash tests/symbolize.sh $(BUILD)
@@ -299,6 +307,8 @@ check-integration: all
 	@bash tests/push.sh build-san
 	@bash tests/speedscope.sh build-san
 	@bash tests/query.sh build-san
+	@bash tests/help.sh build-san
+	@bash tests/readme.sh build-san
 	@bash tests/chrome.sh build-san
 	@bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san

@@ -31,16 +31,23 @@ static const char *some_region(const struct recording *r)
 }
 
 static void print_as(const struct recording *r, enum report_format format, bool lines,
-		     const char *region)
+		     const char *region, bool keyed)
 {
 	struct report_opts o = {.sz = sizeof(o),
 				.format = format,
 				.min_percent = 0,
 				.top = 5,
 				.lines = lines,
-				.region = region};
+				.region = region,
+				.by_function = true};
 	int err;
 
+	if (keyed) { /* --sort=comm,pid,tid,function */
+		o.keys[0] = PROFILE_KEY_COMM;
+		o.keys[1] = PROFILE_KEY_PID;
+		o.keys[2] = PROFILE_KEY_TID;
+		o.nkeys = 3;
+	}
 	if (region && report__find_region(r, region))
 		return; /* cli/report.c stops at an unknown region */
 	err = report__print(r, "fuzz.data", &o, sink());
@@ -58,8 +65,9 @@ static void report_all(const struct recording *r, int err, size_t size)
 		return;
 	region = some_region(r);
 	for (int f = 0; f < REPORT_NR; f++) { /* every output of report/'s table */
-		print_as(r, f, false, NULL);
-		print_as(r, f, true, region);
+		print_as(r, f, false, NULL, false);
+		print_as(r, f, true, region, false);
+		print_as(r, f, false, NULL, true);
 	}
 	report__summary(r, "fuzz.data", sink());
 	names = report__region_names(r);

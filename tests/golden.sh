@@ -59,7 +59,8 @@ for data in tests/golden/regions*.data tests/corpus/regions-*.data; do
 		golden "$EXP/$base.region-$r" --region="$r" --min-percent=0 "$data"
 	done
 done
-# queries (--select/--exclude/--fold/--callers/--callees/--merge-chains/--sort) and their errors
+# queries (--select/--exclude/--fold/--callers/--callees/--merge-chains/--sort, the per-thread
+# views and filters) and their errors
 QUERIES=(
 	"corpus/recursion-dwarf|callers-ping|--callers=ping"
 	"corpus/recursion-dwarf|callees-pong-csv|--callees=pong --format=csv"
@@ -78,6 +79,14 @@ QUERIES=(
 	"golden/inlined|exclude-regex-sort|--exclude=/^ld-linux/ --sort=self --min-percent=0"
 	"golden/regions|exclude-csv|--exclude=thread_cpu_s --format=csv"
 	"golden/regions|callees-share|--callees=share --region=io"
+	"golden/forks|per-thread|--per-thread --min-percent=0"
+	"golden/forks|sort-comm-pid-folded|--sort=comm,pid --format=folded"
+	"golden/forks|sort-tid-self|--sort=tid,self"
+	"golden/forks|per-thread-total|--per-thread --sort=total --top=4"
+	"golden/forks|pid-filter-folded|--pid=10794,10797 --format=folded"
+	"golden/forks|comm-filter-per-thread|--comm=forks --tid=10795,10796 --per-thread --top=3"
+	"golden/forks|bad-tid|--tid=x"
+	"golden/forks|no-thread|--tid=10795,1"
 )
 for q in "${QUERIES[@]}"; do
 	IFS='|' read -r data name opts <<<"$q"

@@ -494,6 +494,81 @@ static void query_empty_applies_nothing(void **state)
 	query__free(NULL);
 }
 
+/* --pid/--tid/--comm: each filter keeps its listed threads; filters given together must all
+ * pass; repeated ones add to their list; the description names them in order. */
+static void query_thread_filters_keep_listed_threads(void **state)
+{
+	struct query *q = query__new();
+
+	(void)state;
+	assert_non_null(q);
+	assert_true(query__keeps_thread(q, 1, 2, "x"));
+	assert_int_equal(query__add_thread(q, QUERY_PID, "10,20"), 0);
+	assert_true(query__active(q));
+	assert_true(query__keeps_thread(q, 10, 11, "w"));
+	assert_true(query__keeps_thread(q, 20, 21, "w"));
+	assert_false(query__keeps_thread(q, 30, 10, "w"));
+	assert_int_equal(query__add_thread(q, QUERY_COMM, "share-1"), 0);
+	assert_int_equal(query__add_thread(q, QUERY_COMM, "share-2"), 0);
+	assert_true(query__keeps_thread(q, 10, 11, "share-2"));
+	assert_false(query__keeps_thread(q, 10, 11, "share"));
+	assert_false(query__keeps_thread(q, 30, 31, "share-1"));
+	assert_int_equal(query__add_thread(q, QUERY_TID, "11"), 0);
+	assert_true(query__keeps_thread(q, 10, 11, "share-1"));
+	assert_false(query__keeps_thread(q, 10, 12, "share-1"));
+	assert_string_equal(query__describe(q),
+			    "--pid=10,20 --comm=share-1 --comm=share-2 --tid=11");
+	query__free(q);
+}
+
+static void query_thread_filter_bad_items_say_why(void **state)
+{
+	struct query *q = query__new();
+
+	(void)state;
+	assert_int_equal(query__add_thread(q, QUERY_TID, "12x"), -EINVAL);
+	assert_string_equal(query__error(q), "bad item '12x' (a list of decimal numbers)");
+	assert_int_equal(query__add_thread(q, QUERY_PID, "1,,2"), -EINVAL);
+	assert_string_equal(query__error(q), "empty item '' (a list of decimal numbers)");
+	assert_int_equal(query__add_thread(q, QUERY_PID, "-1"), -EINVAL);
+	assert_int_equal(query__add_thread(q, QUERY_PID, "4294967296"), -EINVAL);
+	assert_int_equal(query__add_thread(q, QUERY_COMM, ""), -EINVAL);
+	assert_string_equal(query__error(q), "empty item '' (a list of thread names)");
+	assert_int_equal(query__add_thread(q, QUERY_THREAD_NR, "1"), -EINVAL);
+	query__free(q);
+}
+
+struct thread_row {
+	uint32_t pid, tid;
+	const char *comm;
+};
+
+static void thread_of(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid, const char **comm)
+{
+	const struct thread_row *t = (const struct thread_row *)ctx + i;
+
+	*pid = t->pid;
+	*tid = t->tid;
+	*comm = t->comm;
+}
+
+/* An item no sample has is an error naming it, as a function no frame has is. */
+static void query_thread_filter_unknown_item_is_named(void **state)
+{
+	static const struct thread_row rows[] = {{10, 10, "main"}, {10, 11, "worker"}};
+	struct query *q = query__new();
+
+	(void)state;
+	assert_int_equal(query__add_thread(q, QUERY_TID, "11,10"), 0);
+	assert_int_equal(query__add_thread(q, QUERY_COMM, "worker"), 0);
+	assert_int_equal(query__bind_threads(q, 2, thread_of, rows), 0);
+	assert_int_equal(query__add_thread(q, QUERY_PID, "10,12"), 0);
+	assert_int_equal(query__bind_threads(q, 2, thread_of, rows), -ENOENT);
+	assert_string_equal(query__error(q), "no thread with --pid=12 in the profile (perch report "
+					     "--sort=comm,pid,tid lists them)");
+	query__free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +591,9 @@ int main(void)
 		cmocka_unit_test(query_describe_spells_command_line),
 		cmocka_unit_test(query_chains_merge_dominant_child),
 		cmocka_unit_test(query_empty_applies_nothing),
+		cmocka_unit_test(query_thread_filters_keep_listed_threads),
+		cmocka_unit_test(query_thread_filter_bad_items_say_why),
+		cmocka_unit_test(query_thread_filter_unknown_item_is_named),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

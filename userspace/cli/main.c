@@ -19,7 +19,7 @@
 
 static const struct cli_command *const commands[] = {
 	&cli_record, &cli_report, &cli_symbolize, &cli_diff,   &cli_merge,
-	&cli_push,   &cli_top,	  &cli_annotate,  &cli_script,
+	&cli_push,   &cli_top,	  &cli_annotate,  &cli_script, &cli_model,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -48,7 +48,7 @@ void cli_usage(FILE *out)
 	print_synopsis("perch --version      perch's version and commit; libbpf's, libdw's, "
 		       "capstone's\n",
 		       &first, out);
-	fputc('\n', out);
+	fputs("\n  -h, --help           this help (perch --help, or perch CMD --help)\n\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (commands[i]->options)
 			commands[i]->options(out);

@@ -46,7 +46,8 @@ static void record_options(FILE *out)
 	      "  -a, --all-cpus       system-wide: every process, kernel threads and idle too;\n"
 	      "                       with -- CMD, until CMD exits; alone, until -d or Ctrl-C\n"
 	      "  -C, --cpu=LIST       sample only on these CPUs (\"0,2-3\"); alone, implies -a\n"
-	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD)\n"
+	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD\n"
+	      "                       with SIGTERM; perch then exits 0, \"stopped after -d\")\n"
 	      "  -D, --delay=SEC      start sampling SEC seconds after CMD starts (or the attach);\n"
 	      "                       the targets run meanwhile, unsampled\n"
 	      "      --max-duration=SEC  stop sampling for good after SEC seconds; a launched CMD\n"
@@ -487,7 +488,7 @@ static int run_record(int argc, char **argv)
 				.off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000};
 	struct gpu_choice g = {0};
 	pid_t *pids = NULL;
-	bool complete;
+	struct record_result res;
 	int c, ret = 0;
 
 	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:aC:e:c:qvh", longopts, NULL)) != -1)
@@ -509,10 +510,13 @@ static int run_record(int argc, char **argv)
 		return ret == HELP_DONE ? 0 : ret;
 	}
 	o.pids = pids;
-	ret = record__run(&o, &complete);
+	ret = record__run(&o, &res);
 	free(pids);
-	if (complete && !o.quiet)
+	if (res.complete && !o.quiet)
 		print_summary(o.output);
+	if (res.duration_stopped)
+		fprintf(stderr, "perch: %s stopped after -d %g s (exit status 0)\n", o.argv[0],
+			o.duration_s);
 	return ret;
 }
 
@@ -520,13 +524,15 @@ const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
 	.synopsis =
-		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
 		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
 		"[-a] [-C CPUS] [-e EVENT,...] [-c PERIOD] [--call-graph=fp|dwarf] "
-		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] -- CMD [ARGS...]\n"
-		"perch record [-F HZ] [-o FILE] [-q] [--unwind=MODE] [--timeline] "
+		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] "
+		"[--off-cpu [--off-cpu-min=US]] -- CMD [ARGS...]\n"
+		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
 		"[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
-		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] -p PID[,PID...] [-d SEC]\n"
+		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] [--off-cpu [--off-cpu-min=US]] "
+		"-p PID[,PID...] [-d SEC]\n"
 		"perch record -a [-C CPUS] [-e EVENT,...] [-c PERIOD | -F HZ] [-d SEC] [options]\n",
 	.options = record_options,
 };

@@ -88,7 +88,14 @@ static void report_options(FILE *out)
 	      "  --callees=F          the same for F's callees (F->callee, and F's self)\n"
 	      "  --merge-chains=P     call tree: show a node whose callee holds >= P% of its samples\n"
 	      "                       as one row \"a > b\"\n"
-	      "  --sort=self|total    only the top-functions table by self, or by total\n"
+	      "  --sort=KEYS          perf's: comm, pid, tid (each once, in any order) then function:\n"
+	      "                       the keys go on top of the call tree, the top tables and\n"
+	      "                       folded's stacks (rows per keys, and function when listed);\n"
+	      "                       self or total: only the top table by self, or by total\n"
+	      "  --per-thread         --sort=pid,tid,function\n"
+	      "  --pid=LIST, --tid=LIST, --comm=NAME[,NAME]\n"
+	      "                       keep only the samples of these processes, threads or thread\n"
+	      "                       names (every format; with the queries, in any order)\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
 	      "                       time, or both in ns (a recording made with --off-cpu)\n"
 	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
@@ -195,22 +202,102 @@ static int query_option(int c, struct report_opts *o)
 	return 0;
 }
 
-/* --merge-chains=P and --sort=self|total. */
+/* One word of --sort into o: a thread key (each once, before "function"), "function", or the
+ * table "self" or "total". 0 or -EINVAL. */
+static int sort_word(const char *w, size_t len, struct report_opts *o)
+{
+	static const char *const keys[PROFILE_KEY_NR] = {"comm", "pid", "tid"};
+
+	for (int k = 0; k < PROFILE_KEY_NR; k++) {
+		if (strlen(keys[k]) != len || strncmp(w, keys[k], len))
+			continue;
+		for (uint32_t i = 0; i < o->nkeys; i++) {
+			if (o->keys[i] == (enum profile_key)k)
+				return -EINVAL;
+		}
+		if (o->by_function || o->nkeys >= PROFILE_KEYS_MAX)
+			return -EINVAL;
+		o->keys[o->nkeys++] = (enum profile_key)k;
+		return 0;
+	}
+	if (len == 8 && !strncmp(w, "function", len) && !o->by_function)
+		o->by_function = true;
+	else if (len == 4 && !strncmp(w, "self", len) && o->sort == REPORT_SORT_BOTH)
+		o->sort = REPORT_SORT_SELF;
+	else if (len == 5 && !strncmp(w, "total", len) && o->sort == REPORT_SORT_BOTH)
+		o->sort = REPORT_SORT_TOTAL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* --sort=KEY[,KEY...] (perf's): thread keys, "function", and self or total. Keys or function
+ * replace the keys of an earlier --sort or --per-thread; self or total its table choice. */
+static int parse_sort(const char *arg, struct report_opts *o)
+{
+	struct report_opts s = {.sort = REPORT_SORT_BOTH};
+
+	for (const char *w = arg;; w++) {
+		size_t len = strcspn(w, ",");
+
+		if (sort_word(w, len, &s))
+			return log_usage(NULL,
+					 "bad --sort '%s' (comm, pid, tid, each once, then "
+					 "function; or self or total)",
+					 arg);
+		w += len;
+		if (!*w)
+			break;
+	}
+	if (s.nkeys || s.by_function) {
+		memcpy(o->keys, s.keys, sizeof(o->keys));
+		o->nkeys = s.nkeys;
+		o->by_function = s.by_function || !s.nkeys;
+	}
+	if (s.sort != REPORT_SORT_BOTH)
+		o->sort = s.sort;
+	return 0;
+}
+
+/* --merge-chains=P and --sort. */
 static int tree_option(int c, struct report_opts *o)
 {
 	char *end;
 
-	if (c == 'O') {
-		if (strcmp(optarg, "self") && strcmp(optarg, "total"))
-			return log_usage(NULL, "bad --sort '%s' (self or total)", optarg);
-		o->sort = !strcmp(optarg, "self") ? REPORT_SORT_SELF : REPORT_SORT_TOTAL;
-		return 0;
-	}
+	if (c == 'O')
+		return parse_sort(optarg, o);
 	o->merge_chains = strtod(optarg, &end);
 	if (*end || end == optarg || !(o->merge_chains > 0 && o->merge_chains <= 100))
 		return log_usage(NULL,
 				 "bad --merge-chains '%s' (a percentage above 0, at most 100)",
 				 optarg);
+	return 0;
+}
+
+/* --per-thread, and the thread filters --pid, --tid, --comm (c: 'W', 'P', 'T', 'N'). */
+static int thread_option(int c, struct report_opts *o)
+{
+	static const char codes[] = "PTN";
+	static const char *const names[] = {"pid", "tid", "comm"};
+	enum query_thread_key key;
+	int err;
+
+	if (c == 'W') {
+		o->keys[0] = PROFILE_KEY_PID;
+		o->keys[1] = PROFILE_KEY_TID;
+		o->nkeys = 2;
+		o->by_function = true;
+		return 0;
+	}
+	key = (enum query_thread_key)(strchr(codes, c) - codes);
+	if (!o->query && !(o->query = query__new()))
+		return log_usage(NULL, "out of memory");
+	err = query__add_thread(o->query, key, optarg);
+	if (err == -ENOMEM)
+		return log_usage(NULL, "out of memory");
+	if (err)
+		return log_usage(NULL, "bad --%s '%s': %s", names[key], optarg,
+				 query__error(o->query));
 	return 0;
 }
 
@@ -245,7 +332,7 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'n':
 		o->no_inline = false;
 		return 0;
-	case 'N':
+	case 'U':
 		o->no_inline = true;
 		return 0;
 	case 'r':
@@ -263,6 +350,11 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'M':
 	case 'O':
 		return tree_option(c, o);
+	case 'W':
+	case 'P':
+	case 'T':
+	case 'N':
+		return thread_option(c, o);
 	case 'e':
 		event_arg = optarg;
 		return 0;
@@ -421,7 +513,7 @@ static int run_report(int argc, char **argv)
 		{"lines", no_argument, NULL, 'l'},
 		{"no-demangle", no_argument, NULL, 'D'},
 		{"inline", no_argument, NULL, 'n'},
-		{"no-inline", no_argument, NULL, 'N'},
+		{"no-inline", no_argument, NULL, 'U'},
 		{"region", required_argument, NULL, 'r'},
 		{"output", required_argument, NULL, 'o'},
 		{"select", required_argument, NULL, 'S'},
@@ -432,12 +524,17 @@ static int run_report(int argc, char **argv)
 		{"merge-chains", required_argument, NULL, 'M'},
 		{"sort", required_argument, NULL, 'O'},
 		{"view", required_argument, NULL, 'V'},
+		{"per-thread", no_argument, NULL, 'W'},
+		{"pid", required_argument, NULL, 'P'},
+		{"tid", required_argument, NULL, 'T'},
+		{"comm", required_argument, NULL, 'N'},
 		{"event", required_argument, NULL, 'e'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct report_opts o = {.sz = sizeof(o), .min_percent = 0.5, .top = 20};
+	struct report_opts o = {
+		.sz = sizeof(o), .min_percent = 0.5, .top = 20, .by_function = true};
 	const char *dflt = "perch.data", *path = dflt, *output = NULL;
 	int c, ret = 0;
 
@@ -466,8 +563,10 @@ const struct cli_command cli_report = {
 		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
 		"                    [--lines] [--no-demangle] [--inline|--no-inline]\n"
 		"                    [--select=F] [--exclude=F] [--fold=F]\n"
-		"                    [--callers=F | --callees=F] [--merge-chains=P] [--sort=self|total]\n"
-		"                    [--view=cpu|off|wall] [--event=NAME]\n"
+		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
+		"                    [--sort=self|total|comm,pid,tid,function] [--per-thread]\n"
+		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
+		"                    [--event=NAME]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };

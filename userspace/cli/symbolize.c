@@ -38,12 +38,22 @@ static const char help_text[] =
 	"Print the function and source file:line of each address of FILE (an ELF executable or\n"
 	"shared object; addresses as nm and addr2line show them, in hex), like addr2line -f -C.\n"
 	"Without ADDR arguments, addresses are read from stdin, one per line.\n"
-	"\n"
+	"\n";
+/* The options, in `perch symbolize -h` and `perch --help` alike. */
+static const char options_text[] =
 	"  -e, --exe=FILE       the ELF file the addresses belong to\n"
 	"  -i, --inlines        also print the functions the address was inlined into\n"
 	"  -a, --addresses      print each address (0x%016x) before its frames\n"
 	"      --no-demangle    show C++ names as the binary spells them\n"
-	"  -C, -f               accepted for addr2line compatibility (always on)\n";
+	"  -C, --demangle, -f, --functions\n"
+	"                       accepted for addr2line compatibility (always on)\n";
+
+static void symbolize_options(FILE *out)
+{
+	fputs("symbolize options (like addr2line -f -C; addresses in hex, or one a line on stdin):\n",
+	      out);
+	fputs(options_text, out);
+}
 
 struct symcmd_opts {
 	const char *file;
@@ -274,6 +284,7 @@ static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 			break;
 		case 'h':
 			fputs(help_text, stdout);
+			fputs(options_text, stdout);
 			return -1;
 		case ':':
 			return log_usage("symbolize", "option '%s' needs an argument",
@@ -336,6 +347,6 @@ cleanup:
 const struct cli_command cli_symbolize = {
 	.name = "symbolize",
 	.run = run_symbolize,
-	.synopsis = "perch symbolize -e FILE [-i] [--no-demangle] [ADDR...]\n",
-	.options = NULL, /* its own -h: help_text */
+	.synopsis = "perch symbolize -e FILE [-i] [-a] [--no-demangle] [ADDR...]\n",
+	.options = symbolize_options,
 };

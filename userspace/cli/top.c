@@ -295,7 +295,7 @@ static int run_top(int argc, char **argv)
 				.on_drain = on_drain,
 				.drain_ctx = &t};
 	pid_t *pids = NULL;
-	bool complete;
+	struct record_result res;
 	int ret = parse_top(argc, argv, &t, &o, &pids);
 
 	if (ret) {
@@ -310,7 +310,7 @@ static int run_top(int argc, char **argv)
 		log_err("top: out of memory");
 		return PERCH_EXIT_INTERNAL;
 	}
-	ret = record__run(&o, &complete);
+	ret = record__run(&o, &res);
 	tty_restore();
 	if (!t.quit && t.start_ns)
 		draw(&t, now_ns()); /* the targets ended: what the last interval got */

@@ -126,6 +126,9 @@ struct rec_writer {
 	struct buf steps; /* the latest STEPS payload, after its count (steps.c) */
 	uint32_t nsteps;
 	bool has_steps;
+	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
+	size_t nsthreads, cap_sthreads;
+	struct u64map sthread_tab;
 	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
 	uint32_t noffspans;
 	uint64_t offspan_last, offspans_dropped;
@@ -170,6 +173,10 @@ int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
 /* offspans.c: the pending OFFSPANS block's buffer */
 void wr_offspans_free(struct rec_writer *w);
+
+/* sizes.c: every thread's latest SIZES entry again (compaction) */
+int wr_write_sizes(struct rec_writer *w);
+void wr_sizes_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

@@ -48,6 +48,7 @@ struct profile {
 	bool *region_match;	/* string id -> the name the region filter asks for */
 	uint8_t *kept;		/* sample -> SAMPLE_DROPPED, SAMPLE_KEPT or SAMPLE_FOLDED */
 	uint32_t folded_func;	/* "[folded]", UINT32_MAX until a sample needs it */
+	uint32_t *sample_keys;	/* sample -> its nkeys key functions (opts.keys) */
 };
 
 static const char *base_name(const char *path)
@@ -162,9 +163,30 @@ static int map_frame(struct profile *p, const struct recording *r, uint32_t i)
 	return err;
 }
 
-/* Whether the region filter keeps the sample: no filter, or a region of it has the name. */
-static bool keep_sample(const struct profile *p, const struct rec_sample *s)
+const char *profile__sample_comm(const struct recording *r, const struct rec_sample *s)
 {
+	const char *thread = NULL;
+
+	if (s->comm)
+		return recording__string(r, s->comm);
+	for (size_t i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].pid != s->pid)
+			continue;
+		if (r->threads[i].tid == s->pid)
+			return recording__string(r, r->threads[i].comm);
+		if (r->threads[i].tid == s->tid)
+			thread = recording__string(r, r->threads[i].comm);
+	}
+	return thread && *thread ? thread : "?";
+}
+
+/* Whether the thread filters and the region filter keep the sample: for the regions, no filter,
+ * or a region of it has the name. */
+static bool keep_sample(const struct profile *p, const struct recording *r,
+			const struct rec_sample *s)
+{
+	if (!query__keeps_thread(p->o.query, s->pid, s->tid, profile__sample_comm(r, s)))
+		return false;
 	if (!p->o.region)
 		return true;
 	for (uint32_t j = 0; j < s->nregions; j++) {
@@ -220,7 +242,43 @@ static int folded_func(struct profile *p)
 	return f;
 }
 
-/* Sample i through the region filter and the query into the tree. */
+/* The function standing for key k of sample s: "NAME", "pid N" or "tid N". */
+static int key_func(struct profile *p, const struct recording *r, const struct rec_sample *s,
+		    enum profile_key k)
+{
+	char *name = NULL;
+	int len;
+
+	if (k == PROFILE_KEY_COMM)
+		name = strdup(profile__sample_comm(r, s));
+	else if ((len = asprintf(&name, "%s %u", k == PROFILE_KEY_PID ? "pid" : "tid",
+				 k == PROFILE_KEY_PID ? s->pid : s->tid)) < 0)
+		name = NULL;
+	return name ? intern(p, "", name, false) : -ENOMEM;
+}
+
+/* The kept sample i's stack labels[0..n) into the tree under its keys (labels grown to hold
+ * them). */
+static int insert_keyed(struct profile *p, const struct recording *r, size_t i, uint32_t **labels,
+			size_t n, size_t *cap)
+{
+	const struct rec_sample *s = &r->samples[i];
+	uint32_t nk = p->o.nkeys, *keys = p->sample_keys + i * nk;
+
+	if (vec_grow(labels, cap, n + nk + 1, sizeof(**labels), 64))
+		return -ENOMEM;
+	memmove(*labels + nk, *labels, n * sizeof(**labels));
+	for (uint32_t k = 0; k < nk; k++) {
+		int f = key_func(p, r, s, p->o.keys[k]);
+
+		if (f < 0)
+			return f;
+		(*labels)[k] = keys[k] = (uint32_t)f;
+	}
+	return tree__insert(p->tree, *labels, n + nk, s->count);
+}
+
+/* Sample i through the thread and region filters and the query into the tree. */
 static int insert_sample(struct profile *p, const struct recording *r, size_t i, uint32_t **labels,
 			 size_t *cap)
 {
@@ -229,7 +287,7 @@ static int insert_sample(struct profile *p, const struct recording *r, size_t i,
 	int len, f;
 	size_t n;
 
-	if (!keep_sample(p, s))
+	if (!keep_sample(p, r, s))
 		return 0;
 	len = stack_of(&raw, s, labels, cap);
 	if (len < 0)
@@ -245,7 +303,8 @@ static int insert_sample(struct profile *p, const struct recording *r, size_t i,
 		(*labels)[n++] = (uint32_t)f;
 		p->kept[i] = SAMPLE_FOLDED;
 	}
-	return tree__insert(p->tree, *labels, n, s->count);
+	return p->o.nkeys ? insert_keyed(p, r, i, labels, n, cap)
+			  : tree__insert(p->tree, *labels, n, s->count);
 }
 
 static int insert_samples(struct profile *p, const struct recording *r)
@@ -297,6 +356,15 @@ static int make_view(struct profile *p, const struct recording *r)
 	return 0;
 }
 
+static void thread_cb(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid, const char **comm)
+{
+	const struct recording *r = ctx;
+
+	*pid = r->samples[i].pid;
+	*tid = r->samples[i].tid;
+	*comm = profile__sample_comm(r, &r->samples[i]);
+}
+
 /* The functions of every frame, the query bound to them and the outputs' view of them. */
 static int map_frames(struct profile *p, const struct recording *r)
 {
@@ -304,6 +372,8 @@ static int map_frames(struct profile *p, const struct recording *r)
 
 	for (uint32_t i = 0; i < r->nframes && !err; i++)
 		err = map_frame(p, r, i);
+	if (!err && p->o.query)
+		err = query__bind_threads(p->o.query, r->nsamples, thread_cb, r);
 	if (!err && p->o.query)
 		err = query__bind(p->o.query, p->nfuncs, func_name_cb, p);
 	return err ? err : make_view(p, r);
@@ -322,7 +392,10 @@ static struct profile *new_profile(const struct recording *r, const struct profi
 	p->frame_off = calloc(r->nframes + 1, sizeof(*p->frame_off));
 	p->frame_count = calloc(r->nframes + 1, sizeof(*p->frame_count));
 	p->kept = calloc(r->nsamples + 1, sizeof(*p->kept));
-	if (!p->tree || !p->frame_off || !p->frame_count || !p->kept) {
+	if (p->o.nkeys > PROFILE_KEYS_MAX)
+		p->o.nkeys = PROFILE_KEYS_MAX;
+	p->sample_keys = calloc(r->nsamples * p->o.nkeys + 1, sizeof(*p->sample_keys));
+	if (!p->tree || !p->frame_off || !p->frame_count || !p->kept || !p->sample_keys) {
 		profile__free(p);
 		return NULL;
 	}
@@ -377,6 +450,7 @@ void profile__free(struct profile *p)
 	free(p->frame_count);
 	free(p->region_match);
 	free(p->kept);
+	free(p->sample_keys);
 	tree__free(p->tree);
 	free(p);
 }
@@ -420,6 +494,12 @@ const uint32_t *profile__frame_lines(const struct profile *p, uint32_t frame)
 bool profile__sample_kept(const struct profile *p, size_t sample)
 {
 	return p->kept[sample] != SAMPLE_DROPPED;
+}
+
+uint32_t profile__sample_keys(const struct profile *p, size_t sample, const uint32_t **keys)
+{
+	*keys = p->sample_keys + sample * p->o.nkeys;
+	return p->kept[sample] != SAMPLE_DROPPED ? p->o.nkeys : 0;
 }
 
 bool profile__sample_folded(const struct profile *p, size_t sample)

@@ -17,6 +17,11 @@
 
 struct profile;
 
+/* Keys a sample's thread puts on top of its stack in the tree (perf's --sort=comm,pid,tid):
+ * functions of their own, named "NAME" (the thread's name), "pid N" and "tid N". */
+enum profile_key { PROFILE_KEY_COMM, PROFILE_KEY_PID, PROFILE_KEY_TID, PROFILE_KEY_NR };
+#define PROFILE_KEYS_MAX 3
+
 struct profile_opts {
 	size_t sz;
 	bool lines;	  /* one function per source line: "name (file:line)" */
@@ -29,6 +34,10 @@ struct profile_opts {
 	/* The query (model/query.h) every sample's stack goes through after the region filter:
 	 * bound to this profile's functions by profile__build; NULL: none. */
 	struct query *query;
+	/* The keys, outermost first, each at most once (the caller checks): the tree's roots;
+	 * profile__sample_stack() and the frames' functions stay without them. */
+	enum profile_key keys[PROFILE_KEYS_MAX];
+	uint32_t nkeys;
 };
 
 /* opts may be NULL (by function, demangled). NULL + errno (ENOENT: the query names a function
@@ -62,7 +71,14 @@ int profile__sample_stack(const struct profile *p, const struct recording *r, si
 bool profile__sample_folded(const struct profile *p, size_t sample);
 uint32_t profile__folded_func(const struct profile *p); /* UINT32_MAX when no sample was */
 
-/* Whether the region filter and the query kept the sample (by its index in the recording) in the tree. */
+/* The key functions (profile_opts.keys) the sample went into the tree under, outermost first;
+ * the count (opts' nkeys; 0 for a sample that was not kept). */
+uint32_t profile__sample_keys(const struct profile *p, size_t sample, const uint32_t **keys);
+/* The name of the thread that took sample s: its own (version 3 on), else its thread's or its
+ * process's from the thread table; "?" when none says. Valid while r lives. */
+const char *profile__sample_comm(const struct recording *r, const struct rec_sample *s);
+
+/* Whether the region filter, the thread filters and the query kept the sample (by its index in the recording) in the tree. */
 bool profile__sample_kept(const struct profile *p, size_t sample);
 
 #endif /* PERCH_PROFILE_H */

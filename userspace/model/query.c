@@ -5,6 +5,7 @@
  * table and the call tree's chain merging. The semantics are fble's viewer's (README
  * "Queries"), the same the HTML viewer implements.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
@@ -26,7 +27,15 @@ struct mod {
 	bool *any;	     /* function -> some pattern of it matches */
 };
 
+/* One thread filter: its items (names, or numbers as text) and, for pids and tids, the numbers. */
+struct thread_filter {
+	char **items;
+	uint32_t *ids;
+	size_t n, cap_items, cap_ids;
+};
+
 struct query {
+	struct thread_filter threads[QUERY_THREAD_NR];
 	struct pattern *pats;
 	size_t npats, cap_pats;
 	struct mod *mods;
@@ -67,6 +76,12 @@ void query__free(struct query *q)
 	for (size_t i = 0; i < q->nmods; i++)
 		free_mod(&q->mods[i]);
 	free_mod(&q->focus);
+	for (int k = 0; k < QUERY_THREAD_NR; k++) {
+		for (size_t i = 0; i < q->threads[k].n; i++)
+			free(q->threads[k].items[i]);
+		free(q->threads[k].items);
+		free(q->threads[k].ids);
+	}
 	free(q->pats);
 	free(q->mods);
 	free(q->desc);
@@ -81,7 +96,8 @@ const char *query__error(const struct query *q)
 
 bool query__active(const struct query *q)
 {
-	return q && q->nmods;
+	return q && (q->nmods || q->threads[QUERY_PID].n || q->threads[QUERY_TID].n ||
+		     q->threads[QUERY_COMM].n);
 }
 
 bool query__has_focus(const struct query *q, enum query_kind *kind)
@@ -149,12 +165,12 @@ static int add_pattern(struct query *q, const char *s, size_t len)
 	return 0;
 }
 
-static int append_desc(struct query *q, enum query_kind kind, const char *arg)
+/* " --name=arg" onto the description. */
+static int append_text(struct query *q, const char *name, const char *arg)
 {
 	char *d = NULL;
 
-	if (asprintf(&d, "%s%s--%s=%s", q->desc ?: "", q->desc ? " " : "", kind_names[kind], arg) <
-	    0)
+	if (asprintf(&d, "%s%s--%s=%s", q->desc ?: "", q->desc ? " " : "", name, arg) < 0)
 		return -ENOMEM;
 	free(q->desc);
 	q->desc = d;
@@ -191,7 +207,117 @@ int query__add(struct query *q, enum query_kind kind, const char *arg)
 		if (!err)
 			q->mods[q->nmods++] = m;
 	}
-	return err ? err : append_desc(q, kind, arg);
+	return err ? err : append_text(q, kind_names[kind], arg);
+}
+
+static const char *const thread_names[] = {
+	[QUERY_PID] = "pid",
+	[QUERY_TID] = "tid",
+	[QUERY_COMM] = "comm",
+};
+
+/* One item of a thread filter: a name, or a pid or tid in decimal. */
+static int add_thread_item(struct query *q, struct thread_filter *t, enum query_thread_key key,
+			   const char *s, size_t len)
+{
+	unsigned long v = 0;
+	char *end = NULL;
+
+	if (vec_grow(&t->items, &t->cap_items, t->n + 1, sizeof(*t->items), 4) ||
+	    vec_grow(&t->ids, &t->cap_ids, t->n + 1, sizeof(*t->ids), 4))
+		return -ENOMEM;
+	t->items[t->n] = strndup(s, len);
+	if (!t->items[t->n])
+		return -ENOMEM;
+	if (key != QUERY_COMM)
+		v = strtoul(t->items[t->n], &end, 10);
+	if (!len || (end && (*end || v > UINT32_MAX || !isdigit((unsigned char)*s)))) {
+		snprintf(q->err, sizeof(q->err), "%s '%.*s' (a list of %s)",
+			 len ? "bad item" : "empty item", (int)len, s,
+			 key == QUERY_COMM ? "thread names" : "decimal numbers");
+		free(t->items[t->n]);
+		return -EINVAL;
+	}
+	t->ids[t->n++] = (uint32_t)v;
+	return 0;
+}
+
+int query__add_thread(struct query *q, enum query_thread_key key, const char *arg)
+{
+	struct thread_filter *t;
+	int err = 0;
+
+	if (key >= QUERY_THREAD_NR)
+		return -EINVAL;
+	t = &q->threads[key];
+	for (const char *s = arg; !err; s++) {
+		size_t len = strcspn(s, ",");
+
+		err = add_thread_item(q, t, key, s, len);
+		s += len;
+		if (!*s)
+			break;
+	}
+	if (err)
+		return err;
+	return append_text(q, thread_names[key], arg);
+}
+
+static bool filter_keeps(const struct thread_filter *t, uint32_t id, const char *name)
+{
+	if (!t->n)
+		return true;
+	for (size_t i = 0; i < t->n; i++) {
+		if (name ? !strcmp(t->items[i], name) : t->ids[i] == id)
+			return true;
+	}
+	return false;
+}
+
+/* Whether item i of filter key matches a thread of the n samples. */
+static bool item_found(const struct thread_filter *t, enum query_thread_key key, size_t i, size_t n,
+		       void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				      const char **comm),
+		       const void *ctx)
+{
+	for (size_t s = 0; s < n; s++) {
+		uint32_t pid, tid;
+		const char *comm;
+
+		thread(ctx, s, &pid, &tid, &comm);
+		if (key == QUERY_COMM ? !strcmp(comm, t->items[i])
+				      : (key == QUERY_PID ? pid : tid) == t->ids[i])
+			return true;
+	}
+	return false;
+}
+
+int query__bind_threads(struct query *q, size_t n,
+			void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				       const char **comm),
+			const void *ctx)
+{
+	for (int k = 0; q && k < QUERY_THREAD_NR; k++) {
+		const struct thread_filter *t = &q->threads[k];
+
+		for (size_t i = 0; i < t->n; i++) {
+			if (item_found(t, (enum query_thread_key)k, i, n, thread, ctx))
+				continue;
+			snprintf(q->err, sizeof(q->err),
+				 "no thread with --%s=%s in the profile (perch report "
+				 "--sort=comm,pid,tid lists them)",
+				 thread_names[k], t->items[i]);
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
+
+bool query__keeps_thread(const struct query *q, uint32_t pid, uint32_t tid, const char *comm)
+{
+	return !q || (filter_keeps(&q->threads[QUERY_PID], pid, NULL) &&
+		      filter_keeps(&q->threads[QUERY_TID], tid, NULL) &&
+		      filter_keeps(&q->threads[QUERY_COMM], 0, comm ? comm : ""));
 }
 
 static bool matches(const struct pattern *p, const char *name)

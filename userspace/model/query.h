@@ -25,6 +25,11 @@ enum query_kind {
 	QUERY_CALLEES, /* the focus: the table of its callees (not a modifier) */
 };
 
+/* Thread filters (--pid, --tid, --comm): a sample is kept when its thread matches every filter
+ * given (each a comma list, any of whose items matches); they compose with the modifiers, which
+ * see only the stacks the filters keep. */
+enum query_thread_key { QUERY_PID, QUERY_TID, QUERY_COMM, QUERY_THREAD_NR };
+
 /* Table rows that are not a function: the focus as the root frame, and the focus's self. */
 #define QUERY_ROOT UINT32_MAX
 #define QUERY_SELF (UINT32_MAX - 1)
@@ -39,9 +44,22 @@ void query__free(struct query *q);
  * patterns. 0; -EINVAL for an empty pattern, a bad regex or a second focus (query__error()
  * says which); -ENOMEM. */
 int query__add(struct query *q, enum query_kind kind, const char *arg);
+/* Add a thread filter with a comma list (pids and tids: decimal numbers; comms: names as the
+ * thread set them, exactly). 0; -EINVAL for an empty item or a bad number (query__error());
+ * -ENOMEM. */
+int query__add_thread(struct query *q, enum query_thread_key key, const char *arg);
+/* Check that every thread filter item names a thread of the profile: thread(ctx, i, ...) gives
+ * the pid, tid and name of the i-th of n samples. 0; -ENOENT when an item names none
+ * (query__error() says which). */
+int query__bind_threads(struct query *q, size_t n,
+			void (*thread)(const void *ctx, size_t i, uint32_t *pid, uint32_t *tid,
+				       const char **comm),
+			const void *ctx);
+/* Whether the thread filters keep a sample of this thread (comm: its name; "" unknown). */
+bool query__keeps_thread(const struct query *q, uint32_t pid, uint32_t tid, const char *comm);
 /* Why the last query__add() or query__bind() failed: one line, no newline. */
 const char *query__error(const struct query *q);
-/* Whether any modifier is set; whether a focus is. */
+/* Whether any modifier or thread filter is set; whether a focus is. */
 bool query__active(const struct query *q);
 bool query__has_focus(const struct query *q, enum query_kind *kind);
 /* The modifiers as the command line spells them ("--fold=X --select=Y"), for report headers;

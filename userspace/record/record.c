@@ -57,6 +57,7 @@ struct session {
 	uint64_t flip_ns; /* the last drain's flip: where the next window starts */
 	uint64_t drains;
 	unsigned int max_stack;
+	bool duration_stop; /* -d ran out: a launched command was sent SIGTERM */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -370,8 +371,11 @@ static void run_loop(struct session *s)
 		if (stop_signal && targets__stop(s->tg, stop_signal))
 			break;
 		t = now_ns();
-		if (deadline && t >= deadline && targets__stop(s->tg, SIGTERM))
-			break;
+		if (deadline && t >= deadline) {
+			s->duration_stop = !stop_signal;
+			if (targets__stop(s->tg, SIGTERM))
+				break;
+		}
 		if (t >= next_drain) {
 			flip_and_drain(s);
 			next_drain = t + DRAIN_NS;
@@ -430,13 +434,13 @@ static void session_free(struct session *s)
 	control__free(s->ctl);
 }
 
-int record__run(const struct record_opts *o, bool *complete)
+int record__run(const struct record_opts *o, struct record_result *res)
 {
 	struct session s = {.o = o};
 	struct sigaction sa = {.sa_handler = on_signal};
 	int ret, status = 0, end;
 
-	*complete = false;
+	*res = (struct record_result){0};
 	ret = control__open(o, &s.ctl); /* a bad --control is a usage error: before the rest */
 	if (!ret)
 		ret = preflight(o);
@@ -468,8 +472,11 @@ int record__run(const struct record_opts *o, bool *complete)
 	status = targets__status(s.tg, ret);
 end:
 	end = finish(&s, status);
-	*complete = !end && status != PERCH_EXIT_BUSY;
-	ret = end ? end : status;
+	res->complete = !end && status != PERCH_EXIT_BUSY;
+	/* the command died of perch's own SIGTERM at -d: that is the run asked for, not a failure
+	 * (an exit status the command chose when it caught the signal stays its own) */
+	res->duration_stopped = o->argv && s.duration_stop && status == 128 + SIGTERM;
+	ret = end ? end : res->duration_stopped ? 0 : status;
 out:
 	session_free(&s);
 	return ret;

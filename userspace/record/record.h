@@ -63,9 +63,15 @@ struct record_opts {
 	void *drain_ctx;
 };
 
+/* What a recording's end was, besides its exit status. */
+struct record_result {
+	bool complete;	       /* opts->output was written to its end (the CLI reads it back) */
+	bool duration_stopped; /* -d ran out and perch's SIGTERM ended the launched command */
+};
+
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the
- * launched command's status); every failure has printed its one line already. *complete says
- * whether opts->output was written to its end (the CLI then reads it back for the summary). */
-int record__run(const struct record_opts *opts, bool *complete);
+ * launched command's status: 0 when perch itself stopped it at -d, as res says); every failure
+ * has printed its one line already. */
+int record__run(const struct record_opts *opts, struct record_result *res);
 
 #endif /* PERCH_RECORD_H */

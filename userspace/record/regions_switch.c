@@ -124,6 +124,10 @@ void regions_switch_on(struct regions *rg, struct rproc *p)
 	int err;
 
 	if (regions_read_registry(p)) {
+		if (errno == EPROTO && !p->reg.magic)
+			return; /* zeros: the loader has not mapped a libperch.so's data segment over
+				 * the registry yet (perch saw its first mmap): regions__poll() comes
+				 * back */
 		if (errno == EPROTO) {
 			log_warn("regions: process %u has a region runtime of another perch "
 				 "(ABI %u, this perch reads %u): no region figures for it",

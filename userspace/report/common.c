@@ -94,20 +94,28 @@ bool report_time_axis(const struct recording *r, struct report_time_axis *t)
  * samples carried it (its name when perch first saw it). */
 const char *report_sample_comm(const struct recording *r, const struct rec_sample *s)
 {
-	const char *thread = NULL;
-	uint32_t pid = s->pid, tid = s->tid;
+	return profile__sample_comm(r, s);
+}
 
-	if (s->comm)
-		return recording__string(r, s->comm);
-	for (size_t i = 0; i < r->nthreads; i++) {
-		if (r->threads[i].pid != pid)
-			continue;
-		if (r->threads[i].tid == pid)
-			return recording__string(r, r->threads[i].comm);
-		if (r->threads[i].tid == tid)
-			thread = recording__string(r, r->threads[i].comm);
+void report_put_oneline(FILE *out, const char *s)
+{
+	size_t len = strlen(s);
+
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+		       s[len - 1] == '\r'))
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
 	}
-	return thread && *thread ? thread : "?";
 }
 
 /* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
@@ -140,8 +148,10 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 				  .no_demangle = o->no_demangle,
 				  .no_inline = o->no_inline,
 				  .region = o->region,
-				  .query = o->query};
+				  .query = o->query,
+				  .nkeys = o->nkeys};
 
+	memcpy(po.keys, o->keys, sizeof(po.keys));
 	return profile__build(r, &po);
 }
 

@@ -82,6 +82,9 @@ void report_json_str(FILE *f, const char *s);
 /* report/csv.c: s as one CSV field (RFC 4180 quoting). */
 void report_csv_field(const char *s, FILE *out);
 
+/* s on one line of a header: trailing white space dropped (an attached process's command line
+ * padded with NULs), line breaks and tabs written as \n and \t, other control bytes as \xNN. */
+void report_put_oneline(FILE *out, const char *s);
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);
 /* The mean time per timed call of a region (0 with none). */
@@ -89,6 +92,10 @@ uint64_t report_mean_ns(const struct region_stat *s);
 
 /* report/text.c: the top functions by self or by total weight, top rows at most. */
 void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
+/* report/threads.c: --sort with thread keys: the top tables per (keys, function), or per keys
+ * alone without "function" in the sort; 0 or -ENOMEM. */
+int report_print_keyed_top(const struct recording *r, const struct profile *p,
+			   const struct report_opts *o, FILE *out);
 /* report/text.c: the nodes of a bounded path tree labelled by p's functions, as the call tree
  * prints them (total% self% name, children by inclusive weight, those below min_percent of the
  * tree's weight summed in one line). */

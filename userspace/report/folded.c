@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --format=folded: one line per distinct stack, "comm;region:NAME...;function... count", as
- * flamegraph.pl and speedscope read it. A sample's regions lead its stack; they are never
+ * flamegraph.pl and speedscope read it; with --sort's thread keys they lead instead of comm
+ * ("pid N;tid N;..." for --per-thread). A sample's regions lead its stack; they are never
  * functions.
  */
 #include <errno.h>
@@ -29,6 +30,21 @@ static void put_folded_name(FILE *f, const char *s)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
+/* The stack's lead: the sort's thread keys (--sort=comm,pid,tid, --per-thread) when it has
+ * them, else the thread's name. */
+static void put_lead(FILE *f, const struct recording *r, const struct profile *p, size_t i)
+{
+	const uint32_t *keys;
+	uint32_t n = profile__sample_keys(p, i, &keys);
+
+	if (!n)
+		put_folded_name(f, report_sample_comm(r, &r->samples[i]));
+	for (uint32_t k = 0; k < n; k++) {
+		fputs(k ? ";" : "", f);
+		put_folded_name(f, profile__func_name(p, keys[k]));
+	}
+}
+
 /* comm;region:NAME...;function...: the sample's regions are the outermost frames. */
 static char *fold_sample(const struct recording *r, const struct profile *p, size_t i)
 {
@@ -40,7 +56,7 @@ static char *fold_sample(const struct recording *r, const struct profile *p, siz
 
 	if (!f)
 		return NULL;
-	put_folded_name(f, report_sample_comm(r, s));
+	put_lead(f, r, p, i);
 	for (uint32_t j = 0; j < s->nregions; j++) {
 		fputs(";region:", f);
 		put_folded_name(f, recording__string(r, s->regions[j]));

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "format/recording.h"
+#include "model/profile.h"
 
 /* The outputs, in the order usage lists them: X(enum, name, help). Printed by report_<name>(). */
 #define REPORT_OUTPUTS(X)                                                                     \
@@ -73,7 +74,13 @@ struct report_opts {
 	double merge_chains;   /* text call tree: merge chains at this % (0: off) */
 	enum report_sort sort; /* text: which top-functions tables, in which order */
 	enum report_view view; /* --view: what the samples weigh (report/view.c) */
-	uint32_t event;	       /* --event: 1 + the index of the one event shown (the recording
+	/* --sort=comm,pid,tid,function / --per-thread (report/threads.c): the thread keys that go
+	 * on top of the call tree and the top tables, and of folded's stacks; by_function: the
+	 * tables' rows are (keys, function), else the keys alone. */
+	enum profile_key keys[PROFILE_KEYS_MAX];
+	uint32_t nkeys;
+	bool by_function;
+	uint32_t event; /* --event: 1 + the index of the one event shown (the recording
 				* holds its samples only: report__select_event); 0: all */
 };
 

@@ -193,7 +193,9 @@ static void print_header(const struct recording *r, const char *path, const stru
 
 	report_end(r, REC_END_exit_status, &status);
 	fprintf(out, "# perch report of %s\n", path);
-	fprintf(out, "command    %s\n", report_meta(r, REC_META_command) ?: "?");
+	fputs("command    ", out);
+	report_put_oneline(out, report_meta(r, REC_META_command) ?: "?");
+	fputc('\n', out);
 	fprintf(out, "pids       %s (%s); %zu processes and %zu threads sampled\n",
 		report_meta(r, REC_META_pids) ?: "?", report_meta(r, REC_META_mode) ?: "?", nproc,
 		nthreads);
@@ -420,9 +422,11 @@ int report_text(const struct recording *r, const char *path, const struct report
 	report_print_gpu(r, p, o, out);
 	report_print_metrics(r, out);
 	report_print_steps(r, out);
-	if (o->sort != REPORT_SORT_TOTAL)
+	if (o->nkeys)
+		err = report_print_keyed_top(r, p, o, out);
+	if (!o->nkeys && o->sort != REPORT_SORT_TOTAL)
 		report_print_top(p, true, o->top, out);
-	if (o->sort != REPORT_SORT_SELF)
+	if (!o->nkeys && o->sort != REPORT_SORT_SELF)
 		report_print_top(p, false, o->top, out);
 	print_tree(p, o, out);
 cleanup:

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# README.md's commands, run or parsed as written:
+#   1. the region build lines (`cc -Iinclude app.c ...` in "Region markers") run as written, in a
+#      folder holding include/ and build/ (BUILD's perch and workloads, a plain libperch), on a small app.c with one region; each
+#      program must start (exit 0) and `perch record` of it must see the region's 3 calls (the
+#      shared library's registry read before the loader mapped it lost them, 11 runs in 20);
+#   2. the example commands in code blocks (`$ perch ...`, `build/perch ...`) run there, in order,
+#      each program of each exiting 0 (or of SIGPIPE, under `| head`) (`perch` is BUILD/perch; the attach example, whose pids are made up, and
+#      lines needing a tool that is not installed are only parsed);
+#   3. every option README names for a perch command (synopsis lines, `perch CMD ...` in code and
+#      in backticks, the first column of the tables headed "option") is accepted by that command's parser:
+#      `perch CMD OPTION [VALUE] --help` must not say "unknown option" or that an argument is
+#      missing (a placeholder value such as N may be refused as a bad value: the option parsed).
+# Needs root and BPF for the recordings (as tests/integration.sh).
+#
+#   bash tests/readme.sh [BUILD_DIR]
+set -u
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+BUILD=$(realpath "${1:-build}")
+PERCH=$BUILD/perch
+T=$(mktemp -d /tmp/perch-readme.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok   readme: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL readme: $1"; }
+
+# build/ as README's lines see it: this BUILD's perch and workloads; the region runtime of a
+# plain build (a sanitizer build's libperch needs -fsanitize to link: it is not what README's
+# lines build against), this BUILD's where it is plain, else ./build's
+LIB=$BUILD
+if nm -D "$BUILD/libperch.so" 2>/dev/null | grep -q __asan; then
+	LIB=$ROOT/build
+fi
+ln -s "$ROOT/include" "$T/include"
+mkdir "$T/build"
+ln -s "$PERCH" "$T/build/perch"
+ln -s "$BUILD/workloads" "$T/build/workloads"
+ln -s "$LIB/libperch.so" "$T/build/libperch.so"
+ln -s "$LIB/libperch.a" "$T/build/libperch.a"
+cat >"$T/app.c" <<'EOF'
+#include <perch.h>
+
+int main(void)
+{
+	volatile unsigned long x = 0;
+
+	for (int i = 0; i < 3; i++) {
+		perch_region_begin("solve");
+		for (unsigned long j = 0; j < 20000000; j++)
+			x += j;
+		perch_region_end("solve");
+	}
+	return 0;
+}
+EOF
+
+# 1. the region build lines
+mapfile -t builds < <(sed -n '/^## Region markers/,/^## /p' README.md | grep -E '^cc .*app\.c' | sed 's/ *#.*$//')
+[ ${#builds[@]} -ge 1 ] || bad "no region build line (cc ... app.c) in README's Region markers"
+for line in "${builds[@]}"; do
+	rm -f "$T/app"
+	if ! (cd "$T" && bash -c "$line") >"$T/cc.err" 2>&1; then
+		bad "'$line' does not build: $(head -3 "$T/cc.err")"
+		continue
+	fi
+	if ! (cd "$T" && ./app) >"$T/app.err" 2>&1; then
+		bad "'$line': ./app does not start: $(head -2 "$T/app.err")"
+		continue
+	fi
+	(cd "$T" && "$PERCH" record -q -o "$T/app.data" -- ./app) >/dev/null 2>"$T/rec.err"
+	calls=$("$PERCH" report --format=csv "$T/app.data" 2>/dev/null | awk -F, '$1 == "solve" && $2 == "" { print $3 }')
+	if [ "$calls" = 3 ]; then
+		ok "'$line' builds, ./app starts, perch record sees its 3 calls of region solve"
+	else
+		bad "'$line': perch record of ./app: region solve calls '$calls', want 3 ($(head -2 "$T/rec.err"))"
+	fi
+done
+
+# README's perch commands and options, as lines "KIND<TAB>CMD<TAB>TEXT": run (an example to run
+# as written), opt (an option and its value, to parse)
+python3 - README.md >"$T/cmds" <<'EOF'
+import re, sys
+CMDS = "record|report|symbolize|diff|merge|push|top|annotate|script"
+LONG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)(=[^\s\]|`,)]*)?")
+SHORT = re.compile(r"(?<![\w-])(-[a-zA-Z])(?![\w-])(?: ([A-Z][A-Z0-9_]*|[0-9][0-9.,]*))?")
+
+def options(cmd, text):
+    text = re.sub(r"\s#\s.*$", "", text)  # a shell comment
+    for m in LONG.finditer(text):
+        print(f"opt\t{cmd}\t{m.group(1)}{m.group(2) or ''}")
+    for m in SHORT.finditer(text):
+        print(f"opt\t{cmd}\t{m.group(1)}" + (f" {m.group(2)}" if m.group(2) else ""))
+
+inblock = False
+options_table = False  # inside a table whose first column is "option"
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("| option |"):
+        options_table = True
+    elif not line.startswith("|"):
+        options_table = False
+    if line.startswith("```"):
+        inblock = not inblock
+        continue
+    if inblock:
+        m = re.match(r"^(\$ |build/)?perch (" + CMDS + r")\b(.*)$", line)
+        if not m:
+            continue
+        runnable = m.group(1) and "[" not in line
+        # a runnable line's options end at its first pipe (what follows is another program's)
+        options(m.group(2), m.group(3).split(" | ")[0] if runnable else m.group(3))
+        if runnable:
+            print(f"run\t{m.group(2)}\t{line[2:] if m.group(1) == '$ ' else line}")
+        continue
+    for m in re.finditer(r"`perch (" + CMDS + r")( [^`]*)?`", line):
+        options(m.group(1), m.group(2) or "")
+    if options_table and (line.startswith("| `-") or line.startswith("| `report -")):
+        cell = line.split("|")[1]
+        cmd = "report" if cell.strip().startswith("`report ") else "any"
+        options(cmd, cell.replace("`", " ").replace("\\|", "|"))
+EOF
+
+# 2. the examples, in order, in $T (perch.data is theirs)
+perch() { "$PERCH" "$@"; }
+export -f perch
+export PERCH
+nrun=0
+while IFS=$'\t' read -r kind cmd text; do
+	[ "$kind" = run ] || continue
+	if [[ $text == *" -p "* ]]; then
+		continue # the attach example's pids are made up: parsed below
+	fi
+	tool=$(grep -oE '\| *[a-z][a-z0-9_.-]*\.pl' <<<"$text" | tr -d '| ')
+	if [ -n "$tool" ] && ! command -v "$tool" >/dev/null; then
+		echo "     readme: not run ($tool not installed): $text"
+		continue
+	fi
+	nrun=$((nrun + 1))
+	# every program of the line's pipeline exits 0, or 141 (SIGPIPE: `| head` closed the pipe)
+	if (cd "$T" && timeout 60 bash -c "$text"$'\n''for s in "${PIPESTATUS[@]}"; do [ "$s" = 0 ] || [ "$s" = 141 ] || exit "$s"; done') >"$T/run.out" 2>"$T/run.err"; then
+		ok "ran '$text'"
+	else
+		bad "'$text' exited $?: $(head -2 "$T/run.err")"
+	fi
+done <"$T/cmds"
+[ $nrun -ge 3 ] || bad "only $nrun README examples found to run"
+
+# 3. every option parses
+parses() { # parses CMD ARGS...: perch CMD ARGS --help does not reject an option
+	"$PERCH" "$@" --help </dev/null >/dev/null 2>"$T/opt.err"
+	! grep -qE "unknown option|needs an argument|requires an argument" "$T/opt.err"
+}
+nopt=0
+rejected=""
+while IFS=$'\t' read -r kind cmd text; do
+	[ "$kind" = opt ] || continue
+	val=${text%%|*} # the first of alternatives: --format=text|folded -> --format=text
+	# shellcheck disable=SC2086 # an option and its value: two words
+	set -- $val
+	nopt=$((nopt + 1))
+	if [ "$cmd" = any ]; then
+		parses record "$@" || parses report "$@" || rejected="$rejected [$text]"
+	else
+		parses "$cmd" "$@" || rejected="$rejected [perch $cmd $text]"
+	fi
+done < <(sort -u "$T/cmds")
+if [ -z "$rejected" ] && [ $nopt -gt 50 ]; then
+	ok "every option README names parses ($nopt distinct option uses)"
+else
+	bad "README options perch rejects ($nopt checked):$rejected"
+fi
+echo "readme: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
