@@ -119,6 +119,9 @@ void report_print_metrics(const struct recording *r, FILE *out);
 void report_print_steps(const struct recording *r, FILE *out);
 /* The header's lines for --steps and --only-region (none without them). */
 void report_print_steps_header(const struct recording *r, FILE *out);
+/* With --steps: the header's "recorded" line's start, the steps' intervals (from start, the
+ * touching ones merged), with no line end; false (nothing printed) without them. */
+bool report_print_steps_recorded(const struct recording *r, uint64_t start, FILE *out);
 void report_stats_steps(const struct recording *r, FILE *out);
 /* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
