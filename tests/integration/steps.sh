@@ -101,6 +101,23 @@ if perch_record parts --steps=2:5 --timeline -- "$WL/steps" 7 60 20 regions; the
 	fi
 fi
 
+# The HTML report's Steps tab, rendered by a browser: a row per step with the recording's samples
+# and the workload's calls of region part
+if [ -f "$T/parts.data" ] && command -v chromium >/dev/null; then
+	"$PERCH" report --format=html -o "$T/parts.html" "$T/parts.data"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/parts.html#tab=steps" 2>/dev/null |
+		grep -o '<table class="steps">.*</table>' | sed 's/<tr data-pid/\n&/g' |
+		sed -n 's/^<tr data-pid="[0-9]*" data-step="\([0-9]*\)">\(<td>[^<]*<\/td>\)\{5\}<td>\([0-9]*\)<\/td>.*steps-regions">part: \([0-9]*\) calls.*/\1 \3 \4/p' >"$T/parts.rows"
+	want=$(for n in 2 3 4 5; do echo "$n $(rec_step parts $n samples) $(awk -v n="$n" '$1 == "region" && $2 == n { print $4 }' "$T/parts.truth")"; done)
+	if [ "$(cat "$T/parts.rows")" = "$want" ]; then
+		ok "html: the Steps tab shows steps 2-5 with the recording's samples and the workload's calls of part"
+	else
+		bad "html Steps tab" "rows '$(tr '\n' ';' <"$T/parts.rows")', want '$(echo "$want" | tr '\n' ';')'"
+	fi
+else
+	echo "skip html: no chromium"
+fi
+
 # chrome_slices NAME: the Chrome/Perfetto export's step and pause slices, "name" per line, after
 # checking the JSON loads and every slice has a duration
 chrome_slices() {

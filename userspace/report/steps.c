@@ -14,11 +14,10 @@
 #include "lib/u64map.h"
 #include "model/steptab.h"
 
-#define STEP_TOP       3  /* functions shown per step */
 #define STEP_REGIONS   5  /* regions shown per step (csv has every one) */
 #define STEP_INTERVALS 64 /* the header's recorded intervals, as perch's own */
 
-static uint64_t step_samples(const struct rec_step *s)
+uint64_t report_step_samples(const struct rec_step *s)
 {
 	uint64_t n = 0;
 
@@ -33,9 +32,8 @@ static uint32_t leaf_name(const struct recording *r, const struct rec_sample *s)
 	return s->nframes ? r->frames[s->frames[s->nframes - 1]].name : 0;
 }
 
-/* The STEP_TOP functions with the most self samples in s: names (string ids) and counts. */
-static size_t top_functions(const struct recording *r, const struct rec_step *s,
-			    uint32_t name[STEP_TOP], uint64_t count[STEP_TOP])
+size_t report_step_top(const struct recording *r, const struct rec_step *s,
+		       uint32_t name[REPORT_STEP_TOP], uint64_t count[REPORT_STEP_TOP])
 {
 	struct u64map by = {0};
 	size_t n = 0;
@@ -53,15 +51,15 @@ static size_t top_functions(const struct recording *r, const struct rec_step *s,
 		if (!by.used[i])
 			continue;
 		for (k = n; k > 0 && count[k - 1] < by.vals[i]; k--) {
-			if (k < STEP_TOP) {
+			if (k < REPORT_STEP_TOP) {
 				count[k] = count[k - 1];
 				name[k] = name[k - 1];
 			}
 		}
-		if (k < STEP_TOP) {
+		if (k < REPORT_STEP_TOP) {
 			count[k] = by.vals[i];
 			name[k] = (uint32_t)by.keys[i];
-			n += n < STEP_TOP;
+			n += n < REPORT_STEP_TOP;
 		}
 	}
 	u64map__clear(&by);
@@ -134,9 +132,9 @@ static void print_step(const struct recording *r, const struct steptab *t, uint3
 		       uint64_t t0, double period, FILE *out)
 {
 	const struct rec_step *s = &r->steps[step];
-	uint32_t name[STEP_TOP];
-	uint64_t count[STEP_TOP], n = step_samples(s);
-	size_t k = top_functions(r, s, name, count);
+	uint32_t name[REPORT_STEP_TOP];
+	uint64_t count[REPORT_STEP_TOP], n = report_step_samples(s);
+	size_t k = report_step_top(r, s, name, count);
 
 	fprintf(out, "  %-8" PRIu32 " %-8" PRIu64, s->pid, s->n);
 	if (s->start_ns && s->end_ns)
@@ -154,7 +152,7 @@ static void print_step(const struct recording *r, const struct steptab *t, uint3
 	print_step_regions(r, t, step, out);
 }
 
-static uint64_t time_origin(const struct recording *r)
+uint64_t report_steps_origin(const struct recording *r)
 {
 	uint64_t t0 = 0, end;
 
@@ -188,7 +186,7 @@ void report_print_steps(const struct recording *r, FILE *out)
 	const char *freq = report_meta(r, REC_META_frequency),
 		   *asked = report_meta(r, REC_META_steps);
 	double period = freq && atof(freq) > 0 ? 1.0 / atof(freq) : 0;
-	uint64_t t0 = time_origin(r);
+	uint64_t t0 = report_steps_origin(r);
 	struct steptab *t;
 	size_t nsteps = 0;
 
@@ -295,6 +293,6 @@ void report_stats_steps(const struct recording *r, FILE *out)
 
 		fprintf(out, "%s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			s->kind == REC_STEP_STEP ? "step" : "program_pause", s->pid, s->n,
-			s->start_ns, s->end_ns, step_samples(s));
+			s->start_ns, s->end_ns, report_step_samples(s));
 	}
 }
