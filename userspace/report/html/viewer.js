@@ -305,6 +305,7 @@ const TABS = [
 	['timeline', 'Timeline', () => !!D.timeline],
 	['metrics', 'Metrics', () => !!D.metrics],
 	['steps', 'Steps', () => !!D.steps],
+	['models', 'Cost models', () => !!D.models],
 ];
 
 function renderTabs() {
@@ -557,6 +558,14 @@ function viewSteps() {
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, S.text)];
 }
 
+// perch model's plots (an SVG document, shown as an image: nothing in it runs) and its text
+function viewModels() {
+	const M = D.models;
+	return [el('h2', {}, 'Cost models of sized regions (perch model)'),
+		el('img', { class: 'models', alt: 'cost model plots', src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(M.svg) }),
+		el('h2', {}, 'As perch model prints it'), el('pre', {}, M.text)];
+}
+
 function viewTimeline(v) {
 	const W = D.timeline.windows;
 	const idx = new Map();
@@ -690,7 +699,7 @@ function renderDiff() {
 }
 
 const VIEWS = { functions: viewFunctions, function: viewFunction, flame: viewFlame, tree: viewTree,
-	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics,
+	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics, models: viewModels,
 	steps: viewSteps };
 
 function render() {
