@@ -202,11 +202,27 @@ if perch_record dl --off-cpu --timeline --delay=1 -- "$WL/offcpu" 2.5 && slices 
 	fi
 fi
 
-# SIGUSR1 during the reader's pipe read: its block is cut at the pause (the recorded interval's
-# end), not counted to the read's end
+# in_read PID: the workload's thread "reader" is blocked in read(2) (syscall 0 on x86_64, as
+# /proc/PID/task/TID/syscall says)
+in_read() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = reader ] && [ "$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)" = 0 ] && return 0
+	done
+	return 1
+}
+
+# SIGUSR1 during the reader's pipe read (sent once the workload's reader is blocked in it, and
+# 0.2 s more): its block is cut at the pause (the recorded interval's end), not counted to the
+# read's end
 "$PERCH" record -q --off-cpu --timeline -o "$T/ps.data" -- "$WL/offcpu" 2 >"$T/ps.truth" 2>"$T/ps.err" &
 ppid=$!
-sleep 1.2
+for _ in $(seq 200); do
+	wpid=$(pgrep -P "$ppid" | head -1)
+	[ -n "$wpid" ] && in_read "$wpid" && break
+	sleep 0.05
+done
+sleep 0.2
 kill -USR1 "$ppid"
 if wait "$ppid" && slices ps >"$T/ps.slices"; then
 	read -r out all n <<<"$(in_windows ps)"
