@@ -8,7 +8,8 @@
 # an exclude chip, then a fold chip, give folded's totals with the function's stacks dropped
 # (its frames removed), and so does the "CLI:" line the page shows for that view, run (where
 # perch has the query options); the link reproduces the view; a screenshot is kept (its path
-# printed). With root and the CUDA fixtures, also a live `perch record --gpu` through the
+# printed); its Threads tab's rows equal `--format=folded --sort=comm,pid,tid` summed per thread.
+# With root and the CUDA fixtures, also a live `perch record --gpu` through the
 # stand-in CUPTI: its GPU tab's kernels equal the text report's. `perch diff --format=html` of
 # two pairs of recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js).
 # Bad input: an unwritable -o gives one line on stderr and its exit status.
@@ -75,7 +76,8 @@ page() {
 	check "$shot: export" "$?:$(cat "$T/err")" "0:"
 	"$PERCH" report "$@" "$data" >"$T/text" 2>/dev/null
 	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
-	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	"$PERCH" report --format=folded --sort=comm,pid,tid "$@" "$data" >"$T/threads" 2>/dev/null
+	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" "$T/threads" 2>&1)
 	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
 	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
 }
