@@ -309,6 +309,7 @@ const TABS = [
 	['gpu', 'GPU', () => !!D.gpu],
 	['timeline', 'Timeline', () => !!D.timeline],
 	['metrics', 'Metrics', () => !!D.metrics],
+	['models', 'Cost models', () => !!D.models],
 ];
 
 function renderTabs() {
@@ -559,6 +560,14 @@ function viewMetrics() {
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, M.text)];
 }
 
+// perch model's plots (an SVG document, shown as an image: nothing in it runs) and its text
+function viewModels() {
+	const M = D.models;
+	return [el('h2', {}, 'Cost models of sized regions (perch model)'),
+		el('img', { class: 'models', alt: 'cost model plots', src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(M.svg) }),
+		el('h2', {}, 'As perch model prints it'), el('pre', {}, M.text)];
+}
+
 function viewTimeline(v) {
 	const W = D.timeline.windows;
 	const idx = new Map();
@@ -692,7 +701,7 @@ function renderDiff() {
 }
 
 const VIEWS = { functions: viewFunctions, threads: viewThreads, function: viewFunction, flame: viewFlame, tree: viewTree,
-	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics };
+	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics, models: viewModels };
 
 function render() {
 	if (DIFF) return renderDiff();
