@@ -32,6 +32,9 @@ int html_put_threads(const struct recording *r, const uint32_t *sample_of, FILE 
 /* ,"metrics":{...} when the recording has system metrics: rows [subject, name, unit, min, mean,
  * max] and the text report's section. */
 int html_put_metrics(const struct recording *r, FILE *out);
+/* ,"steps":{...} when the recording has steps or program pauses (html_steps.c): rows [pid, n,
+ * start_ns, end_ns (-1: open), samples, top functions, regions], the text report's section. */
+int html_put_steps(const struct recording *r, FILE *out);
 /* html_models.c: ,"models":{"svg":...,"text":...} when the recording has sized regions: the
  * cost models perch model fits by default (culling at 3 sigma), its plot and its text. */
 int html_put_models(const struct recording *r, FILE *out);
