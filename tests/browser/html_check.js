@@ -321,6 +321,13 @@ async function main() {
 	await page.goto('file://' + path.resolve(page_path));
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
 	const load_ms = Date.now() - t0;
+	/* a page of --per-thread (or --sort=comm,pid,tid) opens on its Threads tab */
+	const perThread = await page.evaluate(() => !!D.per_thread);
+	if (perThread) {
+		if (!(await page.$('#tab-threads.on')) || !(await page.$('table.threads tbody tr')))
+			fail('--per-thread: the page does not open on its Threads table');
+		await page.click('#tab-functions');
+	}
 	await checkTop(page, cliTop(text_path));
 	const fn = await checkFunction(page, stacks);
 	const excl = pickExclude(stacks);
@@ -343,7 +350,7 @@ async function main() {
 		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
 		process.exit(1);
 	}
-	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
 }
 
 main().catch((e) => {

@@ -201,6 +201,8 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 	report_json_str(h->out, text);
 	free(text);
 	fprintf(h->out, ",\n\"all\":%" PRIu64, tree__total_weight(profile__tree(h->p)));
+	if (o->nkeys) /* --per-thread, --sort=comm,pid,tid: the viewer opens on its Threads tab */
+		fputs(",\n\"per_thread\":1", h->out);
 	if (report_event_shown(h->r, o, &e)) { /* what the counts are: "page-faults samples" */
 		fputs(",\n\"unit\":", h->out);
 		report_json_str(h->out, e.name);

@@ -189,7 +189,7 @@ function readHash() {
 		const i = v.indexOf(':');
 		return { kind: v.slice(0, i), arg: v.slice(i + 1) };
 	}).filter((o) => ['select', 'exclude', 'fold'].includes(o.kind) && o.arg);
-	state.tab = q.get('tab') || 'functions';
+	state.tab = q.get('tab') || (!DIFF && D.per_thread ? 'threads' : 'functions');
 	state.fn = q.get('fn');
 	const sort = q.get('sort');
 	if (DIFF) state.sort = ['dself', 'dtotal'].includes(sort) ? sort : 'rank';
