@@ -39,6 +39,11 @@
  *                               args.samples its samples and args.regions its region table
  *                               (calls, total_ns, self_ns per region name): a valid trace, no
  *                               timeline.
+ *   another event (perch record -e page-faults; one of several with --event): the counters and
+ *                               the no-time-axis slices are named by the event, the ticks' cat is
+ *                               the event, and otherData says "event" and "sampling" ("page-faults,
+ *                               1 sample every 1 event"); cpu-clock at a frequency keeps "samples"
+ *                               and "cpu".
  * --region=NAME keeps the samples inside NAME (counters, ticks, spans per thread); region spans
  * are all kept.
  *
@@ -109,7 +114,13 @@ struct chrome {
 	uint32_t *sample_thread; /* sample index -> thread index */
 	size_t nevents;		 /* written so far: a ',' before each but the first */
 	uint64_t unmatched;	 /* region ends that match no open region */
+	/* What a sample is (report_event_shown): "cpu" and "samples" for cpu-clock at a
+	 * frequency, else the event's name for both, and otherData says its sampling. */
+	const char *cat, *counter;
+	char sampling[160];
 };
+
+static const char default_cat[] = "cpu";
 
 static uint64_t thread_key(uint32_t pid, uint32_t tid)
 {
@@ -255,7 +266,7 @@ static void put_counters(struct chrome *x, uint64_t ns, bool zero)
 				continue;
 			if (!n++) {
 				event_start(x, 'C', t->pid, t->pid, ns);
-				fputs(",\"name\":\"samples\",\"args\":{", x->out);
+				fprintf(x->out, ",\"name\":\"%s\",\"args\":{", x->counter);
 			}
 			fprintf(x->out, "%s\"tid %" PRIu32 "\":%" PRIu64, n > 1 ? "," : "", t->tid,
 				zero ? 0 : t->count);
@@ -320,7 +331,7 @@ static void put_ticks(struct chrome *x)
 			continue;
 		s = &r->samples[r->events[i].sample];
 		event_start(x, 'i', s->pid, s->tid, r->events[i].time_ns);
-		fputs(",\"s\":\"t\",\"cat\":\"cpu\",\"args\":{\"stack\":\"", x->out);
+		fprintf(x->out, ",\"s\":\"t\",\"cat\":\"%s\",\"args\":{\"stack\":\"", x->cat);
 		put_stack(x, s, &leaf, &any);
 		none = profile__sample_folded(x->p, r->events[i].sample) ? "[folded]"
 									 : "[no stack]";
@@ -584,9 +595,8 @@ static int put_no_time_axis(struct chrome *x)
 			continue;
 		event_start(x, 'X', th->pid, th->tid, x->origin);
 		put_us(x, "dur", x->end - x->origin);
-		fprintf(x->out,
-			",\"cat\":\"cpu\",\"name\":\"samples\",\"args\":{\"samples\":%" PRIu64,
-			th->count);
+		fprintf(x->out, ",\"cat\":\"%s\",\"name\":\"%s\",\"args\":{\"samples\":%" PRIu64,
+			x->cat, x->counter, th->count);
 		put_thread_regions(x, t, th);
 		fputs("}}", x->out);
 	}
@@ -602,6 +612,12 @@ static void put_other_data(struct chrome *x, const char *path)
 	fputs("\n],\n\"otherData\":{\"exporter\":\"perch report --format=chrome\",\"command\":",
 	      x->out);
 	report_json_str(x->out, command && *command ? command : path);
+	if (x->cat != default_cat) {
+		fputs(",\"event\":", x->out);
+		report_json_str(x->out, x->cat);
+		fputs(",\"sampling\":", x->out);
+		report_json_str(x->out, x->sampling);
+	}
 	fprintf(x->out,
 		",\"recording_version\":\"%" PRIu32
 		"\",\"time_axis\":\"%s\",\"origin_ns\":\"%" PRIu64
@@ -776,11 +792,16 @@ int report_chrome(const struct recording *r, const char *path, const struct repo
 		  FILE *out)
 {
 	struct profile *p = report_profile(r, o);
-	struct chrome x = {.r = r, .p = p, .out = out};
+	struct chrome x = {.r = r, .p = p, .out = out, .cat = default_cat, .counter = "samples"};
+	struct report_event e;
 	int err;
 
 	if (!p)
 		return -errno;
+	if (report_event_shown(r, o, &e)) {
+		report_sampling(r, o->event, false, x.sampling, sizeof(x.sampling));
+		x.cat = x.counter = e.name; /* e outlives the export */
+	}
 	err = export(&x, path);
 	for (size_t i = 0; i < x.nthreads; i++)
 		free(x.threads[i].open);

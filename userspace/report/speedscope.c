@@ -10,7 +10,11 @@
  *
  * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
  * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
- * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so. Regions lead the sampled stacks; a recording with region spans
+ * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so.
+ * A recording of another event (perch record -e page-faults, -c P; one event of several with
+ * --event) names it after each profile's "comm (pid/tid)", and its weights are the events the
+ * samples stand for (count x P, unit "none"; nanoseconds for a clock event with -c). Regions
+ * lead the sampled stacks; a recording with region spans
  * (--timeline) also gets one evented profile per thread, "regions of comm (pid/tid)", of its
  * spans in nanoseconds from the recording's start (report_time_span): an open event per begin, a
  * close per end, nested as the region runtime nests them (an end that matches a region open
@@ -49,6 +53,10 @@ struct ss_sample {
 
 struct ss {
 	const char *unit; /* "none" (sample counts), "nanoseconds" under --view=off|wall */
+	/* An event other than cpu-clock at a frequency (report_event_shown): its name ends each
+	 * profile's, and the weights are what the samples stand for (report_event_weight). */
+	bool labelled;
+	struct report_event event;
 	const struct recording *r;
 	const struct profile *p;
 	bool lines;
@@ -162,6 +170,14 @@ static bool same_thread(const struct ss_sample *a, const struct ss_sample *b)
 	return a->pid == b->pid && a->tid == b->tid && !strcmp(a->comm, b->comm);
 }
 
+/* Recording sample i's weight: its count, or the events it stands for. */
+static uint64_t weight(const struct ss *x, size_t i)
+{
+	uint64_t n = x->r->samples[i].count;
+
+	return x->labelled ? report_event_weight(&x->event, n) : n;
+}
+
 /* The samples [from, to) of x->samples, one thread's, as a sampled profile. */
 static int put_profile(struct ss *x, size_t from, size_t to)
 {
@@ -170,21 +186,24 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	int err = 0;
 
 	for (size_t i = from; i < to; i++)
-		total += x->r->samples[x->samples[i].idx].count;
+		total += weight(x, x->samples[i].idx);
 	fputs("{\"type\":\"sampled\",\"name\":\"", x->out);
 	report_json_chars(x->out, t->comm);
+	fprintf(x->out, " (%" PRIu32 "/%" PRIu32 ")", t->pid, t->tid);
+	if (x->labelled) {
+		fputc(' ', x->out);
+		report_json_chars(x->out, x->event.name);
+	}
 	fprintf(x->out,
-		" (%" PRIu32 "/%" PRIu32
-		")\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		t->pid, t->tid, x->unit, total);
+		"\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+		x->unit, total);
 	for (size_t i = from; !err && i < to; i++) {
 		fputs(i > from ? ",\n" : "\n", x->out);
 		err = put_stack(x, &x->r->samples[x->samples[i].idx]);
 	}
 	fputs("],\n\"weights\":[", x->out);
 	for (size_t i = from; i < to; i++)
-		fprintf(x->out, "%s%" PRIu64, i > from ? "," : "",
-			x->r->samples[x->samples[i].idx].count);
+		fprintf(x->out, "%s%" PRIu64, i > from ? "," : "", weight(x, x->samples[i].idx));
 	fputs("]}", x->out);
 	return err;
 }
@@ -483,6 +502,9 @@ int report_speedscope(const struct recording *r, const char *path, const struct 
 
 	if (!p)
 		return -errno;
+	x.labelled = report_event_shown(r, o, &x.event);
+	if (x.labelled && x.event.clock && x.event.period)
+		x.unit = "nanoseconds"; /* -e task-clock -c NS: each sample stands for NS */
 	err = export(&x, path);
 	free(x.func_frame);
 	free(x.region_frame);
