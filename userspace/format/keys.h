@@ -142,18 +142,31 @@
 	X(region_control_lost, REGIONS_LOG_LOST) \
 	X(steps_dropped, 0)
 
-#define REC_STATS(X)            \
-	REC_STATS_BPF(X)        \
-	REC_STATS_COLLECT(X)    \
-	REC_STATS_UNWINDER(X)   \
-	REC_STATS_REGIONS(X)    \
-	REC_STATS_TIMELINE(X)   \
-	REC_STATS_COST(X)       \
-	REC_STATS_WRITER(X)     \
-	REC_STATS_GPU(X)        \
-	REC_STATS_LAUNCH(X)     \
-	REC_STATS_GPU_ATTACH(X) \
-	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X)
+/* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
+ * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
+ * gave (record/sampler.h): whole stacks, stacks still short, copies not kept. */
+#define REC_STATS_EARLY_BPF(X)                   \
+	X(early_stacks_copied, PERCH_STAT_EARLY) \
+	X(early_stacks_ring_full, PERCH_STAT_EARLY_LOST)
+#define REC_STATS_EARLY(X)                             \
+	X(early_stacks_rescued, SAMPLER_EARLY_RESCUED) \
+	X(early_stacks_short, SAMPLER_EARLY_SHORT)     \
+	X(early_stacks_lost, SAMPLER_EARLY_LOST)
+
+#define REC_STATS(X)                                                                       \
+	REC_STATS_BPF(X)                                                                   \
+	REC_STATS_COLLECT(X)                                                               \
+	REC_STATS_UNWINDER(X)                                                              \
+	REC_STATS_REGIONS(X)                                                               \
+	REC_STATS_TIMELINE(X)                                                              \
+	REC_STATS_COST(X)                                                                  \
+	REC_STATS_WRITER(X)                                                                \
+	REC_STATS_GPU(X)                                                                   \
+	REC_STATS_LAUNCH(X)                                                                \
+	REC_STATS_GPU_ATTACH(X)                                                            \
+	REC_STATS_GPU_CALLS(X)                                                             \
+	REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_EARLY_BPF(X) \
+		REC_STATS_EARLY(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

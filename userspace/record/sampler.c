@@ -112,6 +112,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		/* Nothing to unwind from: don't allocate the tables. */
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(sp->skel->maps.proc_unwind, 1);
+		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
+		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
 	}
 	err = sample_bpf__load(sp->skel);
 	if (err) {
@@ -170,6 +172,8 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		err = sampler_timeline_open(sp);
 	if (!err)
 		err = sampler_offcpu_open(sp);
+	if (!err)
+		err = sampler_early_open(sp);
 	return err ? err : sampler_attach_ticks(sp);
 }
 
@@ -205,6 +209,7 @@ void sampler__free(struct sampler *sp)
 	sampler_launch_free(sp);
 	sampler_gpucall_free(sp);
 	sampler_offcpu_free(sp);
+	sampler_early_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);

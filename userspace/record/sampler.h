@@ -101,6 +101,18 @@ void sampler__on_off_cpu(struct sampler *sp, sampler_offcpu_fn fn, void *ctx);
 /* Off-CPU entries whose stack got no key id. */
 uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp);
 
+/* Early stacks (struct perch_early, sampler_early.c): ticks taken right after an exec, before
+ * their process's unwind tables were listed, walked by the loader once they were. */
+enum sampler_early_stat {
+	SAMPLER_EARLY_RESCUED = 0, /* walked to their outermost frame: whole stacks */
+	SAMPLER_EARLY_SHORT,	   /* walked only part of the way: flagged as stopped early */
+	SAMPLER_EARLY_LOST,	   /* not kept (out of memory) */
+	SAMPLER_EARLY_MAX,
+};
+uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which);
+/* The recording ends: the drains from now on hand on every early tick still waiting. */
+void sampler__ending(struct sampler *sp);
+
 /* Pause or resume every tick (the BPF program's perch_paused flag): paused, a tick returns
  * before it looks at anything. */
 void sampler__pause(struct sampler *sp, bool paused);
