@@ -754,6 +754,7 @@ static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct p
 				       const struct perch_key *key, __u64 now)
 {
 	struct perch_early *e = bpf_ringbuf_reserve(&early, sizeof(*e), 0);
+	__u64 top, len;
 	long nk;
 
 	if (!e) {
@@ -767,15 +768,26 @@ static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct p
 	__builtin_memcpy(&e->key, key, sizeof(*key));
 	nk = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	e->nk = nk > 0 ? nk : 0;
-	/* Halve until the copy fits below the stack's end: at most four tries. */
 	e->len = 0;
+	/* The main thread's frames end at the process's first stack pointer (argc; its strings lie
+	 * above): copy up to there, not into the end of the stack's mapping. */
+	top = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) + 8;
+	if (top > e->sp && top - e->sp <= PERCH_EARLY_STACK) {
+		len = (top - e->sp) & (2 * PERCH_EARLY_STACK - 1);
+		if (len && len <= PERCH_EARLY_STACK &&
+		    !bpf_probe_read_user(e->stack, len, (void *)e->sp))
+			e->len = len;
+		goto out;
+	}
+	/* Another thread's stack: halve until the copy fits below its end. */
 #pragma unroll
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 6; i++) {
 		if (!bpf_probe_read_user(e->stack, PERCH_EARLY_STACK >> i, (void *)e->sp)) {
 			e->len = PERCH_EARLY_STACK >> i;
 			break;
 		}
 	}
+out:
 	bpf_ringbuf_submit(e, 0);
 	stat_inc(PERCH_STAT_EARLY);
 	return true;
