@@ -302,8 +302,8 @@ struct perch_offcpu_start {
  * reaches the outermost frame) pay nothing for it.
  */
 #define PERCH_EARLY_NS	  2000000000ull
-#define PERCH_EARLY_STACK 16384
-#define PERCH_EARLY_RING  (4u << 20)
+#define PERCH_EARLY_STACK 65536
+#define PERCH_EARLY_RING  (16u << 20)
 
 struct perch_early {
 	__u64 time_ns; /* CLOCK_MONOTONIC, the tick's */
