@@ -303,7 +303,7 @@ struct perch_offcpu_start {
  */
 #define PERCH_EARLY_NS	  2000000000ull
 #define PERCH_EARLY_STACK 65536
-#define PERCH_EARLY_RING  (16u << 20)
+#define PERCH_EARLY_RING  (4u << 20)
 
 struct perch_early {
 	__u64 time_ns; /* CLOCK_MONOTONIC, the tick's */
@@ -312,7 +312,7 @@ struct perch_early {
 	__u32 nk;  /* bytes of kstack (bpf_get_stack's result) */
 	struct perch_key key;
 	__u64 kstack[PERCH_MAX_STACK];
-	__u8 stack[PERCH_EARLY_STACK];
+	__u8 stack[PERCH_EARLY_STACK]; /* in the ring: only len bytes of it */
 };
 
 #endif /* PERCH_BPF_H */

@@ -118,11 +118,20 @@ struct {
 	__type(value, __u64);
 } early_until SEC(".maps");
 
-/* Early stacks for the loader to walk (struct perch_early; one page with --unwind=fp). */
+/* Early stacks for the loader to walk (struct perch_early, each only as long as its copy; one
+ * page with --unwind=fp), built in the CPU's element of early_scratch (too big for a per-CPU
+ * array's element; the loader sizes it to the CPUs). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PERCH_EARLY_RING);
 } early SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct perch_early);
+} early_scratch SEC(".maps");
 
 /*
  * Which slot of the per-CPU scratch maps a program builds in: a tick (cpu-clock's hrtimer
@@ -747,20 +756,40 @@ static __always_inline void send_tick(__u64 now, __u32 buf, const struct perch_k
 	bpf_ringbuf_submit(t, 0);
 }
 
-/* Copy what a later walk needs (see struct perch_early) into the `early` ring; false when it is
- * full (counted): the tick is then counted as it was. The stack is copied from sp up to
- * PERCH_EARLY_STACK bytes, less where the stack ends sooner (the main thread's, near its top). */
+/* The user stack from sp into e->stack: the main thread's up to the process's first stack
+ * pointer (argc; its strings lie above), another thread's halved until it fits below the end of
+ * its stack. Returns the bytes copied. */
+static __always_inline __u32 copy_early_stack(struct perch_early *e)
+{
+	__u64 top = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) + 8, len;
+
+	if (top > e->sp && top - e->sp <= PERCH_EARLY_STACK) {
+		len = (top - e->sp) & (2 * PERCH_EARLY_STACK - 1);
+		if (len && len <= PERCH_EARLY_STACK &&
+		    !bpf_probe_read_user(e->stack, len, (void *)e->sp))
+			return len;
+		return 0;
+	}
+#pragma unroll
+	for (int i = 0; i < 6; i++) {
+		if (!bpf_probe_read_user(e->stack, PERCH_EARLY_STACK >> i, (void *)e->sp))
+			return PERCH_EARLY_STACK >> i;
+	}
+	return 0;
+}
+
+/* Copy what a later walk needs (see struct perch_early) into the `early` ring, no more of the
+ * stack than was copied; false when it is full (counted): the tick is then counted as it was. */
 static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct pt_regs *regs,
 				       const struct perch_key *key, __u64 now)
 {
-	struct perch_early *e = bpf_ringbuf_reserve(&early, sizeof(*e), 0);
-	__u64 top, len;
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct perch_early *e = bpf_map_lookup_elem(&early_scratch, &cpu);
+	__u64 size;
 	long nk;
 
-	if (!e) {
-		stat_inc(PERCH_STAT_EARLY_LOST);
+	if (!e)
 		return false;
-	}
 	e->time_ns = now ? now : bpf_ktime_get_ns();
 	e->ip = BPF_CORE_READ(regs, ip);
 	e->sp = BPF_CORE_READ(regs, sp);
@@ -768,27 +797,12 @@ static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct p
 	__builtin_memcpy(&e->key, key, sizeof(*key));
 	nk = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
 	e->nk = nk > 0 ? nk : 0;
-	e->len = 0;
-	/* The main thread's frames end at the process's first stack pointer (argc; its strings lie
-	 * above): copy up to there, not into the end of the stack's mapping. */
-	top = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) + 8;
-	if (top > e->sp && top - e->sp <= PERCH_EARLY_STACK) {
-		len = (top - e->sp) & (2 * PERCH_EARLY_STACK - 1);
-		if (len && len <= PERCH_EARLY_STACK &&
-		    !bpf_probe_read_user(e->stack, len, (void *)e->sp))
-			e->len = len;
-		goto out;
+	e->len = copy_early_stack(e);
+	size = offsetof(struct perch_early, stack) + (e->len & (2 * PERCH_EARLY_STACK - 1));
+	if (size > sizeof(*e) || bpf_ringbuf_output(&early, e, size, 0)) {
+		stat_inc(PERCH_STAT_EARLY_LOST);
+		return false;
 	}
-	/* Another thread's stack: halve until the copy fits below its end. */
-#pragma unroll
-	for (int i = 0; i < 6; i++) {
-		if (!bpf_probe_read_user(e->stack, PERCH_EARLY_STACK >> i, (void *)e->sp)) {
-			e->len = PERCH_EARLY_STACK >> i;
-			break;
-		}
-	}
-out:
-	bpf_ringbuf_submit(e, 0);
 	stat_inc(PERCH_STAT_EARLY);
 	return true;
 }

@@ -114,6 +114,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.proc_unwind, 1);
 		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
 		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
+	} else if (libbpf_num_possible_cpus() > 0) {
+		bpf_map__set_max_entries(sp->skel->maps.early_scratch, libbpf_num_possible_cpus());
 	}
 	err = sample_bpf__load(sp->skel);
 	if (err) {

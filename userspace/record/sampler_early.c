@@ -10,6 +10,7 @@
  * stopped early. None is dropped.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -229,9 +230,14 @@ static int handle_early(void *ctx, void *data, size_t len)
 	struct sampler *sp = ctx;
 	struct early_tick *t;
 
-	if (len < sizeof(struct perch_early) ||
-	    vec_grow(&sp->early, &sp->early_cap, sp->nearly + 1, sizeof(*sp->early), 16))
+	const struct perch_early *e = data;
+	const size_t head = offsetof(struct perch_early, stack);
+
+	if (len < head || e->len > PERCH_EARLY_STACK || len < head + e->len ||
+	    vec_grow(&sp->early, &sp->early_cap, sp->nearly + 1, sizeof(*sp->early), 16)) {
+		sp->early_stats[SAMPLER_EARLY_LOST]++;
 		return 0;
+	}
 	t = calloc(1, sizeof(*t));
 	if (t)
 		t->raw = malloc(sizeof(*t->raw));
@@ -240,9 +246,7 @@ static int handle_early(void *ctx, void *data, size_t len)
 		sp->early_stats[SAMPLER_EARLY_LOST]++;
 		return 0;
 	}
-	memcpy(t->raw, data, sizeof(*t->raw));
-	if (t->raw->len > PERCH_EARLY_STACK)
-		t->raw->len = 0;
+	memcpy(t->raw, data, head + e->len);
 	sp->early[sp->nearly++] = t;
 	return 0;
 }
