@@ -144,7 +144,9 @@
 
 /* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
  * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
- * gave (record/sampler.h): whole stacks, stacks still short, copies not kept. */
+ * gave (record/sampler.h): whole stacks, stacks still short, copies not kept. Written only when
+ * the sampler unwound from tables (after the writer's counters: `report --format=stats` shows
+ * them only where a recording has them). */
 #define REC_STATS_EARLY_BPF(X)                   \
 	X(early_stacks_copied, PERCH_STAT_EARLY) \
 	X(early_stacks_ring_full, PERCH_STAT_EARLY_LOST)
@@ -157,12 +159,12 @@
 	REC_STATS_BPF(X)        \
 	REC_STATS_COLLECT(X)    \
 	REC_STATS_UNWINDER(X)   \
-	REC_STATS_EARLY_BPF(X)  \
-	REC_STATS_EARLY(X)      \
 	REC_STATS_REGIONS(X)    \
 	REC_STATS_TIMELINE(X)   \
 	REC_STATS_COST(X)       \
 	REC_STATS_WRITER(X)     \
+	REC_STATS_EARLY_BPF(X)  \
+	REC_STATS_EARLY(X)      \
 	REC_STATS_GPU(X)        \
 	REC_STATS_LAUNCH(X)     \
 	REC_STATS_GPU_ATTACH(X) \
