@@ -106,7 +106,9 @@ uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp);
 enum sampler_early_stat {
 	SAMPLER_EARLY_RESCUED = 0, /* walked to their outermost frame: whole stacks */
 	SAMPLER_EARLY_SHORT,	   /* walked only part of the way: flagged as stopped early */
-	SAMPLER_EARLY_LOST,	   /* not kept (out of memory, or a record cut short) */
+	SAMPLER_EARLY_FP,   /* no tables came for its image (it exec'd again or exited first, or
+			   * 2 s passed): walked by frame pointers, as the kernel would have */
+	SAMPLER_EARLY_LOST, /* not kept (out of memory, or a record cut short) */
 	SAMPLER_EARLY_MAX,
 };
 uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which);

@@ -30,6 +30,7 @@ struct early_tick {
 	uint32_t n;
 	bool walked; /* the walk reached the outermost frame (or PERCH_MAX_STACK) */
 	bool truncated;
+	bool fp; /* walked by frame pointers: no tables came */
 };
 
 struct early_walk {
@@ -201,21 +202,49 @@ static int walk(struct early_tick *t, const struct perch_proc_unwind *proc, int 
 	return end;
 }
 
+/* No list of t's image will come (its process exec'd again or is gone) or none came in time:
+ * walk the copy by frame pointers, as the kernel walks a process without tables (its first
+ * entry the interrupted pc, then the return addresses of the RBP chain). */
+static void fp_walk(struct early_tick *t)
+{
+	struct early_walk w = {.e = t->raw};
+	uint64_t bp = t->raw->bp, sp = t->raw->sp, frame[2];
+	uint32_t n = 0;
+
+	t->pc[n++] = t->raw->ip;
+	while (n < PERCH_MAX_STACK && bp && bp >= sp && read_word(&w, bp, &frame[0]) &&
+	       read_word(&w, bp + 8, &frame[1]) && frame[1]) {
+		t->pc[n++] = frame[1];
+		sp = bp + 16;
+		bp = frame[0];
+	}
+	t->n = n;
+	t->pc[n] = 0;
+	t->fp = true;
+}
+
 /* Try t's walk now: true when it is walked, or never will be (its process is gone or exec'd). */
 static bool try_walk(struct sampler *sp, struct early_tick *t, bool last)
 {
 	const struct perch_key *key = &t->raw->key;
+	const struct procs_proc *pp;
 	struct perch_proc_unwind proc;
-	__u32 pid = key->tgid, gen;
+	__u32 pid = key->tgid, gen = 0;
+	bool gone, target;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(sp->skel->maps.targets), &pid, &gen) ||
-	    gen != key->gen || bpf_map_lookup_elem(sp->fds.proc_unwind, &pid, &proc)) {
-		if (!last)
+	/* The process table (which the collector keeps images by) has not seen the fork or the
+	 * exec yet: the image has no mappings to resolve the stack in. */
+	pp = procs__find(sp->procs, pid);
+	target = !bpf_map_lookup_elem(bpf_map__fd(sp->skel->maps.targets), &pid, &gen);
+	if (target && (!pp || pp->gen < key->gen) && !last)
+		return false;
+	/* Gone: no longer a target, or past the image (in the kernel's count of execs, or in the
+	 * process table's: the collector may free the image after the next drain). */
+	gone = !target || gen != key->gen || !pp || pp->gen > key->gen;
+	if (gone || bpf_map_lookup_elem(sp->fds.proc_unwind, &pid, &proc)) {
+		if (!gone && !last)
 			return false;
-		t->n = 0; /* no list of its image now: the leaf only, flagged */
-		t->pc[0] = t->raw->ip;
-		t->pc[1] = 0;
-		t->n = 1;
+		fp_walk(t);
 		return true;
 	}
 	t->walked = walk(t, &proc, sp->fds.unwind_rows, sp->unwind_mode) != WALK_STOPPED;
@@ -240,7 +269,7 @@ static int handle_early(void *ctx, void *data, size_t len)
 	}
 	t = calloc(1, sizeof(*t));
 	if (t)
-		t->raw = malloc(sizeof(*t->raw));
+		t->raw = malloc(head + e->len); /* the copy only: walks read no further */
 	if (!t || !t->raw) {
 		free(t);
 		sp->early_stats[SAMPLER_EARLY_LOST]++;
@@ -282,19 +311,29 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	uint64_t k[PERCH_MAX_STACK + 1] = {0}, hash = FNV_OFFSET;
 	uint32_t nk = t->raw->nk / sizeof(uint64_t);
 
+	struct early_walk w = {.e = t->raw};
+
 	for (uint32_t i = 0; i < t->n; i++)
 		hash = (hash ^ t->pc[i]) * FNV_PRIME;
-	key.flags |= PERCH_KEY_DWARF;
-	if (t->truncated)
-		key.flags |= PERCH_KEY_TRUNCATED;
-	if (!t->walked)
-		key.flags |= PERCH_KEY_UNWIND_FAILED;
-	key.ustack_hash = hash;
 	key.ustack_id = 0;
 	key.user_ret = 0;
+	key.ustack_hash = 0;
+	if (t->fp) {
+		/* As a frame-pointer stack: the collector repairs a frameless leaf from user_ret. */
+		uint64_t top = 0;
+
+		read_word(&w, t->raw->sp, &top);
+		key.user_ret = top;
+		sp->early_stats[SAMPLER_EARLY_FP]++;
+	} else {
+		key.flags |= PERCH_KEY_DWARF;
+		key.flags |= t->truncated ? PERCH_KEY_TRUNCATED : 0;
+		key.flags |= t->walked ? 0 : PERCH_KEY_UNWIND_FAILED;
+		key.ustack_hash = hash;
+		sp->early_stats[t->walked ? SAMPLER_EARLY_RESCUED : SAMPLER_EARLY_SHORT]++;
+	}
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
-	sp->early_stats[t->walked ? SAMPLER_EARLY_RESCUED : SAMPLER_EARLY_SHORT]++;
 	fn(ctx, &key, 1, t->pc, nk ? k : NULL);
 }
 
