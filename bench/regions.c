@@ -6,6 +6,9 @@
  *            TSC timestamps and the per-thread region tree (what recording costs in-process)
  *   timeline the same with perch_registry.timeline set too (perch record --timeline): every
  *            begin and end also goes into the thread's timeline ring
+ *   sized    perch_region_begin_n/end with sizes 16 .. 4111 (13 log2 buckets): profiled, each
+ *            end also feeds the node's cost-model slot (bucket sums, reservoir of (n, t))
+ *   sized-active  the same with perch_registry.active set
  *   nvtx     NVTX-style markers: calls through global function pointers to no-op stubs, which
  *            is what nvtxRangePush/Pop cost with no tool attached
  *   usdt     a USDT probe pair (sys/sdt.h), not traced
@@ -22,7 +25,7 @@
 #include <sys/sdt.h>
 #include "perch.h"
 
-#define ITERS 50000000ull
+static unsigned long long ITERS = 50000000ull; /* argv[3] for alternated A/B runs */
 
 /* Per thread, so two threads do not share the cache line they write every iteration. */
 static __thread volatile unsigned long sink;
@@ -43,7 +46,8 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* the thread's CPU time: other jobs on a shared machine do not stretch it */
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -56,6 +60,12 @@ static void *loop(void *arg)
 	if (!strcmp(mode, "perch") || !strcmp(mode, "active") || !strcmp(mode, "timeline")) {
 		for (unsigned long long i = 0; i < ITERS; i++) {
 			perch_region_begin("bench");
+			sink = i;
+			perch_region_end("bench");
+		}
+	} else if (!strcmp(mode, "sized") || !strcmp(mode, "sized-active")) {
+		for (unsigned long long i = 0; i < ITERS; i++) {
+			perch_region_begin_n("bench", (i & 4095) + 16);
 			sink = i;
 			perch_region_end("bench");
 		}
@@ -93,9 +103,14 @@ int main(int argc, char **argv)
 	double ns[2] = {0, 0};
 
 	mode = argc > 1 ? argv[1] : "perch";
+	if (argc > 3)
+		ITERS = strtoull(argv[3], NULL, 10);
+	if (!ITERS)
+		return 2;
 #ifndef PERCH_DISABLE
 	perch_registry.timeline = !strcmp(mode, "timeline");
-	perch_registry.active = !strcmp(mode, "active") || perch_registry.timeline;
+	perch_registry.active =
+		!strcmp(mode, "active") || !strcmp(mode, "sized-active") || perch_registry.timeline;
 #endif
 	if (threads < 1 || threads > 2)
 		return 2;

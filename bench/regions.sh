@@ -29,6 +29,8 @@ row "perch, profiler active (timestamps + region tree)" "$out/regions" active
 row "perch, profiler active with the timeline ring (--timeline)" "$out/regions" timeline
 row "perch, under perch record -F 997 (sampled, regions timed)" "$BUILD/perch" record -q -o "$out/regions.data" -- "$out/regions" perch
 row "perch, under perch record -F 997 --timeline (spans too)" "$BUILD/perch" record -q --timeline -o "$out/regions.data" -- "$out/regions" perch
+row "perch_region_begin_n, profiler active (+ cost-model slot)" "$out/regions" sized-active
+row "perch_region_begin_n, under perch record -F 997 (sizes kept for perch model)" "$BUILD/perch" record -q -o "$out/regions.data" -- "$out/regions" sized
 row "NVTX-style function pointers (no tool)" "$out/regions" nvtx
 row "USDT probes (sys/sdt.h, not traced)" "$out/regions" usdt
 echo

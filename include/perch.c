@@ -97,6 +97,236 @@ static void start_epoch(struct perch_abi_thread *th, uint32_t epoch);
 static uint32_t find_child(const struct perch_abi_thread *th, uint32_t parent, uint32_t name);
 static uint32_t child_of(struct perch_abi_thread *th, uint32_t parent, uint32_t name);
 
+/* xorshift64: the reservoir's randomness, per thread (no lock, no system call). */
+static inline uint64_t model_rand(struct perch_abi_models *m)
+{
+	uint64_t x = m->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	m->rng = x;
+	return x;
+}
+
+/* A uniform integer in [0, bound) without a division (Lemire's multiply-shift). */
+static inline uint64_t model_below(struct perch_abi_models *m, uint64_t bound)
+{
+	return (uint64_t)(((unsigned __int128)model_rand(m) * bound) >> 64);
+}
+
+/* Natural logarithm for 0 < x < 2^1023 without libm (the runtime links only libc): x = m 2^e,
+ * m in [1, 2), ln m = 2 atanh((m - 1) / (m + 1)) by its series (error < 1e-7: enough to draw a
+ * gap between sampled calls). */
+static double model_ln(double x)
+{
+	uint64_t bits;
+	double m, s, s2;
+	int e;
+
+	memcpy(&bits, &x, sizeof(bits));
+	e = (int)((bits >> 52) & 0x7ff) - 1023;
+	bits = (bits & ((1ull << 52) - 1)) | (1023ull << 52);
+	memcpy(&m, &bits, sizeof(m));
+	s = (m - 1) / (m + 1);
+	s2 = s * s;
+	return e * 0.6931471805599453 +
+	       2 * s * (1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9)))));
+}
+
+/* e^y for y <= 0 without libm: 2^(y / ln 2) split into 2^k (the exponent bits) and 2^f by its
+ * Taylor series (f in [0, 1), error < 1e-7); 0 below 2^-1000. */
+static double model_exp(double y)
+{
+	double z = y * 1.4426950408889634, f, p;
+	int64_t k;
+	uint64_t bits;
+
+	if (z < -1000)
+		return 0;
+	k = (int64_t)z - (z < (int64_t)z);
+	f = (z - (double)k) * 0.6931471805599453;
+	p = 1 + f * (1 + f * (0.5 + f * (1.0 / 6 + f * (1.0 / 24 + f * (1.0 / 120 + f / 720)))));
+	bits = (uint64_t)(k + 1023) << 52;
+	memcpy(&z, &bits, sizeof(z));
+	return p * z;
+}
+
+/* A uniform double in (0, 1). */
+static double model_uniform(struct perch_abi_models *m)
+{
+	return ((double)(model_rand(m) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Algorithm L (Li, 1994): W shrinks as a uniform sample of the calls so far would, and the gap
+ * to the next call that enters the reservoir is geometric in 1 - W; after call `at`. */
+static void model_next(struct perch_abi_models *m, struct perch_abi_model *md, uint64_t at)
+{
+	double l1w, gap;
+
+	md->w *= model_exp(model_ln(model_uniform(m)) / PERCH_MODEL_POINTS);
+	l1w = md->w < 1e-9 ? -md->w : model_ln(1 - md->w);
+	gap = l1w < 0 ? model_ln(model_uniform(m)) / l1w : 4e18;
+	md->next = at + 1 + (gap < 4e18 ? (uint64_t)gap : (uint64_t)4e18);
+}
+
+/* The call that Algorithm L picked: into a random place of the full reservoir. */
+static __attribute__((noinline)) void model_sample(struct perch_abi_thread *th,
+						   struct perch_abi_model *md, uint64_t seen,
+						   uint64_t n, uint64_t t)
+{
+	if (seen < PERCH_MODEL_POINTS) {
+		md->points[seen] = (struct perch_abi_point){n, t};
+		if (seen + 1 < PERCH_MODEL_POINTS) {
+			md->next = seen + 1;
+			return;
+		}
+		md->w = 1;
+	} else {
+		md->points[model_below(&th->models, PERCH_MODEL_POINTS)] =
+			(struct perch_abi_point){n, t};
+	}
+	model_next(&th->models, md, seen);
+}
+
+/* A free slot for node, or NULL when the table is full (the call is only counted). */
+static __attribute__((noinline)) struct perch_abi_model *model_take(struct perch_abi_thread *th,
+								    uint32_t node)
+{
+	struct perch_abi_models *m = &th->models;
+	struct perch_abi_model *md;
+
+	if (m->nslots >= PERCH_MODEL_SLOTS)
+		return NULL;
+	md = &m->slots[m->nslots];
+	memset(md, 0, offsetof(struct perch_abi_model, points));
+	for (uint32_t b = 0; b < PERCH_MODEL_BUCKETS; b++)
+		md->buckets[b].min_t = UINT64_MAX;
+	md->node = node;
+	md->name = th->nodes[node].name;
+	m->slot_of[node] = (uint16_t)(m->nslots + 1);
+	/* The slot before the count that shows it to the profiler. */
+	__atomic_store_n(&m->nslots, m->nslots + 1, __ATOMIC_RELEASE);
+	return md;
+}
+
+static inline struct perch_abi_model *model_slot(struct perch_abi_thread *th, uint32_t node)
+{
+	uint32_t s = th->models.slot_of[node];
+
+	return __builtin_expect(s != 0, 1) ? &th->models.slots[s - 1] : model_take(th, node);
+}
+
+/* One sized call of node: its log2(n) bucket and, when its turn comes, the reservoir. */
+static inline void model_add(struct perch_abi_thread *th, uint32_t node, uint64_t n, uint64_t t)
+{
+	struct perch_abi_model *md = model_slot(th, node);
+	struct perch_abi_bucket *b;
+	double dt = (double)(int64_t)t; /* t, n < 2^63: the one-instruction conversion */
+	uint64_t seen;
+
+	if (!md) {
+		th->models.over++;
+		return;
+	}
+	b = &md->buckets[64 - __builtin_clzll(n)];
+	b->count++;
+	b->sum_n += n;
+	b->sum_t += t;
+	b->sum_t2 += dt * dt;
+	b->sum_nt += (double)(int64_t)n * dt;
+	if (t < b->min_t)
+		b->min_t = t;
+	if (t > b->max_t)
+		b->max_t = t;
+	seen = md->seen++;
+	if (__builtin_expect(seen == md->next, 0))
+		model_sample(th, md, seen, n, t);
+}
+
+static void model_reset(struct perch_abi_thread *th)
+{
+	struct perch_abi_models *m = &th->models;
+
+	memset(m->slot_of, 0, th->nnodes * sizeof(m->slot_of[0]));
+	m->slot_of[PERCH_NODE_OTHER] = 0;
+	m->nslots = 0;
+	m->over = 0;
+	if (!m->rng)
+		m->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)th->tid << 17) ^ (uintptr_t)th;
+}
+
+static void add_bucket(struct perch_abi_bucket *to, const struct perch_abi_bucket *from)
+{
+	if (!from->count)
+		return;
+	if (from->min_t < to->min_t)
+		to->min_t = from->min_t;
+	if (from->max_t > to->max_t)
+		to->max_t = from->max_t;
+	to->count += from->count;
+	to->sum_n += from->sum_n;
+	to->sum_t += from->sum_t;
+	to->sum_t2 += from->sum_t2;
+	to->sum_nt += from->sum_nt;
+}
+
+/* Two reservoirs into one uniform sample of both streams: each kept point comes from a side
+ * with the odds of its calls, drawn without replacement from that side. Under blocks_lock (its
+ * only caller, retire), which guards the scratch copies. */
+static void merge_points(struct perch_abi_models *m, struct perch_abi_model *to,
+			 const struct perch_abi_model *from)
+{
+	static struct perch_abi_point a[PERCH_MODEL_POINTS], b[PERCH_MODEL_POINTS];
+	uint64_t sa = to->seen, sb = from->seen;
+	uint32_t na = sa < PERCH_MODEL_POINTS ? (uint32_t)sa : PERCH_MODEL_POINTS;
+	uint32_t nb = sb < PERCH_MODEL_POINTS ? (uint32_t)sb : PERCH_MODEL_POINTS;
+
+	to->seen = sa + sb;
+	if (na + nb <= PERCH_MODEL_POINTS) {
+		memcpy(to->points + na, from->points, nb * sizeof(*a));
+		to->next = to->seen; /* still filling: the next call goes in */
+		if (to->seen == PERCH_MODEL_POINTS) {
+			to->w = 1;
+			model_next(m, to, to->seen - 1);
+		}
+		return;
+	}
+	/* Algorithm L's W after seen calls is about PERCH_MODEL_POINTS / seen. */
+	to->w = (double)PERCH_MODEL_POINTS / (double)to->seen;
+	model_next(m, to, to->seen - 1);
+	memcpy(a, to->points, na * sizeof(*a));
+	memcpy(b, from->points, nb * sizeof(*b));
+	for (uint32_t i = 0; i < PERCH_MODEL_POINTS; i++) {
+		bool take_a = !nb || (na && model_below(m, sa + sb) < sa);
+		struct perch_abi_point *v = take_a ? a : b;
+		uint32_t *k = take_a ? &na : &nb;
+		uint32_t j = (uint32_t)model_below(m, *k);
+
+		to->points[i] = v[j];
+		v[j] = v[--*k];
+	}
+}
+
+/* from's models into to's, its nodes mapped by map (from's node -> to's node). */
+static void merge_models(struct perch_abi_thread *to, const struct perch_abi_thread *from,
+			 const uint32_t *map)
+{
+	to->models.over += from->models.over;
+	for (uint32_t s = 0; s < from->models.nslots && s < PERCH_MODEL_SLOTS; s++) {
+		const struct perch_abi_model *f = &from->models.slots[s];
+		struct perch_abi_model *md = model_slot(to, map[f->node]);
+
+		if (!md) {
+			to->models.over += f->seen;
+			continue;
+		}
+		for (uint32_t k = 0; k < PERCH_MODEL_BUCKETS; k++)
+			add_bucket(&md->buckets[k], &f->buckets[k]);
+		merge_points(&to->models, md, f);
+	}
+}
+
 static void add_node(struct perch_abi_node *to, const struct perch_abi_node *from)
 {
 	to->open += from->open;
@@ -141,6 +371,8 @@ static void merge_tree(struct perch_abi_thread *to, const struct perch_abi_threa
 		add_node(&to->nodes[map[i]], n);
 	}
 	add_node(&to->nodes[PERCH_NODE_OTHER], &from->nodes[PERCH_NODE_OTHER]);
+	map[PERCH_NODE_OTHER] = PERCH_NODE_OTHER;
+	merge_models(to, from, map);
 	to->mismatches += from->mismatches;
 	to->too_deep += from->too_deep;
 }
@@ -371,6 +603,7 @@ static struct perch_abi_thread *thread_block(void)
  * regions open now become untimed, as at any attach. */
 static void start_epoch(struct perch_abi_thread *th, uint32_t epoch)
 {
+	model_reset(th);
 	/* Nodes past nnodes are untouched (zero), but for the overflow node. */
 	memset(th->nodes, 0, th->nnodes * sizeof(th->nodes[0]));
 	memset(&th->nodes[PERCH_NODE_OTHER], 0, sizeof(th->nodes[0]));
@@ -446,6 +679,7 @@ static __attribute__((noinline)) void catch_up_slow(struct perch_abi_thread *th,
 		th->node_at[k] = node;
 		th->start_at[k] = 0;
 		th->child_at[k] = 0;
+		th->models.size_at[k] = 0;
 		th->nodes[node].open++;
 	}
 	if (depth > th->valid_depth)
@@ -509,6 +743,7 @@ void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
 	th->child_at[depth] = 0;
 	th->nodes[node].open++;
 	th->nodes[node].size_sum += size;
+	th->models.size_at[depth] = size;
 	th->valid_depth = depth + 1;
 	if (__builtin_expect(perch_registry.timeline, 0)) {
 		begin_event(th, depth, id, size);
@@ -566,6 +801,8 @@ void perch__end_slow(uint32_t depth)
 		n->min_ticks = dur;
 	if (dur > n->max_ticks)
 		n->max_ticks = dur;
+	if (th->models.size_at[depth])
+		model_add(th, th->node_at[depth], th->models.size_at[depth], dur);
 	if (depth)
 		th->child_at[depth - 1] += dur;
 }

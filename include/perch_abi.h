@@ -12,10 +12,11 @@
 #include <stdint.h>
 
 #define PERCH_ABI_MAGIC 0x3147524843524550ull /* "PERCHRG1" little endian */
-/* 5: steps and pauses (registry.ctl, only_name and the control log at the registry's end);
+/* 5: steps and pauses (registry.ctl, only_name and the control log at the registry's end), and
+ * the per-thread cost-model slots (after the ring of each thread block: struct perch_abi_models);
  * 4: the per-thread timeline ring (registry.timeline, the ring after each thread's nodes);
  * 3: the same registry and thread block without them (perch still reads 3 and 4: no spans, no
- * steps or pauses) */
+ * steps or pauses, no sizes) */
 #define PERCH_ABI_VERSION 5
 
 #define PERCH_MAX_DEPTH	 64   /* region stack entries kept per thread (deeper: counted only) */
@@ -73,6 +74,52 @@ struct perch_abi_node {
 			     * mean per call) */
 };
 
+/* Cost models (version 5): what a sized region (perch_region_begin_n with n > 0) keeps per node
+ * so the profiler can fit time(n) without unbounded memory. Per log2(n) bucket (bucket b holds
+ * 2^(b-1) <= n < 2^b, bucket 0 n = 0 never: sizes 0 are not sizes) the count, sums of n, t, t^2,
+ * n*t (t in ticks; the squares as doubles, which cannot overflow) and min/max t; and a reservoir
+ * of PERCH_MODEL_POINTS raw (n, t) calls, a uniform sample of all (Algorithm R's sample, drawn
+ * as Algorithm L does: the gap to the next replaced call, per-thread xorshift). A thread takes a slot for a node at its first sized call; past PERCH_MODEL_SLOTS
+ * nodes the calls are only counted (models_over). */
+#define PERCH_MODEL_SLOTS   32
+#define PERCH_MODEL_BUCKETS 65
+#define PERCH_MODEL_POINTS  512
+
+struct perch_abi_bucket {
+	uint64_t count, sum_n, sum_t;
+	uint64_t min_t, max_t; /* min_t UINT64_MAX while count is 0 */
+	double sum_t2, sum_nt;
+	uint64_t pad; /* 64 bytes: a bucket is one cache line */
+};
+
+struct perch_abi_point {
+	uint64_t n, t;
+};
+
+struct perch_abi_model {
+	uint32_t node; /* the node of the thread's tree it belongs to */
+	uint32_t name; /* that node's name id */
+	uint64_t
+		seen; /* sized calls so far: points[0 .. min(seen, PERCH_MODEL_POINTS)) hold data */
+	/* The reservoir's next replacement (Algorithm L: the call index, and its W), so a call
+	 * that is not sampled costs one compare. */
+	uint64_t next;
+	double w;
+	uint64_t pad[4];
+	struct perch_abi_bucket buckets[PERCH_MODEL_BUCKETS];
+	struct perch_abi_point points[PERCH_MODEL_POINTS];
+};
+
+struct perch_abi_models {
+	uint64_t size_at[PERCH_MAX_DEPTH]; /* the open activations' sizes, by depth */
+	uint32_t nslots;		   /* slots[0 .. nslots) are in use */
+	uint32_t pad;
+	uint64_t over;			   /* sized calls of nodes that found no free slot */
+	uint64_t rng;			   /* xorshift64 state of the reservoir */
+	uint16_t slot_of[PERCH_MAX_NODES]; /* per node: its slot + 1, 0 none */
+	struct perch_abi_model slots[PERCH_MODEL_SLOTS];
+};
+
 struct perch_abi_thread {
 	uint64_t next; /* address of the next thread's block, 0 at the end */
 	uint32_t tid;  /* 0: the block of threads that exited, their trees merged into it */
@@ -101,6 +148,8 @@ struct perch_abi_thread {
 	uint64_t ring_start;
 	uint64_t ring_pad1[6]; /* and the ring the next: no entry straddles two */
 	struct perch_abi_event ring[PERCH_RING_ENTRIES];
+	/* Version 5 on, past everything version 4 has: the sized regions' cost-model data. */
+	struct perch_abi_models models;
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1005,6 +1006,72 @@ static void steps_gate_regions_and_are_logged(void **state)
 	assert_int_equal(perch_registry.ctl.in_step, 0);
 }
 
+#define SIZED_CALLS 100000
+
+static void sized(void)
+{
+	static const char *const names[] = {
+		"s00", "s01", "s02", "s03", "s04", "s05", "s06", "s07", "s08", "s09", "s10",
+		"s11", "s12", "s13", "s14", "s15", "s16", "s17", "s18", "s19", "s20", "s21",
+		"s22", "s23", "s24", "s25", "s26", "s27", "s28", "s29", "s30", "s31", "s32",
+	};
+
+	perch_registry.active = 1;
+	for (uint64_t i = 1; i <= SIZED_CALLS; i++) {
+		perch_region_begin_n("sized", i);
+		perch_region_end("sized");
+	}
+	perch_region_begin("unsized"); /* no size: no slot */
+	perch_region_end("unsized");
+	/* 33 more sized names: 31 slots are left, the calls of the last two are counted */
+	for (int k = 0; k < 33; k++) {
+		perch_region_begin_str(names[k]);
+		perch_region_end_str(names[k]);
+	}
+	for (int k = 0; k < 33; k++) {
+		struct perch_site site = {names[k], 0};
+
+		perch__begin(&site, 7);
+		perch__end(&site);
+	}
+	result = me();
+}
+
+/* Per log2(n) bucket exact counts and sums; the reservoir a uniform sample of the calls (its
+ * mean within 4 standard errors of the calls' mean, every tenth of them represented); 32 slots,
+ * the calls past them counted. */
+static void sized_regions_keep_buckets_and_a_uniform_reservoir(void **state)
+{
+	const struct perch_abi_model *md;
+	double mean = 0;
+	int tenth[10] = {0};
+
+	(void)state;
+	run_in_thread(sized);
+	md = &result->models.slots[0];
+	assert_int_equal(result->models.nslots, PERCH_MODEL_SLOTS);
+	assert_int_equal(result->models.over, 2);
+	assert_int_equal(md->name, name_id("sized"));
+	assert_int_equal(md->seen, SIZED_CALLS);
+	for (uint32_t b = 1; b <= 17; b++) {
+		uint64_t lo = 1ull << (b - 1), hi = (1ull << b) - 1;
+
+		hi = hi < SIZED_CALLS ? hi : SIZED_CALLS;
+		assert_int_equal(md->buckets[b].count, hi - lo + 1);
+		assert_int_equal(md->buckets[b].sum_n, (lo + hi) * (hi - lo + 1) / 2);
+		assert_true(md->buckets[b].min_t <= md->buckets[b].max_t);
+	}
+	for (int k = 0; k < PERCH_MODEL_POINTS; k++) {
+		assert_true(md->points[k].n >= 1 && md->points[k].n <= SIZED_CALLS);
+		mean += (double)md->points[k].n / PERCH_MODEL_POINTS;
+		tenth[(md->points[k].n - 1) * 10 / SIZED_CALLS]++;
+	}
+	/* the calls' n: uniform on 1..100000, sd 28868; the mean of 512 has sd 1276 */
+	assert_true(fabs(mean - (SIZED_CALLS + 1) / 2.0) < 4 * 1276);
+	for (int d = 0; d < 10; d++)
+		assert_true(tenth[d] >= 20 && tenth[d] <= 90);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1031,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(timeline_ring_wraps_and_counts_what_was_overwritten),
 		cmocka_unit_test(timeline_spans_are_read_across_drains_and_losses_counted),
 		cmocka_unit_test(registry_of_abi_3_is_read_without_timeline),
+		cmocka_unit_test(sized_regions_keep_buckets_and_a_uniform_reservoir),
 		/* Last: it fills this process's name table for good (and the tables of children
 		 * forked after it), so no later test could name a new region. */
 		cmocka_unit_test(names_beyond_the_table_are_counted_apart_not_as_the_last_name),

@@ -5,7 +5,8 @@
  * compaction keeps it), the writer refuses undefined keys, a damaged block is refused keeping
  * the one before; the record-time table (record/steps.c) keeps exactly the steps of --steps,
  * ends a step at the next one, at perch_step_end() or when its process goes, keeps a program's
- * pause window, and says when the last step asked for has ended.
+ * pause window, and says when the last step asked for has ended; the per-step region figures
+ * (model/steptab.h) give each activation to the step open at its begin.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +24,7 @@
 #include <zlib.h>
 
 #include "format/recording.h"
+#include "model/steptab.h"
 #include "perch_abi.h"
 #include "record/regions.h"
 #include "record/steps.h"
@@ -235,6 +237,77 @@ static void process_gone_ends_its_step_and_pause(void **state)
 	recording__free(r);
 }
 
+#define SPAN(pid, tid, t, kind, name)                 \
+	{                                             \
+		pid, tid, t, REC_SPAN_##kind, name, 0 \
+	}
+
+/* Steps of pid 1: step 5 [100, 200), step 6 [200, open); pid 2: step 5 [0, 50). Region name ids
+ * 1 (a) and 2 (b). */
+static void step_regions_by_begin_time(void **state)
+{
+	struct rec_step steps[] = {
+		{REC_STEP_STEP, 1, 5, 100, 200, 0, NULL},
+		{REC_STEP_PAUSE, 1, 0, 120, 130, 0, NULL},
+		{REC_STEP_STEP, 1, 6, 200, 0, 0, NULL},
+		{REC_STEP_STEP, 2, 5, 10, 50, 0, NULL},
+	};
+	struct rec_span spans[] = {
+		SPAN(1, 1, 90, BEGIN, 1),  SPAN(1, 1, 110, END, 1),   /* before step 5: none */
+		SPAN(1, 2, 150, BEGIN, 1), SPAN(1, 1, 120, BEGIN, 1), /* threads interleaved */
+		SPAN(1, 1, 125, BEGIN, 1), SPAN(1, 1, 140, END, 1),   /* nested a: total once */
+		SPAN(1, 1, 150, BEGIN, 2), SPAN(1, 1, 160, END, 1),   /* a's end closes b too */
+		SPAN(1, 1, 170, END, 2),			      /* matches nothing open */
+		SPAN(1, 2, 250, END, 1),			      /* begun in 5, ends in 6 */
+		SPAN(1, 1, 210, BEGIN, 2), SPAN(1, 1, 230, END, 2),   /* step 6 (open) */
+		SPAN(1, 1, 300, BEGIN, 2),			      /* never ended: none */
+		SPAN(2, 3, 20, BEGIN, 1),  SPAN(2, 3, 60, END, 1),    /* pid 2's own step 5 */
+	};
+	struct recording r = {.steps = steps,
+			      .nsteps = sizeof(steps) / sizeof(steps[0]),
+			      .spans = spans,
+			      .nspans = sizeof(spans) / sizeof(spans[0])};
+	struct steptab *t = steptab__new(&r);
+	const struct step_region *rows;
+
+	(void)state;
+	assert_non_null(t);
+	/* step 5 of pid 1: a from thread 2 (100 ns) and thread 1 (outer 40, nested 15); b 10 */
+	assert_int_equal(steptab__rows(t, 0, &rows), 2);
+	assert_int_equal(rows[0].name, 1);
+	assert_int_equal(rows[0].calls, 3);
+	assert_int_equal(rows[0].total_ns, 100 + 40);
+	assert_int_equal(rows[0].sum_ns, 100 + 40 + 15);
+	assert_int_equal(rows[0].min_ns, 15);
+	assert_int_equal(rows[0].max_ns, 100);
+	assert_int_equal(rows[1].name, 2);
+	assert_int_equal(rows[1].calls, 1);
+	assert_int_equal(rows[1].total_ns, 10);
+	assert_int_equal(steptab__rows(t, 1, &rows), 0); /* the pause has none */
+	assert_int_equal(steptab__rows(t, 2, &rows), 1);
+	assert_int_equal(rows[0].name, 2);
+	assert_int_equal(rows[0].calls, 1);
+	assert_int_equal(rows[0].total_ns, 20);
+	assert_int_equal(steptab__rows(t, 3, &rows), 1);
+	assert_int_equal(rows[0].total_ns, 40);
+	assert_int_equal(steptab__all(t, &rows), 4);
+	steptab__free(t);
+}
+
+static void step_regions_none_without_steps(void **state)
+{
+	struct rec_span spans[] = {SPAN(1, 1, 90, BEGIN, 1), SPAN(1, 1, 110, END, 1)};
+	struct recording r = {.spans = spans, .nspans = 2};
+	struct steptab *t = steptab__new(&r);
+	const struct step_region *rows;
+
+	(void)state;
+	assert_non_null(t);
+	assert_int_equal(steptab__all(t, &rows), 0);
+	assert_int_equal(steptab__rows(t, 0, &rows), 0);
+	steptab__free(t);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -259,6 +332,8 @@ int main(void)
 		cmocka_unit_test(damaged_steps_block_keeps_the_earlier_one),
 		cmocka_unit_test(table_keeps_the_steps_asked_and_ends_them),
 		cmocka_unit_test(process_gone_ends_its_step_and_pause),
+		cmocka_unit_test(step_regions_by_begin_time),
+		cmocka_unit_test(step_regions_none_without_steps),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

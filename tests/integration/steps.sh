@@ -70,6 +70,54 @@ if perch_record range --steps=3:5 --timeline -- "$WL/steps" 8 100 50; then
 	fi
 fi
 
+# Per-step region figures (--timeline: spans assigned to steps by their begin): step N calls
+# region "part" N % 3 + 1 times; the workload times each call around its begin and end, so
+# perch's total lies inside it (+0.2 ms: TSC against CLOCK_MONOTONIC) and the calls match
+# exactly. The header's recorded line lists the steps' own intervals.
+if perch_record parts --steps=2:5 --timeline -- "$WL/steps" 7 60 20 regions; then
+	"$PERCH" report --format=csv "$T/parts.data" >"$T/parts.csv"
+	good=0
+	for n in 2 3 4 5; do
+		read -r wc wt <<<"$(awk -v n="$n" '$1 == "region" && $2 == n { print $4, $5 }' "$T/parts.truth")"
+		read -r rc rt <<<"$(awk -F, -v n="$n" '$1 == "part" && $12 == n { print $3, $4 * 1e9 }' "$T/parts.csv")"
+		if [ "$rc" = "$wc" ] && awk -v r="$rt" -v w="$wt" 'BEGIN { exit !(r <= w + 200000 && r >= 0.8 * w) }' &&
+			grep -A3 "^  [0-9]* *$n " <("$PERCH" report "$T/parts.data") | grep -q "region part: $wc calls"; then
+			good=$((good + 1))
+		else
+			bad "parts step $n" "csv: $rc calls, $rt ns; the workload: $wc calls, $wt ns"
+		fi
+	done
+	other=$(awk -F, '$1 == "part" && $12 != "" && ($12 < 2 || $12 > 5)' "$T/parts.csv" | wc -l)
+	[ "$good" = 4 ] && [ "$other" = 0 ] && ok "parts: region part's calls per step 2-5 as the workload made them, its time inside the workload's (csv and text)"
+	# the recorded line: one interval per step (gaps between them), each as long as the step
+	got=$("$PERCH" report "$T/parts.data" | sed -n 's/^recorded   \(.*\) (the steps of --steps).*/\1/p' | tr ',' '\n' |
+		awk '{ split($1, a, "-"); print (a[2] - a[1]) * 1e3 }')
+	want=$(awk '$1 == "step" && $2 >= 2 && $2 <= 5 { print ($4 - $3) / 1e6 }' "$T/parts.truth")
+	if [ "$(echo "$got" | wc -l)" = 4 ] && paste <(echo "$got") <(echo "$want") |
+		awk '{ if (!($1 <= $2 + 2 && $1 >= 0.9 * $2 - 2)) bad = 1 } END { exit bad }'; then
+		ok "parts: the header's recorded line lists the 4 steps' intervals ($(echo "$got" | tr '\n' ' ')ms)"
+	else
+		bad "parts recorded" "intervals '$(echo "$got" | tr '\n' ' ')' ms, the workload's steps '$(echo "$want" | tr '\n' ' ')' ms"
+	fi
+fi
+
+# The HTML report's Steps tab, rendered by a browser: a row per step with the recording's samples
+# and the workload's calls of region part
+if [ -f "$T/parts.data" ] && command -v chromium >/dev/null; then
+	"$PERCH" report --format=html -o "$T/parts.html" "$T/parts.data"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/parts.html#tab=steps" 2>/dev/null |
+		grep -o '<table class="steps">.*</table>' | sed 's/<tr data-pid/\n&/g' |
+		sed -n 's/^<tr data-pid="[0-9]*" data-step="\([0-9]*\)">\(<td>[^<]*<\/td>\)\{5\}<td>\([0-9]*\)<\/td>.*steps-regions">part: \([0-9]*\) calls.*/\1 \3 \4/p' >"$T/parts.rows"
+	want=$(for n in 2 3 4 5; do echo "$n $(rec_step parts $n samples) $(awk -v n="$n" '$1 == "region" && $2 == n { print $4 }' "$T/parts.truth")"; done)
+	if [ "$(cat "$T/parts.rows")" = "$want" ]; then
+		ok "html: the Steps tab shows steps 2-5 with the recording's samples and the workload's calls of part"
+	else
+		bad "html Steps tab" "rows '$(tr '\n' ';' <"$T/parts.rows")', want '$(echo "$want" | tr '\n' ';')'"
+	fi
+else
+	echo "skip html: no chromium"
+fi
+
 # chrome_slices NAME: the Chrome/Perfetto export's step and pause slices, "name" per line, after
 # checking the JSON loads and every slice has a duration
 chrome_slices() {
@@ -168,6 +216,13 @@ if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
 		ok "only: the header says so"
 	else
 		bad "only header" "no 'only' line"
+	fi
+	# no --timeline: no spans, so the steps have no region figures and the report says why
+	if says "$T/only.data" "^  per-step region figures need perch record --timeline" &&
+		! says "$T/only.data" "^             region hot:"; then
+		ok "only: without --timeline the Steps section says per-step region figures need it"
+	else
+		bad "only note" "no note on per-step region figures without --timeline"
 	fi
 fi
 

@@ -92,6 +92,28 @@ else
 	bad "done" "exit $(cat "$T/done.rc" 2>/dev/null || echo '(none)'), modes differ or missing"
 fi
 
+# -a: every process; the workload is started by the test, not by perch: its hot function shows
+# among the rows (the machine's idle time and whatever else runs share the screen with it)
+"$WL/shares" 30 >/dev/null 2>&1 &
+SH=$!
+tmux -L "$SOCK" new-session -d -s all -x 160 -y 40 \
+	"stty -g >$T/all.before; $PERCH top -a -d $REFRESH; echo \$? >$T/all.rc.tmp; mv $T/all.rc.tmp $T/all.rc; stty -g >$T/all.after; sleep 60"
+seen=""
+for ((i = 0; i < 100; i++)); do
+	tmux -L "$SOCK" capture-pane -p -t all >"$T/all.screen"
+	if awk '$1 ~ /%$/ { print $NF }' "$T/all.screen" | grep -qx work_a; then
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+[ -n "$seen" ] && ok "all: top -a shows the separately started workload's work_a: $(grep -m1 'work_a' "$T/all.screen" | tr -s ' ')" ||
+	bad "all" "work_a not among top -a's rows in 10 s: $(head -12 "$T/all.screen" | tr '\n' '|')"
+quit all q
+kill "$SH" 2>/dev/null
+wait "$SH" 2>/dev/null
+
 expect "no target" 64 "nothing to watch" -- "$PERCH" top
 expect "bad refresh" 64 "bad refresh" -- "$PERCH" top -d 0 -- true
+expect "-a with -p" 64 "without -p" -- "$PERCH" top -a -p 1
 it_end

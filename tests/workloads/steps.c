@@ -16,6 +16,9 @@
  *   (hot_work(), the name registered at its first use, after perch came) and the rest outside
  *   it (cold_work()); the steps before COLD are cold only (time for perch to attach); prints
  *   truth hot_cpu_s / truth step_cpu_s (tests/lib.sh truth lines).
+ * regions: step N calls region "part" N % 3 + 1 times (half the step's CPU, split evenly), the
+ *   rest in step_work(); each call timed from before its begin to after its end:
+ *   region N part CALLS TOTAL_NS
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -105,6 +108,29 @@ static void pause_phase(double s)
 	printf("pause %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", a, b, c);
 }
 
+static __attribute__((noinline)) void part_work(double s)
+{
+	perch_region_begin("part");
+	BURN_CPU(s);
+	perch_region_end("part");
+}
+
+/* Step i's "part" calls, each timed around its begin and end (the recorded time lies inside). */
+static void parts(int i, double s)
+{
+	int calls = i % 3 + 1;
+	uint64_t total = 0;
+
+	for (int k = 0; k < calls; k++) {
+		uint64_t a = mono_ns();
+
+		part_work(s / 2 / calls);
+		total += mono_ns() - a;
+	}
+	step_work(s / 2);
+	printf("region %d part %d %" PRIu64 "\n", i, calls, total);
+}
+
 /* Step i's work as the mode says; returns its CPU time inside region "hot" (only mode). */
 static double step_body(const char *mode, int i, double s, int cold)
 {
@@ -115,6 +141,8 @@ static double step_body(const char *mode, int i, double s, int cold)
 	} else if (!strcmp(mode, "only")) {
 		hot = hot_work(s * 0.6);
 		cold_work(s * 0.4);
+	} else if (!strcmp(mode, "regions")) {
+		parts(i, s);
 	} else {
 		step_work(s);
 	}

@@ -22,6 +22,7 @@ struct cli_command {
 
 extern const struct cli_command cli_record, cli_report, cli_symbolize;
 extern const struct cli_command cli_diff, cli_merge, cli_push;
+extern const struct cli_command cli_model;
 extern const struct cli_command cli_top, cli_annotate, cli_script;
 
 /* `perch --help`: every command's synopsis, then every options block. */

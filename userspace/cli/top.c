@@ -189,6 +189,8 @@ static void top_options(FILE *out)
 {
 	fputs("top options:\n"
 	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
+	      "  -a, --all-cpus       every process on every CPU, as record -a (until q, or CMD\n"
+	      "                       ends when one is given)\n"
 	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
 	      "  -d, -r, --delay-secs=SEC  refresh every SEC seconds (default 2); the columns\n"
 	      "                       show the last interval and the whole run since start\n"
@@ -230,6 +232,9 @@ static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids,
 			return log_usage(NULL, "bad frequency '%s'", optarg);
 		o->freq = v;
 		return 0;
+	case 'a':
+		o->all_cpus = true;
+		return 0;
 	case 'p':
 		if (parse_pids(optarg, pids, &o->npids))
 			return log_usage(NULL, "bad PID list '%s'", optarg);
@@ -264,6 +269,7 @@ static int parse_top(int argc, char **argv, struct top *t, struct record_opts *o
 {
 	static const struct option longopts[] = {
 		{"freq", required_argument, NULL, 'F'},
+		{"all-cpus", no_argument, NULL, 'a'},
 		{"pid", required_argument, NULL, 'p'},
 		{"delay-secs", required_argument, NULL, 'd'},
 		{"rows", required_argument, NULL, 'n'},
@@ -273,14 +279,16 @@ static int parse_top(int argc, char **argv, struct top *t, struct record_opts *o
 	};
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "+F:p:d:r:n:h", longopts, NULL)) != -1)
+	while (!ret && (c = getopt_long(argc, argv, "+aF:p:d:r:n:h", longopts, NULL)) != -1)
 		ret = top_option(c == 'r' ? 'd' : c, t, o, pids, argv);
 	if (!ret && optind < argc)
 		o->argv = argv + optind;
-	if (!ret && !o->argv == !o->npids)
+	if (!ret && o->all_cpus && o->npids)
+		ret = log_usage(NULL, "-a watches every process: give it without -p");
+	else if (!ret && !o->all_cpus && !o->argv == !o->npids)
 		ret = log_usage(NULL, "%s",
 				o->argv ? "give either -p PID or a command, not both"
-					: "nothing to watch: give -- CMD or -p PID");
+					: "nothing to watch: give -- CMD, -p PID or -a");
 	return ret;
 }
 
@@ -322,7 +330,8 @@ static int run_top(int argc, char **argv)
 const struct cli_command cli_top = {
 	.name = "top",
 	.run = run_top,
-	.synopsis = "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -- CMD [ARGS...]\n"
-		    "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -p PID[,PID...]\n",
+	.synopsis = "perch top [-a] [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -- CMD [ARGS...]\n"
+		    "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -p PID[,PID...]\n"
+		    "perch top -a [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE]\n",
 	.options = top_options,
 };

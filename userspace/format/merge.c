@@ -214,6 +214,30 @@ static int map_regions(struct merge *m, struct min *in)
 	return err;
 }
 
+/* SIZES: the cost-model data of sized regions, names and pids mapped. */
+static int map_sizes(struct merge *m, struct min *in)
+{
+	int err = 0;
+
+	for (size_t j = 0; j < in->r->nsthreads && !err; j++) {
+		struct rec_size_thread t = in->r->sthreads[j];
+		struct rec_size_model *models = calloc(t.nmodels + 1, sizeof(*models));
+
+		if (!models)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < t.nmodels; k++) {
+			models[k] = t.models[k];
+			models[k].name = in->str[t.models[k].name];
+		}
+		t.models = models;
+		err = map_pid(m, in, t.pid, &t.pid);
+		if (!err)
+			err = rec_writer__sizes(m->w, &t, 1);
+		free(models);
+	}
+	return err;
+}
+
 static int map_spans(struct merge *m, struct min *in)
 {
 	int err = 0;
@@ -311,6 +335,8 @@ static int define_input(struct merge *m, struct min *in, const char *label)
 		err = map_keys(m, in);
 	if (!err)
 		err = map_regions(m, in);
+	if (!err)
+		err = map_sizes(m, in);
 	if (!err)
 		err = map_spans(m, in);
 	if (!err)

@@ -457,6 +457,7 @@ static const parse_fn parsers[] = {
 	[REC_MODULES] = parse_modules,	 [REC_GPU] = parse_gpu,
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
 	[REC_OFFCPU] = parse_offcpu,	 [REC_STEPS] = parse_steps,
+	[REC_SIZES] = parse_sizes,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)
@@ -712,6 +713,7 @@ void recording__free(struct recording *r)
 	free(r->steps);
 	free(L->step_counts);
 	time_free(L);
+	sizes_free(L);
 	u64map__clear(&L->thread_tab);
 	u64map__clear(&L->rthread_tab);
 	free(L);

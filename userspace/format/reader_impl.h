@@ -52,6 +52,8 @@ struct loaded {
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
 	struct rec_count *step_counts;		/* every step's counts (steps.c) */
+	size_t cap_sthreads;
+	struct u64map sthread_tab; /* pid << 32 | tid -> index in r.sthreads (sizes.c) */
 };
 
 /* What a block may have appended; a block that fails is cut back to it. */
@@ -80,6 +82,9 @@ int parse_origins(struct loaded *L, struct cur *c);
 int parse_offcpu(struct loaded *L, struct cur *c);
 /* steps.c */
 int parse_steps(struct loaded *L, struct cur *c);
+/* sizes.c */
+int parse_sizes(struct loaded *L, struct cur *c);
+void sizes_free(struct loaded *L);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

@@ -150,6 +150,16 @@
  *            are also in the windows. PAUSE (k = 0): the program had paused itself, so the
  *            process was not recorded from start to end. A program whose steps pass
  *            REC_STEPS_MAX keeps the first ones (the rest counted in STATS steps_dropped).
+ *   SIZES    u32 n, n x size thread         cost-model data of sized regions (perch_region_begin_n;
+ *            region runtime ABI 5 on; a later perch than version 4's first; older readers skip
+ *            the block, so version 4 stays 4); the last definition of a (pid, tid) wins.
+ *            size thread = uleb pid, uleb tid, uleb over (sized calls that found no model slot),
+ *                     uleb k, k x model
+ *            model = uleb name (string id of the region), uleb node (its node in the thread's
+ *                    REGIONS tree), uleb seen (sized calls), uleb nb, nb x bucket, uleb np,
+ *                    np x (uleb n, uleb t_ns): a uniform sample of the calls (np <= seen)
+ *            bucket = uleb log2 (n in [2^(log2-1), 2^log2)), uleb count, uleb min_ns, uleb
+ *                    max_ns, 4 x f64 (sums of n, t, t^2, n*t; t in ns), log2 ascending
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -213,6 +223,7 @@ enum rec_block_type {
 	REC_METRICS = 18,
 	REC_OFFCPU = 19,
 	REC_STEPS = 20,
+	REC_SIZES = 21,
 };
 
 /* Sample flags. */
@@ -286,6 +297,33 @@ struct rec_region_thread {
 	uint64_t mismatches;
 	uint32_t nnodes; /* >= 1: node 0 is the root */
 	struct rec_region_node *nodes;
+};
+
+/* Cost-model data of one sized region node of a thread (SIZES); times in nanoseconds. */
+struct rec_size_bucket {
+	uint32_t log2; /* n in [2^(log2 - 1), 2^log2) */
+	uint64_t count, min_ns, max_ns;
+	double sum_n, sum_t, sum_t2, sum_nt;
+};
+
+struct rec_size_point {
+	uint64_t n, t_ns;
+};
+
+struct rec_size_model {
+	uint32_t name; /* string id of the region's name */
+	uint32_t node; /* its node in the thread's region tree */
+	uint64_t seen; /* sized calls; points is a uniform sample of them */
+	uint32_t nbuckets, npoints;
+	struct rec_size_bucket *buckets;
+	struct rec_size_point *points;
+};
+
+struct rec_size_thread {
+	uint32_t pid, tid;
+	uint64_t over; /* sized calls of nodes the runtime had no model slot for */
+	uint32_t nmodels;
+	struct rec_size_model *models;
 };
 
 /*
@@ -440,6 +478,8 @@ struct recording {
 	size_t nsamples;
 	struct rec_region_thread *rthreads; /* region statistics, one per (pid, tid) */
 	size_t nrthreads;
+	struct rec_size_thread *sthreads; /* cost-model data (SIZES), one per (pid, tid) */
+	size_t nsthreads;
 	struct rec_window *windows; /* version 4 on: in time order, not overlapping */
 	size_t nwindows;
 	struct rec_event *events; /* version 4 on, with --timeline: in time order */
@@ -577,6 +617,8 @@ int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 /* These write their block at once (flushing pending data first). rec_writer__regions: -EINVAL
  * for a thread whose nodes break the rules above or name an undefined string. */
 int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n);
+/* SIZES: -EINVAL for an undefined name, more points than seen, a bucket out of order. */
+int rec_writer__sizes(struct rec_writer *w, const struct rec_size_thread *t, size_t n);
 int rec_writer__meta(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__stats(struct rec_writer *w, const struct rec_kv *kv, size_t n);
 int rec_writer__end(struct rec_writer *w, const struct rec_kv *kv, size_t n);

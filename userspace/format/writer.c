@@ -319,6 +319,7 @@ static void writer_free(struct rec_writer *w)
 	u64map__clear(&w->rthread_tab);
 	free(w->metrics.data);
 	free(w->steps.data);
+	wr_sizes_free(w);
 	wr_time_free(w);
 	free(w);
 }

@@ -112,6 +112,8 @@ static int rewrite(struct rec_writer *w, int from, uint64_t *off)
 	if (!err)
 		err = wr_write_rthreads(w);
 	if (!err)
+		err = wr_write_sizes(w);
+	if (!err)
 		err = wr_write_metrics(w);
 	if (!err)
 		err = wr_write_steps(w);

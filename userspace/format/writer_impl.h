@@ -126,6 +126,9 @@ struct rec_writer {
 	struct buf steps; /* the latest STEPS payload, after its count (steps.c) */
 	uint32_t nsteps;
 	bool has_steps;
+	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
+	size_t nsthreads, cap_sthreads;
+	struct u64map sthread_tab;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -161,6 +164,10 @@ int wr_offcpu_flush(struct rec_writer *w);
 int wr_write_steps(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
+
+/* sizes.c: every thread's latest SIZES entry again (compaction) */
+int wr_write_sizes(struct rec_writer *w);
+void wr_sizes_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

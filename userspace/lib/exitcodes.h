@@ -25,7 +25,10 @@ enum perch_exit {
 	PERCH_EXIT_PERM = 77, /* missing CAP_BPF / CAP_PERFMON */
 	PERCH_EXIT_REJECTED = 78, /* push: the server answered an HTTP status >= 300, or not HTTP */
 	PERCH_EXIT_NOPMU = 79,	  /* record -e cycles|instructions: the machine has no PMU */
-	PERCH_EXIT_NOTEXEC = 126, /* CMD found but not executable */
+	PERCH_EXIT_NOSIZES = 81,  /* model: a region (or the recording) has no sizes */
+	PERCH_EXIT_FEWPOINTS = 82, /* model: fewer points than a model's coefficients */
+	PERCH_EXIT_BADMODEL = 83,  /* model: --model does not parse */
+	PERCH_EXIT_NOTEXEC = 126,  /* CMD found but not executable */
 	PERCH_EXIT_NOTFOUND = 127, /* CMD not found */
 };
 

@@ -50,6 +50,7 @@ static void proc_clear(struct rproc *p)
 {
 	regions_free_rings(p);
 	regions_free_threads(p->threads, p->nthreads);
+	regions_free_sizes(p->sthreads, p->nsthreads);
 	free(p->names);
 	free(p->name_strs);
 	memset(p, 0, sizeof(*p));

@@ -5,7 +5,8 @@
  * finds the runtime's registry in a module's ELF file; regions_mem.c reads and writes the
  * target's memory; regions_switch.c switches a runtime on and back off (one perch at a time);
  * regions_read.c reads the per-thread trees and writes them as REGIONS blocks;
- * regions_stacks.c turns the sampler's region stacks into the region names of samples.
+ * regions_stacks.c turns the sampler's region stacks into the region names of samples;
+ * regions_sizes.c reads the sized regions' cost-model slots (ABI 5) for the SIZES block.
  */
 #ifndef PERCH_RECORD_REGIONS_IMPL_H
 #define PERCH_RECORD_REGIONS_IMPL_H
@@ -61,6 +62,8 @@ struct rproc {
 	uint32_t nnames;
 	struct rec_region_thread *threads; /* the last read */
 	size_t nthreads;
+	struct rec_size_thread *sthreads; /* the last read's cost-model data (ABI 5 on) */
+	size_t nsthreads;
 	struct limits lim;   /* of the last read */
 	uint32_t *name_strs; /* per name id: string id in the recording, 0 = not made yet */
 	size_t capnames, capstrs;
@@ -133,6 +136,12 @@ int regions_read_names(struct rproc *p);
 const char *regions_name_of(const struct rproc *p, uint32_t id);
 bool regions_collect_proc(struct regions *rg, struct rproc *p);
 void regions_write_proc(struct regions *rg, struct rproc *p);
+
+/* regions_sizes.c: the model slots of the thread block at addr (ABI 5 on) into t, its pid and
+ * tid set by the caller; 0 (t empty when there are none) or -1. */
+int regions_read_sizes(struct regions *rg, struct rproc *p, uint64_t addr, double scale,
+		       struct rec_size_thread *t);
+void regions_free_sizes(struct rec_size_thread *t, size_t n);
 
 /* regions_ctl.c: at switch-on, hand the sampler p's ctl block and set --steps and
  * --only-region in its runtime (before `active`; false when its memory can't be written); the

@@ -195,16 +195,38 @@ out:
 	return ok;
 }
 
+/* The cost-model data of the thread just read (v's last) onto *sv, when it has any. */
+static void collect_sizes(struct regions *rg, struct rproc *p, uint64_t addr, double scale,
+			  struct rec_size_thread **sv, size_t *n, size_t *cap)
+{
+	const struct perch_abi_thread *head = rg->head;
+	struct rec_size_thread t = {.pid = p->pid, .tid = head->tid};
+
+	if (regions_read_sizes(rg, p, addr, scale, &t) || (!t.nmodels && !t.over))
+		goto drop;
+	if (vec_grow(sv, cap, *n + 1, sizeof(**sv), 8))
+		goto drop;
+	(*sv)[(*n)++] = t;
+	return;
+drop:
+	for (uint32_t k = 0; k < t.nmodels; k++) {
+		free(t.models[k].buckets);
+		free(t.models[k].points);
+	}
+	free(t.models); /* a thread block whose slots could not be read: no model data from it */
+}
+
 /* Read every thread's tree of p into p->threads; false (the last good read kept) when the
  * process could not be read. */
 bool regions_collect_proc(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
 	struct rec_region_thread *v = NULL;
+	struct rec_size_thread *sv = NULL;
 	double scale = regions_ns_per_tick(rg, p);
 	struct limits lim = {0};
 	uint64_t addr;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, ns = 0, capns = 0;
 
 	if (regions_read_registry(p) || regions_read_names(p))
 		return false;
@@ -220,12 +242,16 @@ bool regions_collect_proc(struct regions *rg, struct rproc *p)
 				break;
 			}
 			v[n++] = t;
+			collect_sizes(rg, p, addr, scale, &sv, &ns, &capns);
 		}
 		addr = head->next;
 	}
 	regions_free_threads(p->threads, p->nthreads);
 	p->threads = v;
 	p->nthreads = n;
+	regions_free_sizes(p->sthreads, p->nsthreads);
+	p->sthreads = sv;
+	p->nsthreads = ns;
 	p->lim = lim;
 	regions_read_spans(rg, p);
 	return true;
@@ -242,6 +268,8 @@ void regions_write_proc(struct regions *rg, struct rproc *p)
 	if (!p->nthreads)
 		return;
 	err = rec_writer__regions(rg->w, p->threads, p->nthreads);
+	if (!err && p->nsthreads)
+		err = rec_writer__sizes(rg->w, p->sthreads, p->nsthreads);
 	if (err)
 		log_debug("regions: process %u: %s", p->pid, strerror(-err));
 }

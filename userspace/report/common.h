@@ -119,6 +119,17 @@ void report_print_metrics(const struct recording *r, FILE *out);
 void report_print_steps(const struct recording *r, FILE *out);
 /* The header's lines for --steps and --only-region (none without them). */
 void report_print_steps_header(const struct recording *r, FILE *out);
+/* A step's samples, and its REPORT_STEP_TOP functions by self samples (string ids, 0 unnamed, and
+ * counts; returns how many): what the Steps section and the HTML page show. */
+#define REPORT_STEP_TOP 3
+uint64_t report_step_samples(const struct rec_step *s);
+/* The time the Steps section counts from: the run's start (END start_ns), else the first window. */
+uint64_t report_steps_origin(const struct recording *r);
+size_t report_step_top(const struct recording *r, const struct rec_step *s,
+		       uint32_t name[REPORT_STEP_TOP], uint64_t count[REPORT_STEP_TOP]);
+/* With --steps: the header's "recorded" line's start, the steps' intervals (from start, the
+ * touching ones merged), with no line end; false (nothing printed) without them. */
+bool report_print_steps_recorded(const struct recording *r, uint64_t start, FILE *out);
 void report_stats_steps(const struct recording *r, FILE *out);
 /* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "common.h"
+#include "model/steptab.h"
 
 /* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 void report_csv_field(const char *s, FILE *out)
@@ -54,7 +55,37 @@ static void csv_row(const char *name, const struct region_thread_stat *th,
 	fprintf(out, ",%" PRIu64 ",%" PRIu64, s->samples, s->size_sum);
 	if (gpu)
 		csv_seconds(s->gpu_ns, out);
-	fputc('\n', out);
+}
+
+/* With per-step figures (model/steptab.h), every row has the step columns: empty on the whole
+ * recording's rows; a step's row has its calls and times (self, samples and size are not
+ * split by step). */
+static void csv_step_rows(const struct recording *r, const char *name, const struct steptab *st,
+			  bool gpu, FILE *out)
+{
+	const struct step_region *rows;
+	size_t n = steptab__all(st, &rows);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rec_step *s = &r->steps[rows[i].step];
+
+		if (strcmp(recording__string(r, rows[i].name), name))
+			continue;
+		report_csv_field(name, out);
+		fprintf(out, ",,%" PRIu64, rows[i].calls);
+		csv_seconds(rows[i].total_ns, out);
+		fprintf(out, ",,%.9f", (double)rows[i].sum_ns / (double)rows[i].calls / 1e9);
+		csv_seconds(rows[i].min_ns, out);
+		csv_seconds(rows[i].max_ns, out);
+		fprintf(out, ",,%s,%" PRIu32 ",%" PRIu64 "\n", gpu ? "," : "", s->pid, s->n);
+	}
+}
+
+static void csv_end(const struct steptab *st, FILE *out)
+{
+	const struct step_region *rows;
+
+	fputs(st && steptab__all(st, &rows) ? ",,\n" : "\n", out);
 }
 
 static bool kept(const void *p, size_t sample)
@@ -65,6 +96,8 @@ static bool kept(const void *p, size_t sample)
 int report_csv(const struct recording *r, const char *path, const struct report_opts *o, FILE *out)
 {
 	struct profile *p = NULL;
+	const struct step_region *srows;
+	struct steptab *st;
 	struct regiontab *t;
 	bool gpu;
 	int err;
@@ -82,17 +115,26 @@ int report_csv(const struct recording *r, const char *path, const struct report_
 	/* gpu_s: GPU time launched inside, when a launch's stack is known (appended: a recording
 	 * without one keeps its columns). */
 	gpu = regiontab__has_gpu(t);
-	fputs(gpu ? "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size,gpu_s\n"
-		  : "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size\n",
+	/* step_pid, step: per-step rows (appended, with the timeline's spans and steps) */
+	st = r->nspans && r->nsteps ? steptab__new(r) : NULL;
+	fputs(gpu ? "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size,gpu_s"
+		  : "name,thread,calls,total_s,self_s,mean_s,min_s,max_s,samples,size",
 	      out);
+	fputs(st && steptab__all(st, &srows) ? ",step_pid,step\n" : "\n", out);
 	for (uint32_t i = 0; i < regiontab__count(t); i++) {
 		const struct region_thread_stat *rows;
 		uint32_t n = regiontab__threads(t, i, &rows);
 
 		csv_row(regiontab__name(t, i), NULL, regiontab__all(t, i), gpu, out);
-		for (uint32_t k = 0; k < n; k++)
+		csv_end(st, out);
+		for (uint32_t k = 0; k < n; k++) {
 			csv_row(regiontab__name(t, i), &rows[k], &rows[k].s, gpu, out);
+			csv_end(st, out);
+		}
+		if (st)
+			csv_step_rows(r, regiontab__name(t, i), st, gpu, out);
 	}
+	steptab__free(st);
 	regiontab__free(t);
 	profile__free(p);
 	return 0;

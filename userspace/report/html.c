@@ -245,6 +245,8 @@ static int put_data(struct html *h, const char *path, const struct report_opts *
 	err = err ? err : html_put_gpu(r, h->p, o, h->out);
 	err = err ? err : html_put_timeline(r, h->sample_of, h->out);
 	err = err ? err : html_put_metrics(r, h->out);
+	err = err ? err : html_put_steps(r, h->out);
+	err = err ? err : html_put_models(r, h->out);
 	fputs("}\n", h->out);
 	return err;
 }

@@ -29,6 +29,12 @@ int html_put_timeline(const struct recording *r, const uint32_t *sample_of, FILE
 /* ,"metrics":{...} when the recording has system metrics: rows [subject, name, unit, min, mean,
  * max] and the text report's section. */
 int html_put_metrics(const struct recording *r, FILE *out);
+/* ,"steps":{...} when the recording has steps or program pauses (html_steps.c): rows [pid, n,
+ * start_ns, end_ns (-1: open), samples, top functions, regions], the text report's section. */
+int html_put_steps(const struct recording *r, FILE *out);
+/* html_models.c: ,"models":{"svg":...,"text":...} when the recording has sized regions: the
+ * cost models perch model fits by default (culling at 3 sigma), its plot and its text. */
+int html_put_models(const struct recording *r, FILE *out);
 /* The output of report function fn on r as a string the caller frees; NULL + errno. */
 char *html_capture(const struct recording *r, const char *path, const struct report_opts *o,
 		   report_fn fn);

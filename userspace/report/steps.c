@@ -12,10 +12,12 @@
 #include "common.h"
 #include "format/metrics.h"
 #include "lib/u64map.h"
+#include "model/steptab.h"
 
-#define STEP_TOP 3 /* functions shown per step */
+#define STEP_REGIONS   5  /* regions shown per step (csv has every one) */
+#define STEP_INTERVALS 64 /* the header's recorded intervals, as perch's own */
 
-static uint64_t step_samples(const struct rec_step *s)
+uint64_t report_step_samples(const struct rec_step *s)
 {
 	uint64_t n = 0;
 
@@ -30,9 +32,8 @@ static uint32_t leaf_name(const struct recording *r, const struct rec_sample *s)
 	return s->nframes ? r->frames[s->frames[s->nframes - 1]].name : 0;
 }
 
-/* The STEP_TOP functions with the most self samples in s: names (string ids) and counts. */
-static size_t top_functions(const struct recording *r, const struct rec_step *s,
-			    uint32_t name[STEP_TOP], uint64_t count[STEP_TOP])
+size_t report_step_top(const struct recording *r, const struct rec_step *s,
+		       uint32_t name[REPORT_STEP_TOP], uint64_t count[REPORT_STEP_TOP])
 {
 	struct u64map by = {0};
 	size_t n = 0;
@@ -50,15 +51,15 @@ static size_t top_functions(const struct recording *r, const struct rec_step *s,
 		if (!by.used[i])
 			continue;
 		for (k = n; k > 0 && count[k - 1] < by.vals[i]; k--) {
-			if (k < STEP_TOP) {
+			if (k < REPORT_STEP_TOP) {
 				count[k] = count[k - 1];
 				name[k] = name[k - 1];
 			}
 		}
-		if (k < STEP_TOP) {
+		if (k < REPORT_STEP_TOP) {
 			count[k] = by.vals[i];
 			name[k] = (uint32_t)by.keys[i];
-			n += n < STEP_TOP;
+			n += n < REPORT_STEP_TOP;
 		}
 	}
 	u64map__clear(&by);
@@ -109,12 +110,31 @@ static void print_step_metrics(const struct recording *r, const struct rec_step 
 		fputs(" (min/mean/max)\n", out);
 }
 
-static void print_step(const struct recording *r, const struct rec_step *s, uint64_t t0,
-		       double period, FILE *out)
+/* The step's regions (from the timeline's spans, model/steptab.h) by total time: calls, total
+ * and mean per call. */
+static void print_step_regions(const struct recording *r, const struct steptab *t, uint32_t step,
+			       FILE *out)
 {
-	uint32_t name[STEP_TOP];
-	uint64_t count[STEP_TOP], n = step_samples(s);
-	size_t k = top_functions(r, s, name, count);
+	const struct step_region *rows;
+	size_t n = t ? steptab__rows(t, step, &rows) : 0;
+
+	for (size_t i = 0; i < n && i < STEP_REGIONS; i++)
+		fprintf(out,
+			"             region %s: %" PRIu64 " calls, %.3f ms total, %.3f ms mean\n",
+			recording__string(r, rows[i].name), rows[i].calls, rows[i].total_ns / 1e6,
+			rows[i].calls ? rows[i].sum_ns / 1e6 / (double)rows[i].calls : 0);
+	if (n > STEP_REGIONS)
+		fprintf(out, "             ... %zu regions more (--format=csv has every one)\n",
+			n - STEP_REGIONS);
+}
+
+static void print_step(const struct recording *r, const struct steptab *t, uint32_t step,
+		       uint64_t t0, double period, FILE *out)
+{
+	const struct rec_step *s = &r->steps[step];
+	uint32_t name[REPORT_STEP_TOP];
+	uint64_t count[REPORT_STEP_TOP], n = report_step_samples(s);
+	size_t k = report_step_top(r, s, name, count);
 
 	fprintf(out, "  %-8" PRIu32 " %-8" PRIu64, s->pid, s->n);
 	if (s->start_ns && s->end_ns)
@@ -129,9 +149,10 @@ static void print_step(const struct recording *r, const struct rec_step *s, uint
 			report_pct(count[i], n));
 	fputc('\n', out);
 	print_step_metrics(r, s, out);
+	print_step_regions(r, t, step, out);
 }
 
-static uint64_t time_origin(const struct recording *r)
+uint64_t report_steps_origin(const struct recording *r)
 {
 	uint64_t t0 = 0, end;
 
@@ -165,7 +186,8 @@ void report_print_steps(const struct recording *r, FILE *out)
 	const char *freq = report_meta(r, REC_META_frequency),
 		   *asked = report_meta(r, REC_META_steps);
 	double period = freq && atof(freq) > 0 ? 1.0 / atof(freq) : 0;
-	uint64_t t0 = time_origin(r);
+	uint64_t t0 = report_steps_origin(r);
+	struct steptab *t;
 	size_t nsteps = 0;
 
 	for (size_t i = 0; i < r->nsteps; i++)
@@ -177,12 +199,76 @@ void report_print_steps(const struct recording *r, FILE *out)
 	print_pauses(r, t0, out);
 	if (!nsteps)
 		return;
+	/* Region figures per step come from the timeline's spans; without them (no --timeline)
+	 * the runtime's statistics are per thread over the whole recording. */
+	t = r->nspans ? steptab__new(r) : NULL;
+	if (r->nrthreads && !r->nspans)
+		fputs("  per-step region figures need perch record --timeline (the Regions section "
+		      "has the whole recording's)\n",
+		      out);
 	fprintf(out, "  %-8s %-8s %9s %9s %10s %8s %9s top functions (self)\n", "pid", "step",
 		"start s", "end s", "wall ms", "samples", "cpu ms");
 	for (size_t i = 0; i < r->nsteps; i++) {
 		if (r->steps[i].kind == REC_STEP_STEP)
-			print_step(r, &r->steps[i], t0, period, out);
+			print_step(r, t, (uint32_t)i, t0, period, out);
 	}
+	steptab__free(t);
+}
+
+struct interval {
+	uint64_t a, b; /* b 0: still open at the end */
+};
+
+static int by_start(const void *x, const void *y)
+{
+	const struct interval *p = x, *q = y;
+
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* The steps' intervals in time order, the ones that touch merged into one; returns the count. */
+static size_t step_intervals(const struct recording *r, struct interval *v)
+{
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < r->nsteps; i++) {
+		if (r->steps[i].kind == REC_STEP_STEP && r->steps[i].start_ns)
+			v[n++] = (struct interval){r->steps[i].start_ns, r->steps[i].end_ns};
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_start);
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[m - 1].b && v[i].a <= v[m - 1].b) {
+			v[m - 1].b = v[i].b && v[i].b < v[m - 1].b ? v[m - 1].b : v[i].b;
+			continue;
+		}
+		v[m++] = v[i];
+	}
+	return m;
+}
+
+bool report_print_steps_recorded(const struct recording *r, uint64_t start, FILE *out)
+{
+	struct interval *v;
+	size_t n;
+
+	if (!report_meta(r, REC_META_steps) || !r->nsteps)
+		return false;
+	v = calloc(r->nsteps, sizeof(*v));
+	n = v ? step_intervals(r, v) : 0;
+	for (size_t i = 0; i < n && i < STEP_INTERVALS; i++) {
+		fprintf(out, "%s%.3f-", i ? ", " : "recorded   ", (v[i].a - start) / 1e9);
+		if (v[i].b)
+			fprintf(out, "%.3f s", (v[i].b - start) / 1e9);
+		else
+			fputs("end", out);
+	}
+	if (n > STEP_INTERVALS)
+		fprintf(out, ", ... (%zu intervals)", n);
+	if (n)
+		fputs(" (the steps of --steps)", out);
+	free(v);
+	return n > 0;
 }
 
 void report_print_steps_header(const struct recording *r, FILE *out)
@@ -207,6 +293,6 @@ void report_stats_steps(const struct recording *r, FILE *out)
 
 		fprintf(out, "%s %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			s->kind == REC_STEP_STEP ? "step" : "program_pause", s->pid, s->n,
-			s->start_ns, s->end_ns, step_samples(s));
+			s->start_ns, s->end_ns, report_step_samples(s));
 	}
 }

@@ -148,22 +148,14 @@ void report_print_query(const struct report_opts *o, const struct profile *p, ui
 		o->region ? " inside the region" : "");
 }
 
-/* When sampling did not cover the whole run (perch record --delay, pauses, caps): the
- * intervals it covered, from the run's start. */
-static void print_recorded(const struct recording *r, FILE *out)
+/* perch's own enabled intervals (from the run's start), and its paused time. */
+static void print_enabled(const struct recording *r, uint64_t n, uint64_t start, FILE *out)
 {
-	static const char *const why[] = {[REC_STOP_MAX_DURATION] = "--max-duration",
-					  [REC_STOP_MAX_SIZE] = "--max-size",
-					  [REC_STOP_STEPS] = "the end of the last step (--steps)"};
-	uint64_t n, start = 0, paused = 0, stop = 0, a, b;
+	uint64_t paused = 0, a, b;
 	char key[2][32];
 	const char *sep = "";
 
-	if (!report_end(r, REC_END_enabled_intervals, &n))
-		return;
-	report_end(r, REC_END_start_ns, &start);
 	report_end(r, REC_END_paused_ns, &paused);
-	report_end(r, REC_END_stopped_at, &stop);
 	fputs("recorded   ", out);
 	for (unsigned int i = 0; i < n && i < REC_END_ENABLED_MAX; i++) {
 		snprintf(key[0], sizeof(key[0]), REC_END_ENABLED_START, i);
@@ -176,6 +168,24 @@ static void print_recorded(const struct recording *r, FILE *out)
 	if (n > REC_END_ENABLED_MAX)
 		fprintf(out, ", ... (%" PRIu64 " intervals)", n);
 	fprintf(out, "%s (paused %.3f s)", n ? "" : "nothing", paused / 1e9);
+}
+
+/* When sampling did not cover the whole run (perch record --delay, pauses, caps, --steps): the
+ * intervals it covered, from the run's start (with --steps, the steps' own: perch is enabled
+ * from the start and the program's step gate decides). */
+static void print_recorded(const struct recording *r, FILE *out)
+{
+	static const char *const why[] = {[REC_STOP_MAX_DURATION] = "--max-duration",
+					  [REC_STOP_MAX_SIZE] = "--max-size",
+					  [REC_STOP_STEPS] = "the end of the last step (--steps)"};
+	uint64_t n, start = 0, stop = 0;
+
+	if (!report_end(r, REC_END_enabled_intervals, &n))
+		return;
+	report_end(r, REC_END_start_ns, &start);
+	report_end(r, REC_END_stopped_at, &stop);
+	if (!report_print_steps_recorded(r, start, out))
+		print_enabled(r, n, start, out);
 	if (stop && stop < sizeof(why) / sizeof(why[0]) && why[stop])
 		fprintf(out, "; stopped at %s", why[stop]);
 	fputc('\n', out);

@@ -304,6 +304,8 @@ const TABS = [
 	['gpu', 'GPU', () => !!D.gpu],
 	['timeline', 'Timeline', () => !!D.timeline],
 	['metrics', 'Metrics', () => !!D.metrics],
+	['steps', 'Steps', () => !!D.steps],
+	['models', 'Cost models', () => !!D.models],
 ];
 
 function renderTabs() {
@@ -539,6 +541,31 @@ function viewMetrics() {
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, M.text)];
 }
 
+/* The programs' steps (perch_step): a row per step with its wall time, samples, top functions and
+ * (with --timeline) its regions; the text report's section below (metrics per step, pauses). */
+function viewSteps() {
+	const S = D.steps;
+	const sec = (ns) => (ns / 1e9).toFixed(3);
+	const rows = S.rows.map((r) => el('tr', { 'data-pid': r[0], 'data-step': r[1] }, td(String(r[0])), td(String(r[1])),
+		td(sec(r[2])), td(r[3] < 0 ? 'open' : sec(r[3])), td(r[3] < 0 ? '' : fmtNs(r[3] - r[2])), td(String(r[4])),
+		el('td', { class: 'name' }, r[5].map((f) => f[0] + ' ' + pct(f[1], r[4])).join(', ')),
+		el('td', { class: 'name steps-regions' }, r[6].map((g) => g[0] + ': ' + g[1] + ' calls, ' + fmtNs(g[2]) +
+			' total, ' + fmtNs(g[3]) + ' mean').join('; '))));
+	return [el('h2', {}, 'Steps (perch_step)'),
+		S.timeline ? null : el('p', {}, 'note: per-step region figures need perch record --timeline'),
+		table([th('pid'), th('step'), th('start s'), th('end s'), th('wall'), th('samples'),
+			th('top functions (self)', { class: 'name' }), th('regions', { class: 'name' })], rows, 'steps'),
+		el('h2', {}, 'As the text report shows it'), el('pre', {}, S.text)];
+}
+
+// perch model's plots (an SVG document, shown as an image: nothing in it runs) and its text
+function viewModels() {
+	const M = D.models;
+	return [el('h2', {}, 'Cost models of sized regions (perch model)'),
+		el('img', { class: 'models', alt: 'cost model plots', src: 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(M.svg) }),
+		el('h2', {}, 'As perch model prints it'), el('pre', {}, M.text)];
+}
+
 function viewTimeline(v) {
 	const W = D.timeline.windows;
 	const idx = new Map();
@@ -672,7 +699,8 @@ function renderDiff() {
 }
 
 const VIEWS = { functions: viewFunctions, function: viewFunction, flame: viewFlame, tree: viewTree,
-	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics };
+	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics, models: viewModels,
+	steps: viewSteps };
 
 function render() {
 	if (DIFF) return renderDiff();

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `perch model [FILE...] [--region=NAME] [--model=TERMS] [--cull=NSIGMA] [--format=...] [-o
+ * OUT]`: cost models of sized regions (perch_region_begin_n), pooled over every recording
+ * given: per region the chosen time(n), its fit and the runner-up (model/sizedata.h), printed
+ * by report/model.h. A region without sizes, one with fewer points than a model's
+ * coefficients, an unparsable --model: one line each and an exit status of its own, and every
+ * other region still fitted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "lib/exitcodes.h"
+#include "lib/log.h"
+#include "model/sizedata.h"
+#include "report/model.h"
+
+#define MAX_INPUTS  4096
+#define MAX_REGIONS 256
+
+enum model_format { MF_TEXT, MF_CSV, MF_FITS, MF_SVG };
+static const char *const format_names[] = {"text", "csv", "fits", "svg"};
+
+struct model_args {
+	const char *regions[MAX_REGIONS];
+	size_t nregions;
+	const char *expr; /* --model */
+	double nsigma;
+	enum model_format format;
+	const char *output;
+	struct cm_model user;
+	bool has_user;
+	int status; /* the first bad input's exit status (the rest still fitted) */
+};
+
+static void model_options(FILE *out)
+{
+	fputs("model options:\n"
+	      "  --region=NAME[,NAME] only these regions (repeatable; default: every sized one)\n"
+	      "  --model=TERMS        one more candidate, its basis terms comma-separated: 1, n,\n"
+	      "                       log2(n), sqrt(n), n^K (or n**K), products with *\n"
+	      "                       (e.g. '1,n,n*log2(n)')\n"
+	      "  --cull=NSIGMA        drop calls whose relative residual passes NSIGMA robust\n"
+	      "                       sigmas (from the median absolute residual, at least 1 %),\n"
+	      "                       and fit again until none does (default 3; 0: no culling)\n"
+	      "  --format=F           text (default), csv (points and fitted values), fits (every\n"
+	      "                       candidate's coefficients), svg (a plot per region)\n"
+	      "  -o, --output=FILE    write there instead of standard output\n",
+	      out);
+}
+
+static void bad(struct model_args *a, int status)
+{
+	if (!a->status)
+		a->status = status;
+}
+
+static int parse_format(const char *s, enum model_format *f)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (!strcmp(s, format_names[i])) {
+			*f = (enum model_format)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int add_regions(struct model_args *a, char *list)
+{
+	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (a->nregions == MAX_REGIONS)
+			return -E2BIG;
+		a->regions[a->nregions++] = tok;
+	}
+	return 0;
+}
+
+/* The options; 0, or the usage exit status (-1 for --help, printed). */
+static int parse_args(int argc, char **argv, struct model_args *a)
+{
+	static const struct option longopts[] = {
+		{"region", required_argument, NULL, 'r'},
+		{"model", required_argument, NULL, 'm'},
+		{"cull", required_argument, NULL, 'c'},
+		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	char *end;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if (c == 'r' && (!optarg[0] || add_regions(a, optarg)))
+			return log_usage(NULL, "bad --region '%s'", optarg);
+		if (c == 'm')
+			a->expr = optarg;
+		if (c == 'c' && ((a->nsigma = strtod(optarg, &end)) < 0 || end == optarg || *end ||
+				 a->nsigma > 1000))
+			return log_usage(NULL, "bad --cull '%s' (a number of sigmas, 0: none)",
+					 optarg);
+		if (c == 'f' && parse_format(optarg, &a->format))
+			return log_usage(NULL, "unknown --format '%s' (text, csv, fits, svg)",
+					 optarg);
+		if (c == 'o')
+			a->output = optarg;
+		if (c == 'h')
+			return cli_usage(stdout), -1;
+		if (c == '?')
+			return cli_bad_option(argv);
+	}
+	return 0;
+}
+
+static void parse_user_model(struct model_args *a)
+{
+	size_t at = 0;
+
+	if (!a->expr)
+		return;
+	if (!cm_parse(a->expr, &a->user, &at)) {
+		a->has_user = true;
+		return;
+	}
+	log_err("model: cannot parse --model '%s' at '%s' (terms: 1, n, log2(n), sqrt(n), n^K, "
+		"products with *, comma-separated; at most %d): fitting the built-in candidates",
+		a->expr, a->expr + at, CM_MAX_TERMS);
+	bad(a, PERCH_EXIT_BADMODEL);
+}
+
+/* Every input pooled into s; regions named by --region checked. The exit status, 0 if fine. */
+static int load_all(char **paths, size_t n, struct size_set *s, struct model_args *a)
+{
+	bool *named = calloc(a->nregions + 1, sizeof(*named));
+
+	for (size_t i = 0; i < n; i++) {
+		struct recording *r = NULL;
+		int err = recording__load(paths[i], &r);
+
+		if (!r) {
+			free(named);
+			return load_error(paths[i], err);
+		}
+		if (err)
+			bad(a, report_damage(paths[i], r, err));
+		for (size_t k = 0; named && k < a->nregions; k++)
+			named[k] |= size_set__has_region(r, a->regions[k]);
+		err = size_set__add(s, r);
+		recording__free(r);
+		if (err || !named) {
+			free(named);
+			log_err("model: out of memory");
+			return PERCH_EXIT_INTERNAL;
+		}
+	}
+	for (size_t k = 0; k < a->nregions; k++) {
+		if (size_set__find(s, a->regions[k]))
+			continue;
+		log_err("model: region '%s' %s", a->regions[k],
+			named[k] ? "has no sizes (mark it with perch_region_begin_n(name, n), "
+				   "a runtime of ABI 5)"
+				 : "is not in the recording");
+		bad(a, PERCH_EXIT_NOSIZES);
+	}
+	free(named);
+	return 0;
+}
+
+static bool wanted(const struct model_args *a, const char *name)
+{
+	for (size_t k = 0; k < a->nregions; k++) {
+		if (!strcmp(a->regions[k], name))
+			return true;
+	}
+	return !a->nregions;
+}
+
+/* One region fitted into f; false when it was left out (said why). */
+static bool fit_region(struct model_args *a, const struct size_region *g, struct size_fit *f)
+{
+	const struct cm_model *user = a->has_user ? &a->user : NULL;
+	int err = size_fit__run(f, g, user, a->nsigma);
+
+	if (err == -ENOMEM)
+		return false;
+	if (user && g->npoints < user->nterms) {
+		log_err("model: region '%s': %zu point%s, fewer than the %u coefficients of --model "
+			"'%s'",
+			g->name, g->npoints, g->npoints == 1 ? "" : "s", user->nterms, user->name);
+		bad(a, PERCH_EXIT_FEWPOINTS);
+	}
+	if (!err && g->npoints >= 2)
+		return true;
+	if (!user || g->npoints >= user->nterms)
+		log_err("model: region '%s': %zu point%s, fewer than the 2 coefficients of a + b*n: "
+			"no model chosen",
+			g->name, g->npoints, g->npoints == 1 ? "" : "s");
+	bad(a, PERCH_EXIT_FEWPOINTS);
+	f->err = -EDOM;
+	return false;
+}
+
+static void write_out(const struct model_args *a, const struct size_set *s,
+		      const struct size_fit *f, size_t n, FILE *out)
+{
+	if (a->format == MF_TEXT)
+		model_report_text(s, f, n, out);
+	else if (a->format == MF_CSV)
+		model_report_csv(f, n, out);
+	else if (a->format == MF_FITS)
+		model_report_fits(f, n, out);
+	else
+		model_report_svg(f, n, out);
+}
+
+static int fit_and_write(struct model_args *a, const struct size_set *s)
+{
+	struct size_fit *f = calloc(s->n ? s->n : 1, sizeof(*f));
+	FILE *out = NULL;
+	size_t n = 0, ok = 0;
+	int ret = 0;
+
+	if (!f)
+		return log_err("model: out of memory"), PERCH_EXIT_INTERNAL;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!wanted(a, s->regions[i].name))
+			continue;
+		ok += fit_region(a, &s->regions[i], &f[n]);
+		n++;
+	}
+	if (!s->n && !a->nregions) {
+		log_err("model: no sized regions in the recording%s (perch_region_begin_n, a runtime "
+			"of ABI 5)",
+			s->nfiles == 1 ? "" : "s");
+		bad(a, PERCH_EXIT_NOSIZES);
+	}
+	out = a->output ? fopen(a->output, "w") : stdout;
+	if (!out) {
+		log_err("model: cannot write %s: %s", a->output, strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	if (out && (ok || a->format != MF_TEXT))
+		write_out(a, s, f, n, out);
+	if (out && (out != stdout ? fclose(out) : fflush(out))) {
+		log_err("model: cannot write %s: %s", a->output ? a->output : "output",
+			strerror(errno));
+		ret = PERCH_EXIT_OUTPUT;
+	}
+	for (size_t i = 0; i < n; i++)
+		size_fit__free(&f[i]);
+	free(f);
+	return ret;
+}
+
+static int run_model(int argc, char **argv)
+{
+	struct model_args a = {.nsigma = 3};
+	struct size_set s = {0};
+	char *def[] = {"perch.data"};
+	char **paths = def;
+	size_t n = 1;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (optind < argc) {
+		paths = argv + optind;
+		n = (size_t)(argc - optind);
+	}
+	if (n > MAX_INPUTS)
+		return log_usage(NULL, "model takes at most %d recordings", MAX_INPUTS);
+	parse_user_model(&a);
+	ret = load_all(paths, n, &s, &a);
+	if (!ret)
+		ret = fit_and_write(&a, &s);
+	size_set__free(&s);
+	return ret ? ret : a.status;
+}
+
+const struct cli_command cli_model = {
+	.name = "model",
+	.run = run_model,
+	.synopsis = "perch model [--region=NAME[,NAME]] [--model=TERMS] [--cull=NSIGMA] "
+		    "[--format=text|csv|fits|svg] [-o FILE] [FILE...]\n",
+	.options = model_options,
+};
