@@ -29,15 +29,16 @@ short=$(samples "$T/copies.folded" "" "$done_re")
 copied=$(rec_stat "$T/early.data" early_stacks_copied)
 rescued=$(rec_stat "$T/early.data" early_stacks_rescued)
 still=$(rec_stat "$T/early.data" early_stacks_short)
+fps=$(rec_stat "$T/early.data" early_stacks_frame_pointers)
 full=$(rec_stat "$T/early.data" early_stacks_ring_full)
 runs=$(grep -c '^cpu ' "$T/early.truth")
 # The copies burn 4 x 0.2 s of CPU: at the recording's frequency that is their expected samples;
 # at least half of them must be there for the share below to mean anything.
 want=$(awk -v f="$(freq "$T/early.data")" 'BEGIN { printf "%d", 4 * 0.2 * f / 2 }')
 if [ "$runs" -eq 4 ] && [ "$n" -ge "$want" ] && [ $((short * 100)) -le "$n" ] && [ "${full:-1}" -eq 0 ]; then
-	ok "early ticks: $((n - short)) of $n samples of 4 fresh no-frame-pointer copies reach main, its caller or the loader's start; $gone in exec or exit left out (early stacks: $copied copied, $rescued rescued, $still short)"
+	ok "early ticks: $((n - short)) of $n samples of 4 fresh no-frame-pointer copies reach main, its caller or the loader's start; $gone in exec or exit left out (early stacks of the run: $copied copied, $rescued rescued, $still short, $fps by frame pointers)"
 else
-	bad "early ticks" "$runs runs, $n samples (want >= $want), $short short of main; early stacks: copied $copied rescued $rescued short $still ring full $full; heaviest short: $(misses "$T/copies.folded" "$done_re" '^early')"
+	bad "early ticks" "$runs runs, $n samples (want >= $want), $short short of main; early stacks: copied $copied rescued $rescued short $still by frame pointers $fps ring full $full; heaviest short: $(misses "$T/copies.folded" "$done_re" '^early')"
 fi
 
 it_end
