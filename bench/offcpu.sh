@@ -9,7 +9,9 @@
 # bench/pingpong.c passes a byte between two threads over two pipes (~180,000 voluntary context
 # switches a second on the 2-CPU VM): every round trip is two blocks and two wake-ups, so every
 # switch runs perch's sched_switch program. Each round runs it, interleaved, unprofiled; under
-# `perch record` (ticks only); under `perch record --off-cpu`; and under `perf sched record`
+# `perch record` (ticks only); under `perch record --off-cpu`; under `perch record --off-cpu
+# --timeline` (every block also a span: the offspans ring and the OFFSPANS block); and under
+# `perf sched record`
 # (every sched_switch/wakeup event to a file, system wide: the reference for tracing the
 # scheduler). The workload times its own loop (round trips a second: the slowdown) and its own
 # CPU (user + system, which includes the BPF programs that run in its threads' context); the
@@ -58,13 +60,14 @@ run() { # MODE RUN: one run, its line to $B/MODE.RUN
 	none) cmd=() ;;
 	perch) cmd=("$PERCH" record -q -o "$B/rec.data" --) ;;
 	offcpu) cmd=("$PERCH" record -q --off-cpu ${MIN:+--off-cpu-min="$MIN"} -o "$B/rec.data" --) ;;
+	offspans) cmd=("$PERCH" record -q --off-cpu --timeline ${MIN:+--off-cpu-min="$MIN"} -o "$B/rec.data" --) ;;
 	perf) cmd=(perf sched record -q -o "$B/perf.data" --) ;;
 	esac
 	"$B/rusage" "$B/ru" "${cmd[@]}" "$B/pingpong" "$ROUNDS" 500 >"$B/out" 2>/dev/null
 	echo "$(cat "$B/out") $(cat "$B/ru")" >"$B/$1.$2"
 }
 
-modes="none perch offcpu"
+modes="none perch offcpu offspans"
 command -v perf >/dev/null && modes="$modes perf"
 [ -n "$OFFCPUTIME" ] && modes="$modes bcc"
 for r in $(seq "$RUNS"); do
@@ -86,6 +89,7 @@ for m in $modes; do
 		-v tu="${tu:-0}" -v ts="${ts:-0}" -v min="$MIN_US" 'BEGIN {
 		name["none"] = "unprofiled"; name["perch"] = "perch record (ticks only)"
 		name["offcpu"] = "perch record --off-cpu"; name["perf"] = "perf sched record"
+		name["offspans"] = "perch record --off-cpu --timeline"
 		name["bcc"] = "offcputime -m " min " (libbpf-tools)"
 		prof = m == "bcc" ? (tu + ts) / 1e3 : (u + s) / 1e3 - c / 1e6
 		printf "| %s | %.0f | %+.1f %% | %.2f | %s |\n", name[m], n / (w / 1e9), 100 * (w - b) / b,

@@ -165,6 +165,7 @@ enum perch_stat {
 	PERCH_STAT_GPU_NAME_LOST,   /* ...kernel name lookups not sent (their ring was full) */
 	PERCH_STAT_OFF_CPU,	    /* --off-cpu: blocks of target threads at least the minimum */
 	PERCH_STAT_OFF_CPU_LOST,    /* ...not kept (start or off-CPU map full) */
+	PERCH_STAT_OFFSPAN_LOST,    /* --off-cpu --timeline: block spans the `offspans` ring lost */
 	PERCH_STAT_EARLY,      /* ticks in a process's first PERCH_EARLY_NS after its exec whose
 				     * walk stopped short: their raw stack went to the loader */
 	PERCH_STAT_EARLY_LOST, /* ...that the `early` ring could not take: counted as they were */
@@ -288,6 +289,20 @@ struct perch_offcpu_start {
 	__u32 flips;  /* the loader's flip count when the user stack was taken */
 	__u64 ip, sp; /* the user registers it was taken at: the same at the next switch-out in
 		       * the same drain period, it is the same stack, still in the buffer */
+	struct perch_key key;
+};
+
+/*
+ * --off-cpu --timeline: each block that adds to the off-CPU map also goes through the `offspans`
+ * ring buffer as a span, the part of it inside the recorded windows: it starts no earlier than
+ * the last resume (resumed_ns) and, once a pause has begun (paused_ns after resumed_ns), ends no
+ * later than the pause. The loader resolves its key at the drain of buf (the buffer active when
+ * the block ended; the key was named at or before it), as ticks are.
+ */
+struct perch_offspan {
+	__u64 start_ns, end_ns; /* CLOCK_MONOTONIC */
+	__u32 buf;
+	__u32 pad;
 	struct perch_key key;
 };
 

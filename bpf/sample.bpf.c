@@ -1159,6 +1159,18 @@ int BPF_PROG(on_exit, struct task_struct *p)
 const volatile __u64 off_cpu_min_ns = 0;
 /* How many times the loader has flipped `active` (it clears a buffer's stacks at each drain). */
 volatile __u32 flips = 0;
+/* The recorded windows (written by the loader, sampler__pause()): CLOCK_MONOTONIC ns of the last
+ * resume and of the last pause; paused_ns > resumed_ns while a pause lasts (0, 0: recording). */
+volatile __u64 resumed_ns = 0;
+volatile __u64 paused_ns = 0;
+volatile __u64 resumed_before_ns = 0; /* the resume the last pause ended the window of */
+
+/* --off-cpu --timeline: block spans (struct perch_offspan); the loader sizes it (one page
+ * otherwise). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} offspans SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -1195,25 +1207,72 @@ static __always_inline bool add_offcpu(void *offmap, const struct perch_key *key
 	return sum != NULL;
 }
 
-/* next runs again: its blocked time, if long enough, to the key it left the CPU with. */
+/* --timeline: the block's span (see struct perch_offspan). */
+static __always_inline void send_offspan(__u64 start, __u64 end, __u32 buf,
+					 const struct perch_key *key)
+{
+	struct perch_offspan *o;
+
+	if (!timeline)
+		return;
+	o = bpf_ringbuf_reserve(&offspans, sizeof(*o), 0);
+	if (!o) {
+		stat_inc(PERCH_STAT_OFFSPAN_LOST);
+		return;
+	}
+	o->start_ns = start;
+	o->end_ns = end;
+	o->buf = buf;
+	o->pad = 0;
+	__builtin_memcpy(&o->key, key, sizeof(*key));
+	bpf_ringbuf_submit(o, 0);
+}
+
+/* [start, end) of key's block: to the off-CPU map of buf and, with --timeline, as a span. */
+static __always_inline void keep_block(__u64 start, __u64 end, __u32 buf,
+				       const struct perch_key *key)
+{
+	if (!add_offcpu(buf ? (void *)&offcpu1 : (void *)&offcpu0, key, end - start)) {
+		stat_inc(PERCH_STAT_OFF_CPU_LOST);
+		return;
+	}
+	send_offspan(start, end, buf, key);
+}
+
+/*
+ * next runs again: its blocked time, if long enough, to the key it left the CPU with; only the
+ * parts inside the recorded windows: from the last resume on, up to a pause still going, and the
+ * part before the last pause when the block began before it (earlier windows inside one block
+ * are not seen: one pause and one resume are remembered).
+ */
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = BPF_CORE_READ(next, pid), buf;
 	struct perch_offcpu_start *st = bpf_map_lookup_elem(&offcpu_start, &tid);
+	__u64 start, end = now, resumed = resumed_ns, paused = paused_ns, from;
 	struct perch_key key;
-	__u64 ns;
 
 	if (!st || !st->time_ns)
 		return;
-	ns = now > st->time_ns ? now - st->time_ns : 0;
+	start = st->time_ns;
 	st->time_ns = 0;
-	if (ns < off_cpu_min_ns || perch_paused)
+	if (end <= start || end - start < off_cpu_min_ns)
 		return;
 	__builtin_memcpy(&key, &st->key, sizeof(key));
 	buf = active;
 	stat_inc(PERCH_STAT_OFF_CPU);
-	if (!add_offcpu(buf ? (void *)&offcpu1 : (void *)&offcpu0, &key, ns))
-		stat_inc(PERCH_STAT_OFF_CPU_LOST);
+	if (paused > resumed) { /* pausing or paused: the part up to the pause */
+		from = start > resumed ? start : resumed;
+		if (paused > from)
+			keep_block(from, end < paused ? end : paused, buf, &key);
+		return;
+	}
+	if (start < paused) /* began before the last pause: the part before it */
+		keep_block(start > resumed_before_ns ? start : resumed_before_ns, paused, buf,
+			   &key);
+	from = start > resumed ? start : resumed;
+	if (end > from)
+		keep_block(from, end, buf, &key);
 }
 
 #define SWITCH_SKIP 2 /* kernel frames above __schedule: the program, bpf_trace_run4 */
@@ -1298,7 +1357,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	switch_in(next, now);
 	gen = bpf_map_lookup_elem(&targets, &tgid);
-	if (!tid || !gen || perch_paused) /* paused: no block starts, none ending is kept */
+	if (!tid || !gen || perch_paused) /* paused: no block starts (switch_in clips one ending) */
 		return 0;
 	if (proc_off(tgid, &step, &only)) /* the program paused, or outside --steps */
 		return 0;

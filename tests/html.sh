@@ -8,7 +8,9 @@
 # an exclude chip, then a fold chip, give folded's totals with the function's stacks dropped
 # (its frames removed), and so does the "CLI:" line the page shows for that view, run (where
 # perch has the query options); the link reproduces the view; a screenshot is kept (its path
-# printed). With root and the CUDA fixtures, also a live `perch record --gpu` through the
+# printed); its Threads tab's rows equal `--format=folded --sort=comm,pid,tid` summed per thread
+# (and a --per-thread page opens on that tab).
+# With root and the CUDA fixtures, also a live `perch record --gpu` through the
 # stand-in CUPTI: its GPU tab's kernels equal the text report's. `perch diff --format=html` of
 # two pairs of recordings against `perch diff --format=csv` (tests/browser/html_diff_check.js).
 # Bad input: an unwritable -o gives one line on stderr and its exit status.
@@ -71,11 +73,12 @@ PERCH_CLI=
 page() {
 	local shot=$1 data=$2 out
 	shift 2
-	"$PERCH" report --format=html -o "$T/$shot.html" "$@" "$data" 2>"$T/err"
+	"$PERCH" report --format=html -o "$T/$shot.html" ${HTML_ONLY:+"$HTML_ONLY"} "$@" "$data" 2>"$T/err"
 	check "$shot: export" "$?:$(cat "$T/err")" "0:"
 	"$PERCH" report "$@" "$data" >"$T/text" 2>/dev/null
 	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
-	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" 2>&1)
+	"$PERCH" report --format=folded --sort=comm,pid,tid "$@" "$data" >"$T/threads" 2>/dev/null
+	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" "$T/threads" 2>&1)
 	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
 	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
 }
@@ -92,6 +95,9 @@ page golden-inlined-lines tests/golden/inlined.data --lines
 region=$("$PERCH" report --format=csv tests/golden/regions-shape.data |
 	awk -F, 'NR > 1 && $2 == "" { print $9, $1 }' | sort -rn | awk 'NR == 1 { print $2 }')
 page "golden-regions-shape-region-$region" tests/golden/regions-shape.data --region="$region"
+# --per-thread shapes the page's first view only (it opens on the Threads tab; the data is the
+# same), so the CLI's outputs it is checked against are the plain ones
+HTML_ONLY=--per-thread page golden-threads-per-thread tests/golden/threads.data
 
 # `perch diff --format=html` (the viewer's diff mode) against `perch diff --format=csv`.
 for pair in "tests/corpus/shares.data tests/corpus/shares-v4.data" \

@@ -7,6 +7,8 @@
 #   - the region table: each region's calls (all threads) is the sum of the inputs';
 #   - a pid taken by an earlier input moves above pid_max (4194304 and up), and each input's
 #     samples are its origin's: go tool pprof -tagfocus origin=LABEL totals them;
+#   - metrics: each input's Metrics rows (min, mean, max per series) are the merged report's rows
+#     after "from LABEL:", exactly; off-CPU slices (OFFSPANS) are the inputs' together;
 #   - bad input: different frequencies (64), a cut input (67), --label count (64), a missing
 #     input (66), an unwritable output (73), one line on stderr each.
 # Needs no BPF and no root.
@@ -100,6 +102,27 @@ if command -v go >/dev/null; then
 		awk '/^ *origin:/ { p = 1; next } /^ *[a-z_]+:/ { p = 0 } p && NF == 3 { print $3 "=" $1 + 0 }' | LC_ALL=C sort | tr '\n' ' ')" \
 		"x/in0=$(stat "$T/a.data" sampled) x/in1=$(stat "$T/b.data" sampled) y=$(stat "$T/a.data" sampled) "
 fi
+
+# metrics (METRICS) survive a merge: each input's rows of the report's Metrics section (min,
+# mean, max per series) are the rows after "from LABEL:" in the merged file's, exactly; the
+# off-CPU slices (OFFSPANS) of the chrome export are the inputs' together
+metric_rows() { # metric_rows FILE [LABEL]: the Metrics rows, of LABEL's input in a merged FILE
+	"$PERCH" report "$1" | awk -v l="${2:-}" '/^Metrics / { m = 1; on = (l == ""); next }
+		m && /^$/ { exit } m && /^ from / { on = ($0 == " from " l ":"); next } m && on && /^  / { print }'
+}
+offslices() { "$PERCH" report --format=chrome "$1" | grep -c '"cat":"offcpu"'; }
+"$PERCH" merge -o "$T/metrics.data" --label=in0 --label=in1 --label=in2 tests/corpus/metrics.data \
+	tests/corpus/offcpu-timeline.data tests/corpus/metrics.data
+check "metrics: exit status" $? 0
+i=0
+for f in tests/corpus/metrics.data tests/corpus/offcpu-timeline.data tests/corpus/metrics.data; do
+	want=$(metric_rows "$f") got=$(metric_rows "$T/metrics.data" "in$i")
+	[ -n "$want" ] && [ "$got" = "$want" ]
+	check "metrics: in$i's $(printf '%s\n' "$want" | wc -l) rows (min, mean, max) are $(basename "$f")'s" $? 0
+	i=$((i + 1))
+done
+check "metrics: off-CPU slices are the inputs'" "$(offslices "$T/metrics.data")" \
+	"$(($(offslices tests/corpus/offcpu-timeline.data) + 2 * $(offslices tests/corpus/metrics.data)))"
 
 err_case() { # err_case WHAT STATUS ARGS...
 	local what=$1 want=$2

@@ -45,10 +45,12 @@ pprof_total() {
 		END { print t + 0 }'
 }
 
-# "name flat cum" per function, sorted, from -top (pprof marks inlined nodes " (inline)").
+# "name flat cum" per function, sorted, from -top (pprof marks inlined nodes " (inline)", and
+# " (partial-inline)" a name inlined in some places and not in others: glibc's inlined
+# futex_wait beside the kernel's futex_wait in an --off-cpu recording).
 pprof_funcs() {
 	pprof_top "$@" | sed -n -E 's/^ *([0-9]+) +[0-9.]+% +[0-9.]+% +([0-9]+) +[0-9.]+% +(.*)$/\3\t\1\t\2/p' |
-		sed -E 's/ \(inline\)\t/\t/' | LC_ALL=C sort
+		sed -E 's/ \((partial-)?inline\)\t/\t/' | LC_ALL=C sort
 }
 
 # The same from perch's folded stacks: frames after the thread name, regions dropped, the

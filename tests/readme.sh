@@ -4,8 +4,10 @@
 #      folder holding include/ and build/ (BUILD's perch and workloads, a plain libperch), on a small app.c with one region; each
 #      program must start (exit 0) and `perch record` of it must see the region's 3 calls (the
 #      shared library's registry read before the loader mapped it lost them, 11 runs in 20);
-#   2. the example commands in code blocks (`$ perch ...`, `build/perch ...`) run there, in order,
-#      each program of each exiting 0 (or of SIGPIPE, under `| head`) (`perch` is BUILD/perch; the attach example, whose pids are made up, and
+#   2. the example commands in code blocks (`$ perch ...`, `build/perch ...`, `perch --version`) run
+#      there, in order, stdin /dev/null, each program of each exiting 0 (or of SIGPIPE, under
+#      `| head`), those of perch top, annotate, script and --version printing something, each of
+#      the four run at least once (`perch` is BUILD/perch; the attach example, whose pids are made up, and
 #      lines needing a tool that is not installed are only parsed);
 #   3. every option README names for a perch command (synopsis lines, `perch CMD ...` in code and
 #      in backticks, the first column of the tables headed "option") is accepted by that command's parser:
@@ -104,6 +106,9 @@ for line in open(sys.argv[1]):
         inblock = not inblock
         continue
     if inblock:
+        if re.match(r"^(\$ |build/)?perch --version$", line):
+            print(f"run\tversion\t{line[2:] if line.startswith('$ ') else line}")
+            continue
         m = re.match(r"^(\$ |build/)?perch (" + CMDS + r")\b(.*)$", line)
         if not m:
             continue
@@ -126,6 +131,7 @@ perch() { "$PERCH" "$@"; }
 export -f perch
 export PERCH
 nrun=0
+ran=""
 while IFS=$'\t' read -r kind cmd text; do
 	[ "$kind" = run ] || continue
 	if [[ $text == *" -p "* ]]; then
@@ -137,14 +143,22 @@ while IFS=$'\t' read -r kind cmd text; do
 		continue
 	fi
 	nrun=$((nrun + 1))
+	ran="$ran $cmd"
 	# every program of the line's pipeline exits 0, or 141 (SIGPIPE: `| head` closed the pipe)
-	if (cd "$T" && timeout 60 bash -c "$text"$'\n''for s in "${PIPESTATUS[@]}"; do [ "$s" = 0 ] || [ "$s" = 141 ] || exit "$s"; done') >"$T/run.out" 2>"$T/run.err"; then
-		ok "ran '$text'"
-	else
+	if ! (cd "$T" && timeout 60 bash -c "$text"$'\n''for s in "${PIPESTATUS[@]}"; do [ "$s" = 0 ] || [ "$s" = 141 ] || exit "$s"; done') </dev/null >"$T/run.out" 2>"$T/run.err"; then
 		bad "'$text' exited $?: $(head -2 "$T/run.err")"
+	# the commands that print what they show (no file of their own) print something
+	elif [[ " top annotate script version " == *" $cmd "* ]] && ! [ -s "$T/run.out" ]; then
+		bad "'$text' exited 0 but printed nothing"
+	else
+		ok "ran '$text' ($(wc -l <"$T/run.out") lines out)"
 	fi
 done <"$T/cmds"
 [ $nrun -ge 3 ] || bad "only $nrun README examples found to run"
+# the "Live view, annotate, script" block's commands are among them
+for c in top annotate script version; do
+	[[ " $ran " == *" $c "* ]] || bad "no README example of perch $c was run"
+done
 
 # 3. every option parses
 parses() { # parses CMD ARGS...: perch CMD ARGS --help does not reject an option

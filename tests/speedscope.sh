@@ -4,7 +4,8 @@
 #   - `python3 -m json.tool` parses it;
 #   - the checker below holds it to https://www.speedscope.app/file-format-schema.json (required
 #     keys and their types, units, frame indices in range, as many weights as samples; evented
-#     profiles of region spans: opens and closes in time order, nested) and to
+#     profiles of region spans and of off-CPU blocks (tests/corpus/offcpu-timeline.data): opens
+#     and closes in time order, nested) and to
 #     perch's choices (unit "none", endValue - startValue the profile's weight, names
 #     "comm (pid/tid)");
 #   - the folded stacks recomputed from it (the profile's comm, then each frame's name, ';'
@@ -62,16 +63,18 @@ need(isinstance(profiles, list), "profiles is an array")
 if "activeProfileIndex" in d:
     need(num(d["activeProfileIndex"]) and 0 <= d["activeProfileIndex"] < len(profiles),
          "activeProfileIndex in range")
-def evented(p):  # region spans: opens and closes in time order, each close the innermost open
+def evented(p):  # region spans or off-CPU blocks: opens and closes in time order, nested
     need(p.get("unit") in UNITS and num(p.get("startValue")) and num(p.get("endValue")), "unit")
-    need(re.fullmatch(r"regions of (.*) \((\d+)/(\d+)\)", p.get("name", ""), re.S), "name")
+    m = re.fullmatch(r"(regions|off-CPU) of (.*) \((\d+)/(\d+)\)", p.get("name", ""), re.S)
+    need(m, "name")
     need(isinstance(p.get("events"), list), "events is an array")
     at, stack = p["startValue"], []
     for e in p["events"]:
         need(isinstance(e, dict) and e.get("type") in ("O", "C"), "event type O or C")
         need(isinstance(e.get("frame"), int) and 0 <= e["frame"] < len(frames), "event frame")
         need(num(e.get("at")) and at <= e["at"] <= p["endValue"], "events in order, in range")
-        need(frames[e["frame"]]["name"].startswith("region:"), "event frames are regions")
+        need(m.group(1) == "off-CPU" or frames[e["frame"]]["name"].startswith("region:"),
+             "region events' frames are regions")
         at = e["at"]
         if e["type"] == "O":
             stack.append(e["frame"])

@@ -192,6 +192,34 @@ static void select_event_keeps_one_events_samples(void **state)
 	unlink_old();
 }
 
+/* diff and merge compare what two recordings sampled: names or aliases, and (merge) periods; a
+ * recording that names no event sampled cpu-clock. */
+static void same_events_compares_names_aliases_and_periods(void **state)
+{
+	struct rec_kv pf1[] = {{.key = "event", .str = "page-faults"},
+			       {.key = "period", .str = "1"}};
+	struct rec_kv pf2[] = {{.key = "event", .str = "faults"}, {.key = "period", .str = "2"}};
+	struct rec_kv old[] = {{.key = "frequency", .str = "997"}};
+	struct rec_kv cpu[] = {{.key = "event", .str = "cpu-clock"},
+			       {.key = "frequency", .str = "99"}};
+	struct rec_kv two[] = {{.key = "event", .str = "page-faults,context-switches"},
+			       {.key = "period", .str = "1,1"}};
+	struct recording a = {.meta = pf1, .nmeta = 2}, b = {.meta = pf2, .nmeta = 2},
+			 c = {.meta = old, .nmeta = 1}, d = {.meta = cpu, .nmeta = 2},
+			 e = {.meta = two, .nmeta = 2};
+
+	(void)state;
+	assert_true(report__same_events(&a, &b, false)); /* the alias, another -c: diff compares */
+	assert_false(report__same_events(&a, &b, true)); /* merge: the counts would not add up */
+	assert_true(report__same_events(&a, &a, true));
+	assert_true(report__same_events(&c, &d, true)); /* no META event: cpu-clock */
+	assert_string_equal(report__events(&c), "cpu-clock");
+	assert_string_equal(report__periods(&c), "none");
+	assert_false(report__same_events(&a, &d, false));
+	assert_false(report__same_events(&a, &e, false));
+	assert_true(report__same_events(&e, &e, true));
+}
+
 /* The text header says what one sample of the event shown is. */
 static void header_says_what_a_sample_is(void **state)
 {
@@ -223,6 +251,7 @@ int main(void)
 		cmocka_unit_test(cpulist_reads_the_kernels_possible_list),
 		cmocka_unit_test(select_event_keeps_one_events_samples),
 		cmocka_unit_test(header_says_what_a_sample_is),
+		cmocka_unit_test(same_events_compares_names_aliases_and_periods),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,10 @@
 /*
  * format/merge and the ORIGINS block: two recordings of the same pid (written through the real
  * writer) merged and loaded back: the counts, windows and STATS add up, the second input's
- * process moved above pid_max, and each process names its origin and its pid there.
+ * process moved above pid_max, and each process names its origin and its pid there. Metrics
+ * (METRICS) and off-CPU spans (OFFSPANS) survive a merge: each input's series after a marker of
+ * its label, process series on the process's pid in the output, points as they were; a merge of
+ * a merge composes the labels.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "format/merge.h"
+#include "format/metrics.h"
 #include "format/recording.h"
 
 /* The writer moved mkstemp's empty file to PATH.old: remove it. */
@@ -26,6 +30,22 @@ static void unlink_old(const char *path)
 
 	snprintf(old, sizeof(old), "%s.old", path);
 	unlink(old);
+}
+
+/* Pid 10's RSS (v, 2v at start + 50, + 100) and cpu0's busy share (v), and one off-CPU span of
+ * main;work [start + 10, start + 60). */
+static void add_metrics(struct rec_writer *w, uint64_t start, uint64_t v, const uint32_t *f)
+{
+	struct rec_metric_point rss[2] = {{start + 50, v}, {start + 100, 2 * v}};
+	struct rec_metric_point busy[1] = {{start + 100, v}};
+	struct rec_metric m[2] = {{REC_METRIC_RSS, 10, start, 2, rss},
+				  {REC_METRIC_CPU_BUSY, 0, start, 1, busy}};
+	struct rec_sample s = {.pid = 10, .tid = 10, .nframes = 2, .frames = f};
+	uint32_t key;
+
+	assert_int_equal(rec_writer__metrics(w, 100000000, 0, m, 2), 0);
+	assert_int_equal(rec_writer__key(w, &s, &key), 0);
+	assert_int_equal(rec_writer__offspan(w, key, start + 10, start + 60), 0);
 }
 
 /* A recording of pid 10: count samples of main;work in window [start, start + 100). */
@@ -49,6 +69,7 @@ static struct recording *make(uint64_t count, uint64_t start, uint64_t stat)
 	assert_int_equal(rec_writer__thread(w, 10, 10, 1, rec_writer__string(w, "app")), 0);
 	assert_int_equal(rec_writer__sample(w, 10, 10, count, 0, f, 2), 0);
 	assert_int_equal(rec_writer__window(w, start, start + 100), 0);
+	add_metrics(w, start, count, f);
 	assert_int_equal(rec_writer__stats(w, &kv, 1), 0);
 	assert_int_equal(rec_writer__close(w), 0);
 	assert_int_equal(recording__load(path, &r), 0);
@@ -96,6 +117,70 @@ static void merge_adds_counts_and_keeps_origins(void **state)
 	unlink(path);
 }
 
+/* The input's series (RSS of pid, busy of cpu0: v, 2v and v) after a marker named label. */
+static void assert_input_series(const struct recording *m, size_t at, const char *label,
+				uint32_t pid, uint64_t v, uint64_t start)
+{
+	const struct rec_metric *s = &m->metrics[at];
+
+	assert_int_equal(s[0].metric, REC_METRIC_ORIGIN);
+	assert_int_equal(s[0].npoints, 0);
+	assert_string_equal(recording__string(m, s[0].subject), label);
+	assert_int_equal(s[1].metric, REC_METRIC_RSS);
+	assert_int_equal(s[1].subject, pid);
+	assert_int_equal(s[1].start_ns, start);
+	assert_int_equal(s[1].npoints, 2);
+	assert_int_equal(s[1].points[0].value, v);
+	assert_int_equal(s[1].points[1].value, 2 * v);
+	assert_int_equal(s[1].points[1].end_ns, start + 100);
+	assert_int_equal(s[2].metric, REC_METRIC_CPU_BUSY);
+	assert_int_equal(s[2].subject, 0);
+	assert_int_equal(s[2].points[0].value, v);
+}
+
+static struct recording *merge_load(struct rec_merge_input *in, size_t n)
+{
+	char path[] = "/tmp/perch-test-merge.XXXXXX";
+	int fd = mkstemp(path);
+	struct recording *m = NULL;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rec_merge(in, n, path), 0);
+	unlink_old(path);
+	assert_int_equal(recording__load(path, &m), 0);
+	unlink(path);
+	return m;
+}
+
+static void merge_keeps_metrics_and_offspans_by_origin(void **state)
+{
+	struct rec_merge_input in[2] = {{make(7, 1000, 7), "host-a"}, {make(5, 1050, 5), "host-b"}};
+	struct rec_merge_input nest[2] = {{NULL, "outer"}, {in[0].r, "c"}};
+	struct recording *m = merge_load(in, 2), *mm;
+
+	(void)state;
+	assert_int_equal(m->nmetrics, 6);
+	assert_int_equal(m->metrics_interval_ns, 100000000);
+	assert_input_series(m, 0, "host-a", 10, 7, 1000);
+	assert_input_series(m, 3, "host-b", 4194304, 5, 1050);
+	assert_int_equal(m->noffspans, 2);
+	assert_int_equal(m->offspans[0].start_ns, 1010);
+	assert_int_equal(m->samples[m->offspans[0].sample].pid, 10);
+	assert_int_equal(m->offspans[1].end_ns, 1110);
+	assert_int_equal(m->samples[m->offspans[1].sample].pid, 4194304);
+	nest[0].r = m; /* a merge of a merge: labels compose, as ORIGINS do */
+	mm = merge_load(nest, 2);
+	assert_int_equal(mm->nmetrics, 9);
+	assert_input_series(mm, 0, "outer/host-a", 10, 7, 1000);
+	assert_input_series(mm, 3, "outer/host-b", 4194304, 5, 1050);
+	assert_input_series(mm, 6, "c", 4194305, 7, 1000);
+	recording__free(mm);
+	recording__free(m);
+	recording__free((struct recording *)in[0].r);
+	recording__free((struct recording *)in[1].r);
+}
+
 static void writer_refuses_a_second_origin_for_a_pid(void **state)
 {
 	char path[] = "/tmp/perch-test-merge.XXXXXX";
@@ -123,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(merge_adds_counts_and_keeps_origins),
 		cmocka_unit_test(writer_refuses_a_second_origin_for_a_pid),
+		cmocka_unit_test(merge_keeps_metrics_and_offspans_by_origin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

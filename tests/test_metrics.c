@@ -3,7 +3,8 @@
  * Tests of the system metrics below the sampler: the METRICS block round-trips exactly (the last
  * block wins, compaction keeps it, a damaged one is refused keeping what came before), a series
  * stays within its budget keeping its sum, maximum and time-weighted mean, and the /proc parsers
- * read the kernel's own text, checked against getrusage() of the same process.
+ * read the kernel's own text, checked against getrusage() of the same process. perch merge's
+ * origin markers are checked when written and label each input's rows in the report.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,7 +103,62 @@ static void writer_rejects_bad_series(void **state)
 	assert_int_equal(rec_writer__metrics(w, 1, 0, &unknown, 1), -EINVAL);
 	assert_int_equal(rec_writer__metrics(w, 1, 0, &backwards, 1), -EINVAL);
 	assert_int_equal(rec_writer__metrics(w, 1, 12345, NULL, 0), -EINVAL); /* no such note */
+	/* merge's origin markers: a defined label, and no points */
+	assert_int_equal(
+		rec_writer__metrics(w, 1, 0, &(struct rec_metric){.metric = REC_METRIC_ORIGIN}, 1),
+		-EINVAL);
+	assert_int_equal(rec_writer__metrics(w, 1, 0,
+					     &(struct rec_metric){.metric = REC_METRIC_ORIGIN,
+								  .subject = 12345},
+					     1),
+			 -EINVAL);
+	assert_int_equal(
+		rec_writer__metrics(w, 1, 0,
+				    &(struct rec_metric){.metric = REC_METRIC_ORIGIN,
+							 .subject = rec_writer__string(w, "a"),
+							 .npoints = 2,
+							 .points = back},
+				    1),
+		-EINVAL);
 	assert_int_equal(rec_writer__close(w), 0);
+}
+
+/* perch merge's markers: each input's rows after "from LABEL:", the same rows as alone. */
+static void origin_markers_label_each_inputs_rows(void **state)
+{
+	const char *path = tmp_path("origins.data");
+	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .top = 1};
+	struct rec_writer *w = rec_writer__open(path);
+	struct rec_metric_point a[] = {{1100, 3000}, {1200, 5000}}, b[] = {{1100, 7000}};
+	struct rec_metric m[4] = {{REC_METRIC_ORIGIN, 0, 0, 0, NULL},
+				  {REC_METRIC_CPU_BUSY, 0, 1000, 2, a},
+				  {REC_METRIC_ORIGIN, 0, 0, 0, NULL},
+				  {REC_METRIC_CPU_BUSY, 0, 1000, 1, b}};
+	struct recording *r;
+	char *text = NULL, *ha, *hb;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(w);
+	m[0].subject = rec_writer__string(w, "host-a");
+	m[2].subject = rec_writer__string(w, "host-b");
+	assert_int_equal(rec_writer__metrics(w, 100, 0, m, 4), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nmetrics, 4);
+	f = open_memstream(&text, &len);
+	assert_int_equal(report__print(r, path, &o, f), 0);
+	fclose(f);
+	ha = strstr(text, " from host-a:\n CPUs");
+	hb = strstr(text, " from host-b:\n CPUs");
+	assert_non_null(ha);
+	assert_non_null(hb);
+	assert_non_null(strstr(ha, "cpu0                         30.0       40.0       50.0  %"));
+	assert_true(strstr(ha, "40.0       50.0") < hb);
+	assert_non_null(strstr(hb, "cpu0                         70.0       70.0       70.0  %"));
+	free(text);
+	recording__free(r);
 }
 
 static void recording_without_metrics_has_none(void **state)
@@ -371,6 +427,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(metrics_round_trip_last_block_wins),
 		cmocka_unit_test(writer_rejects_bad_series),
+		cmocka_unit_test(origin_markers_label_each_inputs_rows),
 		cmocka_unit_test(recording_without_metrics_has_none),
 		cmocka_unit_test(damaged_metrics_block_keeps_the_earlier_one),
 		cmocka_unit_test(series_stay_within_budget_keeping_totals),

@@ -2,7 +2,10 @@
 /*
  * The OFFCPU block (format/offcpu.c) and report --view (report/view.c): off-CPU totals survive
  * appended flushes and compaction, a recording without them has no OFFCPU block, a damaged block
- * changes nothing, and the views weigh samples as documented.
+ * changes nothing, and the views weigh samples as documented. The OFFSPANS block
+ * (format/offspans.c): spans come back sorted by start through flushes and compaction, past
+ * --max-size they are dropped and counted, a damaged block adds none, and under --view=off|wall
+ * the windows carry each window's off-CPU time, spans cut at their bounds.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -159,6 +162,125 @@ static void damaged_offcpu_block_changes_nothing(void **state)
 	recording__free(r);
 }
 
+/* Spans written out of order over two flushes, then compacted: loaded by start, each on its key. */
+static void offspans_survive_flushes_and_compaction(void **state)
+{
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	uint32_t key[2];
+
+	(void)state;
+	w = two_keys(key);
+	assert_int_equal(rec_writer__offspan(w, key[1], 5000, 9000), 0);
+	assert_int_equal(rec_writer__offspan(w, key[1], 1000, 3000), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(rec_writer__offspan(w, key[0], 2000, 2500), 0);
+	assert_int_equal(rec_writer__offspan(w, 99, 1, 2), -EINVAL);
+	assert_int_equal(rec_writer__offspan(w, key[0], 3, 2), -EINVAL);
+	assert_int_equal(rec_writer__flush(w), 0);
+	assert_int_equal(recording__load(path, &r), 0); /* appended, not compacted yet */
+	assert_int_equal(r->noffspans, 3);
+	recording__free(r);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->noffspans, 3);
+	assert_int_equal(r->offspans[0].start_ns, 1000);
+	assert_int_equal(r->offspans[0].end_ns, 3000);
+	assert_ptr_equal(&r->samples[r->offspans[0].sample], named(r, "blocked"));
+	assert_int_equal(r->offspans[1].start_ns, 2000);
+	assert_ptr_equal(&r->samples[r->offspans[1].sample], named(r, "spinning"));
+	assert_int_equal(r->offspans[2].end_ns, 9000);
+	recording__free(r);
+}
+
+/* The cap the timeline shares: spans past it dropped and counted, those before it kept. */
+static void offspans_past_max_size_are_dropped_and_counted(void **state)
+{
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	uint32_t key[2];
+	int kept = 0;
+
+	(void)state;
+	w = two_keys(key);
+	rec_writer__max_size(w, 40);
+	for (uint64_t i = 0; i < 20; i++)
+		kept += rec_writer__offspan(w, key[1], 1000 * i, 1000 * i + 500) == 0;
+	assert_true(kept > 0 && kept < 20);
+	assert_int_equal(rec_writer__offspans_dropped(w), 20 - kept);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->noffspans, kept);
+	recording__free(r);
+}
+
+/* A span naming a key the file never defined: the whole block is refused. */
+static void damaged_offspans_block_adds_none(void **state)
+{
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	uint32_t key[2];
+	/* header: type 22 (OFFSPANS), length 10; payload: n = 2, (0, +2, 1), (9 (undefined), 2, 1) */
+	uint8_t block[16 + 10] = {22, 0, 0, 0, 10, 0, 0, 0};
+	uint8_t payload[10] = {2, 0, 0, 0, 0, 4, 1, 9, 4, 1};
+	uint32_t crc;
+	FILE *f;
+
+	(void)state;
+	w = two_keys(key);
+	assert_int_equal(rec_writer__offspan(w, key[1], 10, 20), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	memcpy(block + 16, payload, sizeof(payload));
+	crc = (uint32_t)crc32(0, payload, sizeof(payload));
+	memcpy(block + 8, &crc, 4);
+	f = fopen(path, "ab");
+	assert_non_null(f);
+	assert_int_equal(fwrite(block, 1, sizeof(block), f), sizeof(block));
+	fclose(f);
+	assert_int_equal(recording__load(path, &r), -EBADMSG);
+	assert_non_null(r);
+	assert_int_equal(r->noffspans, 1);
+	recording__free(r);
+}
+
+/* Windows [0, 100) and [100, 200) (gap) [300, 400); one span [50, 350) of "blocked": off gives it
+ * 50, 100 and 50 ns; wall adds each window's ticks x the period (1 ms). */
+static void views_cut_spans_at_windows(void **state)
+{
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	uint32_t key[2];
+	const struct rec_sample *blocked;
+
+	(void)state;
+	w = two_keys(key); /* "spinning": 3 ticks, pending for the first window */
+	assert_int_equal(rec_writer__window(w, 0, 100), 0);
+	assert_int_equal(rec_writer__window(w, 100, 200), 0);
+	assert_int_equal(rec_writer__window(w, 300, 400), 0);
+	assert_int_equal(rec_writer__offcpu(w, key[1], 300), 0);
+	assert_int_equal(rec_writer__offspan(w, key[1], 50, 350), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(report__apply_view(r, REPORT_VIEW_OFF), 0);
+	blocked = named(r, "blocked");
+	assert_int_equal(r->nwindows, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(r->windows[i].ncounts, 1);
+		assert_ptr_equal(&r->samples[r->windows[i].counts[0].sample], blocked);
+	}
+	assert_int_equal(r->windows[0].counts[0].count, 50);
+	assert_int_equal(r->windows[1].counts[0].count, 100); /* the gap [200, 300) holds none */
+	assert_int_equal(r->windows[2].counts[0].count, 50);
+	recording__free(r);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(report__apply_view(r, REPORT_VIEW_WALL), 0);
+	assert_int_equal(r->windows[0].ncounts, 2);
+	assert_ptr_equal(&r->samples[r->windows[0].counts[0].sample], named(r, "spinning"));
+	assert_int_equal(r->windows[0].counts[0].count, 3 * 1000000);
+	assert_int_equal(r->windows[0].counts[1].count, 50);
+	recording__free(r);
+}
+
 static int setup(void **state)
 {
 	int fd = mkstemp(path);
@@ -188,6 +310,10 @@ int main(void)
 		cmocka_unit_test(offcpu_undefined_key_is_einval),
 		cmocka_unit_test(views_weigh_samples),
 		cmocka_unit_test(damaged_offcpu_block_changes_nothing),
+		cmocka_unit_test(offspans_survive_flushes_and_compaction),
+		cmocka_unit_test(offspans_past_max_size_are_dropped_and_counted),
+		cmocka_unit_test(damaged_offspans_block_adds_none),
+		cmocka_unit_test(views_cut_spans_at_windows),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

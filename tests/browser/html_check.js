@@ -18,7 +18,7 @@ const fs = require('fs');
 const path = require('path');
 const { csvFields } = require('./csv');
 
-const [page_path, text_path, folded_path, shot] = process.argv.slice(2);
+const [page_path, text_path, folded_path, shot, threads_path] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
 const failures = [];
 const fail = (what) => failures.push(what);
@@ -286,6 +286,28 @@ async function checkGpu(page) {
 	return rows.length;
 }
 
+/* The Threads tab's rows against `perch report --format=folded --sort=comm,pid,tid` (THREADS):
+ * its stacks lead with comm;pid N;tid N, summed per thread. */
+async function checkThreads(page) {
+	const want = new Map();
+	for (const line of fs.readFileSync(threads_path, 'utf8').split('\n').filter(Boolean)) {
+		const sp = line.lastIndexOf(' ');
+		const f = line.slice(0, sp).split(';');
+		if (!f[1].startsWith('pid ') || !f[2].startsWith('tid ')) fail('threads: folded line ' + line);
+		const k = [f[0], f[1].slice(4), f[2].slice(4)].join(' ');
+		want.set(k, (want.get(k) || 0) + Number(line.slice(sp + 1)));
+	}
+	await page.click('#tab-threads');
+	await page.waitForSelector('table.threads');
+	const rows = await page.$$eval('table.threads tbody tr', (trs) => trs.map((tr) => [tr.dataset.thread,
+		Number(tr.children[1].textContent)]));
+	sameMap('threads', new Map(rows), want);
+	for (let i = 1; i < rows.length; i++)
+		if (rows[i][1] > rows[i - 1][1]) fail('threads: row ' + i + ' out of order');
+	if (!rows.length && want.size) fail('threads: no row');
+	return rows.length;
+}
+
 async function main() {
 	const stacks = parseFolded(folded_path);
 	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -299,6 +321,13 @@ async function main() {
 	await page.goto('file://' + path.resolve(page_path));
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
 	const load_ms = Date.now() - t0;
+	/* a page of --per-thread (or --sort=comm,pid,tid) opens on its Threads tab */
+	const perThread = await page.evaluate(() => !!D.per_thread);
+	if (perThread) {
+		if (!(await page.$('#tab-threads.on')) || !(await page.$('table.threads tbody tr')))
+			fail('--per-thread: the page does not open on its Threads table');
+		await page.click('#tab-functions');
+	}
 	await checkTop(page, cliTop(text_path));
 	const fn = await checkFunction(page, stacks);
 	const excl = pickExclude(stacks);
@@ -311,6 +340,7 @@ async function main() {
 	} else {
 		await page.screenshot({ path: shot, fullPage: false });
 	}
+	const threads = threads_path ? await checkThreads(page) : 0;
 	const kernels = await checkGpu(page);
 	await page.click('#tab-flame');
 	await page.waitForSelector('#flame div');
@@ -320,7 +350,7 @@ async function main() {
 		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
 		process.exit(1);
 	}
-	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (kernels ? ' gpu_kernels=' + kernels : ''));
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
 }
 
 main().catch((e) => {

@@ -6,7 +6,10 @@
 # stack it blocked in (nanosleep, futex); --view=off must give the reader's read stack its
 # blocked time; --off-cpu-min must leave shorter blocks out; --view=cpu (the default) stays the
 # on-CPU report; bad --view and --off-cpu-min values, and --view=off on a recording without
-# off-CPU time, are one line and exit 64.
+# off-CPU time, are one line and exit 64. With --timeline each block is a slice in the chrome
+# export: the reader's pipe read one slice of the length the workload measured (5 %), the slices
+# summing to the off-CPU total exactly, as do the --view=off windows; with --delay and after a
+# SIGUSR1 pause, slices only inside the recorded intervals, a block cut at the pause.
 #
 #   tests/integration/offcpu.sh [BUILD_DIR]   (or tests/integration.sh BUILD_DIR offcpu)
 set -u
@@ -111,17 +114,128 @@ if perch_record oc --off-cpu -- "$WL/offcpu" 4; then
 		"$PERCH" report --view=off "$TESTS/golden/threads.data"
 fi
 
-# --off-cpu-min=50000 (50 ms): the 20 ms sleeps and 10 ms lock waits are left out, the reader's
-# block is not
-if perch_record min --off-cpu --off-cpu-min=50000 -- "$WL/offcpu" 2; then
+# --off-cpu-min=400000 (400 ms: far above a 20 ms sleep or 10 ms wait even when a loaded machine
+# wakes them late, as 50 ms was not; far below the reader's 1.7 s): the short sleeps and lock
+# waits are left out, the reader's block is not
+if perch_record min --off-cpu --off-cpu-min=400000 -- "$WL/offcpu" 2; then
 	folded "$T/min.data" --view=off >"$T/min.folded"
 	short=$(awk '/;phase_sleep;|;phase_lock;/ { s += $NF } END { printf "%.0f\n", s }' "$T/min.folded")
 	rd=$(phase_ns "$T/min.folded" reader pipe_wait_read)
 	if [ "$short" -eq 0 ] && [ "$rd" -gt 1000000000 ]; then
-		ok "--off-cpu-min=50000: no 20 ms sleep or 10 ms lock wait kept, the reader's $rd ns block kept"
+		ok "--off-cpu-min=400000: no 20 ms sleep or 10 ms lock wait kept, the reader's $rd ns block kept"
 	else
 		bad "--off-cpu-min" "$short ns of short blocks kept, reader $rd ns"
 	fi
+fi
+
+# slices NAME: the chrome export's off-CPU slices of $T/NAME.data, one a line:
+# "tid start_ns end_ns pipe|-" (CLOCK_MONOTONIC: the trace's origin_ns + ts; pipe: the read stack)
+slices() {
+	"$PERCH" report --format=chrome -o "$T/$1.json" "$T/$1.data" &&
+		python3 - "$T/$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+origin = int(d["otherData"]["origin_ns"])
+ns = lambda us: int(round(float(us) * 1000))
+for e in d["traceEvents"]:
+    if e.get("cat") == "offcpu" and e["ph"] == "X":
+        st = e["args"]["stack"]
+        pipe = "pipe" if ";pipe_wait_read;" in st and "pipe_read" in st else "-"
+        print(e["tid"], origin + ns(e["ts"]), origin + ns(e["ts"]) + ns(e["dur"]), pipe)
+PY
+}
+# off_total NAME: the recording's off-CPU ns (OFFCPU's totals, --view=off)
+off_total() { folded "$T/$1.data" --view=off | awk '{ s += $NF } END { printf "%.0f\n", s }'; }
+# span_total NAME: the off-CPU slices' ns
+span_total() { awk '{ s += $3 - $2 } END { printf "%.0f\n", s }' "$T/$1.slices"; }
+
+# --timeline --off-cpu: each block is a slice on its thread in the chrome export (OFFSPANS); the
+# reader's one pipe read is one slice as long as the workload measured it; the slices sum to the
+# off-CPU totals exactly (the same blocks); nothing lost
+if perch_record tl --off-cpu --timeline -- "$WL/offcpu" 2 && slices tl >"$T/tl.slices"; then
+	rd=$(kv "$T/tl.truth" read_ns)
+	n=$(awk '$4 == "pipe"' "$T/tl.slices" | wc -l)
+	got=$(awk '$4 == "pipe" { print $3 - $2 }' "$T/tl.slices" | head -1)
+	if [ "$n" = 1 ] && within "$(pct "${got:-0}" "$rd")" 100 5; then
+		ok "chrome: the reader's pipe read is one off-CPU slice of $got ns (workload: $rd ns)"
+	else
+		bad "chrome pipe slice" "$n slices with the read stack, the first $got ns; the workload measured $rd ns"
+	fi
+	if [ "$(span_total tl)" = "$(off_total tl)" ] && [ "$(off_total tl)" -gt 0 ] &&
+		[ "$(rec_stat "$T/tl.data" off_cpu_spans_lost)" = 0 ] &&
+		[ "$(rec_stat "$T/tl.data" off_cpu_spans_dropped)" = 0 ]; then
+		ok "chrome: $(wc -l <"$T/tl.slices") off-CPU slices sum to the off-CPU total, $(off_total tl) ns; none lost"
+	else
+		bad "slices vs totals" "slices $(span_total tl) ns, --view=off $(off_total tl) ns, lost $(rec_stat "$T/tl.data" off_cpu_spans_lost)"
+	fi
+	# --view=off: the windows carry the off-CPU time (speedscope and chrome read them): their
+	# chrome counters sum to the same total
+	"$PERCH" report --view=off --format=chrome -o "$T/tloff.json" "$T/tl.data"
+	win=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(sum(e["args"].values()) for e in d["traceEvents"] if e.get("name") == "samples" and e["ph"] == "C"))' "$T/tloff.json")
+	if [ "$win" = "$(off_total tl)" ]; then
+		ok "--view=off: the windows hold the off-CPU time, $win ns"
+	else
+		bad "--view=off windows" "the windows hold $win ns, the recording $(off_total tl) ns"
+	fi
+fi
+
+# in_windows NAME: slices outside the recorded intervals (END's enabled_N), and all of them
+in_windows() {
+	"$PERCH" report --format=stats "$T/$1.data" |
+		awk 'FNR == NR { if ($1 ~ /^enabled_[0-9]+_start_ns$/) s[++n] = $2
+				 if ($1 ~ /^enabled_[0-9]+_end_ns$/) e[++m] = $2; next }
+		     { all++; in_ = 0
+		       for (i = 1; i <= n; i++) if ($2 >= s[i] && $3 <= e[i]) in_ = 1
+		       if (!in_) out++ }
+		     END { print out + 0, all + 0, n + 0 }' - "$T/$1.slices"
+}
+
+# --delay=1: off-CPU slices only inside the recorded interval (none begins before the delay
+# ends), and the totals count only that time
+if perch_record dl --off-cpu --timeline --delay=1 -- "$WL/offcpu" 2.5 && slices dl >"$T/dl.slices"; then
+	read -r out all n <<<"$(in_windows dl)"
+	if [ "$n" = 1 ] && [ "$out" = 0 ] && [ "$all" -gt 0 ] && [ "$(span_total dl)" = "$(off_total dl)" ]; then
+		ok "--delay=1: all $all off-CPU slices inside the recorded interval; they sum to the total"
+	else
+		bad "--delay slices" "$out of $all slices outside the $n recorded intervals; slices $(span_total dl) ns, total $(off_total dl) ns"
+	fi
+fi
+
+# in_read PID: the workload's thread "reader" is blocked in read(2) (syscall 0 on x86_64, as
+# /proc/PID/task/TID/syscall says)
+in_read() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = reader ] && [ "$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)" = 0 ] && return 0
+	done
+	return 1
+}
+
+# SIGUSR1 during the reader's pipe read (sent once the workload's reader is blocked in it, and
+# 0.2 s more): its block is cut at the pause (the recorded interval's end), not counted to the
+# read's end
+"$PERCH" record -q --off-cpu --timeline -o "$T/ps.data" -- "$WL/offcpu" 2 >"$T/ps.truth" 2>"$T/ps.err" &
+ppid=$!
+for _ in $(seq 200); do
+	wpid=$(pgrep -P "$ppid" | head -1)
+	[ -n "$wpid" ] && in_read "$wpid" && break
+	sleep 0.05
+done
+sleep 0.2
+kill -USR1 "$ppid"
+if wait "$ppid" && slices ps >"$T/ps.slices"; then
+	read -r out all n <<<"$(in_windows ps)"
+	e0=$(rec_stat "$T/ps.data" enabled_0_end_ns)
+	end=$(awk '$4 == "pipe" { print $3 }' "$T/ps.slices" | head -1)
+	if [ "$n" = 1 ] && [ "$out" = 0 ] && [ -n "$end" ] && [ $((e0 - end)) -lt 10000000 ]; then
+		ok "SIGUSR1: all $all slices inside the recorded interval; the pipe read's ends at the pause ($((e0 - end)) ns before)"
+	else
+		bad "SIGUSR1 slices" "$out of $all outside $n intervals; the pipe read's ends at ${end:-none}, the interval at $e0"
+	fi
+else
+	bad "SIGUSR1 record" "$(cat "$T/ps.err")"
 fi
 
 expect "--view=bogus" 64 "bad --view" -- "$PERCH" report --view=bogus "$T/oc.data"

@@ -21,6 +21,7 @@ struct diff_cli {
 	struct diff_opts o;
 	enum diff_format format;
 	unsigned long top;
+	const char *event; /* --event=NAME: that event's samples of each recording */
 };
 
 #define HELP_DONE (-1)
@@ -36,6 +37,10 @@ static void diff_options(FILE *out)
 	      "                       or html (one self-contained page: the table and an icicle\n"
 	      "                       colored by change; > FILE.html)\n"
 	      "  --top=N              rows in each text table (default 20)\n"
+	      "  --event=NAME         compare event NAME's samples of each recording (both must\n"
+	      "                       hold it; needed when either holds several events, perch\n"
+	      "                       record -e A,B); without it both must have sampled the same\n"
+	      "                       event\n"
 	      "  --region=NAME, --lines, --no-demangle   as for report\n",
 	      out);
 }
@@ -217,6 +222,9 @@ static int diff_option(int ch, struct diff_cli *c, char **argv)
 	case 'D':
 		c->o.no_demangle = true;
 		return 0;
+	case 'e':
+		c->event = optarg;
+		return 0;
 	case 'h':
 		cli_usage(stdout);
 		return HELP_DONE;
@@ -240,12 +248,40 @@ static int load_both(const char *const path[2], struct recording *r[2], int *dam
 	return 0;
 }
 
+/* Like with like: --event=NAME keeps that event's samples of each recording; without it both
+ * must hold one event, the same. 0 or the exit status after its line. */
+static int pick_event(struct recording *r[2], const char *const path[2], const char *event)
+{
+	uint32_t ev;
+
+	for (int s = 0; event && s < 2; s++) {
+		if (report__find_event(r[s], event, &ev))
+			return log_usage(NULL, "--event=%s: %s has no such event (%s)", event,
+					 path[s], report__events(r[s]));
+		if (report__select_event(r[s], ev)) {
+			log_err("diff: out of memory");
+			return PERCH_EXIT_INTERNAL;
+		}
+	}
+	for (int s = 0; !event && s < 2; s++)
+		if (report__nevents(r[s]) > 1)
+			return log_usage(NULL,
+					 "%s holds %u events (%s): choose one with --event=NAME",
+					 path[s], report__nevents(r[s]), report__events(r[s]));
+	if (!event && !report__same_events(r[0], r[1], false))
+		return log_usage(NULL, "%s sampled %s, %s sampled %s: diff compares one event",
+				 path[0], report__events(r[0]), path[1], report__events(r[1]));
+	return 0;
+}
+
 static int diff_files(const char *const path[2], const struct diff_cli *c)
 {
 	struct recording *r[2] = {NULL, NULL};
 	struct diff *d = NULL;
 	int damage = 0, ret = load_both(path, r, &damage);
 
+	if (!ret)
+		ret = pick_event(r, path, c->event);
 	if (!ret && c->o.region && report__find_region(r[0], c->o.region) == -ENOENT &&
 	    report__find_region(r[1], c->o.region) == -ENOENT)
 		ret = log_usage(NULL, "no region '%s' in %s or %s", c->o.region, path[0], path[1]);
@@ -274,13 +310,10 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 static int run_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"top", required_argument, NULL, 't'},
-		{"region", required_argument, NULL, 'r'},
-		{"lines", no_argument, NULL, 'l'},
-		{"no-demangle", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
+		{"region", required_argument, NULL, 'r'}, {"lines", no_argument, NULL, 'l'},
+		{"no-demangle", no_argument, NULL, 'D'},  {"event", required_argument, NULL, 'e'},
+		{"help", no_argument, NULL, 'h'},	  {0},
 	};
 	struct diff_cli c = {.o = {.sz = sizeof(c.o)}, .top = 20};
 	const char *path[2];
@@ -302,6 +335,6 @@ const struct cli_command cli_diff = {
 	.run = run_diff,
 	.synopsis =
 		"perch diff [--format=text|csv|folded|html] [--top=N] [--region=NAME] [--lines]\n"
-		"                    [--no-demangle] BASE NEW\n",
+		"                    [--no-demangle] [--event=NAME] BASE NEW\n",
 	.options = diff_options,
 };

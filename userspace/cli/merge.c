@@ -11,6 +11,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "format/merge.h"
+#include "report/report.h"
 
 #define HELP_DONE  (-1)
 #define MAX_INPUTS 4096
@@ -25,7 +26,23 @@ static void merge_options(FILE *out)
 	      out);
 }
 
-/* Every input loaded, undamaged, of one sampling frequency; the exit status. */
+/* Input i sampled what the first did (the same events, -e, with the same periods, -c): each
+ * sample's event index and count mean the same in the merged file. 0 or the exit status. */
+static int same_events(char **paths, const struct rec_merge_input *in, size_t i)
+{
+	const struct recording *a = in[0].r, *b = in[i].r;
+
+	if (report__same_events(a, b, true))
+		return 0;
+	return log_usage(NULL,
+			 "%s sampled %s (period %s), %s sampled %s (period %s): cannot merge "
+			 "different events or periods",
+			 paths[0], report__events(a), report__periods(a), paths[i],
+			 report__events(b), report__periods(b));
+}
+
+/* Every input loaded, undamaged, of one sampling frequency and the same events; the exit
+ * status. */
 static int load_inputs(char **paths, size_t n, struct rec_merge_input *in)
 {
 	const char *freq0 = NULL;
@@ -50,6 +67,8 @@ static int load_inputs(char **paths, size_t n, struct rec_merge_input *in)
 					 freq ? freq : "?");
 		if (!i)
 			freq0 = freq;
+		else if ((err = same_events(paths, in, i)))
+			return err;
 	}
 	return 0;
 }

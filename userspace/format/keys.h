@@ -156,6 +156,14 @@
 	X(early_stacks_frame_pointers, SAMPLER_EARLY_FP) \
 	X(early_stacks_lost, SAMPLER_EARLY_LOST)
 
+/* --off-cpu --timeline (OFFSPANS): block spans written, lost (the sampler's ring was full, or
+ * the span's key had no key id) and dropped past --max-size; written only with both options.
+ * The index is record/stats.c's own. */
+#define REC_STATS_OFFSPANS(X)    \
+	X(off_cpu_spans, 0)      \
+	X(off_cpu_spans_lost, 1) \
+	X(off_cpu_spans_dropped, 2)
+
 #define REC_STATS(X)            \
 	REC_STATS_BPF(X)        \
 	REC_STATS_COLLECT(X)    \
@@ -169,7 +177,8 @@
 	REC_STATS_GPU(X)        \
 	REC_STATS_LAUNCH(X)     \
 	REC_STATS_GPU_ATTACH(X) \
-	REC_STATS_GPU_CALLS(X) REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X)
+	REC_STATS_GPU_CALLS(X)  \
+	REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

@@ -2,9 +2,10 @@
 /*
  * `perch merge` (merge.h): loaded recordings into one version 4 file through the writer. Each
  * input's strings, frames, lines, processes (pids, with their ORIGINS), keys, modules, region
- * tables, spans and GPU entries are defined in the output's ids; then the windows of all inputs
- * in one time line, the timeline ticks in time order, the steps and program pauses of all (one
- * STEPS table), META, STATS and END.
+ * tables, spans, GPU entries and off-CPU spans are defined in the output's ids; then every
+ * input's metric series (after a marker of its origin), the windows of all inputs in one time
+ * line, the timeline ticks in time order, the steps and program pauses of all (one STEPS table),
+ * META, STATS and END.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "merge.h"
+#include "metrics.h"
 #include "writer_impl.h"
 
 #define FIRST_FREE_PID 4194304u /* above the kernel's largest pid_max */
@@ -318,6 +320,115 @@ static int map_gpu_calls(struct merge *m, struct min *in)
 	return err;
 }
 
+/* --off-cpu --timeline's spans (OFFSPANS), on the input's keys in the output's ids. */
+static int map_offspans(struct merge *m, struct min *in)
+{
+	int err = 0;
+
+	for (size_t j = 0; j < in->r->noffspans && !err; j++) {
+		const struct rec_offspan *o = &in->r->offspans[j];
+
+		err = rec_writer__offspan(m->w, in->key[o->sample], o->start_ns, o->end_ns);
+		if (err == -ENOSPC)
+			err = 0; /* no cap is set: cannot happen, and would be counted */
+	}
+	return err;
+}
+
+/* A marker's label in the output: the input's own, or "LABEL/INNER" for a marker of an input
+ * that is itself a merge (as ORIGINS compose). */
+static int marker_label(struct merge *m, const struct min *in, const struct rec_metric *s,
+			uint32_t *id)
+{
+	const char *inner = recording__string(in->r, s->subject);
+	char *both = NULL;
+
+	if (s->metric != REC_METRIC_ORIGIN) {
+		*id = in->label;
+		return 0;
+	}
+	if (asprintf(&both, "%s/%s", in->label_str, inner) < 0)
+		return -ENOMEM;
+	*id = rec_writer__string(m->w, both);
+	free(both);
+	return *id ? 0 : -ENOMEM;
+}
+
+/* One input's series after a marker of its label (unless its own first series is one): process
+ * series follow their process's pid in the output, the points are the input's. */
+static int input_metrics(struct merge *m, struct min *in, struct rec_metric **v, size_t *nv,
+			 size_t *cap)
+{
+	const struct recording *r = in->r;
+	int err = 0;
+
+	if (!r->nmetrics && !r->metrics_note)
+		return 0;
+	for (size_t j = 0; j <= r->nmetrics && !err; j++) {
+		struct rec_metric s = j ? r->metrics[j - 1] : (struct rec_metric){0};
+		const struct rec_metric_info *info = rec_metric_info(s.metric);
+
+		if (!j && r->nmetrics && r->metrics[0].metric == REC_METRIC_ORIGIN)
+			continue; /* a merge's first marker names its first input */
+		if (vec_grow(v, cap, *nv + 1, sizeof(**v), 64))
+			return -ENOMEM;
+		if (!j || s.metric == REC_METRIC_ORIGIN) {
+			err = marker_label(m, in, &s, &s.subject);
+			s = (struct rec_metric){.metric = REC_METRIC_ORIGIN, .subject = s.subject};
+		} else if (info && info->subject == REC_MS_PROC) {
+			err = map_pid(m, in, s.subject, &s.subject);
+		}
+		(*v)[(*nv)++] = s;
+	}
+	return err;
+}
+
+/* The inputs' notes as one line, each after its input's label. */
+static int notes_line(struct merge *m, struct min *in, size_t n, uint32_t *note)
+{
+	char *line = NULL, *next;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		if (!in[i].r->metrics_note)
+			continue;
+		if (asprintf(&next, "%s%s%s: %s", line ? line : "", line ? "; " : "",
+			     in[i].label_str,
+			     recording__string(in[i].r, in[i].r->metrics_note)) < 0)
+			err = -ENOMEM;
+		free(line);
+		line = err ? NULL : next;
+	}
+	*note = line ? rec_writer__string(m->w, line) : 0;
+	if (line && !*note)
+		err = -ENOMEM;
+	free(line);
+	return err;
+}
+
+/* METRICS: every input's series, in input order, each input's after a marker of its label
+ * (REC_METRIC_ORIGIN); the first input's interval that has one. */
+static int merge_metrics(struct merge *m, struct min *in, size_t n)
+{
+	struct rec_metric *v = NULL;
+	size_t nv = 0, cap = 0;
+	uint64_t interval = 0;
+	uint32_t note = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		err = input_metrics(m, &in[i], &v, &nv, &cap);
+		if (!interval)
+			interval = in[i].r->metrics_interval_ns;
+	}
+	if (!err)
+		err = notes_line(m, in, n, &note);
+	if (!err && nv)
+		err = rec_writer__metrics(m->w, interval, note, v, nv);
+	free(v);
+	return err;
+}
+
 /* Everything of one input but its counts, ticks, META, STATS and END. */
 static int define_input(struct merge *m, struct min *in, const char *label)
 {
@@ -343,6 +454,8 @@ static int define_input(struct merge *m, struct min *in, const char *label)
 		err = map_gpu(m, in);
 	if (!err)
 		err = map_gpu_calls(m, in);
+	if (!err)
+		err = map_offspans(m, in);
 	return err ? err : rec_writer__flush(m->w);
 }
 
@@ -583,6 +696,8 @@ int rec_merge(const struct rec_merge_input *inputs, size_t n, const char *out)
 		in[i].r = inputs[i].r;
 		err = define_input(&m, &in[i], inputs[i].label);
 	}
+	if (!err)
+		err = merge_metrics(&m, in, n);
 	if (!err)
 		err = merge_windows(&m, in, n);
 	for (size_t i = 0; i < n && !err; i++)

@@ -118,13 +118,16 @@ static void put_series(struct buf *b, const struct rec_metric *m)
 	}
 }
 
-static int check_series(const struct rec_metric *m, size_t n, size_t *bytes)
+static int check_series(const struct rec_metric *m, size_t n, size_t nstrs, size_t *bytes)
 {
 	*bytes = 2 * ULEB_MAX;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end = m[i].start_ns;
 
-		if (!rec_metric_info(m[i].metric) || (m[i].npoints && !m[i].points))
+		if ((!rec_metric_info(m[i].metric) && m[i].metric != REC_METRIC_ORIGIN) ||
+		    (m[i].npoints && !m[i].points) ||
+		    (m[i].metric == REC_METRIC_ORIGIN &&
+		     (m[i].npoints || !m[i].subject || m[i].subject >= nstrs)))
 			return -EINVAL;
 		for (uint32_t j = 0; j < m[i].npoints; j++) {
 			if (m[i].points[j].end_ns < end)
@@ -145,7 +148,7 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
 
 	if (!w || (n && !m) || n > UINT32_MAX || note >= w->nstrs)
 		return -EINVAL;
-	err = check_series(m, n, &bytes);
+	err = check_series(m, n, w->nstrs, &bytes);
 	if (!err)
 		err = rec_writer__flush(w); /* the note's string first */
 	keep = &w->metrics;

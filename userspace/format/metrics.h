@@ -43,6 +43,15 @@ enum rec_metric_merge {
 enum rec_metric_id { REC_METRIC_LIST(REC_METRIC_ENUM) REC_METRIC_MAX_ID };
 #undef REC_METRIC_ENUM
 
+/*
+ * Not a measurement: in a merged recording (perch merge), a series with this metric id and no
+ * points says that the series after it, up to the next such one, came from the input its subject
+ * names (a string id: the input's label, as ORIGINS's). rec_metric_info() knows no such id, so a
+ * perch that does not know it skips the marker as a metric from a later perch and shows the
+ * series as before.
+ */
+#define REC_METRIC_ORIGIN 127 /* the list's ids stay below it */
+
 /* A share of 1 (REC_MM_MEAN values). */
 #define REC_METRIC_SHARE_ONE 10000
 

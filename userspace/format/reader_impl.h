@@ -47,7 +47,7 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
-	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls;
+	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls, cap_offspans;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
@@ -85,6 +85,9 @@ int parse_steps(struct loaded *L, struct cur *c);
 /* sizes.c */
 int parse_sizes(struct loaded *L, struct cur *c);
 void sizes_free(struct loaded *L);
+/* offspans.c: OFFSPANS, and their sort by start (from time_finish) */
+int parse_offspans(struct loaded *L, struct cur *c);
+void offspans_finish(struct loaded *L);
 void time_finish(struct loaded *L);
 void time_free(struct loaded *L);
 

@@ -344,6 +344,7 @@ void time_finish(struct loaded *L)
 		sorted = r->events[i - 1].time_ns <= r->events[i].time_ns;
 	if (!sorted)
 		qsort(r->events, r->nevents, sizeof(*r->events), cmp_event);
+	offspans_finish(L);
 	for (size_t i = 0; i < r->ngpu; i++) {
 		uint64_t sample = 0;
 		struct rec_gpu *g = &r->gpu[i];
@@ -368,5 +369,6 @@ void time_free(struct loaded *L)
 	free(L->r.gpu);
 	free(L->r.gpu_notes);
 	free(L->r.gpu_calls);
+	free(L->r.offspans);
 	u64map__clear(&L->launch_tab);
 }

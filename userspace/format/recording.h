@@ -160,6 +160,20 @@
  *                    np x (uleb n, uleb t_ns): a uniform sample of the calls (np <= seen)
  *            bucket = uleb log2 (n in [2^(log2-1), 2^log2)), uleb count, uleb min_ns, uleb
  *                    max_ns, 4 x f64 (sums of n, t, t^2, n*t; t in ns), log2 ascending
+ *   OFFSPANS u32 n, n x (uleb key, sleb start, uleb duration)   written by `perch record
+ *            --timeline --off-cpu` (a later perch than version 4's first; older readers skip the
+ *            block, so version 4 stays 4): each block of a target thread at least --off-cpu-min
+ *            long as a timed span, the time axis of OFFCPU's totals. key: the key its thread left
+ *            the CPU with (thread, stack, flags: as OFFCPU's); start: ns since the block's
+ *            previous span's start (the first: since 0), as TIMELINE's times; duration: end -
+ *            start. Only the part of a block inside the recorded windows is kept (a block that
+ *            began before --delay ended or a resume starts there, one still going at a pause
+ *            ends there; END's enabled intervals), as OFFCPU's totals count it, so with no span
+ *            dropped a key's spans sum to its OFFCPU total. A thread's spans never overlap.
+ *            Appended as they come (each drain's in the order read, not sorted; loaded, sorted
+ *            by start), copied as they are when the file is compacted, and capped with the
+ *            timeline by --max-size: spans past it are dropped and counted (STATS
+ *            off_cpu_spans_dropped), as are those the sampler's ring lost (off_cpu_spans_lost).
  *
  * Bounded by the program, not the run. The writer keeps every window in memory up to a budget
  * (REC_WINDOW_BUDGET; rec_writer__window_budget()); when a window would pass it, neighbours
@@ -224,6 +238,7 @@ enum rec_block_type {
 	REC_OFFCPU = 19,
 	REC_STEPS = 20,
 	REC_SIZES = 21,
+	REC_OFFSPANS = 22,
 };
 
 /* Sample flags. */
@@ -455,6 +470,13 @@ struct rec_step {
 	const struct rec_count *counts;
 };
 
+/* One off-CPU block of a thread (OFFSPANS): [start_ns, end_ns), the part inside the recorded
+ * windows. */
+struct rec_offspan {
+	uint64_t start_ns, end_ns;
+	uint32_t sample; /* index into recording.samples: the key (thread, stack, reason) */
+};
+
 struct rec_kv {
 	char *key;
 	char *str;	/* META */
@@ -503,6 +525,8 @@ struct recording {
 	uint32_t metrics_note;	/* string id: what could not be measured (0: none) */
 	struct rec_step *steps; /* the programs' steps and pauses, from the last STEPS block */
 	size_t nsteps;
+	struct rec_offspan *offspans; /* --timeline --off-cpu (OFFSPANS): by start (else none) */
+	size_t noffspans;
 	struct rec_kv *stats; /* from the last STATS block */
 	size_t nstats;
 	struct rec_kv *end; /* from the END block; NULL when perch did not finish */
@@ -529,6 +553,11 @@ bool recording__stat(const struct recording *r, const char *key, uint64_t *value
 bool recording__end(const struct recording *r, const char *key, uint64_t *value);
 /* The origin of a process of a merged recording (ORIGINS), or NULL when it has none. */
 const struct rec_origin *recording__origin(const struct recording *r, uint32_t pid);
+/* --view=off|wall on a recording with OFFSPANS: each window's counts become the time its keys
+ * spent off the CPU inside it (the spans cut at the window's bounds), plus tick_ns x its ticks
+ * (tick_ns 0: off-CPU time only), in ns, so the windows weigh what the samples weigh. Parts of
+ * spans outside every window are left out. 0 or -ENOMEM (the windows as they were). */
+int recording__offcpu_windows(struct recording *r, uint64_t tick_ns);
 /* String by id; "" for an id out of range. */
 const char *recording__string(const struct recording *r, uint32_t id);
 
@@ -611,6 +640,11 @@ int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);
 /* Every step and program pause so far (STEPS, written at once; the last block wins and
  * compaction keeps it). -EINVAL for an undefined key or kind. */
 int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n);
+/* One off-CPU block of key (a key id) over [start_ns, end_ns) (OFFSPANS; --timeline
+ * --off-cpu); any order. -EINVAL for an undefined key or end before start, -ENOSPC (dropped and
+ * counted) past the --max-size cap the timeline shares. */
+int rec_writer__offspan(struct rec_writer *w, uint32_t key, uint64_t start_ns, uint64_t end_ns);
+uint64_t rec_writer__offspans_dropped(const struct rec_writer *w);
 /* The window budget (>= 2; REC_WINDOW_BUDGET by default): for tests and benches. */
 int rec_writer__window_budget(struct rec_writer *w, uint32_t budget);
 

@@ -129,6 +129,9 @@ struct rec_writer {
 	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
 	size_t nsthreads, cap_sthreads;
 	struct u64map sthread_tab;
+	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
+	uint32_t noffspans;
+	uint64_t offspan_last, offspans_dropped;
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -146,6 +149,10 @@ int wr_write_rthreads(struct rec_writer *w);
 
 /* writer_time.c */
 int wr_time_flush(struct rec_writer *w);
+/* A TIMELINE-like entry e (built with its delta) into the pending block b under the --max-size
+ * cap the timeline's blocks share: -ENOSPC (and ++*dropped) past it. */
+int wr_timeline_room(struct rec_writer *w, const struct buf *e, uint64_t *dropped);
+int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e);
 int wr_time_windows(struct rec_writer *w);
 int wr_time_pending_window(struct rec_writer *w);
 int wr_key_of(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
@@ -164,6 +171,8 @@ int wr_offcpu_flush(struct rec_writer *w);
 int wr_write_steps(struct rec_writer *w);
 int wr_offcpu_all(struct rec_writer *w);
 void wr_offcpu_free(struct rec_writer *w);
+/* offspans.c: the pending OFFSPANS block's buffer */
+void wr_offspans_free(struct rec_writer *w);
 
 /* sizes.c: every thread's latest SIZES entry again (compaction) */
 int wr_write_sizes(struct rec_writer *w);

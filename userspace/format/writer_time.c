@@ -340,7 +340,7 @@ int rec_writer__window_budget(struct rec_writer *w, uint32_t budget)
 }
 
 /* The bytes one TIMELINE or SPANS entry takes, or -ENOSPC (counted) past the cap. */
-static int timeline_room(struct rec_writer *w, const struct buf *entry, uint64_t *dropped)
+int wr_timeline_room(struct rec_writer *w, const struct buf *entry, uint64_t *dropped)
 {
 	if (w->max_size && w->timeline_bytes + entry->len > w->max_size) {
 		(*dropped)++;
@@ -350,7 +350,7 @@ static int timeline_room(struct rec_writer *w, const struct buf *entry, uint64_t
 }
 
 /* Append the entry in e (built with its delta) to the pending block b. */
-static int timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e)
+int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e)
 {
 	if (!b->len && wr_block_start(b))
 		return -ENOMEM;
@@ -375,9 +375,9 @@ int rec_writer__event(struct rec_writer *w, uint64_t time_ns, uint32_t key)
 		return w->err;
 	put_sleb(&e, (int64_t)(time_ns - last));
 	put_uleb(&e, key);
-	err = timeline_room(w, &e, &w->events_dropped);
+	err = wr_timeline_room(w, &e, &w->events_dropped);
 	if (!err)
-		err = timeline_add(w, &w->events, &w->nevents, &e);
+		err = wr_timeline_add(w, &w->events, &w->nevents, &e);
 	if (!err)
 		w->event_last = time_ns;
 	return err;
@@ -400,9 +400,9 @@ int rec_writer__span(struct rec_writer *w, const struct rec_span *s)
 	put_u8(&e, s->kind);
 	put_uleb(&e, s->name);
 	put_uleb(&e, s->size);
-	err = timeline_room(w, &e, &w->spans_dropped);
+	err = wr_timeline_room(w, &e, &w->spans_dropped);
 	if (!err)
-		err = timeline_add(w, &w->spans, &w->nspans, &e);
+		err = wr_timeline_add(w, &w->spans, &w->nspans, &e);
 	if (!err)
 		w->span_last = s->time_ns;
 	return err;
@@ -558,7 +558,8 @@ static int write_winbuf(struct rec_writer *w)
 	return 0;
 }
 
-/* After the definitions of writer.c: STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS, GPU. */
+/* After the definitions of writer.c: STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS, GPU,
+ * OFFSPANS. */
 int wr_time_flush(struct rec_writer *w)
 {
 	int err;
@@ -580,6 +581,8 @@ int wr_time_flush(struct rec_writer *w)
 		err = write_timeline(w, REC_SPANS, &w->spans, &w->nspans);
 	if (!err)
 		err = write_timeline(w, REC_GPU, &w->gpu, &w->ngpu);
+	if (!err)
+		err = write_timeline(w, REC_OFFSPANS, &w->offspans, &w->noffspans);
 	return err;
 }
 
@@ -616,5 +619,6 @@ void wr_time_free(struct rec_writer *w)
 	free(w->modules);
 	wr_origins_free(w);
 	wr_offcpu_free(w);
+	wr_offspans_free(w);
 	u64map__clear(&w->module_tab);
 }

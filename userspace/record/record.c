@@ -165,6 +165,14 @@ static void add_offcpu(void *ctx, uint32_t key, uint64_t ns)
 	rec_writer__offcpu(s->w, key, ns);
 }
 
+/* --off-cpu --timeline: one block's span (past --max-size: dropped, counted by the writer). */
+static void add_offspan(void *ctx, uint32_t key, uint64_t start_ns, uint64_t end_ns)
+{
+	struct session *s = ctx;
+
+	rec_writer__offspan(s->w, key, start_ns, end_ns);
+}
+
 /* The parts that follow the targets, in the order they hear of them: the unwinder first (the
  * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
 static int add_listeners(struct session *s)
@@ -186,6 +194,7 @@ static int add_listeners(struct session *s)
 	collector__set_keys(s->col, true);
 	sampler__on_tick(s->sp, add_tick, s);
 	sampler__on_off_cpu(s->sp, add_offcpu, s);
+	sampler__on_off_span(s->sp, add_offspan, s);
 	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
 	s->steps = steps__new(s->w, s->o->steps, s->o->steps_first, s->o->steps_last);
 	if (!s->rg || !s->steps)

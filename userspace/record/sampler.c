@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -232,13 +233,27 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 
 /* Paused, the perf events are disabled too, so the targets take no tick at all: a paused perch
  * costs them nothing (README, bench/pause.sh). The flag stays for what runs without a tick
- * (off-CPU switches) and for the ticks under way when the events stop. */
+ * (off-CPU switches) and for the ticks under way when the events stop. The window's bounds go to
+ * the BPF program before the flag (see struct perch_offspan): a block that ends between the two
+ * is cut at them already. A second pause keeps the first's time. */
 void sampler__pause(struct sampler *sp, bool paused)
 {
 	unsigned long req = paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE;
+	struct sample_bpf__bss *bss = sp->skel->bss;
+	struct timespec ts;
+	uint64_t now;
 
-	if (paused)
-		sp->skel->bss->perch_paused = 1;
+	if (paused == !!bss->perch_paused)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (paused) {
+		bss->paused_ns = now;
+		__atomic_store_n(&bss->perch_paused, 1, __ATOMIC_SEQ_CST);
+	} else {
+		bss->resumed_before_ns = bss->resumed_ns;
+		bss->resumed_ns = now;
+	}
 	/* every event's perf event on every CPU (sampler_ticks.c: event * ncpus + cpu) */
 	for (size_t i = 0; sp->perf_fds && i < sp->nticks; i++) {
 		if (sp->perf_fds[i] >= 0 && ioctl(sp->perf_fds[i], req, 0))
@@ -246,7 +261,7 @@ void sampler__pause(struct sampler *sp, bool paused)
 				  strerror(errno));
 	}
 	if (!paused)
-		sp->skel->bss->perch_paused = 0;
+		__atomic_store_n(&bss->perch_paused, 0, __ATOMIC_SEQ_CST);
 }
 
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],

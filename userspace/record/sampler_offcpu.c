@@ -7,7 +7,10 @@
  * bytes to key id (the latest naming wins: a frame-pointer stack id is a bucket in a stack map
  * that is cleared every drain), and each off-CPU entry goes with its key id and nanoseconds to
  * the off-CPU function (the recording's OFFCPU block). Memory follows the distinct keys, as the
- * recording's keys do.
+ * recording's keys do. With --timeline each block also comes as a span through the `offspans`
+ * ring (struct perch_offspan): read at every drain, a span of the drained buffer gets its key id
+ * then, one of the other buffer waits for that buffer's drain, and each goes to the span
+ * function (the recording's OFFSPANS block).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +28,9 @@ struct named_key {
 	uint32_t id;
 };
 
+#define SPAN_RING_MIN (256u * 1024)	  /* bytes */
+#define SPAN_RING_MAX (64u * 1024 * 1024) /* bytes */
+
 struct offcpu_probe {
 	struct perch_key *keys; /* one drain's entries */
 	uint64_t *vals;
@@ -34,19 +40,53 @@ struct offcpu_probe {
 	sampler_offcpu_fn fn;
 	void *ctx;
 	uint64_t unkeyed;
+	struct ring_buffer *rb;	       /* --timeline: the block spans */
+	struct perch_offspan *waiting; /* read, not yet drained: of the other buffer */
+	size_t nwaiting, capwaiting;
+	sampler_offspan_fn span_fn;
+	void *span_ctx;
+	uint64_t spans, spans_unkeyed;
 };
+
+/* Room for the spans of 64k blocks a drain period (a context-switch-heavy target blocks ~100k
+ * times a second: the drain comes ten times a second), times the CPUs' share of it. */
+static __u32 span_ring_size(const struct sampler *sp)
+{
+	uint64_t need = (uint64_t)(sp->ncpus > 0 ? sp->ncpus : 1) * 16384 *
+			(sizeof(struct perch_offspan) + 8);
+	__u32 size = SPAN_RING_MIN;
+
+	while (size < need && size < SPAN_RING_MAX)
+		size *= 2;
+	return size;
+}
 
 void sampler_offcpu_setup(struct sampler *sp)
 {
 	struct sample_bpf *skel = sp->skel;
 
 	skel->rodata->off_cpu_min_ns = sp->off_cpu_min_ns;
+	bpf_map__set_max_entries(skel->maps.offspans,
+				 sp->off_cpu && sp->timeline ? span_ring_size(sp) : 4096);
 	if (sp->off_cpu)
 		return;
 	bpf_program__set_autoload(skel->progs.on_switch, false);
 	bpf_map__set_max_entries(skel->maps.offcpu_start, 1);
 	bpf_map__set_max_entries(skel->maps.offcpu0, 1);
 	bpf_map__set_max_entries(skel->maps.offcpu1, 1);
+}
+
+static int on_span(void *ctx, void *data, size_t len)
+{
+	struct offcpu_probe *oc = ctx;
+
+	if (len < sizeof(struct perch_offspan) ||
+	    vec_grow(&oc->waiting, &oc->capwaiting, oc->nwaiting + 1, sizeof(*oc->waiting), 256)) {
+		oc->spans_unkeyed++;
+		return 0;
+	}
+	memcpy(&oc->waiting[oc->nwaiting++], data, sizeof(struct perch_offspan));
+	return 0;
 }
 
 int sampler_offcpu_open(struct sampler *sp)
@@ -61,7 +101,16 @@ int sampler_offcpu_open(struct sampler *sp)
 	sp->oc = oc;
 	oc->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->keys));
 	oc->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->vals));
-	return oc->keys && oc->vals ? 0 : PERCH_EXIT_INTERNAL;
+	if (!oc->keys || !oc->vals)
+		return PERCH_EXIT_INTERNAL;
+	if (!sp->timeline)
+		return 0;
+	oc->rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.offspans), on_span, oc, NULL);
+	if (!oc->rb) {
+		log_err("off-CPU span ring buffer: %s", strerror(errno));
+		return PERCH_EXIT_BPF;
+	}
+	return 0;
 }
 
 void sampler__on_off_cpu(struct sampler *sp, sampler_offcpu_fn fn, void *ctx)
@@ -77,6 +126,24 @@ uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp)
 	return sp->oc ? sp->oc->unkeyed : 0;
 }
 
+void sampler__on_off_span(struct sampler *sp, sampler_offspan_fn fn, void *ctx)
+{
+	if (!sp->oc)
+		return;
+	sp->oc->span_fn = fn;
+	sp->oc->span_ctx = ctx;
+}
+
+uint64_t sampler__off_spans(const struct sampler *sp)
+{
+	return sp->oc ? sp->oc->spans : 0;
+}
+
+uint64_t sampler__off_spans_unkeyed(const struct sampler *sp)
+{
+	return sp->oc ? sp->oc->spans_unkeyed : 0;
+}
+
 void sampler_offcpu_free(struct sampler *sp)
 {
 	struct offcpu_probe *oc = sp->oc;
@@ -87,6 +154,8 @@ void sampler_offcpu_free(struct sampler *sp)
 	free(oc->vals);
 	free(oc->named);
 	u64map__clear(&oc->named_tab);
+	ring_buffer__free(oc->rb);
+	free(oc->waiting);
 	free(oc);
 	sp->oc = NULL;
 }
@@ -147,6 +216,35 @@ static size_t take_offcpu(struct offcpu_probe *oc, int map_fd)
 	return n;
 }
 
+/* The spans read so far: those of buffer `which` to their key ids (named by now), the others
+ * kept for their buffer's drain. */
+static void spans_drained(struct offcpu_probe *oc, unsigned int which)
+{
+	size_t kept = 0;
+
+	if (!oc->rb)
+		return;
+	ring_buffer__consume(oc->rb);
+	for (size_t i = 0; i < oc->nwaiting; i++) {
+		const struct perch_offspan *o = &oc->waiting[i];
+		uint32_t key;
+
+		if (o->buf != which) {
+			oc->waiting[kept++] = *o;
+			continue;
+		}
+		key = named_id(oc, &o->key);
+		if (key == SAMPLER_NO_KEY) {
+			oc->spans_unkeyed++;
+			continue;
+		}
+		oc->spans++;
+		if (oc->span_fn)
+			oc->span_fn(oc->span_ctx, key, o->start_ns, o->end_ns);
+	}
+	oc->nwaiting = kept;
+}
+
 void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 			    const uint32_t *key_ids)
 {
@@ -172,4 +270,5 @@ void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 		if (oc->fn)
 			oc->fn(oc->ctx, key, oc->vals[i]);
 	}
+	spans_drained(oc, which);
 }

@@ -117,6 +117,19 @@ static size_t gpu_attach_kv(struct rec_kv *kv, const struct stats_parts *p, cons
 	return n;
 }
 
+/* --off-cpu --timeline: the block spans written, lost (ring full, or no key id) and dropped
+ * past --max-size; the kv written. */
+static size_t offspans_kv(struct rec_kv *kv, const struct rec_writer *w,
+			  const struct stats_parts *p, const uint64_t *totals, const bool *ok)
+{
+	uint64_t ring = ok[PERCH_STAT_OFFSPAN_LOST] ? totals[PERCH_STAT_OFFSPAN_LOST] : 0;
+
+	kv[0] = stat_kv(REC_STAT_off_cpu_spans, sampler__off_spans(p->sp));
+	kv[1] = stat_kv(REC_STAT_off_cpu_spans_lost, ring + sampler__off_spans_unkeyed(p->sp));
+	kv[2] = stat_kv(REC_STAT_off_cpu_spans_dropped, rec_writer__offspans_dropped(w));
+	return 3;
+}
+
 void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 {
 	uint64_t totals[PERCH_STAT_MAX];
@@ -184,6 +197,8 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 				  regions__stat(p->rg, REGIONS_LOG_LOST));
 		kv[n++] = stat_kv(REC_STAT_steps_dropped, steps__dropped(p->steps));
 	}
+	if (p->o->off_cpu && p->o->timeline)
+		n += offspans_kv(kv + n, w, p, totals, ok);
 	rec_writer__stats(w, kv, n);
 }
 

@@ -28,10 +28,22 @@
  *                               (counted in otherData.region_ends_unmatched); spans still open at
  *                               the end end there with args.open_at_end. Marks are instants "i",
  *                               cat "mark". args.size: perch_region_begin_n's n.
+ *   off-CPU (--timeline         one "X" slice per block of a thread (OFFSPANS) on its track, cat
+ *   --off-cpu)                  "offcpu", named "off-CPU REASON" (report/view.c's reasons: lock,
+ *                               sleep, io, gpu_sync, ...), args.reason and args.stack (the stack it
+ *                               blocked with, as a tick's): the thread was off the CPU from ts for
+ *                               dur, inside the recorded windows. A block happens between two
+ *                               moments the thread runs, so it nests inside its region slices and
+ *                               CUDA call slices like any call would.
  *   no time axis (version 1-3)  one "X" per thread with samples or regions from 0 to the recording's duration,
  *                               args.samples its samples and args.regions its region table
  *                               (calls, total_ns, self_ns per region name): a valid trace, no
  *                               timeline.
+ *   another event (perch record -e page-faults; one of several with --event): the counters and
+ *                               the no-time-axis slices are named by the event, the ticks' cat is
+ *                               the event, and otherData says "event" and "sampling" ("page-faults,
+ *                               1 sample every 1 event"); cpu-clock at a frequency keeps "samples"
+ *                               and "cpu".
  * --region=NAME keeps the samples inside NAME (counters, ticks, spans per thread); region spans
  * are all kept.
  *
@@ -54,7 +66,8 @@
  *                               "minor_faults /s"), args.value: a target's under its pid, each
  *                               CPU's "cpuN busy %" and each GPU's under the "system" process
  *                               (SYSTEM_PID); one event at each point's start, 0 at the last
- *                               point's end.
+ *                               point's end. A merged recording's inputs (perch merge) each
+ *                               have their own system process, "system LABEL", below it.
  *   steps (perch_step)          "X" slices, cat "step", named "step N", on a track "steps" of
  *                               the step's process (tid STEPS_TID, above any Linux tid, so they
  *                               never cut through region slices); args.samples, the step's. A
@@ -101,7 +114,13 @@ struct chrome {
 	uint32_t *sample_thread; /* sample index -> thread index */
 	size_t nevents;		 /* written so far: a ',' before each but the first */
 	uint64_t unmatched;	 /* region ends that match no open region */
+	/* What a sample is (report_event_shown): "cpu" and "samples" for cpu-clock at a
+	 * frequency, else the event's name for both, and otherData says its sampling. */
+	const char *cat, *counter;
+	char sampling[160];
 };
+
+static const char default_cat[] = "cpu";
 
 static uint64_t thread_key(uint32_t pid, uint32_t tid)
 {
@@ -247,7 +266,7 @@ static void put_counters(struct chrome *x, uint64_t ns, bool zero)
 				continue;
 			if (!n++) {
 				event_start(x, 'C', t->pid, t->pid, ns);
-				fputs(",\"name\":\"samples\",\"args\":{", x->out);
+				fprintf(x->out, ",\"name\":\"%s\",\"args\":{", x->counter);
 			}
 			fprintf(x->out, "%s\"tid %" PRIu32 "\":%" PRIu64, n > 1 ? "," : "", t->tid,
 				zero ? 0 : t->count);
@@ -312,7 +331,7 @@ static void put_ticks(struct chrome *x)
 			continue;
 		s = &r->samples[r->events[i].sample];
 		event_start(x, 'i', s->pid, s->tid, r->events[i].time_ns);
-		fputs(",\"s\":\"t\",\"cat\":\"cpu\",\"args\":{\"stack\":\"", x->out);
+		fprintf(x->out, ",\"s\":\"t\",\"cat\":\"%s\",\"args\":{\"stack\":\"", x->cat);
 		put_stack(x, s, &leaf, &any);
 		none = profile__sample_folded(x->p, r->events[i].sample) ? "[folded]"
 									 : "[no stack]";
@@ -399,6 +418,31 @@ static int put_spans(struct chrome *x)
 		}
 	}
 	return 0;
+}
+
+/* Each off-CPU block (OFFSPANS) as a slice on its thread, named by why it waited. */
+static void put_offspans(struct chrome *x)
+{
+	const struct recording *r = x->r;
+
+	for (size_t i = 0; i < r->noffspans; i++) {
+		const struct rec_offspan *o = &r->offspans[i];
+		const struct rec_sample *s;
+		const char *reason;
+		uint32_t leaf = 0;
+		bool any = false;
+
+		if (o->sample >= r->nsamples || !profile__sample_kept(x->p, o->sample))
+			continue;
+		s = &r->samples[o->sample];
+		reason = report__offcpu_reason(r, s);
+		event_start(x, 'X', s->pid, s->tid, o->start_ns);
+		put_us(x, "dur", o->end_ns - o->start_ns);
+		fprintf(x->out, ",\"cat\":\"offcpu\",\"name\":\"off-CPU %s\"", reason);
+		fprintf(x->out, ",\"args\":{\"reason\":\"%s\",\"stack\":\"", reason);
+		put_stack(x, s, &leaf, &any);
+		fputs(any ? "\"}}" : "[no stack]\"}}", x->out);
+	}
 }
 
 /* A thread's region table (no time axis): per region name its calls and times. */
@@ -551,9 +595,8 @@ static int put_no_time_axis(struct chrome *x)
 			continue;
 		event_start(x, 'X', th->pid, th->tid, x->origin);
 		put_us(x, "dur", x->end - x->origin);
-		fprintf(x->out,
-			",\"cat\":\"cpu\",\"name\":\"samples\",\"args\":{\"samples\":%" PRIu64,
-			th->count);
+		fprintf(x->out, ",\"cat\":\"%s\",\"name\":\"%s\",\"args\":{\"samples\":%" PRIu64,
+			x->cat, x->counter, th->count);
 		put_thread_regions(x, t, th);
 		fputs("}}", x->out);
 	}
@@ -569,6 +612,12 @@ static void put_other_data(struct chrome *x, const char *path)
 	fputs("\n],\n\"otherData\":{\"exporter\":\"perch report --format=chrome\",\"command\":",
 	      x->out);
 	report_json_str(x->out, command && *command ? command : path);
+	if (x->cat != default_cat) {
+		fputs(",\"event\":", x->out);
+		report_json_str(x->out, x->cat);
+		fputs(",\"sampling\":", x->out);
+		report_json_str(x->out, x->sampling);
+	}
 	fprintf(x->out,
 		",\"recording_version\":\"%" PRIu32
 		"\",\"time_axis\":\"%s\",\"origin_ns\":\"%" PRIu64
@@ -582,9 +631,11 @@ static void put_other_data(struct chrome *x, const char *path)
 
 #define SYSTEM_PID 0x3fffffffu /* below the GPU pids, above any Linux pid */
 
-static void put_metric(struct chrome *x, const struct rec_metric *m, const char *info_name)
+/* m's counter; system series (CPUs, GPUs) under pid sys. */
+static void put_metric(struct chrome *x, const struct rec_metric *m, const char *info_name,
+		       uint32_t sys)
 {
-	uint32_t pid = rec_metric_info(m->metric)->subject == REC_MS_PROC ? m->subject : SYSTEM_PID;
+	uint32_t pid = rec_metric_info(m->metric)->subject == REC_MS_PROC ? m->subject : sys;
 	char name[64];
 	double v;
 
@@ -610,21 +661,39 @@ static void put_metric(struct chrome *x, const struct rec_metric *m, const char 
 	}
 }
 
+/* The system process of a merged recording's input (after its origin marker): a pid of its own
+ * below SYSTEM_PID, named "system LABEL", so two hosts' cpu0 stay two tracks. */
+static uint32_t next_system(struct chrome *x, const struct rec_metric *marker, uint32_t *origins,
+			    const char **label)
+{
+	*label = recording__string(x->r, marker->subject);
+	return SYSTEM_PID - ++*origins;
+}
+
 static void put_metrics(struct chrome *x)
 {
-	bool system = false;
+	uint32_t sys = SYSTEM_PID, origins = 0;
+	const char *label = NULL;
+	bool named = false;
+	char buf[96];
 
 	for (size_t i = 0; i < x->r->nmetrics; i++) {
 		const struct rec_metric *m = &x->r->metrics[i];
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 
+		if (m->metric == REC_METRIC_ORIGIN) {
+			sys = next_system(x, m, &origins, &label);
+			named = false;
+		}
 		if (!info)
 			continue;
-		if (info->subject != REC_MS_PROC && !system) {
-			put_name_meta(x, "process_name", SYSTEM_PID, SYSTEM_PID, "system");
-			system = true;
+		if (info->subject != REC_MS_PROC && !named) {
+			snprintf(buf, sizeof(buf), "system%s%s", label ? " " : "",
+				 label ? label : "");
+			put_name_meta(x, "process_name", sys, sys, buf);
+			named = true;
 		}
-		put_metric(x, m, m->metric == REC_METRIC_CPU_BUSY ? "busy" : info->name);
+		put_metric(x, m, m->metric == REC_METRIC_CPU_BUSY ? "busy" : info->name, sys);
 	}
 }
 
@@ -703,6 +772,7 @@ static int export(struct chrome *x, const char *path)
 		put_windows(x);
 		put_ticks(x);
 		err = put_spans(x);
+		put_offspans(x);
 	} else {
 		err = put_no_time_axis(x);
 	}
@@ -722,11 +792,16 @@ int report_chrome(const struct recording *r, const char *path, const struct repo
 		  FILE *out)
 {
 	struct profile *p = report_profile(r, o);
-	struct chrome x = {.r = r, .p = p, .out = out};
+	struct chrome x = {.r = r, .p = p, .out = out, .cat = default_cat, .counter = "samples"};
+	struct report_event e;
 	int err;
 
 	if (!p)
 		return -errno;
+	if (report_event_shown(r, o, &e)) {
+		report_sampling(r, o->event, false, x.sampling, sizeof(x.sampling));
+		x.cat = x.counter = e.name; /* e outlives the export */
+	}
 	err = export(&x, path);
 	for (size_t i = 0; i < x.nthreads; i++)
 		free(x.threads[i].open);

@@ -62,6 +62,14 @@ struct report_event {
 	bool clock;
 };
 bool report_event(const struct recording *r, uint32_t ev, struct report_event *e);
+/* The event an output of o shows (--event's, or the recording's one) into e, when the outputs
+ * label it: false for cpu-clock sampled at a frequency (and under --view=off|wall), whose
+ * outputs say "samples" as they always have. */
+bool report_event_shown(const struct recording *r, const struct report_opts *o,
+			struct report_event *e);
+/* What count samples of e stand for: count x its period (events; nanoseconds for a clock) where
+ * it has one, else count. */
+uint64_t report_event_weight(const struct report_event *e, uint64_t count);
 /* What a sample is: event (1 + its index; 0: every event, "; " between them) as
  * "cpu-clock at 997 Hz per CPU" (per_cpu: with " per CPU") or "page-faults, 1 sample every 1
  * event". */
@@ -131,7 +139,8 @@ size_t report_step_top(const struct recording *r, const struct rec_step *s,
  * touching ones merged), with no line end; false (nothing printed) without them. */
 bool report_print_steps_recorded(const struct recording *r, uint64_t start, FILE *out);
 void report_stats_steps(const struct recording *r, FILE *out);
-/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)". */
+/* Whose series m is, as a label: "cpu3", "GPU 0", "1234 (name)"; in a merged recording after
+ * its input's label ("host-a: cpu3"). m points into r->metrics. */
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
 			   size_t len);
 

@@ -15,6 +15,27 @@
 #include "format/events.h"
 #include "report.h"
 
+const char *report__events(const struct recording *r)
+{
+	return report_meta(r, REC_META_event) ?: "cpu-clock";
+}
+
+const char *report__periods(const struct recording *r)
+{
+	return report_meta(r, REC_META_period) ?: "none";
+}
+
+bool report__same_events(const struct recording *a, const struct recording *b, bool periods)
+{
+	const char *ea = report__events(a), *eb = report__events(b);
+	const char *pa = report_meta(a, REC_META_period), *pb = report_meta(b, REC_META_period);
+	const struct rec_event_def *da = rec_event_find(ea);
+
+	if (strcmp(ea, eb) && (!da || da != rec_event_find(eb)))
+		return false;
+	return !periods || !strcmp(pa ?: "", pb ?: "");
+}
+
 uint32_t report__nevents(const struct recording *r)
 {
 	return rec_event_count(report_meta(r, REC_META_event));
@@ -55,6 +76,19 @@ bool report_event(const struct recording *r, uint32_t ev, struct report_event *e
 	e->clock = d && d->clock;
 	e->period = event_period(r, ev);
 	return true;
+}
+
+bool report_event_shown(const struct recording *r, const struct report_opts *o,
+			struct report_event *e)
+{
+	if (o->view != REPORT_VIEW_CPU || !report_event(r, o->event ? o->event - 1 : 0, e))
+		return false;
+	return e->period || strcmp(e->name, "cpu-clock");
+}
+
+uint64_t report_event_weight(const struct report_event *e, uint64_t count)
+{
+	return e->period ? count * e->period : count;
 }
 
 /* One event's line: "E at F Hz per CPU" or "E, 1 sample every P events". */

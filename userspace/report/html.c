@@ -164,6 +164,7 @@ static void put_names(struct html *h)
 static int put_meta(struct html *h, const char *path, const struct report_opts *o)
 {
 	struct report_opts to = *o;
+	struct report_event e;
 	char *text, *cut;
 
 	to.format = REPORT_TEXT;
@@ -187,12 +188,25 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 		report_json_chars(h->out, o->region);
 		fputc('"', h->out);
 	}
+	if (o->event && report_event(h->r, o->event - 1, &e)) {
+		fputs(o->lines || o->no_demangle || o->no_inline || o->region ? ",\"--event="
+									      : "\"--event=",
+		      h->out);
+		report_json_chars(h->out, e.name);
+		fputc('"', h->out);
+	}
 	fputs("],\n\"query\":", h->out);
 	report_json_str(h->out, o->query ? query__describe(o->query) : "");
 	fputs(",\n\"header\":", h->out);
 	report_json_str(h->out, text);
 	free(text);
 	fprintf(h->out, ",\n\"all\":%" PRIu64, tree__total_weight(profile__tree(h->p)));
+	if (o->nkeys) /* --per-thread, --sort=comm,pid,tid: the viewer opens on its Threads tab */
+		fputs(",\n\"per_thread\":1", h->out);
+	if (report_event_shown(h->r, o, &e)) { /* what the counts are: "page-faults samples" */
+		fputs(",\n\"unit\":", h->out);
+		report_json_str(h->out, e.name);
+	}
 	return 0;
 }
 
@@ -244,6 +258,7 @@ static int put_data(struct html *h, const char *path, const struct report_opts *
 	err = html_put_regions(r, o, h->out);
 	err = err ? err : html_put_gpu(r, h->p, o, h->out);
 	err = err ? err : html_put_timeline(r, h->sample_of, h->out);
+	err = err ? err : html_put_threads(r, h->sample_of, h->out);
 	err = err ? err : html_put_metrics(r, h->out);
 	err = err ? err : html_put_steps(r, h->out);
 	err = err ? err : html_put_models(r, h->out);

@@ -26,6 +26,9 @@ int html_put_gpu(const struct recording *r, const struct profile *p, const struc
  * the first), GPU busy time and counts by sample, as indices of the JSON's samples (sample_of:
  * the recording's index -> JSON index + 1, 0 when the sample is not in the JSON). */
 int html_put_timeline(const struct recording *r, const uint32_t *sample_of, FILE *out);
+/* ,"threads":[[comm, pid, tid], ...],"sthreads":[...]: each JSON sample's thread (sample_of as
+ * for the timeline), for the viewer's Threads table (--per-thread's rows, by samples). */
+int html_put_threads(const struct recording *r, const uint32_t *sample_of, FILE *out);
 /* ,"metrics":{...} when the recording has system metrics: rows [subject, name, unit, min, mean,
  * max] and the text report's section. */
 int html_put_metrics(const struct recording *r, FILE *out);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/search.h"
+#include "lib/u64map.h"
+#include "lib/vec.h"
 #include "format/metrics.h"
 #include "model/gputab.h"
 #include "common.h"
@@ -235,4 +237,66 @@ int html_put_timeline(const struct recording *r, const uint32_t *sample_of, FILE
 	fputs("]}", out);
 	free(gpu);
 	return 0;
+}
+
+/* Thread (pid, tid, comm) of each sample, for the viewer's Threads table. */
+struct hthread {
+	uint32_t pid, tid;
+	const char *comm;
+	uint32_t next; /* the next entry of the same pid and tid, + 1 */
+};
+
+/* The index of s's thread in *t (added when new; map: pid << 32 | tid -> first entry + 1). */
+static int64_t thread_of(const struct recording *r, const struct rec_sample *s, struct u64map *map,
+			 struct hthread **t, size_t *n, size_t *cap)
+{
+	uint64_t key = (uint64_t)s->pid << 32 | s->tid, first = 0;
+	const char *comm = report_sample_comm(r, s);
+
+	u64map__get(map, key, &first);
+	for (uint64_t i = first; i; i = (*t)[i - 1].next)
+		if (!strcmp((*t)[i - 1].comm, comm))
+			return (int64_t)i - 1;
+	if (vec_grow(t, cap, *n + 1, sizeof(**t), 16) || u64map__put(map, key, *n + 1))
+		return -ENOMEM;
+	(*t)[*n] = (struct hthread){s->pid, s->tid, comm, (uint32_t)first};
+	return (int64_t)(*n)++;
+}
+
+static void put_thread_list(const struct hthread *t, size_t n, const uint32_t *of, size_t nout,
+			    FILE *out)
+{
+	fputs(",\n\"threads\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n[" : "\n[", out);
+		report_json_str(out, t[i].comm);
+		fprintf(out, ",%" PRIu32 ",%" PRIu32 "]", t[i].pid, t[i].tid);
+	}
+	fputs("],\n\"sthreads\":[", out);
+	for (size_t i = 0; i < nout; i++)
+		fprintf(out, "%s%" PRIu32, i ? "," : "", of[i]);
+	fputs("]", out);
+}
+
+int html_put_threads(const struct recording *r, const uint32_t *sample_of, FILE *out)
+{
+	uint32_t *of = calloc(r->nsamples + 1, sizeof(*of));
+	struct hthread *t = NULL;
+	struct u64map map = {0};
+	size_t n = 0, cap = 0, nout = 0;
+	int64_t k = 0;
+
+	for (size_t i = 0; of && k >= 0 && i < r->nsamples; i++) {
+		if (!sample_of[i])
+			continue;
+		k = thread_of(r, &r->samples[i], &map, &t, &n, &cap);
+		of[sample_of[i] - 1] = (uint32_t)k;
+		nout = sample_of[i] > nout ? sample_of[i] : nout;
+	}
+	if (of && k >= 0)
+		put_thread_list(t, n, of, nout, out);
+	free(of);
+	free(t);
+	u64map__clear(&map);
+	return !of || k < 0 ? -ENOMEM : 0;
 }

@@ -112,22 +112,33 @@ static const char *proc_name(const struct recording *r, uint32_t pid)
 	return name;
 }
 
+/* The label of the input m came from in a merged recording (the origin marker before it), or
+ * "" (m points into r->metrics). */
+static const char *origin_of(const struct recording *r, const struct rec_metric *m)
+{
+	for (const struct rec_metric *k = m; k-- > r->metrics;) {
+		if (k->metric == REC_METRIC_ORIGIN)
+			return recording__string(r, k->subject);
+	}
+	return "";
+}
+
 void report_metric_subject(const struct recording *r, const struct rec_metric *m, char *buf,
 			   size_t len)
 {
 	const struct rec_metric_info *info = rec_metric_info(m->metric);
-	const char *name;
+	const char *name, *from = origin_of(r, m), *sep = *from ? ": " : "";
 
 	if (!info || info->subject == REC_MS_CPU) {
-		snprintf(buf, len, "cpu%" PRIu32, m->subject);
+		snprintf(buf, len, "%s%scpu%" PRIu32, from, sep, m->subject);
 		return;
 	}
 	if (info->subject == REC_MS_GPU) {
-		snprintf(buf, len, "GPU %" PRIu32, m->subject);
+		snprintf(buf, len, "%s%sGPU %" PRIu32, from, sep, m->subject);
 		return;
 	}
 	name = proc_name(r, m->subject);
-	snprintf(buf, len, "%" PRIu32 "%s%s%s", m->subject, *name ? " (" : "", name,
+	snprintf(buf, len, "%s%s%" PRIu32 "%s%s%s", from, sep, m->subject, *name ? " (" : "", name,
 		 *name ? ")" : "");
 }
 
@@ -218,7 +229,8 @@ static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 }
 
 /* The section: each subject's series in the order recorded (the sampler keeps a subject's
- * series together). Nothing for a recording without metrics. */
+ * series together); in a merged recording each input's after a line "from LABEL:". Nothing for
+ * a recording without metrics. */
 void report_print_metrics(const struct recording *r, FILE *out)
 {
 	int64_t subject = -1;
@@ -235,6 +247,11 @@ void report_print_metrics(const struct recording *r, FILE *out)
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
 
 		j = i + 1;
+		if (m->metric == REC_METRIC_ORIGIN) { /* perch merge: the next input's series */
+			fprintf(out, " from %s:\n", recording__string(r, m->subject));
+			kind = 0xff;
+			continue;
+		}
 		if (!info)
 			continue; /* a metric from a later perch */
 		if (info->subject != kind || (info->subject != REC_MS_CPU && m->subject != subject))

@@ -49,6 +49,8 @@ int report__parse_view(const char *s, enum report_view *v);
 int report__apply_view(struct recording *r, enum report_view v);
 /* Whether r holds off-CPU time (perch record --off-cpu). */
 bool report__has_offcpu(const struct recording *r);
+/* Why a key's thread was off the CPU, from its stack ("lock", "sleep", "io", ...; view.c). */
+const char *report__offcpu_reason(const struct recording *r, const struct rec_sample *s);
 /* The text header's lines for view v (none for cpu): off-CPU time by reason. */
 void report__view_header(const struct recording *r, enum report_view v, FILE *out);
 
@@ -116,6 +118,12 @@ void report__summary_of(const struct recording *r, const char *path, uint32_t ev
  * index of the one called name (or its alias; -ENOENT: none), and keep only the samples of event
  * ev in r (its timeline ticks and window counts too). 0 or -ENOMEM. */
 uint32_t report__nevents(const struct recording *r);
+/* The recording's META event list ("cpu-clock" for one that names none), its META period list
+ * ("none": sampled at a frequency), and whether a and b sampled the same events (names or
+ * aliases, in order; periods: with the same periods, so that their counts add up). */
+const char *report__events(const struct recording *r);
+const char *report__periods(const struct recording *r);
+bool report__same_events(const struct recording *a, const struct recording *b, bool periods);
 int report__find_event(const struct recording *r, const char *name, uint32_t *ev);
 int report__select_event(struct recording *r, uint32_t ev);
 

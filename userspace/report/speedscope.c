@@ -10,12 +10,20 @@
  *
  * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
  * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
- * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so. Regions lead the sampled stacks; a recording with region spans
+ * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so.
+ * A recording of another event (perch record -e page-faults, -c P; one event of several with
+ * --event) names it after each profile's "comm (pid/tid)", and its weights are the events the
+ * samples stand for (count x P, unit "none"; nanoseconds for a clock event with -c). Regions
+ * lead the sampled stacks; a recording with region spans
  * (--timeline) also gets one evented profile per thread, "regions of comm (pid/tid)", of its
  * spans in nanoseconds from the recording's start (report_time_span): an open event per begin, a
  * close per end, nested as the region runtime nests them (an end that matches a region open
  * further out closes the ones inside it, an end that matches none is dropped, spans still open
- * close at the end). Marks have no duration, so no event: speedscope has no instants.
+ * close at the end). Marks have no duration, so no event: speedscope has no instants. A
+ * recording with off-CPU spans (--timeline --off-cpu, OFFSPANS) gets one evented profile per
+ * thread more, "off-CPU of comm (pid/tid)": each block opens its blocking stack's frames at its
+ * start and closes them at its end (a thread blocks once at a time, so they nest), which
+ * speedscope's time order view shows as the thread's waits on its time line.
  *
  * Streamed: profiles first, written while the samples are walked, then the frames they used
  * ("shared" after "profiles": JSON objects are unordered). What is held is one entry per kept
@@ -45,6 +53,10 @@ struct ss_sample {
 
 struct ss {
 	const char *unit; /* "none" (sample counts), "nanoseconds" under --view=off|wall */
+	/* An event other than cpu-clock at a frequency (report_event_shown): its name ends each
+	 * profile's, and the weights are what the samples stand for (report_event_weight). */
+	bool labelled;
+	struct report_event event;
 	const struct recording *r;
 	const struct profile *p;
 	bool lines;
@@ -60,6 +72,9 @@ struct ss {
 	uint64_t start, end; /* the recording's span (ns) */
 	uint32_t *open;	     /* the open regions of the thread being written */
 	size_t depth, cap_open;
+	uint32_t *stack; /* one stack's frame indices, outermost first; reused */
+	size_t nstack, cap_stack;
+	uint32_t *offspans; /* the recording's off-CPU spans (indices), by thread */
 };
 
 /* The index of a frame, added on first use (*slot: its index + 1); -ENOMEM. */
@@ -74,31 +89,28 @@ static int64_t frame_index(struct ss *x, uint32_t *slot, struct ss_frame fr)
 	return *slot - 1;
 }
 
-/* Writes one frame index of a sample's stack, after a ',' unless it is the first. */
-static int put_index(struct ss *x, int64_t idx, bool *first)
+/* One more frame index of a stack being collected (x->stack). */
+static int push_index(struct ss *x, int64_t idx)
 {
-	if (idx < 0)
+	if (idx < 0 || vec_grow(&x->stack, &x->cap_stack, x->nstack + 1, sizeof(*x->stack), 64))
 		return -ENOMEM;
-	fprintf(x->out, "%s%" PRId64, *first ? "" : ",", idx);
-	*first = false;
+	x->stack[x->nstack++] = (uint32_t)idx;
 	return 0;
 }
 
-/* One sample's stack as a JSON array: its regions, then its functions, outermost first. */
-static int put_stack(struct ss *x, const struct rec_sample *s)
+/* One sample's stack into x->stack: its regions, then its functions, outermost first. */
+static int collect_stack(struct ss *x, const struct rec_sample *s)
 {
 	const struct recording *r = x->r;
-	bool first = true, funcs = false;
+	bool funcs = false;
 	int err = 0;
 
-	fputc('[', x->out);
+	x->nstack = 0;
 	for (uint32_t j = 0; !err && j < s->nregions; j++) {
 		uint32_t id = s->regions[j] < r->nstrings ? s->regions[j] : 0;
 
-		err = put_index(x,
-				frame_index(x, &x->region_frame[id],
-					    (struct ss_frame){SS_REGION, id, 0, 0}),
-				&first);
+		err = push_index(x, frame_index(x, &x->region_frame[id],
+						(struct ss_frame){SS_REGION, id, 0, 0}));
 	}
 	for (uint32_t j = 0; !err && j < s->nframes; j++) {
 		const struct rec_frame *fr = &r->frames[s->frames[j]];
@@ -112,20 +124,29 @@ static int put_stack(struct ss *x, const struct rec_sample *s)
 			struct ss_frame f = {SS_FUNC, fns[k], rl && x->lines ? rl->file : 0,
 					     rl && x->lines ? rl->line : 0};
 
-			err = put_index(x, frame_index(x, &x->func_frame[fns[k]], f), &first);
+			err = push_index(x, frame_index(x, &x->func_frame[fns[k]], f));
 		}
 		funcs |= n > 0;
 	}
 	if (!err && !funcs && profile__sample_folded(x->p, (size_t)(s - r->samples))) {
 		uint32_t ff = profile__folded_func(x->p); /* the query folded every frame */
 
-		err = put_index(
-			x, frame_index(x, &x->func_frame[ff], (struct ss_frame){SS_FUNC, ff, 0, 0}),
-			&first);
+		err = push_index(x, frame_index(x, &x->func_frame[ff],
+						(struct ss_frame){SS_FUNC, ff, 0, 0}));
 	} else if (!err && !funcs) /* neither stack could be read, as folded shows it */
-		err = put_index(
-			x, frame_index(x, &x->no_stack, (struct ss_frame){SS_NO_STACK, 0, 0, 0}),
-			&first);
+		err = push_index(
+			x, frame_index(x, &x->no_stack, (struct ss_frame){SS_NO_STACK, 0, 0, 0}));
+	return err;
+}
+
+/* One sample's stack as a JSON array of frame indices. */
+static int put_stack(struct ss *x, const struct rec_sample *s)
+{
+	int err = collect_stack(x, s);
+
+	fputc('[', x->out);
+	for (size_t i = 0; !err && i < x->nstack; i++)
+		fprintf(x->out, "%s%" PRIu32, i ? "," : "", x->stack[i]);
 	fputc(']', x->out);
 	return err;
 }
@@ -149,6 +170,14 @@ static bool same_thread(const struct ss_sample *a, const struct ss_sample *b)
 	return a->pid == b->pid && a->tid == b->tid && !strcmp(a->comm, b->comm);
 }
 
+/* Recording sample i's weight: its count, or the events it stands for. */
+static uint64_t weight(const struct ss *x, size_t i)
+{
+	uint64_t n = x->r->samples[i].count;
+
+	return x->labelled ? report_event_weight(&x->event, n) : n;
+}
+
 /* The samples [from, to) of x->samples, one thread's, as a sampled profile. */
 static int put_profile(struct ss *x, size_t from, size_t to)
 {
@@ -157,21 +186,24 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	int err = 0;
 
 	for (size_t i = from; i < to; i++)
-		total += x->r->samples[x->samples[i].idx].count;
+		total += weight(x, x->samples[i].idx);
 	fputs("{\"type\":\"sampled\",\"name\":\"", x->out);
 	report_json_chars(x->out, t->comm);
+	fprintf(x->out, " (%" PRIu32 "/%" PRIu32 ")", t->pid, t->tid);
+	if (x->labelled) {
+		fputc(' ', x->out);
+		report_json_chars(x->out, x->event.name);
+	}
 	fprintf(x->out,
-		" (%" PRIu32 "/%" PRIu32
-		")\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
-		t->pid, t->tid, x->unit, total);
+		"\",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%" PRIu64 ",\n\"samples\":[",
+		x->unit, total);
 	for (size_t i = from; !err && i < to; i++) {
 		fputs(i > from ? ",\n" : "\n", x->out);
 		err = put_stack(x, &x->r->samples[x->samples[i].idx]);
 	}
 	fputs("],\n\"weights\":[", x->out);
 	for (size_t i = from; i < to; i++)
-		fprintf(x->out, "%s%" PRIu64, i > from ? "," : "",
-			x->r->samples[x->samples[i].idx].count);
+		fprintf(x->out, "%s%" PRIu64, i > from ? "," : "", weight(x, x->samples[i].idx));
 	fputs("]}", x->out);
 	return err;
 }
@@ -289,6 +321,102 @@ static int put_region_profiles(struct ss *x, size_t *nprofiles)
 	return err;
 }
 
+/* Off-CPU spans (indices into the recording's, ctx) by thread, each thread's by start. */
+static int by_offspan_thread(const void *a, const void *b, void *ctx)
+{
+	const struct recording *r = ctx;
+	const struct rec_offspan *x = &r->offspans[*(const uint32_t *)a];
+	const struct rec_offspan *y = &r->offspans[*(const uint32_t *)b];
+	const struct rec_sample *s = &r->samples[x->sample], *t = &r->samples[y->sample];
+
+	if (s->pid != t->pid)
+		return s->pid < t->pid ? -1 : 1;
+	if (s->tid != t->tid)
+		return s->tid < t->tid ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* A block as events: its stack's frames open at its start, outermost first, and close at its
+ * end, innermost first. */
+static int put_offspan_events(struct ss *x, const struct rec_offspan *o, bool *first)
+{
+	int err = collect_stack(x, &x->r->samples[o->sample]);
+
+	for (size_t k = 0; !err && k < x->nstack; k++) {
+		fprintf(x->out, "%s{\"type\":\"O\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+			*first ? "\n" : ",\n", x->stack[k], o->start_ns - x->start);
+		*first = false;
+	}
+	for (size_t k = x->nstack; !err && k > 0; k--)
+		fprintf(x->out, ",\n{\"type\":\"C\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+			x->stack[k - 1], o->end_ns - x->start);
+	return err;
+}
+
+/* One thread's spans [from, to) of x->offspans as an evented profile; a span that would
+ * overlap the one before (none should: a thread blocks once at a time) is left out. */
+static int put_offspan_profile(struct ss *x, size_t from, size_t to, size_t *nprofiles)
+{
+	const struct recording *r = x->r;
+	const struct rec_sample *t = &r->samples[r->offspans[x->offspans[from]].sample];
+	uint64_t last_end = 0;
+	bool first = true;
+	int err = 0;
+
+	fputs((*nprofiles)++ ? ",\n" : "\n", x->out);
+	fputs("{\"type\":\"evented\",\"name\":\"off-CPU of ", x->out);
+	report_json_chars(x->out, report_sample_comm(r, t));
+	fprintf(x->out,
+		" (%" PRIu32 "/%" PRIu32 ")\",\"unit\":\"nanoseconds\",\"startValue\":0,"
+		"\"endValue\":%" PRIu64 ",\n\"events\":[",
+		t->pid, t->tid, x->end - x->start);
+	for (size_t i = from; !err && i < to; i++) {
+		const struct rec_offspan *o = &r->offspans[x->offspans[i]];
+
+		if (o->start_ns < last_end || o->start_ns < x->start || o->end_ns > x->end)
+			continue;
+		last_end = o->end_ns;
+		err = put_offspan_events(x, o, &first);
+	}
+	fputs("]}", x->out);
+	return err;
+}
+
+/* --timeline --off-cpu (OFFSPANS): one evented profile per thread, "off-CPU of comm
+ * (pid/tid)", each block its blocking stack from its start to its end, in nanoseconds from the
+ * recording's start; after the region profiles. */
+static int put_offspan_profiles(struct ss *x, size_t *nprofiles)
+{
+	const struct recording *r = x->r;
+	size_t n = 0, i, j;
+	int err = 0;
+
+	x->offspans = calloc(r->noffspans + 1, sizeof(*x->offspans));
+	if (!x->offspans || r->noffspans >= UINT32_MAX)
+		return -ENOMEM;
+	for (i = 0; i < r->noffspans; i++) {
+		if (r->offspans[i].sample < r->nsamples &&
+		    profile__sample_kept(x->p, r->offspans[i].sample))
+			x->offspans[n++] = (uint32_t)i;
+	}
+	if (n)
+		qsort_r(x->offspans, n, sizeof(*x->offspans), by_offspan_thread, (void *)r);
+	report_time_span(r, &x->start, &x->end);
+	for (i = 0; !err && i < n; i = j) {
+		const struct rec_sample *t = &r->samples[r->offspans[x->offspans[i]].sample];
+
+		for (j = i + 1; j < n; j++) {
+			const struct rec_sample *u =
+				&r->samples[r->offspans[x->offspans[j]].sample];
+
+			if (u->pid != t->pid || u->tid != t->tid)
+				break;
+		}
+		err = put_offspan_profile(x, i, j, nprofiles);
+	}
+	return err;
+}
+
 static void put_frames(struct ss *x)
 {
 	fputs("\"shared\":{\"frames\":[", x->out);
@@ -342,7 +470,8 @@ static int export(struct ss *x, const char *path)
 	      "\"exporter\":\"perch report --format=speedscope\",\n\"name\":",
 	      x->out);
 	report_json_str(x->out, command && *command ? command : path);
-	fputs(x->nsamples || r->nspans ? ",\n\"activeProfileIndex\":0" : "", x->out);
+	fputs(x->nsamples || r->nspans || r->noffspans ? ",\n\"activeProfileIndex\":0" : "",
+	      x->out);
 	fputs(",\n\"profiles\":[", x->out);
 	for (size_t i = 0, j; !err && i < x->nsamples; i = j) {
 		for (j = i + 1; j < x->nsamples && same_thread(&x->samples[i], &x->samples[j]); j++)
@@ -352,6 +481,8 @@ static int export(struct ss *x, const char *path)
 	}
 	if (!err && r->nspans)
 		err = put_region_profiles(x, &nprofiles);
+	if (!err && r->noffspans)
+		err = put_offspan_profiles(x, &nprofiles);
 	fputs("],\n", x->out);
 	if (!err)
 		put_frames(x);
@@ -371,6 +502,9 @@ int report_speedscope(const struct recording *r, const char *path, const struct 
 
 	if (!p)
 		return -errno;
+	x.labelled = report_event_shown(r, o, &x.event);
+	if (x.labelled && x.event.clock && x.event.period)
+		x.unit = "nanoseconds"; /* -e task-clock -c NS: each sample stands for NS */
 	err = export(&x, path);
 	free(x.func_frame);
 	free(x.region_frame);
@@ -378,6 +512,8 @@ int report_speedscope(const struct recording *r, const char *path, const struct 
 	free(x.samples);
 	free(x.spans);
 	free(x.open);
+	free(x.stack);
+	free(x.offspans);
 	profile__free(p);
 	return err;
 }

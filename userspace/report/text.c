@@ -88,6 +88,8 @@ static const struct {
 	 "processes whose region runtime is too old for spans"},
 	{REC_STAT_region_control_lost,
 	 "program pauses and steps overwritten before perch read them"},
+	{REC_STAT_off_cpu_spans_lost, "off-CPU spans (ring buffer full, or no key)"},
+	{REC_STAT_off_cpu_spans_dropped, "off-CPU spans dropped past --max-size"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)

@@ -5,8 +5,11 @@
  * the OFFCPU block). wall is both in nanoseconds: ticks x the sampling period (1e9 / frequency:
  * exact for cpu-clock, an approximation for cycles, whose period the kernel adapts) + off-CPU
  * ns. The view rewrites the loaded recording's counts once, before any output runs, so every
- * output (text, folded, speedscope, chrome, html) weighs by it; the per-window counts and the
- * timeline stay on-CPU ticks, so off and wall drop them (no time axis in those views).
+ * output (text, folded, speedscope, chrome, html) weighs by it. The timeline's instants stay
+ * on-CPU ticks, so off and wall drop them. The per-window counts follow the view where the
+ * recording has the off-CPU spans of --timeline (OFFSPANS: each window's off-CPU ns, plus its
+ * ticks x the period for wall); without them they are ticks, so off and wall drop the windows
+ * (no time axis in those views).
  *
  * Why a thread was off the CPU, from the stack it blocked with: a label per key, first match:
  *   preempted  switched out while still runnable (the recording's flag, not the stack)
@@ -93,6 +96,17 @@ static enum offcpu_reason reason_of(const struct recording *r, const struct rec_
 	return REASON_other;
 }
 
+const char *report__offcpu_reason(const struct recording *r, const struct rec_sample *s)
+{
+	static const char *const names[] = {
+#define REASON_NAME(n) #n,
+		OFFCPU_REASON(REASON_NAME)
+#undef REASON_NAME
+	};
+
+	return names[reason_of(r, s)];
+}
+
 int report__parse_view(const char *s, enum report_view *v)
 {
 	static const char *const names[] = {"cpu", "off", "wall"};
@@ -128,8 +142,10 @@ int report__apply_view(struct recording *r, enum report_view v)
 
 		s->count = (v == REPORT_VIEW_WALL ? s->count * period : 0) + s->offcpu_ns;
 	}
-	r->nwindows = 0; /* the windows count ticks (see the comment at the top) */
-	r->nevents = 0;
+	r->nevents = 0;	  /* the timeline's instants are ticks (see the comment at the top) */
+	if (r->noffspans) /* the windows weigh the view's time too */
+		return recording__offcpu_windows(r, v == REPORT_VIEW_WALL ? period : 0);
+	r->nwindows = 0; /* the windows count ticks */
 	return 0;
 }
 

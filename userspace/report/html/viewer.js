@@ -36,7 +36,8 @@ function baseStacks() {
 	};
 	const out = [];
 	for (let i = 0; i < D.samples.length; i += 3)
-		out.push({ frames: stackOf(D.samples[i]), rnode: D.samples[i + 1], count: D.samples[i + 2] });
+		out.push({ frames: stackOf(D.samples[i]), rnode: D.samples[i + 1], count: D.samples[i + 2],
+			thread: D.sthreads ? D.sthreads[i / 3] : 0 });
 	return out;
 }
 
@@ -188,7 +189,7 @@ function readHash() {
 		const i = v.indexOf(':');
 		return { kind: v.slice(0, i), arg: v.slice(i + 1) };
 	}).filter((o) => ['select', 'exclude', 'fold'].includes(o.kind) && o.arg);
-	state.tab = q.get('tab') || 'functions';
+	state.tab = q.get('tab') || (!DIFF && D.per_thread ? 'threads' : 'functions');
 	state.fn = q.get('fn');
 	const sort = q.get('sort');
 	if (DIFF) state.sort = ['dself', 'dtotal'].includes(sort) ? sort : 'rank';
@@ -292,11 +293,15 @@ function renderChips(v) {
 			el('button', { type: 'button', title: 'remove', 'aria-label': 'remove ' + o.kind + ' ' + o.arg,
 				onclick: () => { state.ops.splice(i, 1); writeHash(); } }, '×')));
 	});
-	$('kept').textContent = v.all + ' of ' + D.all + ' samples (' + pct(v.all, D.all) + ')';
+	$('kept').textContent = v.all + ' of ' + D.all + ' ' + UNIT + ' (' + pct(v.all, D.all) + ')';
 }
+
+/* What a count is: samples, or an event's (perch record -e page-faults: "page-faults samples"). */
+const UNIT = !DIFF && D.unit ? D.unit + ' samples' : 'samples';
 
 const TABS = [
 	['functions', 'Functions', () => true],
+	['threads', 'Threads', () => !!D.threads],
 	['flame', 'Flame graph', () => true],
 	['tree', 'Call tree', () => true],
 	['function', 'Function', () => state.fn !== null],
@@ -529,6 +534,21 @@ function viewGpu() {
 		el('h2', {}, 'As the text report shows it'), el('pre', {}, G.text)];
 }
 
+/* The kept samples per thread (comm, pid, tid): --sort=comm,pid,tid's rows, most samples first. */
+function viewThreads(v) {
+	const n = new Float64Array(D.threads.length);
+	for (const s of v.kept) n[s.base.thread] += s.count;
+	const order = D.threads.map((t, i) => i).filter((i) => n[i]);
+	order.sort((a, b) => n[b] - n[a] || D.threads[a][1] - D.threads[b][1] || D.threads[a][2] - D.threads[b][2]);
+	const rows = order.map((i) => el('tr', { 'data-thread': D.threads[i].join(' ') },
+		td(pct(n[i], v.all)), td(String(n[i])), el('td', { class: 'name' }, D.threads[i][0]),
+		td(String(D.threads[i][1])), td(String(D.threads[i][2]))));
+	return [el('h2', {}, 'Threads by ' + UNIT),
+		el('p', { class: 'note' }, 'The ' + UNIT + ' the filters keep per thread, as perch report ' +
+			'--sort=comm,pid,tid counts them (--per-thread for each thread\'s functions).'),
+		table([th('%'), th(UNIT), th('comm', { class: 'name' }), th('pid'), th('tid')], rows, 'threads')];
+}
+
 function viewMetrics() {
 	const M = D.metrics;
 	const f = (x) => x.toFixed(1);
@@ -698,7 +718,7 @@ function renderDiff() {
 	document.body.dataset.ready = '1';
 }
 
-const VIEWS = { functions: viewFunctions, function: viewFunction, flame: viewFlame, tree: viewTree,
+const VIEWS = { functions: viewFunctions, threads: viewThreads, function: viewFunction, flame: viewFlame, tree: viewTree,
 	regions: viewRegions, gpu: viewGpu, timeline: viewTimeline, metrics: viewMetrics, models: viewModels,
 	steps: viewSteps };
 
