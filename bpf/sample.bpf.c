@@ -47,6 +47,10 @@ const volatile __u32 gate_steps = 0;
 const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
+/* Early stacks (struct perch_early): set before loading, where tables are walked and ticks are
+ * not timed (--timeline's ticks are written in time order at their drain: a tick walked later
+ * could not join them). */
+const volatile __u32 early_stacks = 0;
 /* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
  * in its flags; one event, nothing to tell apart: the tick skips the helper. */
 const volatile __u32 multi_event = 0;
@@ -1126,7 +1130,7 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	/* The old image's tables no longer apply; the loader lists the new image's. */
 	bpf_map_delete_elem(&proc_unwind, &tgid);
 	bpf_map_delete_elem(&region_procs, &tgid);
-	if (unwind_mode != PERCH_UNWIND_FP) {
+	if (early_stacks) {
 		__u64 until = bpf_ktime_get_ns() + PERCH_EARLY_NS;
 
 		bpf_map_update_elem(&early_until, &tgid, &until, BPF_ANY);

@@ -133,7 +133,7 @@ static int handle_early(void *ctx, void *data, size_t len)
 
 int sampler_early_open(struct sampler *sp)
 {
-	if (sp->unwind_mode == PERCH_UNWIND_FP)
+	if (!sp->skel->rodata->early_stacks)
 		return 0;
 	sp->early_rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.early), handle_early, sp, NULL);
 	if (!sp->early_rb) {
