@@ -107,11 +107,10 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool 
 
 static int handle_early(void *ctx, void *data, size_t len)
 {
+	const size_t head = offsetof(struct perch_early, stack);
+	const struct perch_early *e = data;
 	struct sampler *sp = ctx;
 	struct early_tick *t;
-
-	const struct perch_early *e = data;
-	const size_t head = offsetof(struct perch_early, stack);
 
 	if (len < head || e->len > PERCH_EARLY_STACK || len < head + e->len ||
 	    vec_grow(&sp->early, &sp->early_cap, sp->nearly + 1, sizeof(*sp->early), 16)) {
