@@ -40,7 +40,7 @@ CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
-	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/regions-so
+	     $(BUILD)/workloads/shares-nofp $(BUILD)/workloads/jit-nofp $(BUILD)/workloads/early-nofp $(BUILD)/workloads/regions-so
 WORKLOADS += $(BUILD)/workloads/hotline-nodebug
 
 # CUDA (cuda/): built only where the toolkit's CUPTI headers are (CUDA_HOME); elsewhere `make`
@@ -77,6 +77,7 @@ SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampl
 SKEL_USERS += sampler_gpucall gpu_attach
 SKEL_USERS += sampler_offcpu
 SKEL_USERS += sampler_ticks
+SKEL_USERS += sampler_early
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
@@ -238,6 +239,11 @@ $(BUILD)/workloads/regions-so: tests/workloads/regions.c tests/workloads/burn.h 
 NOFP_CFLAGS := -Itests/workloads -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls \
 	       -Wall -Wextra -Werror -pthread
 $(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
+	@mkdir -p $(@D)
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
+
+# Early ticks (tests/integration/early.sh): no frame pointers, CPU from its first instruction.
+$(BUILD)/workloads/early-nofp: tests/workloads/early.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
 

@@ -166,6 +166,9 @@ enum perch_stat {
 	PERCH_STAT_OFF_CPU,	    /* --off-cpu: blocks of target threads at least the minimum */
 	PERCH_STAT_OFF_CPU_LOST,    /* ...not kept (start or off-CPU map full) */
 	PERCH_STAT_OFFSPAN_LOST,    /* --off-cpu --timeline: block spans the `offspans` ring lost */
+	PERCH_STAT_EARLY,      /* ticks in a process's first PERCH_EARLY_NS after its exec whose
+				     * walk stopped short: their raw stack went to the loader */
+	PERCH_STAT_EARLY_LOST, /* ...that the `early` ring could not take: counted as they were */
 	PERCH_STAT_MAX,
 };
 
@@ -301,6 +304,30 @@ struct perch_offspan {
 	__u32 buf;
 	__u32 pad;
 	struct perch_key key;
+};
+
+/*
+ * Early stacks: a process runs from its exec while the loader builds and lists its modules' unwind
+ * tables (milliseconds, more on a loaded machine), and a tick in that window cannot walk its user
+ * stack (no list yet, or a module not listed yet). For PERCH_EARLY_NS after an exec, a tick whose
+ * walk from the tables stops short copies its registers, its kernel stack and up to
+ * PERCH_EARLY_STACK bytes of its user stack from sp into the `early` ring instead of being
+ * counted; the loader walks the copy with the same rows once the tables are listed and adds the
+ * sample with its whole stack (record/sampler_early.c). Ticks of the normal path (a walk that
+ * reaches the outermost frame) pay nothing for it.
+ */
+#define PERCH_EARLY_NS	  2000000000ull
+#define PERCH_EARLY_STACK 65536
+#define PERCH_EARLY_RING  (4u << 20)
+
+struct perch_early {
+	__u64 time_ns; /* CLOCK_MONOTONIC, the tick's */
+	__u64 ip, sp, bp;
+	__u32 len; /* bytes of stack copied from sp */
+	__u32 nk;  /* bytes of kstack (bpf_get_stack's result) */
+	struct perch_key key;
+	__u64 kstack[PERCH_MAX_STACK];
+	__u8 stack[PERCH_EARLY_STACK]; /* in the ring: only len bytes of it */
 };
 
 #endif /* PERCH_BPF_H */

@@ -47,6 +47,10 @@ const volatile __u32 gate_steps = 0;
 const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
+/* Early stacks (struct perch_early): set before loading, where tables are walked and ticks are
+ * not timed (--timeline's ticks are written in time order at their drain: a tick walked later
+ * could not join them). */
+const volatile __u32 early_stacks = 0;
 /* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
  * in its flags; one event, nothing to tell apart: the tick skips the helper. */
 const volatile __u32 multi_event = 0;
@@ -107,6 +111,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct perch_proc_unwind);
 } proc_unwind SEC(".maps");
+
+/* tgid -> until when (bpf_ktime_get_ns) a tick whose walk stops short goes to `early`: set at
+ * its exec (see struct perch_early). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PERCH_UNWIND_PROCS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, __u64);
+} early_until SEC(".maps");
+
+/* Early stacks for the loader to walk (struct perch_early, each only as long as its copy; one
+ * page with --unwind=fp), built in the CPU's element of early_scratch (too big for a per-CPU
+ * array's element; the loader sizes it to the CPUs). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PERCH_EARLY_RING);
+} early SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct perch_early);
+} early_scratch SEC(".maps");
 
 /*
  * Which slot of the per-CPU scratch maps a program builds in: a tick (cpu-clock's hrtimer
@@ -534,21 +563,43 @@ static __always_inline void count_stop(__u32 why, struct perch_key *key, bool ti
 	key->flags |= PERCH_KEY_UNWIND_FAILED;
 }
 
+/* How a user stack was taken. */
+enum ustack_how {
+	USTACK_FP = 0, /* no tables (or a leaf without one): walk frame pointers */
+	USTACK_DWARF,  /* unwound from the tables, into the key */
+	USTACK_EARLY,  /* a tick in its process's early window that the tables cannot walk yet */
+};
+
+/* A tick of tgid within PERCH_EARLY_NS of its exec (see struct perch_early). */
+static __always_inline bool early_window(__u32 tgid, __u32 slot)
+{
+	__u64 *until;
+
+	if (slot != SCRATCH_TICK)
+		return false;
+	until = bpf_map_lookup_elem(&early_until, &tgid);
+	return until && bpf_ktime_get_ns() < *until;
+}
+
 /* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
- * Returns false when the process has no tables (or the leaf is in code without one): the caller
- * walks frame pointers instead. The dwarf_* counters count ticks' stacks (the report sets them
- * against the samples): a probe's (SCRATCH_PROBE) are not counted there. */
-static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid, void *dmap,
-						struct perch_key *key, __u32 slot)
+ * Returns USTACK_FP when the process has no tables (or the leaf is in code without one): the
+ * caller walks frame pointers instead; USTACK_EARLY (ticks only) when it stops short in the early
+ * window: nothing counted, the caller copies the stack for the loader. The dwarf_* counters count
+ * ticks' stacks (the report sets them against the samples): a probe's (SCRATCH_PROBE) are not
+ * counted there. */
+static __always_inline int dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid, void *dmap,
+					       struct perch_key *key, __u32 slot)
 {
 	struct perch_ustack *st;
 	struct unwind_ctx u = {};
 
-	if (unwind_mode == PERCH_UNWIND_FP || !bpf_map_lookup_elem(&proc_unwind, &tgid))
-		return false;
+	if (unwind_mode == PERCH_UNWIND_FP)
+		return USTACK_FP;
+	if (!bpf_map_lookup_elem(&proc_unwind, &tgid))
+		return regs && early_window(tgid, slot) ? USTACK_EARLY : USTACK_FP;
 	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
 	if (!regs || !st)
-		return false;
+		return USTACK_FP;
 	u.slot = slot;
 	u.tgid = tgid;
 	u.ip = BPF_CORE_READ(regs, ip);
@@ -558,10 +609,12 @@ static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid
 	st->n = 0;
 	/* One call more than frames: the last finds the limit reached with frames left. */
 	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, &u, 0);
+	if (u.stop != UNW_DONE && u.stop != UNW_TRUNCATED && early_window(tgid, slot))
+		return USTACK_EARLY;
 	if (u.stop == UNW_FP_LEAF) {
 		if (slot == SCRATCH_TICK)
 			stat_inc(PERCH_STAT_FP_FALLBACK);
-		return false;
+		return USTACK_FP;
 	}
 	if (slot == SCRATCH_TICK)
 		stat_inc(PERCH_STAT_DWARF);
@@ -569,11 +622,11 @@ static __always_inline bool dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid
 	count_stop(u.stop, key, slot == SCRATCH_TICK);
 	key->ustack_hash = u.hash;
 	store_ustack(dmap, st, key);
-	return true;
+	return USTACK_DWARF;
 }
 
-static __always_inline bool dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
-					     struct perch_key *key)
+static __always_inline int dwarf_user_stack(struct pt_regs *regs, __u32 tgid, void *dmap,
+					    struct perch_key *key)
 {
 	return dwarf_user_stack_in(regs, tgid, dmap, key, SCRATCH_TICK);
 }
@@ -707,6 +760,57 @@ static __always_inline void send_tick(__u64 now, __u32 buf, const struct perch_k
 	bpf_ringbuf_submit(t, 0);
 }
 
+/* The user stack from sp into e->stack: the main thread's up to the process's first stack
+ * pointer (argc; its strings lie above), another thread's halved until it fits below the end of
+ * its stack. Returns the bytes copied. */
+static __always_inline __u32 copy_early_stack(struct perch_early *e)
+{
+	__u64 top = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) + 8, len;
+
+	if (top > e->sp && top - e->sp <= PERCH_EARLY_STACK) {
+		len = (top - e->sp) & (2 * PERCH_EARLY_STACK - 1);
+		if (len && len <= PERCH_EARLY_STACK &&
+		    !bpf_probe_read_user(e->stack, len, (void *)e->sp))
+			return len;
+		return 0;
+	}
+#pragma unroll
+	for (int i = 0; i < 6; i++) {
+		if (!bpf_probe_read_user(e->stack, PERCH_EARLY_STACK >> i, (void *)e->sp))
+			return PERCH_EARLY_STACK >> i;
+	}
+	return 0;
+}
+
+/* Copy what a later walk needs (see struct perch_early) into the `early` ring, no more of the
+ * stack than was copied; false when it is full (counted): the tick is then counted as it was. */
+static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct pt_regs *regs,
+				       const struct perch_key *key, __u64 now)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct perch_early *e = bpf_map_lookup_elem(&early_scratch, &cpu);
+	__u64 size;
+	long nk;
+
+	if (!e)
+		return false;
+	e->time_ns = now ? now : bpf_ktime_get_ns();
+	e->ip = BPF_CORE_READ(regs, ip);
+	e->sp = BPF_CORE_READ(regs, sp);
+	e->bp = BPF_CORE_READ(regs, bp);
+	__builtin_memcpy(&e->key, key, sizeof(*key));
+	nk = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	e->nk = nk > 0 ? nk : 0;
+	e->len = copy_early_stack(e);
+	size = offsetof(struct perch_early, stack) + (e->len & (2 * PERCH_EARLY_STACK - 1));
+	if (size > sizeof(*e) || bpf_ringbuf_output(&early, e, size, 0)) {
+		stat_inc(PERCH_STAT_EARLY_LOST);
+		return false;
+	}
+	stat_inc(PERCH_STAT_EARLY);
+	return true;
+}
+
 SEC("perf_event")
 int on_tick(struct bpf_perf_event_data *ctx)
 {
@@ -716,6 +820,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	__u64 id, now;
 	__u32 buf, tgid, *gen, only;
 	long err;
+	int how;
 
 	if (perch_paused)
 		return 0;
@@ -741,7 +846,10 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	if (!region_stack_find(tgid, &key, SCRATCH_TICK, only) && only_region)
 		return 0; /* --only-region: not inside it */
 	regs = user_regs(ctx);
-	if (!dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key)) {
+	how = dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key);
+	if (how == USTACK_EARLY && regs && send_early(ctx, regs, &key, now))
+		return 0; /* the loader counts it once it has walked it */
+	if (how != USTACK_DWARF) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);
 		key.ustack_id = err;
 		if (err < 0)
@@ -1022,6 +1130,11 @@ int BPF_PROG(on_exec, struct task_struct *p)
 	/* The old image's tables no longer apply; the loader lists the new image's. */
 	bpf_map_delete_elem(&proc_unwind, &tgid);
 	bpf_map_delete_elem(&region_procs, &tgid);
+	if (early_stacks) {
+		__u64 until = bpf_ktime_get_ns() + PERCH_EARLY_NS;
+
+		bpf_map_update_elem(&early_until, &tgid, &until, BPF_ANY);
+	}
 	/* A process execs on one thread at a time (exec ends the others): no race on gen. */
 	*gen += 1;
 	send_event(PERCH_EV_EXEC, tgid, 0, *gen, p);
@@ -1037,6 +1150,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		return 0;
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0; /* other threads of the process live on */
+	bpf_map_delete_elem(&early_until, &tgid);
 	/* The loader removes it from `targets` once it has read the process's last mmap
 	 * records, which it filters by this map. */
 	send_event(PERCH_EV_EXIT, tgid, 0, 0, p);

@@ -142,6 +142,20 @@
 	X(region_control_lost, REGIONS_LOG_LOST) \
 	X(steps_dropped, 0)
 
+/* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
+ * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
+ * gave (record/sampler.h): whole stacks, stacks still short, stacks walked by frame pointers
+ * (no tables came), copies not kept. Written only when the sampler unwound from tables (after
+ * the writer's counters: `report --format=stats` shows them only where a recording has them). */
+#define REC_STATS_EARLY_BPF(X)                   \
+	X(early_stacks_copied, PERCH_STAT_EARLY) \
+	X(early_stacks_ring_full, PERCH_STAT_EARLY_LOST)
+#define REC_STATS_EARLY(X)                               \
+	X(early_stacks_rescued, SAMPLER_EARLY_RESCUED)   \
+	X(early_stacks_short, SAMPLER_EARLY_SHORT)       \
+	X(early_stacks_frame_pointers, SAMPLER_EARLY_FP) \
+	X(early_stacks_lost, SAMPLER_EARLY_LOST)
+
 /* --off-cpu --timeline (OFFSPANS): block spans written, lost (the sampler's ring was full, or
  * the span's key had no key id) and dropped past --max-size; written only with both options.
  * The index is record/stats.c's own. */
@@ -158,6 +172,8 @@
 	REC_STATS_TIMELINE(X)   \
 	REC_STATS_COST(X)       \
 	REC_STATS_WRITER(X)     \
+	REC_STATS_EARLY_BPF(X)  \
+	REC_STATS_EARLY(X)      \
 	REC_STATS_GPU(X)        \
 	REC_STATS_LAUNCH(X)     \
 	REC_STATS_GPU_ATTACH(X) \

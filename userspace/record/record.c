@@ -394,6 +394,7 @@ static int finish(struct session *s, int status)
 	int err;
 
 	/* Both buffers: the active one holds the last period, the idle one is empty. */
+	sampler__ending(s->sp);
 	flip_and_drain(s);
 	flip_and_drain(s);
 	sampler__flush_ticks(s->sp);

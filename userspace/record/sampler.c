@@ -114,6 +114,15 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(sp->skel->maps.proc_unwind, 1);
 	}
+	/* Early stacks (sampler_early.c): not with --timeline, whose ticks are written in time
+	 * order at their drain. */
+	sp->skel->rodata->early_stacks = mode != PERCH_UNWIND_FP && !sp->timeline;
+	if (!sp->skel->rodata->early_stacks) {
+		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
+		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
+	} else if (libbpf_num_possible_cpus() > 0) {
+		bpf_map__set_max_entries(sp->skel->maps.early_scratch, libbpf_num_possible_cpus());
+	}
 	err = sample_bpf__load(sp->skel);
 	if (err) {
 		sample_bpf__destroy(sp->skel);
@@ -171,6 +180,8 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		err = sampler_timeline_open(sp);
 	if (!err)
 		err = sampler_offcpu_open(sp);
+	if (!err)
+		err = sampler_early_open(sp);
 	return err ? err : sampler_attach_ticks(sp);
 }
 
@@ -206,6 +217,7 @@ void sampler__free(struct sampler *sp)
 	sampler_launch_free(sp);
 	sampler_gpucall_free(sp);
 	sampler_offcpu_free(sp);
+	sampler_early_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);

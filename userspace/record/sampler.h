@@ -108,6 +108,20 @@ void sampler__on_off_span(struct sampler *sp, sampler_offspan_fn fn, void *ctx);
 uint64_t sampler__off_spans(const struct sampler *sp);
 uint64_t sampler__off_spans_unkeyed(const struct sampler *sp);
 
+/* Early stacks (struct perch_early, sampler_early.c): ticks taken right after an exec, before
+ * their process's unwind tables were listed, walked by the loader once they were. */
+enum sampler_early_stat {
+	SAMPLER_EARLY_RESCUED = 0, /* walked to their outermost frame: whole stacks */
+	SAMPLER_EARLY_SHORT,	   /* walked only part of the way: flagged as stopped early */
+	SAMPLER_EARLY_FP,   /* no tables came for its image (it exec'd again or exited first, or
+			   * 2 s passed): walked by frame pointers, as the kernel would have */
+	SAMPLER_EARLY_LOST, /* not kept (out of memory, or a record cut short) */
+	SAMPLER_EARLY_MAX,
+};
+uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which);
+/* The recording ends: the drains from now on hand on every early tick still waiting. */
+void sampler__ending(struct sampler *sp);
+
 /* Pause or resume every tick (the BPF program's perch_paused flag): paused, a tick returns
  * before it looks at anything. */
 void sampler__pause(struct sampler *sp, bool paused);

@@ -193,6 +193,7 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	sampler_launch_drained(sp, which, n, sp->key_ids);
 	sampler_gpucall_drained(sp, which, n, sp->key_ids);
 	sampler_offcpu_drained(sp, which, n, sp->key_ids);
+	sampler_early_drained(sp, fn, ctx, sp->ending);
 	clear_stacks(sfd);
 }
 

@@ -117,6 +117,7 @@ void sampler__read_events(struct sampler *sp, int timeout_ms)
 	ring_buffer__poll(sp->rb, timeout_ms);
 	if (sp->mw)
 		mmap_watch__read(sp->mw);
+	sampler_early_read(sp);
 }
 
 int sampler__wait_ms(struct sampler *sp, int wait_ms)

@@ -59,6 +59,12 @@ struct sampler {
 	bool gate_steps;	   /* --steps: the BPF program's gate_steps */
 	bool only_region;	   /* --only-region: its only_region */
 	struct offcpu_probe *oc;   /* --off-cpu, else NULL (sampler_offcpu.c) */
+	/* sampler_early.c: the early stacks' ring, the ticks waiting for their walk or drain */
+	struct ring_buffer *early_rb;
+	struct early_tick **early;
+	size_t nearly, early_cap;
+	uint64_t early_stats[SAMPLER_EARLY_MAX];
+	bool ending;
 };
 
 /* sampler_ticks.c: the events and CPUs of o (0 or PERCH_EXIT_USAGE, logged), before loading;
@@ -110,5 +116,13 @@ int sampler_offcpu_open(struct sampler *sp);
 void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 			    const uint32_t *key_ids);
 void sampler_offcpu_free(struct sampler *sp);
+
+/* sampler_early.c: the early stacks' ring (0; without it the early ticks count as they are);
+ * read it and walk what waits (at every read of the events); at a drain, hand on to fn what is
+ * walked or will never be (every one waiting when `last`); freed. */
+int sampler_early_open(struct sampler *sp);
+void sampler_early_read(struct sampler *sp);
+void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, bool last);
+void sampler_early_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

@@ -149,6 +149,15 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	if (p->uw)        \
 		kv[n++] = stat_kv(REC_STAT_##k, unwinder__stat(p->uw, i));
 	REC_STATS_UNWINDER(UNWINDER_KV)
+	/* Early stacks: only when the sampler unwinds from tables. */
+#define EARLY_BPF_KV(k, i)  \
+	if (p->uw && ok[i]) \
+		kv[n++] = stat_kv(REC_STAT_##k, totals[i]);
+	REC_STATS_EARLY_BPF(EARLY_BPF_KV)
+#define EARLY_KV(k, i) \
+	if (p->uw)     \
+		kv[n++] = stat_kv(REC_STAT_##k, sampler__early_stat(p->sp, i));
+	REC_STATS_EARLY(EARLY_KV)
 #define REGIONS_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, regions__stat(p->rg, i));
 	REC_STATS_REGIONS(REGIONS_KV)
 	if (p->o->timeline)
