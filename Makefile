@@ -316,7 +316,7 @@ check-integration: all
 	@bash tests/help.sh build-san
 	@bash tests/readme.sh build-san
 	@bash tests/chrome.sh build-san
-	@bash tests/html.sh build-san
+	@HTML_REFERENCE=$(BUILD) bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
 
