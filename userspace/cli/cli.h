@@ -8,6 +8,9 @@
 #define PERCH_CLI_H
 
 #include <stdio.h>
+#include <sys/types.h>
+
+#include "record/record.h"
 
 struct cli_command {
 	const char *name;
@@ -36,6 +39,11 @@ int cli_bad_option(char **argv);
 int cli_input_option(int argc, char **argv, const char **path, const char **arg);
 /* A decimal in [1, max] into *out; -EINVAL otherwise. */
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
+/* cli/record.c, for record and top: a PID list "1,2,3" appended to *pids (*n of them, grown
+ * with vec.h), and an unwind mode (auto, fp, dwarf; enum record_unwind). 0 or -EINVAL
+ * (-ENOMEM). */
+int cli_parse_pids(const char *s, pid_t **pids, size_t *n);
+int cli_parse_unwind(const char *s, enum record_unwind *mode);
 
 struct recording;
 /* cli/report.c's exit status and one line for a recording that could not be loaded (err from

@@ -112,7 +112,7 @@ static int off_cpu_option(int c, struct record_opts *o)
 	return 0;
 }
 
-static int parse_pids(const char *s, pid_t **pids, size_t *n)
+int cli_parse_pids(const char *s, pid_t **pids, size_t *n)
 {
 	char *copy = strdup(s), *save = NULL;
 	unsigned long v;
@@ -157,7 +157,7 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-static int parse_unwind(const char *s, enum record_unwind *mode)
+int cli_parse_unwind(const char *s, enum record_unwind *mode)
 {
 	if (!strcmp(s, "auto"))
 		*mode = RECORD_UNWIND_AUTO;
@@ -317,7 +317,7 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 		o->output = optarg;
 		return 0;
 	case 'p':
-		if (parse_pids(optarg, pids, &o->npids))
+		if (cli_parse_pids(optarg, pids, &o->npids))
 			return log_usage(NULL, "bad PID list '%s'", optarg);
 		return 0;
 	case 'd':
@@ -339,7 +339,7 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 		o->no_lines = true;
 		return 0;
 	case 'U':
-		if (parse_unwind(optarg, &o->unwind))
+		if (cli_parse_unwind(optarg, &o->unwind))
 			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
 					 optarg);
 		return 0;

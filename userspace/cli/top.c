@@ -201,26 +201,6 @@ static void top_options(FILE *out)
 	      out);
 }
 
-static int parse_pids(const char *s, pid_t **pids, size_t *n)
-{
-	char *copy = strdup(s), *save = NULL;
-	unsigned long v;
-	size_t cap = *n;
-	int err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save)) {
-		err = cli_parse_uint(tok, INT_MAX, &v) ||
-		      vec_grow(pids, &cap, *n + 1, sizeof(**pids), 4);
-		if (!err)
-			(*pids)[(*n)++] = (pid_t)v;
-	}
-	free(copy);
-	return err || !*n ? -EINVAL : 0;
-}
-
 static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids, char **argv)
 {
 	unsigned long v;
@@ -236,7 +216,7 @@ static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids,
 		o->all_cpus = true;
 		return 0;
 	case 'p':
-		if (parse_pids(optarg, pids, &o->npids))
+		if (cli_parse_pids(optarg, pids, &o->npids))
 			return log_usage(NULL, "bad PID list '%s'", optarg);
 		return 0;
 	case 'd':
@@ -250,10 +230,7 @@ static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids,
 		t->rows = v;
 		return 0;
 	case 'U':
-		o->unwind = !strcmp(optarg, "fp")      ? RECORD_UNWIND_FP
-			    : !strcmp(optarg, "dwarf") ? RECORD_UNWIND_DWARF
-						       : RECORD_UNWIND_AUTO;
-		if (o->unwind == RECORD_UNWIND_AUTO && strcmp(optarg, "auto"))
+		if (cli_parse_unwind(optarg, &o->unwind))
 			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
 					 optarg);
 		return 0;
