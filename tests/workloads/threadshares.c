@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Ground truth for the per-thread views (perch report --per-thread, --tid, --comm): three
- * threads that burn unequal shares of CPU (busy 15, 35 and 70 % of each 10 ms period, asleep the
- * rest), each named share-N by itself (pthread_setname_np). Each prints its tid and its CPU time
+ * threads that burn unequal shares of CPU (busy 15, 35 and 70 % of each 100 ms period, asleep the
+ * rest: per-CPU cpu-clock sampling, perch's and `perf record -a`'s alike, misses part of the
+ * first tick of each burst after an idle CPU wakes, so 1.5 ms bursts every 10 ms came out 2-4
+ * points under their CPU time where perf's per-task events did not; 15 ms bursts make that
+ * effect ten times rarer, and this workload is about the per-thread views), each named share-N by itself (pthread_setname_np). Each prints its tid and its CPU time
  * from its own clock (CLOCK_THREAD_CPUTIME_ID) at its end, the process its CPU time at exit: the
  * share of samples each thread gets is what the tests compare, never the duty cycles above. */
 #define _GNU_SOURCE /* pthread_setname_np, gettid */
@@ -19,7 +22,7 @@ struct worker {
 /* Burn until the thread's CPU clock has run duty x period more, then sleep out the period. */
 __attribute__((noinline)) static void share_work(double duty)
 {
-	const double period = 0.010;
+	const double period = 0.100;
 
 	while (now_s() < end_time) {
 		double start = now_s(), left;
