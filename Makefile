@@ -311,11 +311,10 @@ check-integration: all
 	@bash tests/pprof.sh build-san
 	@bash tests/merge.sh build-san
 	@bash tests/push.sh build-san
-	@bash tests/speedscope.sh build-san
+	@bash tests/same-output.sh $(BUILD) build-san
 	@bash tests/query.sh build-san
 	@bash tests/help.sh build-san
 	@bash tests/readme.sh build-san
-	@bash tests/chrome.sh build-san
 	@HTML_REFERENCE=$(BUILD) bash tests/html.sh build-san
 	@bash tests/symbolize.sh build-san
 	@bash tests/integration.sh build-san
