@@ -47,7 +47,7 @@ static int by_pid_start(const void *a, const void *b)
 	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
 }
 
-static int by_thread(const void *a, const void *b, void *ctx)
+int steptab__span_by_thread(const void *a, const void *b, void *ctx)
 {
 	const struct rec_span *spans = ctx;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -182,7 +182,7 @@ static int fill(struct steptab *t, const struct recording *r)
 	if (order) {
 		for (size_t i = 0; i < r->nspans; i++)
 			order[i] = (uint32_t)i;
-		qsort_r(order, r->nspans, sizeof(*order), by_thread, r->spans);
+		qsort_r(order, r->nspans, sizeof(*order), steptab__span_by_thread, r->spans);
 		err = walk_spans(t, &w, order);
 	}
 	if (!err && t->n)

@@ -33,5 +33,8 @@ void steptab__free(struct steptab *t);
 size_t steptab__rows(const struct steptab *t, uint32_t step, const struct step_region **rows);
 /* Every row, by step index, then as steptab__rows. */
 size_t steptab__all(const struct steptab *t, const struct step_region **rows);
+/* qsort_r order of span indices (ctx: the recording's spans): by pid, tid, then the recording's
+ * order; for steptab and the speedscope export alike. */
+int steptab__span_by_thread(const void *a, const void *b, void *ctx);
 
 #endif /* PERCH_STEPTAB_H */

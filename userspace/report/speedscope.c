@@ -36,6 +36,7 @@
 #include <string.h>
 #include "common.h"
 #include "lib/vec.h"
+#include "model/steptab.h"
 
 enum ss_kind { SS_FUNC, SS_REGION, SS_NO_STACK };
 
@@ -208,20 +209,6 @@ static int put_profile(struct ss *x, size_t from, size_t to)
 	return err;
 }
 
-/* Spans (indices into the recording's, ctx) by thread, each thread's in the recording's order. */
-static int by_span_thread(const void *a, const void *b, void *ctx)
-{
-	const struct rec_span *spans = ctx;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	const struct rec_span *x = &spans[i], *y = &spans[j];
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
 /* An open ("O") or close ("C") event of region name at ns from the start. */
 static int put_region_event(struct ss *x, char type, uint32_t name, uint64_t at, bool *first)
 {
@@ -298,7 +285,7 @@ static int put_region_profiles(struct ss *x, size_t *nprofiles)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nspans; i++)
 		x->spans[i] = (uint32_t)i;
-	qsort_r(x->spans, r->nspans, sizeof(*x->spans), by_span_thread, r->spans);
+	qsort_r(x->spans, r->nspans, sizeof(*x->spans), steptab__span_by_thread, r->spans);
 	report_time_span(r, &x->start, &x->end);
 	for (size_t i = 0, j; !err && i < r->nspans; i = j) {
 		const struct rec_span *t = &r->spans[x->spans[i]];
