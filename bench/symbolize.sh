@@ -56,7 +56,7 @@ done
 # run_tool TOOL FILE: symbolize the addresses on stdin, one record per address (-a).
 run_tool() {
 	case $1 in
-	perch) "$PERCH" symbolize -a -i -e "$2" ;;
+	perch) "$PERCH" symbolize --addr2line -a -i -e "$2" ;;
 	addr2line) addr2line -a -f -i -C -e "$2" ;;
 	eu-addr2line) eu-addr2line -a -f -i -C -e "$2" ;;
 	llvm-symbolizer) "$LLVM_SYM" -a --inlining --demangle --output-style=GNU --obj="$2" ;;

@@ -23,6 +23,8 @@ struct cand {
 	uint64_t size;
 	uint64_t sec_end; /* end of its section: bounds a zero-size symbol */
 	const char *name; /* points into libelf's string table until the index is built */
+	size_t len; /* of the name without its symbol version ("@@GLIBC_2.34", "@GLIBC_2.2.5") */
+	unsigned char version; /* enum sym_version */
 	unsigned char bind;
 	uint32_t src; /* index into cand_vec.files, or NO_SRC */
 };
@@ -66,6 +68,39 @@ static unsigned int leading_underscores(const char *s)
 	return n;
 }
 
+/*
+ * A debug file's .symtab spells a versioned symbol with its version ("__libc_start_main@@GLIBC_2.34"
+ * is the default one programs link to, "__libc_start_main@GLIBC_2.2.5" a compatibility one); .dynsym
+ * keeps versions apart (.gnu.version). Names are shown without them, so one address gets one name
+ * whether the module's symbols came from .symtab or .dynsym.
+ */
+enum sym_version { SV_NONE, SV_DEFAULT, SV_COMPAT };
+
+static size_t unversioned_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	return at && at != name ? (size_t)(at - name) : strlen(name);
+}
+
+static enum sym_version split_version(const char *name, size_t *len)
+{
+	*len = unversioned_len(name);
+	if (!name[*len])
+		return SV_NONE;
+	return name[*len + 1] == '@' ? SV_DEFAULT : SV_COMPAT;
+}
+
+/* Names compared without their versions. */
+static int name_cmp(const struct cand *a, const struct cand *b)
+{
+	int c = memcmp(a->name, b->name, a->len < b->len ? a->len : b->len);
+
+	if (c)
+		return c;
+	return a->len == b->len ? 0 : a->len < b->len ? -1 : 1;
+}
+
 static int bind_rank(unsigned char bind)
 {
 	switch (bind) {
@@ -80,14 +115,16 @@ static int bind_rank(unsigned char bind)
 
 /*
  * By address; among aliases at one address the one to show first: one with a size (it bounds the
- * function), then global over weak over local, then a name without a symbol version over one
- * with (free over cfree@GLIBC_2.2.5, a compatibility alias), then the name with fewer leading
- * underscores (getpid over __getpid), then by name so the choice does not depend on qsort.
+ * function), then global over weak over local, then a name that is not a compatibility version
+ * (free over cfree@GLIBC_2.2.5), then the name with fewer leading underscores (getpid over __getpid,
+ * freelocale@@GLIBC_2.3 over __freelocale), then by name (without version, then with) so the choice
+ * does not depend on qsort.
  */
 static int cand_cmp(const void *pa, const void *pb)
 {
 	const struct cand *a = pa, *b = pb;
 	unsigned int ua, ub;
+	int c;
 
 	if (a->addr != b->addr)
 		return a->addr < b->addr ? -1 : 1;
@@ -95,13 +132,14 @@ static int cand_cmp(const void *pa, const void *pb)
 		return a->size ? -1 : 1;
 	if (bind_rank(a->bind) != bind_rank(b->bind))
 		return bind_rank(a->bind) - bind_rank(b->bind);
-	if (!strchr(a->name, '@') != !strchr(b->name, '@'))
-		return strchr(a->name, '@') ? 1 : -1;
+	if ((a->version == SV_COMPAT) != (b->version == SV_COMPAT))
+		return a->version == SV_COMPAT ? 1 : -1;
 	ua = leading_underscores(a->name);
 	ub = leading_underscores(b->name);
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
-	return strcmp(a->name, b->name);
+	c = name_cmp(a, b);
+	return c ? c : strcmp(a->name, b->name);
 }
 
 static uint64_t section_end(Elf *elf, size_t shndx)
@@ -166,6 +204,7 @@ static int collect_syms(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct cand
 		c.name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!c.name || !*c.name)
 			continue;
+		c.version = split_version(c.name, &c.len);
 		c.addr = sym.st_value;
 		c.size = sym.st_size;
 		c.sec_end = c.size ? 0 : section_end(elf, sym.st_shndx);
@@ -242,16 +281,17 @@ static bool hidden_alias(const struct cand *kept, const struct cand *c)
 	return c->bind == STB_LOCAL && kept->bind != STB_LOCAL && kept->size == c->size;
 }
 
-/* Copy the kept names (syms, aliases) into one arena so the ELF handle can be closed. */
+/* Copy the kept names (syms, aliases), without versions, into one arena so the ELF handle can be
+ * closed. */
 static int copy_names(struct sym_module *m)
 {
 	size_t i, names_len = 0;
 	char *p;
 
 	for (i = 0; i < m->nr_syms; i++)
-		names_len += strlen(m->syms[i].name) + 1;
+		names_len += unversioned_len(m->syms[i].name) + 1;
 	for (i = 0; i < m->nr_aliases; i++)
-		names_len += strlen(m->aliases[i].name) + 1;
+		names_len += unversioned_len(m->aliases[i].name) + 1;
 	m->names = malloc(names_len ? names_len : 1);
 	if (!m->names)
 		return -ENOMEM;
@@ -259,11 +299,12 @@ static int copy_names(struct sym_module *m)
 	for (i = 0; i < m->nr_syms + m->nr_aliases; i++) {
 		const char **name =
 			i < m->nr_syms ? &m->syms[i].name : &m->aliases[i - m->nr_syms].name;
-		size_t len = strlen(*name) + 1;
+		size_t len = unversioned_len(*name);
 
 		memcpy(p, *name, len);
+		p[len] = '\0';
 		*name = p;
-		p += len;
+		p += len + 1;
 	}
 	return 0;
 }

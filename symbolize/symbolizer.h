@@ -21,6 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The rules that name a function (which alias, symbol versions, inferred bounds), as a string.
+ * Names resolved once are kept across runs (record/linecache.c files them under it): raise it
+ * whenever a rule changes, or a cache filled under the old rules keeps giving the old names.
+ * 2: no symbol versions (2026-11-28).
+ */
+#define SYMBOLIZER_NAMING "2"
+
 struct symbolizer;
 
 struct sym_result {

@@ -214,6 +214,25 @@ fde_table() {
 	done | sort -k1,1 -k2,2n -k3,3n
 }
 
+# name_table ELF...: every function symbol of each file (and of its /usr/lib/debug/.build-id file)
+# as binutils' readelf spells it, one line "BASE NAME PERCH": PERCH the name `perch symbolize` gives
+# its address (every alias, versioned or not, of one address gets perch's one name): so a
+# reference tool's names (perf's, readelf's) compare with perch's without a naming rule copied here
+name_table() {
+	local f id dbg
+	for f in "$@"; do
+		id=$(readelf -nW "$f" 2>/dev/null | awk '/Build ID:/ { print $NF; exit }')
+		dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+		[ -n "$id" ] && [ -f "$dbg" ] || dbg=
+		readelf -sW "$f" $dbg 2>/dev/null | awk '($4 == "FUNC" || $4 == "IFUNC") && $7 != "UND" && $8 != "" { print $2, $8 }' |
+			sort -u >"$T/names.$$"
+		awk '{ print $1 }' "$T/names.$$" | sort -u | "$PERCH" symbolize -e "$f" | awk 'NR % 2 == 1' >"$T/perchnames.$$"
+		awk '{ print $1 }' "$T/names.$$" | sort -u | paste -d' ' - "$T/perchnames.$$" |
+			awk -v b="${f##*/}" 'NR == FNR { p[$1] = $2; next } { print b, $2, p[$1] }' - "$T/names.$$"
+	done
+	rm -f "$T/names.$$" "$T/perchnames.$$"
+}
+
 # For awk, with a fde_table file as its first input: fde_load() (on that file's lines) keeps it,
 # fde_of(BASE, ADDR) gives the name of the FDE covering ADDR in module BASE ("" for none): of the
 # FDEs starting at or below ADDR the last (the shortest of those sharing a start, as perch keeps),

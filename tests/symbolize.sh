@@ -97,10 +97,10 @@ for b in $bins; do
 		a=$T/$b.addrs
 		mapfile -t list <"$a"
 		addr2line -f -C -e "$f" "${list[@]}" >"$T/want" 2>/dev/null
-		"$PERCH" symbolize -e "$f" "${list[@]}" >"$T/got" 2>"$T/err"
+		"$PERCH" symbolize --addr2line -e "$f" "${list[@]}" >"$T/got" 2>"$T/err"
 		same "$b$v: ${#list[@]} addresses as arguments = addr2line -f -C" "$T/want" "$T/got"
 		addr2line -f -i -C -e "$f" <"$a" >"$T/want" 2>/dev/null
-		"$PERCH" symbolize -i -e "$f" <"$a" >"$T/got" 2>>"$T/err"
+		"$PERCH" symbolize --addr2line -i -e "$f" <"$a" >"$T/got" 2>>"$T/err"
 		same "$b$v: -i, addresses on stdin = addr2line -f -i -C" "$T/want" "$T/got"
 		if [ -s "$T/err" ]; then
 			bad "$b$v: stderr" "$(head -3 "$T/err" | tr '\n' '|')"
@@ -109,7 +109,7 @@ for b in $bins; do
 done
 if [ -e "$T/tmpl" ]; then
 	addr2line -f -i -e "$T/tmpl" <"$T/tmpl.addrs" >"$T/want"
-	"$PERCH" symbolize -i --no-demangle -e "$T/tmpl" <"$T/tmpl.addrs" >"$T/got"
+	"$PERCH" symbolize --addr2line -i --no-demangle -e "$T/tmpl" <"$T/tmpl.addrs" >"$T/got"
 	same "tmpl: -i --no-demangle = addr2line -f -i (linkage names)" "$T/want" "$T/got"
 	if grep -q '(discriminator [0-9]*)' "$T/got"; then
 		ok "tmpl: output has line-table discriminators (the loop's inline call)"
@@ -122,6 +122,31 @@ if grep -q '^leaf$' <("$PERCH" symbolize -i -e "$T/inl.split" <"$T/inl.addrs") &
 	ok "inl.split: inline chains from the debuglink file, crtstuff.c:? from its .symtab"
 else
 	bad "inl.split" "no inline frame 'leaf' or no 'crtstuff.c:?' line"
+fi
+
+# ---- symbol versions ------------------------------------------------------------------------------
+# A library defining foo in two versions as glibc does (.symver): its .symtab spells foo@@V2 and
+# foo@V1. perch names both without the version (and the default one's internal alias foo_v2 by
+# the public name); --addr2line keeps DWARF's names.
+cat >"$T/ver.c" <<'EOF2'
+__asm__(".symver foo_v1, foo@V1");
+__asm__(".symver foo_v2, foo@@V2");
+int foo_v1(int x) { return x + 1; }
+int foo_v2(int x) { return x * 3 + 1; }
+EOF2
+printf 'V1 { global: foo; local: *; };\nV2 { global: foo; } V1;\n' >"$T/ver.map"
+if gcc -g -O1 -shared -fPIC -Wl,--version-script="$T/ver.map" -o "$T/libver.so" "$T/ver.c" 2>"$T/err"; then
+	v1=$(readelf -sW "$T/libver.so" | awk '$8 == "foo@V1" { print $2; exit }')
+	v2=$(readelf -sW "$T/libver.so" | awk '$8 == "foo@@V2" { print $2; exit }')
+	got=$("$PERCH" symbolize -e "$T/libver.so" "$v1" "$v2" | awk 'NR % 2 == 1' | tr '\n' ' ')
+	raw=$("$PERCH" symbolize --addr2line -e "$T/libver.so" "$v2" | head -1)
+	if [ -n "$v1" ] && [ -n "$v2" ] && [ "$got" = "foo foo " ] && [ "$raw" = foo_v2 ]; then
+		ok "symbol versions: foo@V1 and foo@@V2 both named foo (--addr2line: $raw, as addr2line)"
+	else
+		bad "symbol versions" "foo@V1 at '$v1', foo@@V2 at '$v2' named '$got'; --addr2line '$raw'"
+	fi
+else
+	bad "symbol versions" "could not build the fixture: $(head -2 "$T/err" | tr '\n' '|')"
 fi
 
 # ---- MiniDebugInfo (.gnu_debugdata) --------------------------------------------------------------
@@ -152,7 +177,7 @@ if have xz && have nm; then
 			done
 		done | sort -u -k1,1 >"$T/mini.want"
 	cut -d' ' -f1 "$T/mini.want" >"$T/mini.addrs"
-	"$PERCH" symbolize -e "$b.mini" <"$T/mini.addrs" 2>"$T/err" | awk 'NR % 2 == 1' >"$T/mini.names"
+	"$PERCH" symbolize --addr2line -e "$b.mini" <"$T/mini.addrs" 2>"$T/err" | awk 'NR % 2 == 1' >"$T/mini.names"
 	paste -d' ' "$T/mini.addrs" "$T/mini.names" >"$T/mini.got"
 	same "MiniDebugInfo: $(wc -l <"$T/mini.addrs") addresses of every function named from .gnu_debugdata as the unstripped .symtab names them" \
 		"$T/mini.want" "$T/mini.got"
@@ -160,7 +185,7 @@ if have xz && have nm; then
 	# Corrupt: the xz stream cut short. Ignored with one note; the module still answers.
 	head -c $(($(stat -c %s "$b.minidbg.xz") / 2)) "$b.minidbg.xz" >"$T/trunc.xz"
 	objcopy --add-section .gnu_debugdata="$T/trunc.xz" "$b.trunc"
-	"$PERCH" symbolize -e "$b.trunc" <"$T/mini.addrs" >"$T/trunc.got" 2>"$T/err"
+	"$PERCH" symbolize --addr2line -e "$b.trunc" <"$T/mini.addrs" >"$T/trunc.got" 2>"$T/err"
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(wc -l <"$T/trunc.got")" -eq $((2 * $(wc -l <"$T/mini.addrs"))) ] &&
 		[ "$(grep -c 'gnu_debugdata' "$T/err")" -eq 1 ] && ! grep -qv '^??' <(awk 'NR % 2 == 1' "$T/trunc.got" | grep -v '^main$'); then
@@ -182,7 +207,7 @@ if have eu-addr2line; then
 		for v in "" .split; do
 			f=$T/$b$v
 			eu-addr2line -f -i -C -e "$f" <"$T/$b.addrs" | norm_eu >"$T/want"
-			"$PERCH" symbolize -i -e "$f" <"$T/$b.addrs" | norm_perch >"$T/got"
+			"$PERCH" symbolize --addr2line -i -e "$f" <"$T/$b.addrs" | norm_perch >"$T/got"
 			same "$b$v: -i = eu-addr2line -f -i -C (columns, discriminators aside)" \
 				"$T/want" "$T/got"
 		done
@@ -192,14 +217,14 @@ else
 fi
 
 # ---- unknown addresses, input forms, streaming ----------------------------------------------------
-"$PERCH" symbolize -i -e "$T/inl" 0x7fff0000 ffffffffffffffff >"$T/got"
+"$PERCH" symbolize --addr2line -i -e "$T/inl" 0x7fff0000 ffffffffffffffff >"$T/got"
 printf '??\n??:0\n??\n??:0\n' >"$T/want"
 same "address in no segment: ?? and ??:0, as addr2line" "$T/want" "$T/got"
 
 start=$(head -1 "$T/inl.addrs")
 printf '0x%s\n%s\n  0X%s\nnot-hex\n\n%s' "$start" "$start" "$start" "$start" >"$T/forms"
 addr2line -f -i -C -e "$T/inl" <"$T/forms" >"$T/want"
-"$PERCH" symbolize -i -e "$T/inl" <"$T/forms" >"$T/got"
+"$PERCH" symbolize --addr2line -i -e "$T/inl" <"$T/forms" >"$T/got"
 same "stdin: 0x, bare, indented, garbage, empty and unterminated lines as addr2line reads them" \
 	"$T/want" "$T/got"
 

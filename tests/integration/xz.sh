@@ -12,20 +12,27 @@ it_begin xz "${1:-build}"
 # perf script (leaf first) -> folded (root first) with perch's names: unnamed frames
 # MODULE+0xSTART? after the .eh_frame FDE readelf says covers them (FDES: fde_table's file; perf
 # shows a return address minus one, inside the call's function), else MODULE+0xOFF (perch shows
-# a return address as it is); kernel frames with _[k]
+# a return address as it is); named frames by the name perch gives their address (NAMES: name_table's
+# file, so perf's choice among aliases is not compared; perf shows a symbol whose DWARF name differs,
+# as glibc's __libc_start_main@@GLIBC_2.34 of __libc_start_main_impl, as an inlined frame of
+# that name over the symbol's); kernel frames with _[k]
 perf_folded() {
 	awk "$FDE_AWK"'function hex(s,  i, v) { v = 0; for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1; return v }
 	function flush(  s, i) { if (n) { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ } n = 0 }
 	FILENAME == ARGV[1] { fde_load(); next }
+	FILENAME == ARGV[2] { nt[$1, $2] = $3; nta[$2] = $3; next }
 	/^[^ \t]/ { flush(); comm = $1; next }
 	/^$/ { flush(); next }
 	{ ip = $1; rest = $0; sub(/^[ \t]*[0-9a-f]+ /, "", rest); dso = ""; sym = rest
 	  if (match(rest, / \([^()]*\)$/)) { dso = substr(rest, RSTART + 2, RLENGTH - 3); sym = substr(rest, 1, RSTART - 1) }
 	  if (dso == "inlined") dso = ""
-	  if (sym == "[unknown]" || sym == "") { m = dso; sub(/.*\//, "", m); sym = fde_of(m, hex(ip))
+	  m = dso; sub(/.*\//, "", m)
+	  if (sym == "[unknown]" || sym == "") { sym = fde_of(m, hex(ip))
 		if (sym == "") sym = sprintf("%s+0x%x", m, hex(ip) + (n > 0)) }
+	  else if ((m, sym) in nt) sym = nt[m, sym]
+	  else if (m == "" && sym in nta) sym = nta[sym]
 	  f[++n] = sym (dso ~ /kernel/ ? "_[k]" : "") }
-	END { flush(); for (s in c) print s, c[s] }' "$2" "$1"
+	END { flush(); for (s in c) print s, c[s] }' "$2" "$3" "$1"
 }
 # totals FOLDED: "frame percent" for every frame, the share of samples it is on
 totals() {
@@ -53,8 +60,11 @@ else
 	folded "$T/xz.data" | grep '^xz;' >"$T/xz.folded"
 	perf script -i "$T/xz.perf" -F comm,ip,sym,dso 2>/dev/null >"$T/xz.script"
 	xzlib=$(ldd "$(command -v xz)" | awk '$1 ~ /^liblzma/ { print $3 }')
-	fde_table "$(realpath "$(command -v xz)")" ${xzlib:+"$(realpath "$xzlib")"} >"$T/xz.fdes"
-	perf_folded "$T/xz.script" "$T/xz.fdes" >"$T/xz.perf.folded"
+	mods=("$(realpath "$(command -v xz)")" ${xzlib:+"$(realpath "$xzlib")"})
+	fde_table "${mods[@]}" >"$T/xz.fdes"
+	libc=$(ldd "$(command -v xz)" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	name_table "${mods[@]}" ${libc:+"$(realpath "$libc")"} >"$T/xz.names"
+	perf_folded "$T/xz.script" "$T/xz.fdes" "$T/xz.names" >"$T/xz.perf.folded"
 	po=$(outermost "$T/xz.folded")
 	fo=$(outermost "$T/xz.perf.folded")
 	totals "$T/xz.folded" >"$T/xz.tot"

@@ -33,11 +33,13 @@
 #define OUT_BUF	   (64 * 1024)
 
 static const char help_text[] =
-	"usage: perch symbolize -e FILE [-i] [-a] [--no-demangle] [ADDR...]\n"
+	"usage: perch symbolize -e FILE [-i] [-a] [--no-demangle] [--addr2line] [ADDR...]\n"
 	"\n"
 	"Print the function and source file:line of each address of FILE (an ELF executable or\n"
 	"shared object; addresses as nm and addr2line show them, in hex), like addr2line -f -C.\n"
-	"Without ADDR arguments, addresses are read from stdin, one per line.\n"
+	"Without ADDR arguments, addresses are read from stdin, one per line. Functions get the\n"
+	"names every perch report gives them (the public alias, no symbol version, MODULE+0xSTART?\n"
+	"for code only an .eh_frame FDE bounds); --addr2line gives GNU addr2line's names instead.\n"
 	"\n";
 /* The options, in `perch symbolize -h` and `perch --help` alike. */
 static const char options_text[] =
@@ -45,6 +47,8 @@ static const char options_text[] =
 	"  -i, --inlines        also print the functions the address was inlined into\n"
 	"  -a, --addresses      print each address (0x%016x) before its frames\n"
 	"      --no-demangle    show C++ names as the binary spells them\n"
+	"      --addr2line      name functions as GNU addr2line does: DWARF's own name (glibc's\n"
+	"                       __GI___libc_malloc for malloc), ?? where no symbol covers\n"
 	"  -C, --demangle, -f, --functions\n"
 	"                       accepted for addr2line compatibility (always on)\n";
 
@@ -60,6 +64,7 @@ struct symcmd_opts {
 	bool inlines;
 	bool addresses;
 	bool demangle;
+	bool addr2line;
 };
 
 struct symcmd {
@@ -68,6 +73,7 @@ struct symcmd {
 	char *path; /* FILE made absolute: its directory is searched for .gnu_debuglink files */
 	bool inlines;
 	bool addresses;
+	bool addr2line; /* ?? where nothing names an address, as addr2line; else MODULE+0xOFFSET */
 	struct sym_frame frames[MAX_FRAMES];
 };
 
@@ -91,6 +97,13 @@ static void print_position(const char *file, unsigned int line, unsigned int dis
 		printf(":%u\n", line);
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
 static void print_addr(struct symcmd *c, uint64_t vaddr)
 {
 	const char *sym_file = NULL;
@@ -108,7 +121,11 @@ static void print_addr(struct symcmd *c, uint64_t vaddr)
 			n = 0;
 	}
 	if (!n) {
-		fputs("??\n??:0\n", stdout);
+		/* what every report shows for code nothing names: its module and file offset */
+		if (!err && !c->addr2line)
+			printf("%s+0x%" PRIx64 "\n??:0\n", base_name(c->path), off);
+		else
+			fputs("??\n??:0\n", stdout);
 		return;
 	}
 	/* addr2line prints the innermost row's discriminator on every frame of the chain. */
@@ -255,10 +272,15 @@ static int open_module(struct symcmd *c, const char *file)
 static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 {
 	static const struct option longopts[] = {
-		{"exe", required_argument, NULL, 'e'}, {"inlines", no_argument, NULL, 'i'},
-		{"addresses", no_argument, NULL, 'a'}, {"functions", no_argument, NULL, 'f'},
-		{"demangle", no_argument, NULL, 'C'},  {"no-demangle", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},      {0},
+		{"exe", required_argument, NULL, 'e'},
+		{"inlines", no_argument, NULL, 'i'},
+		{"addresses", no_argument, NULL, 'a'},
+		{"functions", no_argument, NULL, 'f'},
+		{"demangle", no_argument, NULL, 'C'},
+		{"no-demangle", no_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},
+		{"addr2line", no_argument, NULL, 'A'},
+		{0},
 	};
 	int opt;
 
@@ -281,6 +303,9 @@ static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 			break; /* addr2line's -f and -C: what perch always does */
 		case 'D':
 			o->demangle = false;
+			break;
+		case 'A':
+			o->addr2line = true;
 			break;
 		case 'h':
 			fputs(help_text, stdout);
@@ -314,6 +339,7 @@ static int run_symbolize(int argc, char **argv)
 	}
 	c->inlines = o.inlines;
 	c->addresses = o.addresses;
+	c->addr2line = o.addr2line;
 	c->sym = symbolizer__new();
 	if (!c->sym) {
 		log_err("symbolize: symbolizer: %s", strerror(errno));
@@ -321,9 +347,10 @@ static int run_symbolize(int argc, char **argv)
 		return PERCH_EXIT_INTERNAL;
 	}
 	symbolizer__set_demangle(c->sym, o.demangle);
-	/* addr2line prints ?? where no symbol covers an address, and DWARF's names: so do we. */
-	symbolizer__set_infer_bounds(c->sym, false);
-	symbolizer__set_public_names(c->sym, false);
+	/* One address, one name in every perch command; addr2line prints DWARF's names, and ?? where
+	 * no symbol covers an address. */
+	symbolizer__set_infer_bounds(c->sym, !o.addr2line);
+	symbolizer__set_public_names(c->sym, !o.addr2line);
 	symbolizer__prefetch_discriminators(c->sym, true);
 	ret = open_module(c, o.file);
 	if (ret)
@@ -347,6 +374,6 @@ cleanup:
 const struct cli_command cli_symbolize = {
 	.name = "symbolize",
 	.run = run_symbolize,
-	.synopsis = "perch symbolize -e FILE [-i] [-a] [--no-demangle] [ADDR...]\n",
+	.synopsis = "perch symbolize -e FILE [-i] [-a] [--no-demangle] [--addr2line] [ADDR...]\n",
 	.options = symbolize_options,
 };

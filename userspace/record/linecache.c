@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The line cache (see linecache.h). File layout, per build-id: the magic "PERCHLC1", then
+ * The line cache (see linecache.h). File layout, per build-id and naming rules: the magic "PERCHLC1", then
  * records, each appended with one write():
  *   u64 offset, u32 n, n x (u8 inlined, u32 line, u16 function length, function bytes,
  *   u16 file length, file bytes)   (length 0xffff: NULL)
@@ -21,7 +21,9 @@
 #include "lib/vec.h"
 #include "lib/u64map.h"
 
-#define MAGIC	   "PERCHLC1"
+#define MAGIC "PERCHLC1"
+/* DIR/BUILDID.nNAMING: a chain named under other rules is never read */
+#define LC_PATH	   "%s/%s.n" SYMBOLIZER_NAMING
 #define NO_STR	   0xffff
 #define MAX_CHAIN  256
 #define MAX_FILE   (256u << 20)
@@ -197,7 +199,7 @@ static struct lc_module *get_module(struct linecache *lc, const char *build_id)
 	}
 	lc->mods[lc->nmods++] = m;
 	strcpy(m->build_id, build_id);
-	if (asprintf(&path, "%s/%s", lc->dir, build_id) > 0) {
+	if (asprintf(&path, LC_PATH, lc->dir, build_id) > 0) {
 		load(m, path);
 		free(path);
 	}
@@ -281,7 +283,7 @@ static void flush(const struct linecache *lc, struct lc_module *m)
 	struct stat st;
 	int fd;
 
-	if (!m->npending || asprintf(&path, "%s/%s", lc->dir, m->build_id) < 0)
+	if (!m->npending || asprintf(&path, LC_PATH, lc->dir, m->build_id) < 0)
 		return;
 	fd = safefile__open(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CREAT, 0600);
 	free(path);
