@@ -79,7 +79,7 @@ static void damaged_tail_keeps_the_records_before(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/%s", dir, ID);
+	snprintf(path, sizeof(path), LINECACHE_FILE, dir, ID);
 	unlink(path);
 	put_chain();
 	fd = open(path, O_WRONLY | O_APPEND);
@@ -93,6 +93,27 @@ static void damaged_tail_keeps_the_records_before(void **state)
 	linecache__free(lc);
 }
 
+/* A file written under other naming rules (an older perch: DIR/BUILDID, same magic) is not read:
+ * its names are what those rules gave (__libc_start_main@@GLIBC_2.34). */
+static void file_of_other_naming_rules_is_not_read(void **state)
+{
+	char path[PATH_MAX + 64], old[PATH_MAX + 64];
+	struct linecache *lc;
+	const struct sym_frame *f;
+	size_t n;
+
+	(void)state;
+	snprintf(path, sizeof(path), LINECACHE_FILE, dir, ID);
+	snprintf(old, sizeof(old), "%s/%s", dir, ID);
+	unlink(path);
+	put_chain();
+	assert_int_equal(rename(path, old), 0);
+	lc = linecache__new(dir);
+	assert_false(linecache__get(lc, ID, 0x1234, &f, &n));
+	linecache__free(lc);
+	unlink(old);
+}
+
 static void file_others_can_write_is_ignored(void **state)
 {
 	char path[PATH_MAX + 64];
@@ -101,7 +122,7 @@ static void file_others_can_write_is_ignored(void **state)
 	size_t n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/%s", dir, ID);
+	snprintf(path, sizeof(path), LINECACHE_FILE, dir, ID);
 	unlink(path);
 	put_chain();
 	assert_int_equal(chmod(path, 0666), 0);
@@ -136,7 +157,7 @@ static void fifo_at_cache_path_is_skipped_without_blocking(void **state)
 	size_t n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/%s", dir, ID);
+	snprintf(path, sizeof(path), LINECACHE_FILE, dir, ID);
 	unlink(path);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	deadline_start(5);
@@ -188,6 +209,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chains_survive_a_run),
 		cmocka_unit_test(damaged_tail_keeps_the_records_before),
+		cmocka_unit_test(file_of_other_naming_rules_is_not_read),
 		cmocka_unit_test(file_others_can_write_is_ignored),
 		cmocka_unit_test(build_id_must_be_hex),
 		cmocka_unit_test(fifo_at_cache_path_is_skipped_without_blocking),

@@ -23,11 +23,11 @@
 
 #define MAGIC "PERCHLC1"
 /* DIR/BUILDID.nNAMING: a chain named under other rules is never read */
-#define LC_PATH	   "%s/%s.n" SYMBOLIZER_NAMING
-#define NO_STR	   0xffff
-#define MAX_CHAIN  256
-#define MAX_FILE   (256u << 20)
-#define MAX_ID_LEN 128
+#define LINECACHE_FILE "%s/%s.n" SYMBOLIZER_NAMING
+#define NO_STR	       0xffff
+#define MAX_CHAIN      256
+#define MAX_FILE       (256u << 20)
+#define MAX_ID_LEN     128
 
 struct lc_module {
 	char build_id[MAX_ID_LEN + 1];
@@ -199,7 +199,7 @@ static struct lc_module *get_module(struct linecache *lc, const char *build_id)
 	}
 	lc->mods[lc->nmods++] = m;
 	strcpy(m->build_id, build_id);
-	if (asprintf(&path, LC_PATH, lc->dir, build_id) > 0) {
+	if (asprintf(&path, LINECACHE_FILE, lc->dir, build_id) > 0) {
 		load(m, path);
 		free(path);
 	}
@@ -283,7 +283,7 @@ static void flush(const struct linecache *lc, struct lc_module *m)
 	struct stat st;
 	int fd;
 
-	if (!m->npending || asprintf(&path, LC_PATH, lc->dir, m->build_id) < 0)
+	if (!m->npending || asprintf(&path, LINECACHE_FILE, lc->dir, m->build_id) < 0)
 		return;
 	fd = safefile__open(AT_FDCWD, path, O_WRONLY | O_APPEND | O_CREAT, 0600);
 	free(path);

@@ -15,6 +15,10 @@
 
 struct linecache;
 
+/* A build-id's file in the cache directory: DIR/BUILDID.nNAMING, so a chain named under other
+ * rules (symbolize/symbolizer.h's SYMBOLIZER_NAMING) is never read. */
+#define LINECACHE_FILE "%s/%s.n" SYMBOLIZER_NAMING
+
 /* dir NULL: $XDG_CACHE_HOME/perch/lines, or ~/.cache/perch/lines. NULL + errno when there is no
  * directory to use (perch then resolves everything from DWARF). */
 struct linecache *linecache__new(const char *dir);
