@@ -47,9 +47,7 @@ const volatile __u32 gate_steps = 0;
 const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
-/* Early stacks (struct perch_early): set before loading, where tables are walked and ticks are
- * not timed (--timeline's ticks are written in time order at their drain: a tick walked later
- * could not join them). */
+/* Early stacks (struct perch_early): set before loading, where tables are walked. */
 const volatile __u32 early_stacks = 0;
 /* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
  * in its flags; one event, nothing to tell apart: the tick skips the helper. */

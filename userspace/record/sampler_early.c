@@ -8,6 +8,8 @@
  * One whose image never gets its tables listed (its process exec'd again or exited first) is
  * walked by frame pointers, as the kernel would have; one whose walk stops short (the copy ends
  * too soon, no CFI) is handed on with what was walked, flagged as stopped early. None is dropped.
+ * With --timeline each one's tick joins the timeline at its own time (sampler_timeline.c holds
+ * later ticks back while an earlier early tick waits).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -182,7 +184,8 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	}
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
-	fn(ctx, &key, 1, t->pc, nk ? k : NULL);
+	/* --timeline: its tick, at the time it was taken (the timeline keeps the order). */
+	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &key, 1, t->pc, nk ? k : NULL));
 }
 
 /* At a drain: every early tick that is walked, or never will be further, handed on; those of a
@@ -206,6 +209,16 @@ void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, 
 		free(t);
 	}
 	sp->nearly = kept;
+}
+
+uint64_t sampler_early_oldest(const struct sampler *sp)
+{
+	uint64_t oldest = UINT64_MAX;
+
+	for (size_t i = 0; i < sp->nearly; i++)
+		if (sp->early[i]->raw->time_ns < oldest)
+			oldest = sp->early[i]->raw->time_ns;
+	return oldest;
 }
 
 uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which)
