@@ -33,7 +33,8 @@ struct early_tick {
 	uint32_t n;
 	bool walked; /* the walk reached the outermost frame (or PERCH_MAX_STACK) */
 	bool truncated;
-	bool fp; /* walked by frame pointers: no tables came */
+	bool fp;      /* walked by frame pointers: no tables came */
+	bool fp_leaf; /* its leaf (no table, not frameless) left by its frame pointer */
 };
 
 static uint64_t now_ns(void)
@@ -92,7 +93,7 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool 
 		return true;
 	}
 	end = early_walk(t->raw, &proc, map_row, &sp->fds.unwind_rows, sp->unwind_mode, t->pc,
-			 &t->n);
+			 &t->n, &t->fp_leaf);
 	t->walked = end == EARLY_WALK_DONE || end == EARLY_WALK_TRUNCATED;
 	t->truncated = end == EARLY_WALK_TRUNCATED;
 	if (t->walked) {
@@ -168,14 +169,17 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	key.ustack_id = 0;
 	key.user_ret = 0;
 	key.ustack_hash = 0;
-	if (t->fp) {
-		/* As a frame-pointer stack: the collector repairs a frameless leaf from user_ret. */
+	if (t->fp || t->fp_leaf) {
+		/* The collector repairs a frameless leaf from user_ret. */
 		uint64_t top = 0;
 
 		early_read_word(t->raw, t->raw->sp, &top);
 		key.user_ret = top;
+	}
+	if (t->fp) {
 		sp->early_stats[SAMPLER_EARLY_FP]++;
 	} else {
+		key.flags |= t->fp_leaf ? PERCH_KEY_FP_LEAF : 0;
 		key.flags |= PERCH_KEY_DWARF;
 		key.flags |= t->truncated ? PERCH_KEY_TRUNCATED : 0;
 		key.flags |= t->walked ? 0 : PERCH_KEY_UNWIND_FAILED;
