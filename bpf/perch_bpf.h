@@ -28,7 +28,8 @@
  *
  * Stacks the sampler unwound itself from the DWARF tables (PERCH_KEY_DWARF): ustack_hash is the
  * user stack's key in the dwarf stack map, ustack_id is 0 (or -errno when the stack could not be
- * stored) and user_ret is 0: the stack is complete, nothing to splice in.
+ * stored) and user_ret is 0: the stack is complete, nothing to splice in. Except where the leaf
+ * (JIT code: no table) was left by its frame pointer (PERCH_KEY_FP_LEAF): user_ret as above.
  */
 struct perch_key {
 	__u32 tgid;
@@ -50,6 +51,9 @@ enum perch_key_flags {
 	PERCH_KEY_UNWIND_FAILED = 1 << 2, /* unwinding stopped early: outer frames missing */
 	PERCH_KEY_REGION_LOST = 1 << 3,	  /* the region stack could not be read or stored */
 	PERCH_KEY_PREEMPTED = 1 << 4,	  /* --off-cpu: switched out while runnable (not blocked) */
+	PERCH_KEY_FP_LEAF = 1 << 5, /* PERCH_KEY_DWARF whose leaf (no table, not frameless) was
+				     * left by its frame pointer: user_ret as for a frame-pointer
+				     * stack */
 };
 /* perch record -e A,B: the tick's event index (its perf event's BPF cookie) in flags' top byte. */
 #define PERCH_KEY_EVENT_SHIFT 24

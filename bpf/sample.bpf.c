@@ -47,9 +47,7 @@ const volatile __u32 gate_steps = 0;
 const volatile __u32 only_region = 0;
 /* --timeline: every counted tick into `ticks` (struct perch_tick); set before loading. */
 const volatile __u32 timeline = 0;
-/* Early stacks (struct perch_early): set before loading, where tables are walked and ticks are
- * not timed (--timeline's ticks are written in time order at their drain: a tick walked later
- * could not join them). */
+/* Early stacks (struct perch_early): set before loading, where tables are walked. */
 const volatile __u32 early_stacks = 0;
 /* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
  * in its flags; one event, nothing to tell apart: the tick skips the helper. */
@@ -267,13 +265,14 @@ struct unwind_ctx {
 	__u64 ip, sp, bp;
 	__u64 hash;
 	__u32 tgid;
-	__u32 stop;  /* enum unwind_stop */
-	__u32 exact; /* ip is the interrupted instruction (after a signal frame), not a return
+	__u32 stop;    /* enum unwind_stop */
+	__u32 exact;   /* ip is the interrupted instruction (after a signal frame), not a return
 		      * address */
-	__u32 guess; /* ip is the word on top of a JIT leaf's stack, taken for its return address:
-		      * true if the next frame has a table, else the walk starts over with frame
-		      * pointers */
-	__u32 slot;  /* enum scratch_slot: where the frames go */
+	__u32 guess;   /* ip is the word on top of a JIT leaf's stack, taken for its return address:
+		      * true if the next frame has a table, else the walk starts over (fp_leaf) */
+	__u32 fp_leaf; /* the second walk: a leaf without a table has a frame (frame pointers
+			* from it, then tables where they are) */
+	__u32 slot;    /* enum scratch_slot: where the frames go */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -381,8 +380,12 @@ static __always_inline long fp_step(struct unwind_ctx *u)
  * callers are often native code built without frame pointers, where a frame-pointer walk loses
  * everything above the JIT frames (_start and the rest). So guess the leaf is frameless: its
  * return address is the word on top of the stack. The next frame says whether it was right: a
- * table there confirms it and the walk goes on with the tables; none, and the whole stack is
- * walked with frame pointers as before (UNW_FP_LEAF), which userspace repairs for frameless leaves.
+ * table there confirms it and the walk goes on with the tables; none (UNW_FP_LEAF), and the walk
+ * starts over with frame pointers from the leaf (fp_leaf), on with the tables from the first
+ * frame that has one, so the stack ends where the tables end every other stack of the thread
+ * (_start, clone3), not where the frame-pointer chain happens to (issue 23: node's JIT stacks
+ * ended at __libc_start_call_main, the rest at _start). Userspace repairs frameless leaves
+ * (PERCH_KEY_FP_LEAF).
  */
 static __always_inline long frameless_leaf(struct unwind_ctx *u)
 {
@@ -487,7 +490,7 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 no_cfi:
 	if (unwind_mode == PERCH_UNWIND_DWARF)
 		return stop(u, UNW_NO_CFI);
-	if (!n)
+	if (!n && !u->fp_leaf)
 		return frameless_leaf(u);
 	if (u->guess)
 		return stop(u, UNW_FP_LEAF);
@@ -581,6 +584,22 @@ static __always_inline bool early_window(__u32 tgid, __u32 slot)
 	return until && bpf_ktime_get_ns() < *until;
 }
 
+/* One walk from the interrupted registers into st (u's slot). */
+static __always_inline void walk_user_stack(struct unwind_ctx *u, struct perch_ustack *st,
+					    struct pt_regs *regs)
+{
+	u->ip = BPF_CORE_READ(regs, ip);
+	u->sp = BPF_CORE_READ(regs, sp);
+	u->bp = BPF_CORE_READ(regs, bp);
+	u->hash = FNV_OFFSET;
+	u->stop = UNW_GOING;
+	u->exact = 0;
+	u->guess = 0;
+	st->n = 0;
+	/* One call more than frames: the last finds the limit reached with frames left. */
+	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, u, 0);
+}
+
 /* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
  * Returns USTACK_FP when the process has no tables (or the leaf is in code without one): the
  * caller walks frame pointers instead; USTACK_EARLY (ticks only) when it stops short in the early
@@ -602,19 +621,24 @@ static __always_inline int dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid,
 		return USTACK_FP;
 	u.slot = slot;
 	u.tgid = tgid;
-	u.ip = BPF_CORE_READ(regs, ip);
-	u.sp = BPF_CORE_READ(regs, sp);
-	u.bp = BPF_CORE_READ(regs, bp);
-	u.hash = FNV_OFFSET;
-	st->n = 0;
-	/* One call more than frames: the last finds the limit reached with frames left. */
-	bpf_loop(PERCH_MAX_STACK + 1, unwind_step, &u, 0);
+	walk_user_stack(&u, st, regs);
+	if (u.stop == UNW_FP_LEAF) {
+		/* Not frameless: again, with frame pointers from the leaf (see frameless_leaf()). */
+		u.fp_leaf = 1;
+		walk_user_stack(&u, st, regs);
+	}
 	if (u.stop != UNW_DONE && u.stop != UNW_TRUNCATED && early_window(tgid, slot))
 		return USTACK_EARLY;
-	if (u.stop == UNW_FP_LEAF) {
+	if (u.fp_leaf && u.stop != UNW_DONE && u.stop != UNW_TRUNCATED) {
+		/* The tables could not go on from where the frame pointers led: the frame-pointer
+		 * walk alone, as it was. */
 		if (slot == SCRATCH_TICK)
 			stat_inc(PERCH_STAT_FP_FALLBACK);
 		return USTACK_FP;
+	}
+	if (u.fp_leaf) {
+		key->flags |= PERCH_KEY_FP_LEAF;
+		key->user_ret = user_stack_top(regs);
 	}
 	if (slot == SCRATCH_TICK)
 		stat_inc(PERCH_STAT_DWARF);

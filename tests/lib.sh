@@ -141,6 +141,17 @@ rooted() {
 		END { printf "%.2f", all ? 100 * hit / all : 0 }' "$1"
 }
 
+# top_root FOLDED: "PCT N ROOT SECOND", tab-separated (frames have spaces): of the N samples
+# (those that start in the dynamic loader's entry left out: they run before the program's own),
+# the percent PCT under the most common outermost frame ROOT (the frame after the thread name);
+# SECOND is the next most common
+top_root() {
+	awk "$FOLD_AWK"'{ parse() } fr[2] !~ /^ld-linux/ { all += n; c[fr[2]] += n }
+		END { for (r in c) if (c[r] > c[top] || top == "") top = r
+		      for (r in c) if (r != top && (c[r] > c[sec] || sec == "")) sec = r
+		      printf "%.2f\t%d\t%s\t%s\n", all ? 100 * c[top] / all : 0, all, top == "" ? "-" : top, sec == "" ? "-" : sec }' "$1"
+}
+
 # The regular expressions below (awk EREs) reach awk through the environment, where a backslash
 # stays a backslash (awk -v would take it as an escape).
 

@@ -2,8 +2,8 @@
 /*
  * Tests of the early-stack walk (record/early_walk.h): a copied stack of a made-up module with
  * known frames walked with its rows as the kernel walks them (RSP rows, the outermost frame, a
- * frame-pointer step for a caller without rows, a frameless leaf without rows, or the
- * frame-pointer walk where that guess fails), and what ends it (the copy's end, --unwind=dwarf
+ * frame-pointer step for a caller without rows, a frameless leaf without rows, or a
+ * frame-pointer step from it where that guess fails, then the rows), and what ends it (the copy's end, --unwind=dwarf
  * without rows, PERCH_MAX_STACK frames); the frame-pointer walk.
  */
 #include <stdarg.h>
@@ -79,7 +79,7 @@ static void walk_reaches_outermost_frame(void **state)
 	uint32_t n = 0;
 
 	(void)state;
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, NULL),
 			 EARLY_WALK_DONE);
 	assert_int_equal(n, 3);
 	assert_true(pc[0] == BASE + 0x50 && pc[1] == BASE + 0x150 && pc[2] == BASE + 0x250);
@@ -94,7 +94,7 @@ static void walk_stops_at_end_of_copy(void **state)
 	uint32_t n = 0;
 
 	(void)state;
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, NULL),
 			 EARLY_WALK_STOPPED);
 	assert_int_equal(n, 2);
 	assert_true(pc[1] == BASE + 0x150);
@@ -113,11 +113,11 @@ static void walk_steps_frame_pointers_where_no_rows(void **state)
 	put(e, SP, OTHER + 0x10);
 	put(e, SP + 32, 0);	       /* the caller's saved RBP: the chain ends */
 	put(e, SP + 40, BASE + 0x250); /* its return address */
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, NULL),
 			 EARLY_WALK_DONE);
 	assert_int_equal(n, 3);
 	assert_true(pc[1] == OTHER + 0x10 && pc[2] == BASE + 0x250);
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_DWARF, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_DWARF, pc, &n, NULL),
 			 EARLY_WALK_STOPPED);
 	assert_int_equal(n, 2);
 	free(e);
@@ -133,15 +133,40 @@ static void walk_takes_frameless_leaf_without_rows(void **state)
 
 	(void)state;
 	put(e, SP, BASE + 0x250);
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, NULL),
 			 EARLY_WALK_DONE);
 	assert_int_equal(n, 2);
 	assert_true(pc[0] == OTHER + 0x20 && pc[1] == BASE + 0x250);
-	/* The guess not confirmed (the word on top points at code without rows too): the kernel
-	 * walks such a stack by frame pointers, and so does the caller of early_walk. */
-	put(e, SP, OTHER + 0x40);
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	free(e);
+}
+
+/* A leaf in code without rows that has a frame (the word on top is not its return address): the
+ * guess fails, and the walk starts over by the leaf's frame pointer, then goes on with the rows
+ * (mid, then start: the outermost frame, as every stack through mid ends), not by frame pointers
+ * to where the RBP chain ends (issue 23). */
+static void walk_leaves_framed_leaf_by_frame_pointer(void **state)
+{
+	struct perch_early *e = early_new(OTHER + 0x20, SP + 16, 64);
+	uint64_t pc[PERCH_MAX_STACK + 1];
+	uint32_t n = 0;
+	bool fp_leaf = false;
+
+	(void)state;
+	put(e, SP, OTHER + 0x40);      /* a local of the leaf's, pointing at code without rows */
+	put(e, SP + 16, 0);	       /* the leaf's frame: the caller's RBP (none: 0) */
+	put(e, SP + 24, BASE + 0x150); /* its return address, into mid */
+	put(e, SP + 40, BASE + 0x250); /* mid's, at its CFA (SP + 32 + 16) - 8 */
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, &fp_leaf),
+			 EARLY_WALK_DONE);
+	assert_int_equal(n, 3);
+	assert_true(pc[0] == OTHER + 0x20 && pc[1] == BASE + 0x150 && pc[2] == BASE + 0x250);
+	assert_true(fp_leaf);
+	/* The rows cannot go on (mid's return address not copied): the kernel walks such a stack
+	 * by frame pointers alone, and so does the caller of early_walk. */
+	e->len = 40;
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, &fp_leaf),
 			 EARLY_WALK_FP_LEAF);
+	assert_false(fp_leaf);
 	free(e);
 }
 
@@ -155,7 +180,7 @@ static void walk_truncates_at_max_stack(void **state)
 	(void)state;
 	for (uint64_t a = SP + 8; a + 8 <= SP + PERCH_EARLY_STACK; a += 16)
 		put(e, a, BASE + 0x160);
-	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n),
+	assert_int_equal(early_walk(e, &proc, array_row, NULL, PERCH_UNWIND_AUTO, pc, &n, NULL),
 			 EARLY_WALK_TRUNCATED);
 	assert_int_equal(n, PERCH_MAX_STACK);
 	assert_true(pc[PERCH_MAX_STACK - 1] == BASE + 0x160 && pc[PERCH_MAX_STACK] == 0);
@@ -186,6 +211,7 @@ int main(void)
 		cmocka_unit_test(walk_stops_at_end_of_copy),
 		cmocka_unit_test(walk_steps_frame_pointers_where_no_rows),
 		cmocka_unit_test(walk_takes_frameless_leaf_without_rows),
+		cmocka_unit_test(walk_leaves_framed_leaf_by_frame_pointer),
 		cmocka_unit_test(walk_truncates_at_max_stack),
 		cmocka_unit_test(fp_walk_follows_rbp_chain),
 	};

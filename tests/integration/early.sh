@@ -14,31 +14,53 @@ cat >"$T/run.sh" <<SH
 for i in 1 2 3; do cp "$WL/early-nofp" "$T/early\$i" && "$T/early\$i" 0.2; done
 cp "$WL/early-nofp" "$T/early4" && exec "$T/early4" 0.2
 SH
-launch early -- bash "$T/run.sh"
-# Ticks inside the exec that starts a copy (bprm_execve: the old memory is gone, the new not yet
-# running) or the exit that ends it (do_exit tears its memory down) have no user stack to read,
-# for any unwinder: left out, and counted in the line.
-swap='(bprm_execve|do_exit)_\[k\]'
-grep '^early[1-4];' "$T/early.folded" | grep -Ev "$swap" >"$T/copies.folded"
-gone=$(grep '^early[1-4];' "$T/early.folded" | grep -E "$swap" | awk '{ s += $NF } END { print s + 0 }')
-n=$(samples "$T/copies.folded")
+# check NAME [RECORD_OPTION...]: record run.sh as NAME, and check its copies' stacks
+check() {
+	local name=$1 swap gone n short copied rescued still fps full runs want
+	launch "$name" "${@:2}" -- bash "$T/run.sh"
+	# Ticks inside the exec that starts a copy (bprm_execve: the old memory is gone, the new
+	# not yet running) or the exit that ends it (do_exit tears its memory down) have no user
+	# stack to read, for any unwinder: left out, and counted in the line.
+	swap='(bprm_execve|do_exit)_\[k\]'
+	grep '^early[1-4];' "$T/$name.folded" | grep -Ev "$swap" >"$T/$name.copies"
+	gone=$(grep '^early[1-4];' "$T/$name.folded" | grep -E "$swap" | awk '{ s += $NF } END { print s + 0 }')
+	n=$(samples "$T/$name.copies")
+	short=$(samples "$T/$name.copies" "" "$done_re")
+	copied=$(rec_stat "$T/$name.data" early_stacks_copied)
+	rescued=$(rec_stat "$T/$name.data" early_stacks_rescued)
+	still=$(rec_stat "$T/$name.data" early_stacks_short)
+	fps=$(rec_stat "$T/$name.data" early_stacks_frame_pointers)
+	full=$(rec_stat "$T/$name.data" early_stacks_ring_full)
+	runs=$(grep -c '^cpu ' "$T/$name.truth")
+	# The copies burn 4 x 0.2 s of CPU: at the recording's frequency that is their expected
+	# samples; at least half of them must be there for the share below to mean anything.
+	want=$(awk -v f="$(freq "$T/$name.data")" 'BEGIN { printf "%d", 4 * 0.2 * f / 2 }')
+	if [ "$runs" -eq 4 ] && [ "$n" -ge "$want" ] && [ $((short * 100)) -le "$n" ] && [ "${full:-1}" -eq 0 ]; then
+		ok "$name: $((n - short)) of $n samples of 4 fresh no-frame-pointer copies reach main, its caller or the loader's start; $gone in exec or exit left out (early stacks of the run: $copied copied, $rescued rescued, $still short, $fps by frame pointers)"
+	else
+		bad "$name" "$runs runs, $n samples (want >= $want), $short short of main; early stacks: copied $copied rescued $rescued short $still by frame pointers $fps ring full $full; heaviest short: $(misses "$T/$name.copies" "$done_re" '^early')"
+	fi
+}
+
 # complete: through main, or main's caller (exit), or the dynamic loader's start (before main),
 # or at the loader's entry itself (the process's first instruction: a stack of one frame)
 done_re=';(main|__libc_start_call_main|_dl_start)(;|$)|^[^;]*;ld-linux[^;]*(;[^;]*_\[k\])*$'
-short=$(samples "$T/copies.folded" "" "$done_re")
-copied=$(rec_stat "$T/early.data" early_stacks_copied)
-rescued=$(rec_stat "$T/early.data" early_stacks_rescued)
-still=$(rec_stat "$T/early.data" early_stacks_short)
-fps=$(rec_stat "$T/early.data" early_stacks_frame_pointers)
-full=$(rec_stat "$T/early.data" early_stacks_ring_full)
-runs=$(grep -c '^cpu ' "$T/early.truth")
-# The copies burn 4 x 0.2 s of CPU: at the recording's frequency that is their expected samples;
-# at least half of them must be there for the share below to mean anything.
-want=$(awk -v f="$(freq "$T/early.data")" 'BEGIN { printf "%d", 4 * 0.2 * f / 2 }')
-if [ "$runs" -eq 4 ] && [ "$n" -ge "$want" ] && [ $((short * 100)) -le "$n" ] && [ "${full:-1}" -eq 0 ]; then
-	ok "early ticks: $((n - short)) of $n samples of 4 fresh no-frame-pointer copies reach main, its caller or the loader's start; $gone in exec or exit left out (early stacks of the run: $copied copied, $rescued rescued, $still short, $fps by frame pointers)"
+check early
+# With --timeline the early ticks are walked as well, and each one is timed when it was taken:
+# every tick of the run on the timeline, in order (issue 23; tests/integration/early-gcc.sh
+# checks a big binary's).
+check timed --timeline
+"$BUILD/tests/timeline_dump" "$T/timed.data" >"$T/timed.tl"
+read -r diff events order < <(awk '$1 == "sample" { want[$2] = $5 }
+	$1 == "event" { n++; got[$3]++; if ($2 < last) order++; last = $2 }
+	END { for (k in want) if (want[k] != got[k] + 0) diff++
+	      for (k in got) if (!(k in want)) diff++
+	      print diff + 0, n + 0, order + 0 }' "$T/timed.tl")
+sampled=$(rec_stat "$T/timed.data" sampled)
+if [ "$diff" -eq 0 ] && [ "$order" -eq 0 ] && [ "$events" -eq "$sampled" ]; then
+	ok "timed: $events timed ticks in time order, each key's as many as its count ($sampled samples; $(rec_stat "$T/timed.data" early_stacks_copied) early)"
 else
-	bad "early ticks" "$runs runs, $n samples (want >= $want), $short short of main; early stacks: copied $copied rescued $rescued short $still by frame pointers $fps ring full $full; heaviest short: $(misses "$T/copies.folded" "$done_re" '^early')"
+	bad "timed timeline" "$events timed ticks for $sampled samples ($diff keys differ, $order out of order)"
 fi
 
 it_end

@@ -979,7 +979,11 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 			c->stats[COLLECT_DAMAGED] += count;
 		}
 	}
-	hidden = dwarf ? 0 : hidden_caller(c, img, key, ustack, nu);
+	/* A frame-pointer walk from the leaf skips a frameless leaf's caller (an unwound stack's
+	 * too, where its leaf had no table: PERCH_KEY_FP_LEAF). */
+	hidden = dwarf && !(key->flags & PERCH_KEY_FP_LEAF)
+			 ? 0
+			 : hidden_caller(c, img, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
 	/* Root first: user frames outermost to leaf, then the kernel frames. */

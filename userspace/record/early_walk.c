@@ -12,6 +12,7 @@ struct walker {
 	void *ctx;
 	uint64_t ip, sp, bp;
 	bool exact, guess;
+	bool fp_leaf; /* the second walk: the leaf left by its frame pointer */
 };
 
 enum { WALK_GOING = 0 };
@@ -59,7 +60,7 @@ static int step_no_cfi(struct walker *w, uint32_t n, uint32_t mode)
 		return EARLY_WALK_STOPPED;
 	if (n && w->guess)
 		return EARLY_WALK_FP_LEAF;
-	if (!n) {
+	if (!n && !w->fp_leaf) {
 		if (!early_read_word(w->e, w->sp, &frame[1]) || !frame[1])
 			return EARLY_WALK_FP_LEAF;
 		w->sp += 8;
@@ -128,42 +129,66 @@ static int step_row(struct walker *w, const struct unwind_row *row)
 	return ra ? WALK_GOING : EARLY_WALK_DONE;
 }
 
-int early_walk(const struct perch_early *e, const struct perch_proc_unwind *proc, early_row_fn row,
-	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n)
+/* Frame i: its pc into pc[i], then the step to its caller. */
+static int walk_frame(struct walker *w, uint32_t i, uint32_t mode, uint64_t *pc)
 {
-	struct walker w = {.e = e, .proc = proc, .row = row, .ctx = ctx};
+	struct unwind_row r;
+	uint64_t lookup;
+
+	/* Return addresses are looked up at pc - 1; an exact address (after a signal frame) goes
+	 * in plus one, as the kernel stores it. */
+	pc[i] = i && w->exact ? w->ip + 1 : w->ip;
+	lookup = i && !w->exact ? w->ip - 1 : w->ip;
+	w->exact = false;
+	if (!find_row(w, lookup, &r) || r.cfa == UNWIND_CFA_NONE)
+		return step_no_cfi(w, i, mode);
+	w->guess = false;
+	/* The handler returned to the trampoline's first byte: name it. */
+	if (r.cfa == UNWIND_CFA_SIGNAL && i)
+		pc[i] = w->ip + 1;
+	return step_row(w, &r);
+}
+
+/* One walk from the copy's registers. */
+static int walk(struct walker *w, uint32_t mode, uint64_t *pc, uint32_t *n)
+{
+	const struct perch_early *e = w->e;
 	int end = WALK_GOING;
 	uint32_t i = 0;
 
-	w.ip = e->ip;
-	w.sp = e->sp;
-	w.bp = e->bp;
+	w->ip = e->ip;
+	w->sp = e->sp;
+	w->bp = e->bp;
+	w->exact = false;
+	w->guess = false;
 	while (end == WALK_GOING) {
-		struct unwind_row r;
-		uint64_t lookup;
-
 		if (i >= PERCH_MAX_STACK) {
 			end = EARLY_WALK_TRUNCATED;
 			break;
 		}
-		/* Return addresses are looked up at pc - 1; an exact address (after a signal frame)
-		 * goes in plus one, as the kernel stores it. */
-		pc[i] = i && w.exact ? w.ip + 1 : w.ip;
-		lookup = i && !w.exact ? w.ip - 1 : w.ip;
-		w.exact = false;
-		if (!find_row(&w, lookup, &r) || r.cfa == UNWIND_CFA_NONE) {
-			end = step_no_cfi(&w, i, mode);
-		} else {
-			w.guess = false;
-			/* The handler returned to the trampoline's first byte: name it. */
-			if (r.cfa == UNWIND_CFA_SIGNAL && i)
-				pc[i] = w.ip + 1;
-			end = step_row(&w, &r);
-		}
+		end = walk_frame(w, i, mode, pc);
 		i++;
 	}
 	pc[i] = 0;
 	*n = i;
+	return end;
+}
+
+int early_walk(const struct perch_early *e, const struct perch_proc_unwind *proc, early_row_fn row,
+	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n, bool *fp_leaf)
+{
+	struct walker w = {.e = e, .proc = proc, .row = row, .ctx = ctx};
+	int end = walk(&w, mode, pc, n);
+
+	if (end == EARLY_WALK_FP_LEAF) {
+		/* Not frameless: again, with frame pointers from the leaf, as the kernel does. */
+		w.fp_leaf = true;
+		end = walk(&w, mode, pc, n);
+		if (end != EARLY_WALK_DONE && end != EARLY_WALK_TRUNCATED)
+			end = EARLY_WALK_FP_LEAF;
+	}
+	if (fp_leaf)
+		*fp_leaf = w.fp_leaf && end != EARLY_WALK_FP_LEAF;
 	return end;
 }
 

@@ -114,9 +114,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(sp->skel->maps.proc_unwind, 1);
 	}
-	/* Early stacks (sampler_early.c): not with --timeline, whose ticks are written in time
-	 * order at their drain. */
-	sp->skel->rodata->early_stacks = mode != PERCH_UNWIND_FP && !sp->timeline;
+	/* Early stacks (sampler_early.c): wherever tables are walked. */
+	sp->skel->rodata->early_stacks = mode != PERCH_UNWIND_FP;
 	if (!sp->skel->rodata->early_stacks) {
 		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
 		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);

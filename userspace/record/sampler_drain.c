@@ -189,11 +189,13 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	}
 	if (sp->tl || sp->lc || sp->gc || sp->oc)
 		index_keys(sp, n);
+	/* Before the timeline's ticks: the early ticks handed on join them; those still waiting
+	 * hold later ticks back. */
+	sampler_early_drained(sp, fn, ctx, sp->ending);
 	sampler_timeline_drained(sp, which, n, sp->key_ids);
 	sampler_launch_drained(sp, which, n, sp->key_ids);
 	sampler_gpucall_drained(sp, which, n, sp->key_ids);
 	sampler_offcpu_drained(sp, which, n, sp->key_ids);
-	sampler_early_drained(sp, fn, ctx, sp->ending);
 	clear_stacks(sfd);
 }
 

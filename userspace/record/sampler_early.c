@@ -8,6 +8,8 @@
  * One whose image never gets its tables listed (its process exec'd again or exited first) is
  * walked by frame pointers, as the kernel would have; one whose walk stops short (the copy ends
  * too soon, no CFI) is handed on with what was walked, flagged as stopped early. None is dropped.
+ * With --timeline each one's tick joins the timeline at its own time (sampler_timeline.c holds
+ * later ticks back while an earlier early tick waits).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -31,7 +33,8 @@ struct early_tick {
 	uint32_t n;
 	bool walked; /* the walk reached the outermost frame (or PERCH_MAX_STACK) */
 	bool truncated;
-	bool fp; /* walked by frame pointers: no tables came */
+	bool fp;      /* walked by frame pointers: no tables came */
+	bool fp_leaf; /* its leaf (no table, not frameless) left by its frame pointer */
 };
 
 static uint64_t now_ns(void)
@@ -90,7 +93,7 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool 
 		return true;
 	}
 	end = early_walk(t->raw, &proc, map_row, &sp->fds.unwind_rows, sp->unwind_mode, t->pc,
-			 &t->n);
+			 &t->n, &t->fp_leaf);
 	t->walked = end == EARLY_WALK_DONE || end == EARLY_WALK_TRUNCATED;
 	t->truncated = end == EARLY_WALK_TRUNCATED;
 	if (t->walked) {
@@ -166,14 +169,17 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	key.ustack_id = 0;
 	key.user_ret = 0;
 	key.ustack_hash = 0;
-	if (t->fp) {
-		/* As a frame-pointer stack: the collector repairs a frameless leaf from user_ret. */
+	if (t->fp || t->fp_leaf) {
+		/* The collector repairs a frameless leaf from user_ret. */
 		uint64_t top = 0;
 
 		early_read_word(t->raw, t->raw->sp, &top);
 		key.user_ret = top;
+	}
+	if (t->fp) {
 		sp->early_stats[SAMPLER_EARLY_FP]++;
 	} else {
+		key.flags |= t->fp_leaf ? PERCH_KEY_FP_LEAF : 0;
 		key.flags |= PERCH_KEY_DWARF;
 		key.flags |= t->truncated ? PERCH_KEY_TRUNCATED : 0;
 		key.flags |= t->walked ? 0 : PERCH_KEY_UNWIND_FAILED;
@@ -182,7 +188,8 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	}
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
-	fn(ctx, &key, 1, t->pc, nk ? k : NULL);
+	/* --timeline: its tick, at the time it was taken (the timeline keeps the order). */
+	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &key, 1, t->pc, nk ? k : NULL));
 }
 
 /* At a drain: every early tick that is walked, or never will be further, handed on; those of a
@@ -206,6 +213,16 @@ void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, 
 		free(t);
 	}
 	sp->nearly = kept;
+}
+
+uint64_t sampler_early_oldest(const struct sampler *sp)
+{
+	uint64_t oldest = UINT64_MAX;
+
+	for (size_t i = 0; i < sp->nearly; i++)
+		if (sp->early[i]->raw->time_ns < oldest)
+			oldest = sp->early[i]->raw->time_ns;
+	return oldest;
 }
 
 uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which)

@@ -91,6 +91,9 @@ void sampler_timeline_free(struct sampler *sp);
 /* The drain of buffer `which` is done: keys[i] (n of them) were counted under key_ids[i]. */
 void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 			      const uint32_t *key_ids);
+/* An early stack's tick (sampler_early.c), counted under key id key at this drain, before
+ * sampler_timeline_drained(); nothing without --timeline. */
+void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key);
 
 /* sampler_drain.c: the key id the drain just gave the bucket of key (n buckets, key_ids[i]
  * each); SAMPLER_NO_KEY when it has none. */
@@ -123,6 +126,9 @@ void sampler_offcpu_free(struct sampler *sp);
 int sampler_early_open(struct sampler *sp);
 void sampler_early_read(struct sampler *sp);
 void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, bool last);
+/* The time of the oldest early tick still waiting for its walk (UINT64_MAX: none): --timeline
+ * holds every later tick back until it is handed on. */
+uint64_t sampler_early_oldest(const struct sampler *sp);
 void sampler_early_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

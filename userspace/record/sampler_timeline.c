@@ -3,8 +3,10 @@
  * The sampler's exact timeline (--timeline, see sampler_impl.h and struct perch_tick): every
  * counted tick comes through a ring buffer with its time and its key. At the drain of a buffer
  * its ticks get the key ids the drain just gave its buckets; ticks of the other buffer wait for
- * its drain. Ticks go out in time order: those no later drain can precede (earlier than every
- * tick still waiting) at once, the rest held until then.
+ * its drain. An early stack (sampler_early.c) is counted at the drain that hands it on, its tick
+ * with its own time then. Ticks go out in time order: those no later drain can precede (earlier
+ * than every tick still waiting, in the other buffer or as an early stack) at once, the rest held
+ * until then.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -128,11 +130,28 @@ static void emit_before(struct timeline *tl, uint64_t cutoff)
 	tl->nready -= k;
 }
 
+/* A tick with its key id, held for time order (none: counted). */
+static void add_ready(struct timeline *tl, uint64_t time_ns, uint32_t key)
+{
+	if (key == SAMPLER_NO_KEY ||
+	    vec_grow(&tl->ready, &tl->capready, tl->nready + 1, sizeof(*tl->ready), 256)) {
+		tl->unkeyed++;
+		return;
+	}
+	tl->ready[tl->nready++] = (struct ready_tick){time_ns, key};
+}
+
+void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key)
+{
+	if (sp->tl)
+		add_ready(sp->tl, time_ns, key);
+}
+
 void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 			      const uint32_t *key_ids)
 {
 	struct timeline *tl = sp->tl;
-	uint64_t cutoff = UINT64_MAX;
+	uint64_t cutoff = sampler_early_oldest(sp);
 	size_t kept = 0;
 
 	if (!tl)
@@ -140,20 +159,13 @@ void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 	ring_buffer__consume(tl->rb);
 	for (size_t i = 0; i < tl->nwaiting; i++) {
 		const struct perch_tick *t = &tl->waiting[i];
-		uint32_t key;
 
 		if (t->buf != which) {
 			cutoff = t->time_ns < cutoff ? t->time_ns : cutoff;
 			tl->waiting[kept++] = *t;
 			continue;
 		}
-		key = sampler_key_id(sp, &t->key, n, key_ids);
-		if (key == SAMPLER_NO_KEY ||
-		    vec_grow(&tl->ready, &tl->capready, tl->nready + 1, sizeof(*tl->ready), 256)) {
-			tl->unkeyed++;
-			continue;
-		}
-		tl->ready[tl->nready++] = (struct ready_tick){t->time_ns, key};
+		add_ready(tl, t->time_ns, sampler_key_id(sp, &t->key, n, key_ids));
 	}
 	tl->nwaiting = kept;
 	emit_before(tl, cutoff);
