@@ -272,13 +272,19 @@ $(BUILD)/demo: bench/demo.c tests/workloads/burn.h
 	$(CC) $(WL_CFLAGS) -Itests/workloads -o $@ $<
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@echo "== perch record -- $(BUILD)/demo"
 	$(BUILD)/perch record -o $(BUILD)/demo.data -- $(BUILD)/demo
 	@echo "== perch report $(BUILD)/demo.data"
 	$(BUILD)/perch report --min-percent=2 $(BUILD)/demo.data
 
+# Both configurations are built first, on every CPU (the checks themselves run one at a time: they
+# measure CPU shares and must not share the machine with each other).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(REPLAYS)
+	@$(MAKE) --no-print-directory -j$(JOBS) BUILD=build-san SAN=1 all cuda-fixtures \
+		$(TESTS:$(BUILD)/%=build-san/%) $(REPLAYS:$(BUILD)/%=build-san/%)
 	@$(MAKE) --no-print-directory check
 
 check: check-format check-unit check-integration
