@@ -8,7 +8,8 @@
 # an exclude chip, then a fold chip, give folded's totals with the function's stacks dropped
 # (its frames removed), and so does the "CLI:" line the page shows for that view, run (where
 # perch has the query options); the link reproduces the view; a screenshot is kept (its path
-# printed); its Threads tab's rows equal `--format=folded --sort=comm,pid,tid` summed per thread
+# printed); on a live recording of C++ names holding commas, one typed as printed into the filter
+# box selects its stacks, as the page's CLI line does run through bash; its Threads tab's rows equal `--format=folded --sort=comm,pid,tid` summed per thread
 # (and a --per-thread page opens on that tab).
 # With root and the CUDA fixtures, also a live `perch record --gpu` through the
 # stand-in CUPTI: its GPU tab's kernels equal the text report's. `perch diff --format=html` of
@@ -96,6 +97,7 @@ page() {
 	"$PERCH" report --format=folded "$@" "$data" >"$T/folded" 2>/dev/null
 	"$PERCH" report --format=folded --sort=comm,pid,tid "$@" "$data" >"$T/threads" 2>/dev/null
 	out=$(cd tests/browser && PERCH_CLI=$PERCH_CLI node html_check.js "$T/$shot.html" "$T/text" "$T/folded" "$SHOTS/$shot.png" "$T/threads" 2>&1)
+	PAGE_OUT=$out
 	check "$shot: in chromium" "$(echo "$out" | grep -v '^ok')" ""
 	echo "html: $shot: $(wc -c <"$T/$shot.html") bytes; $(echo "$out" | grep '^ok' || echo failed); screenshot $SHOTS/$shot.png"
 }
@@ -115,6 +117,20 @@ page "golden-regions-shape-region-$region" tests/golden/regions-shape.data --reg
 # --per-thread shapes the page's first view only (it opens on the Threads tab; the data is the
 # same), so the CLI's outputs it is checked against are the plain ones
 HTML_ONLY=--per-thread page golden-threads-per-thread tests/golden/threads.data
+
+# C++ names holding commas (tests/workloads/cxxnames, recorded here: root and BPF), on a page
+# whose own query names one (the CLI line quotes each of its options): the checks above, and one
+# such name typed as printed into the filter box (html_check.js's checkCommaName).
+if [ "$(id -u)" = 0 ] && [ -x "$BUILD/workloads/cxxnames" ]; then
+	"$PERCH" record -q -o "$T/cxx-names.data" -- "$BUILD/workloads/cxxnames" 0.5 >/dev/null 2>"$T/err"
+	check "perch record of cxxnames" "$?:$(cat "$T/err")" "0:"
+	PAGE_OUT=
+	page cxx-names "$T/cxx-names.data" --exclude='q::operator<(q::Acc const&, q::Acc const&)'
+	[ -n "$REF" ] || check "cxx-names: a name with commas typed into the filter box" \
+		"$(grep -c ' comma="' <<<"$PAGE_OUT")" 1
+else
+	echo "html: C++ names with commas skipped (needs root and $BUILD/workloads/cxxnames)"
+fi
 
 # `perch diff --format=html` (the viewer's diff mode) against `perch diff --format=csv`.
 for pair in "tests/corpus/shares.data tests/corpus/shares-v4.data" \

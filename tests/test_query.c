@@ -22,8 +22,9 @@
 #include "model/tree.h"
 
 /* The functions: ids are indices. */
-static const char *const names[] = {"a", "b", "c", "Call", "d",	     "f",
-				    "g", "h", "x", "main", "foo,bar"};
+static const char *const names[] = {"a", "b",	 "c",	    "Call",
+				    "d", "f",	 "g",	    "h",
+				    "x", "main", "foo,bar", "Pair<int,long>::operator,(int)"};
 #define NFUNCS	  (sizeof(names) / sizeof(names[0]))
 #define MAX_STACK 32
 
@@ -406,6 +407,82 @@ static void query_comma_in_name_needs_regex(void **state)
 	query__free(q);
 }
 
+/* A list splits at the commas outside brackets: C++ names (templates, argument lists, operator
+ * names, lambdas, decltype) are one item each; a backslash makes the next comma, bracket, slash
+ * or backslash plain; a /REGEX/ keeps its text. Items are joined with " | " to compare. */
+static void query_list_splits_outside_brackets(void **state)
+{
+	static const char *const cases[][2] = {
+		{"a,b", "a | b"},
+		{"a,,b", "a |  | b"},
+		{"bitmap_set_bit(bitmap_head*, int)", "bitmap_set_bit(bitmap_head*, int)"},
+		{"std::map<int, int>::find(int const&),main",
+		 "std::map<int, int>::find(int const&) | main"},
+		{"q::operator,(q::Acc&, int),x", "q::operator,(q::Acc&, int) | x"},
+		{"operator,,x", "operator, | x"},
+		{"bool q::operator<(A const&, B const&),x",
+		 "bool q::operator<(A const&, B const&) | x"},
+		{"q::Acc::operator()(int, int) const,x", "q::Acc::operator()(int, int) const | x"},
+		{"std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*),x",
+		 "std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*) | x"},
+		{"A::operator->(),x", "A::operator->() | x"},
+		{"my_operator<int, int>,v", "my_operator<int, int> | v"},
+		{"main::{lambda(int, int)#1}::operator()(int, int) const,w",
+		 "main::{lambda(int, int)#1}::operator()(int, int) const | w"},
+		{"g<(1>2), int>(decltype (a->f(b, c))),z",
+		 "g<(1>2), int>(decltype (a->f(b, c))) | z"},
+		{"f(int) [clone .constprop.0, 1],y", "f(int) [clone .constprop.0, 1] | y"},
+		{"foo\\,bar,c", "foo,bar | c"},
+		{"foo\\\\,bar", "foo\\ | bar"},
+		{"f\\(,g", "f( | g"},
+		{"a\\b,c", "a\\b | c"},
+		{"/x(,y/,z", "/x(,y/ | z"},
+		{"\\/x/,z", "/x/ | z"},
+		{"f(int, int", "f(int, int"},
+	};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char got[256] = "";
+		size_t used = 0;
+
+		for (const char *s = cases[c][0];; s++) {
+			size_t len = query_item_len(s);
+			bool regex = len >= 2 && s[0] == '/' && s[len - 1] == '/';
+			char *item = regex ? strndup(s, len) : query_item_name(s, len);
+
+			assert_non_null(item);
+			used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s",
+						 used ? " | " : "", item);
+			free(item);
+			s += len;
+			if (!*s)
+				break;
+		}
+		if (strcmp(got, cases[c][1]))
+			fail_msg("split '%s': got '%s', want '%s'", cases[c][0], got, cases[c][1]);
+	}
+}
+
+/* Names with commas, exact: a C++ one as printed (the stacks here split at spaces), "foo,bar" with its comma escaped. */
+static void query_comma_names_match_exactly(void **state)
+{
+	const char *steps[] = {"s=Pair<int,long>::operator,(int),a", "e=foo\\,bar", NULL};
+	struct query *q = query_of(steps);
+	const struct sample s[] = {{"a Pair<int,long>::operator,(int)", 1},
+				   {"a Pair<int,long>::operator,(int) foo,bar", 2},
+				   {"a b", 4}};
+	struct tree *t = run(q, s, 3, NULL);
+
+	(void)state;
+	/* the select keeps samples 1 and 2 (each holds both items), the exclude drops 2 */
+	assert_int_equal(tree__total_weight(t), 1);
+	assert_string_equal(query__describe(q),
+			    "--select=Pair<int,long>::operator,(int),a --exclude=foo\\,bar");
+	tree__free(t);
+	query__free(q);
+}
+
 static void query_bad_patterns_say_why(void **state)
 {
 	struct query *q = query__new();
@@ -586,6 +663,8 @@ int main(void)
 		cmocka_unit_test(query_fold_everything_keeps_empty_stack),
 		cmocka_unit_test(query_regex_matches_anywhere),
 		cmocka_unit_test(query_comma_in_name_needs_regex),
+		cmocka_unit_test(query_list_splits_outside_brackets),
+		cmocka_unit_test(query_comma_names_match_exactly),
 		cmocka_unit_test(query_bad_patterns_say_why),
 		cmocka_unit_test(query_unknown_name_names_closest),
 		cmocka_unit_test(query_describe_spells_command_line),

@@ -11,7 +11,9 @@
 // the stacks holding it, and so does the page's "CLI:" line run with --format=folded (given
 // PERCH_CLI: perch with the query options); the link (location.hash) reproduces that view in a new page;
 // removing the chip restores the totals; a fold chip gives folded's stacks without the function
-// (self and total), as its CLI line does; a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
+// (self and total), as its CLI line does; a C++ name holding commas, typed as printed into the
+// filter box, selects its stacks, as its CLI line does (run through bash), and its function page's
+// CLI lines count its callers and callees; a GPU tab's kernels equal the text report's. Prints "ok" and the load time, or the failures.
 'use strict';
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -155,6 +157,12 @@ async function checkFunction(page, stacks) {
 		if (s > score || (s === score && tot > t.total.get(best))) [best, score] = [f, s];
 	}
 	if (best === null) return null; /* no sample: nothing to click into */
+	return checkFocus(page, stacks, t, best);
+}
+
+/* Function best clicked into from the functions table: its callers and callees and their CLI lines
+ * against FOLDED, its total, then a click through to a caller. */
+async function checkFocus(page, stacks, t, best) {
 	await page.click('#tab-functions');
 	await page.fill('#find', best);
 	await page.press('#find', 'Enter');
@@ -231,15 +239,37 @@ function cliTable(line) {
 	}));
 }
 
-/* A name as one pattern of the form's comma list: /^...$/ when it holds a comma. */
-function pattern(name) {
-	return name.includes(',') ? '/^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/' : name;
+/* A C++ name holding commas (the one most samples hold; "f(int, long)", "operator,(A&, int)"),
+ * typed as printed into the filter box as a select: the page keeps the stacks holding it (its chip
+ * matching), and so does the page's "CLI:" line run through bash; then the function's page and its
+ * CLI lines (checkFocus). null when no name has a comma. */
+async function checkCommaName(page, stacks) {
+	const t = totals(stacks);
+	const name = [...t.total.keys()].filter((f) => f.includes(',') && !dupNames.has(f))
+		.sort((a, b) => t.total.get(b) - t.total.get(a) || (a < b ? -1 : 1))[0];
+	if (name === undefined) return null;
+	await page.click('#tab-functions');
+	await page.selectOption('#add-kind', 'select');
+	await page.fill('#add-pattern', name);
+	await page.click('#add-filter button[type=submit]');
+	await page.waitForSelector('.chip[data-kind=select]');
+	if (await page.$('.chip.nomatch')) fail('select ' + name + ': the chip names no function');
+	const want = totals(stacks.filter((s) => s.frames.includes(name)));
+	const got = await pageTotals(page);
+	sameMap('totals with select ' + name, got, want.total);
+	if (got.get(name) !== want.all) fail('select ' + name + ': its total ' + got.get(name) + ', want ' + want.all);
+	const line = await page.textContent('#cli');
+	const cli = cliView(line);
+	if (cli) sameMap('totals with select ' + name + ' (' + line + ')', got, totals(cli).total);
+	await page.click('.chip[data-kind=select] button');
+	await checkFocus(page, stacks, t, name);
+	return name;
 }
 
 async function checkExclude(page, browser, stacks, name) {
 	await page.click('#tab-functions');
 	await page.selectOption('#add-kind', 'exclude');
-	await page.fill('#add-pattern', pattern(name));
+	await page.fill('#add-pattern', name);
 	await page.click('#add-filter button[type=submit]');
 	await page.waitForSelector('.chip[data-kind=exclude]');
 	const want = totals(stacks.filter((s) => !s.frames.includes(name)));
@@ -262,7 +292,7 @@ async function checkExclude(page, browser, stacks, name) {
 /* fold name: its frames leave every stack (a stack left empty is "[folded]"): self and total. */
 async function checkFold(page, stacks, name) {
 	await page.selectOption('#add-kind', 'fold');
-	await page.fill('#add-pattern', pattern(name));
+	await page.fill('#add-pattern', name);
 	await page.click('#add-filter button[type=submit]');
 	await page.waitForSelector('.chip[data-kind=fold]');
 	const folded = stacks.map((s) => {
@@ -353,6 +383,7 @@ async function main() {
 	await pageTotals(page); /* dupNames */
 	await checkTop(page, cliTop(text_path));
 	const fn = await checkFunction(page, stacks);
+	const comma = await checkCommaName(page, stacks);
 	const excl = pickExclude(stacks);
 	if (excl !== null) {
 		await checkExclude(page, browser, stacks, excl);
@@ -373,7 +404,7 @@ async function main() {
 		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
 		process.exit(1);
 	}
-	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
+	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (comma ? ' comma=' + JSON.stringify(comma) : '') + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
 }
 
 main().catch((e) => {

@@ -44,6 +44,8 @@ struct query {
 	bool has_focus;
 	uint32_t nfuncs; /* bound to functions 0..nfuncs-1 */
 	char *desc, *focus_text;
+	char **args; /* the modifiers and filters one option each, as given: "--fold=X" */
+	size_t nargs, cap_args;
 	char err[512];
 };
 
@@ -84,6 +86,9 @@ void query__free(struct query *q)
 	}
 	free(q->pats);
 	free(q->mods);
+	for (size_t i = 0; i < q->nargs; i++)
+		free(q->args[i]);
+	free(q->args);
 	free(q->desc);
 	free(q->focus_text);
 	free(q);
@@ -112,36 +117,116 @@ const char *query__describe(const struct query *q)
 	return q && q->desc ? q->desc : "";
 }
 
+size_t query__args(const struct query *q, const char *const **args)
+{
+	*args = q ? (const char *const *)q->args : NULL;
+	return q ? q->nargs : 0;
+}
+
 const char *query__focus_text(const struct query *q)
 {
 	return q && q->focus_text ? q->focus_text : "";
 }
 
-/* The length of the pattern at s: a /REGEX/ runs to a '/' that ends the list or precedes a
- * comma (so a regex may hold commas), a name to the next comma. */
-static size_t pattern_len(const char *s)
+/* A C++ operator's symbol after "operator" (longest first): it brackets nothing and ends no item
+ * ("operator<", "operator()", "operator,"). */
+static const char *const op_symbols[] = {"->*", "<=>", "<<=", ">>=", "->", "<<", ">>",
+					 "<=",	">=",  "()",  "[]",  "<",  ">",	 ","};
+
+static bool ident_char(char c)
 {
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* At s (within item): the length of "operator" and its symbol when the word starts there, else 0. */
+static size_t operator_len(const char *item, const char *s)
+{
+	if (strncmp(s, "operator", 8) || (s > item && ident_char(s[-1])))
+		return 0;
+	for (size_t i = 0; i < sizeof(op_symbols) / sizeof(*op_symbols); i++) {
+		size_t n = strlen(op_symbols[i]);
+
+		if (!strncmp(s + 8, op_symbols[i], n))
+			return 8 + n;
+	}
+	return 8;
+}
+
+/* One bracket step at c: open pushes, a close matching the innermost open pops (deeper than the
+ * stack records, any close pops); other closes ("->" in a decltype, "1>2") change nothing. */
+static void bracket_step(char c, char *open, size_t cap, size_t *depth)
+{
+	static const char opens[] = "(<[{", closes[] = ")>]}";
+	const char *o = strchr(opens, c), *k = strchr(closes, c);
+
+	if (c && o) {
+		if (*depth < cap)
+			open[*depth] = c;
+		(*depth)++;
+	} else if (c && k && *depth && (*depth > cap || open[*depth - 1] == opens[k - closes])) {
+		(*depth)--;
+	}
+}
+
+/* Whether c is one a backslash makes plain in a name: the list's comma, brackets, the backslash
+ * and the slash (a leading "\/" is no regex). */
+static bool escapable(char c)
+{
+	return c && strchr(",\\/()<>[]{}", c);
+}
+
+size_t query_item_len(const char *s)
+{
+	char open[64];
+	size_t depth = 0, i = 0;
+
 	if (s[0] == '/') {
-		for (size_t i = 1; s[i]; i++) {
+		for (i = 1; s[i]; i++) {
 			if (s[i] == '/' && (s[i + 1] == ',' || !s[i + 1]))
 				return i + 1;
 		}
+		i = 0;
 	}
-	return strcspn(s, ",");
+	while (s[i] && (s[i] != ',' || depth)) {
+		size_t op = operator_len(s, s + i);
+
+		if (op)
+			i += op;
+		else if (s[i] == '\\' && escapable(s[i + 1]))
+			i += 2;
+		else
+			bracket_step(s[i++], open, sizeof(open), &depth);
+	}
+	return i;
+}
+
+char *query_item_name(const char *s, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+
+	for (size_t i = 0; out && i < len; i++) {
+		if (s[i] == '\\' && i + 1 < len && escapable(s[i + 1]))
+			i++;
+		*o++ = s[i];
+	}
+	if (out)
+		*o = '\0';
+	return out;
 }
 
 static int add_pattern(struct query *q, const char *s, size_t len)
 {
+	bool regex = len >= 2 && s[0] == '/' && s[len - 1] == '/';
 	struct pattern *p;
 	int rc;
 
 	if (vec_grow(&q->pats, &q->cap_pats, q->npats + 1, sizeof(*q->pats), 8))
 		return -ENOMEM;
 	p = &q->pats[q->npats];
-	*p = (struct pattern){.text = strndup(s, len)};
+	*p = (struct pattern){.text = regex ? strndup(s, len) : query_item_name(s, len),
+			      .regex = regex};
 	if (!p->text)
 		return -ENOMEM;
-	p->regex = len >= 2 && s[0] == '/' && s[len - 1] == '/';
 	if (!len || (p->regex && len == 2)) {
 		snprintf(q->err, sizeof(q->err),
 			 "empty function pattern (an empty list item or //)");
@@ -165,12 +250,16 @@ static int add_pattern(struct query *q, const char *s, size_t len)
 	return 0;
 }
 
-/* " --name=arg" onto the description. */
+/* "--name=arg" onto the arguments and the description. */
 static int append_text(struct query *q, const char *name, const char *arg)
 {
-	char *d = NULL;
+	char *d = NULL, *a = NULL;
 
-	if (asprintf(&d, "%s%s--%s=%s", q->desc ?: "", q->desc ? " " : "", name, arg) < 0)
+	if (vec_grow(&q->args, &q->cap_args, q->nargs + 1, sizeof(*q->args), 4) ||
+	    asprintf(&a, "--%s=%s", name, arg) < 0)
+		return -ENOMEM;
+	q->args[q->nargs++] = a;
+	if (asprintf(&d, "%s%s%s", q->desc ?: "", q->desc ? " " : "", a) < 0)
 		return -ENOMEM;
 	free(q->desc);
 	q->desc = d;
@@ -189,7 +278,7 @@ int query__add(struct query *q, enum query_kind kind, const char *arg)
 		return -EINVAL;
 	}
 	for (const char *s = arg; !err; s++) {
-		size_t len = pattern_len(s);
+		size_t len = query_item_len(s);
 
 		err = add_pattern(q, s, len);
 		s += len;

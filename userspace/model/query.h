@@ -5,7 +5,9 @@
  * callees ("going out") table of a focus function, and the call tree's chain merging.
  *
  * A function is named by its printed name, exactly, or by /REGEX/ (POSIX extended, matched
- * anywhere in the name). An argument is a comma list of such patterns. Functions are the
+ * anywhere in the name). An argument is a comma list of such patterns, split only at the commas
+ * outside brackets, so a C++ name ("f(int, long)", "std::map<int, int>::find", "operator,")
+ * is one item; a backslash makes the next comma, bracket, slash or backslash plain. Functions are the
  * caller's dense ids; query__bind() matches every pattern against their names once, so applying
  * the query to a stack costs no string work.
  */
@@ -40,6 +42,13 @@ struct query;
 struct query *query__new(void);
 void query__free(struct query *q);
 
+/* The length of the list item at s: a /REGEX/ runs to a '/' that ends the list or precedes a
+ * comma; a name to the first comma outside (), <>, [] and {}, a C++ operator's symbol
+ * ("operator<", "operator,") and backslash escapes bracketing nothing. */
+size_t query_item_len(const char *s);
+/* The name a list item of len bytes at s spells (its escapes resolved), malloc'd; NULL + errno. */
+char *query_item_name(const char *s, size_t len);
+
 /* Append a modifier (or, QUERY_CALLERS/QUERY_CALLEES, set the focus) with a comma list of
  * patterns. 0; -EINVAL for an empty pattern, a bad regex or a second focus (query__error()
  * says which); -ENOMEM. */
@@ -65,6 +74,8 @@ bool query__has_focus(const struct query *q, enum query_kind *kind);
 /* The modifiers as the command line spells them ("--fold=X --select=Y"), for report headers;
  * the focus's patterns as given ("" without a focus). */
 const char *query__describe(const struct query *q);
+/* The same, one option a string (for a shell line that quotes each): *args valid while q is. */
+size_t query__args(const struct query *q, const char *const **args);
 const char *query__focus_text(const struct query *q);
 
 /* Match every pattern against functions 0..nfuncs-1 named by name(ctx, f). 0; -ENOENT when a

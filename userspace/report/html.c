@@ -165,6 +165,8 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 {
 	struct report_opts to = *o;
 	struct report_event e;
+	const char *const *args;
+	size_t nargs = query__args(o->query, &args);
 	char *text, *cut;
 
 	to.format = REPORT_TEXT;
@@ -195,8 +197,12 @@ static int put_meta(struct html *h, const char *path, const struct report_opts *
 		report_json_chars(h->out, e.name);
 		fputc('"', h->out);
 	}
-	fputs("],\n\"query\":", h->out);
-	report_json_str(h->out, o->query ? query__describe(o->query) : "");
+	fputs("],\n\"query\":[", h->out);
+	for (size_t i = 0; i < nargs; i++) {
+		fputs(i ? "," : "", h->out);
+		report_json_str(h->out, args[i]);
+	}
+	fputc(']', h->out);
 	fputs(",\n\"header\":", h->out);
 	report_json_str(h->out, text);
 	free(text);

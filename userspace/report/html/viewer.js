@@ -41,11 +41,13 @@ function baseStacks() {
 	return out;
 }
 
-/* A pattern: an exact name, or /REGEX/ matched anywhere (as regcomp REG_EXTENDED would). */
+/* A pattern (a list item as splitList gives it): an exact name, its backslash escapes resolved, or
+ * /REGEX/ matched anywhere (as regcomp REG_EXTENDED would). */
 function matcher(pat) {
 	const m = new Uint8Array(NAMES.length);
-	let test = (name) => name === pat;
-	if (pat.length > 1 && pat[0] === '/' && pat[pat.length - 1] === '/') {
+	const name0 = unescapeItem(pat);
+	let test = (name) => name === name0;
+	if (isRegex(pat)) {
 		let re;
 		try {
 			re = new RegExp(pat.slice(1, -1));
@@ -58,22 +60,58 @@ function matcher(pat) {
 	return m;
 }
 
-/* A comma list of patterns; a /REGEX/ item runs to the "/," (or the "/" at the end) that ends it. */
+/* Lists of patterns, as model/query.c splits them (query_item_len): a /REGEX/ item runs to the "/,"
+ * (or the "/" at the end) that ends it; a name to the first comma outside (), <>, [] and {}, a C++
+ * operator's symbol ("operator<", "operator,") bracketing nothing, and a backslash making the next
+ * comma, bracket, slash or backslash plain. */
+const isRegex = (pat) => pat.length > 1 && pat[0] === '/' && pat[pat.length - 1] === '/';
+const ESCAPABLE = ',\\/()<>[]{}';
+const OPENS = '(<[{', CLOSES = ')>]}';
+const OP_SYMBOLS = ['->*', '<=>', '<<=', '>>=', '->', '<<', '>>', '<=', '>=', '()', '[]', '<', '>', ','];
+function operatorLen(text, i) {
+	if (!text.startsWith('operator', i) || (i > 0 && /\w/.test(text[i - 1]))) return 0;
+	const sym = OP_SYMBOLS.find((o) => text.startsWith(o, i + 8));
+	return 8 + (sym ? sym.length : 0);
+}
+function itemEnd(text, start) {
+	if (text[start] === '/') {
+		for (let i = start + 1; i < text.length; i++)
+			if (text[i] === '/' && (i + 1 === text.length || text[i + 1] === ',')) return i + 1;
+	}
+	const open = [];
+	let i = start;
+	while (i < text.length && (text[i] !== ',' || open.length)) {
+		const op = operatorLen(text, i);
+		const c = text[i];
+		if (op) i += op;
+		else if (c === '\\' && i + 1 < text.length && ESCAPABLE.includes(text[i + 1])) i += 2;
+		else {
+			if (OPENS.includes(c)) open.push(c);
+			else if (CLOSES.includes(c) && open.length && open[open.length - 1] === OPENS[CLOSES.indexOf(c)])
+				open.pop();
+			i++;
+		}
+	}
+	return i;
+}
 function splitList(text) {
 	const out = [];
-	for (let i = 0; i < text.length;) {
-		let j;
-		if (text[i] === '/') {
-			j = text.indexOf('/,', i + 1);
-			j = j < 0 ? text.length : j + 1;
-		} else {
-			j = text.indexOf(',', i);
-			if (j < 0) j = text.length;
-		}
+	for (let i = 0; i <= text.length;) {
+		const j = itemEnd(text, i);
 		if (j > i) out.push(text.slice(i, j));
 		i = j + 1;
 	}
 	return out;
+}
+function unescapeItem(item) {
+	return isRegex(item) ? item : item.replace(/\\([,\\/()<>[\]{}])/g, '$1');
+}
+/* A name as one list item that names it exactly: as it is where it splits as one, else with
+ * every comma, bracket, slash and backslash escaped. */
+function escapeItem(name) {
+	const items = splitList(name);
+	if (items.length === 1 && items[0] === name && !isRegex(name) && unescapeItem(name) === name) return name;
+	return name.replace(/[,\\/()<>[\]{}]/g, '\\$&');
 }
 
 /* The samples the filters keep, each with its stack as the filters leave it. */
@@ -247,8 +285,7 @@ function fnLink(f, extra) {
 		onclick: () => { if (extra) extra(); go({ tab: 'function', fn: NAMES[f] }); } }, NAMES[f]);
 }
 function addOp(kind, name) {
-	const arg = name.includes(',') ? '/^' + name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$/' : name;
-	state.ops.push({ kind: kind, arg: arg });
+	state.ops.push({ kind: kind, arg: escapeItem(name) });
 }
 /* select / exclude / fold buttons for function f (shown when its row is hovered). */
 function actions(f, cls, tag) {
@@ -271,9 +308,9 @@ const td = (text, attrs) => el('td', attrs || {}, text);
 /* The view as a perch report command; focus ('callers' or 'callees') for a function page's table. */
 function cliLine(focus) {
 	const a = ['perch', 'report', D.file].concat(D.args);
-	const given = D.query ? ' ' + D.query : ''; /* perch's own query, spelled by perch */
+	const given = D.query.map((g) => ' ' + shellQuote(g)).join(''); /* perch's own query, spelled by perch */
 	state.ops.forEach((o) => a.push('--' + o.kind + '=' + o.arg));
-	if (state.tab === 'function' && state.fn !== null) a.push('--' + (focus || 'callers') + '=' + state.fn);
+	if (state.tab === 'function' && state.fn !== null) a.push('--' + (focus || 'callers') + '=' + escapeItem(state.fn));
 	if (state.tab === 'tree' && state.merge) a.push('--merge-chains=' + state.merge);
 	if (state.sort !== 'self') a.push('--sort=' + state.sort);
 	const q = a.map(shellQuote);
@@ -359,7 +396,7 @@ function viewFunction(v) {
 		return [el('p', {}, 'No sample the filters keep has ' + state.fn + '.')];
 	const tot = v.total[f];
 	const through = () => {
-		if (!state.ops.some((o) => o.kind === 'select' && o.arg === state.fn)) addOp('select', state.fn);
+		if (!state.ops.some((o) => o.kind === 'select' && o.arg === escapeItem(state.fn))) addOp('select', state.fn);
 	};
 	const rows = (list, selfRow) => {
 		const r = list.map(([y, n]) => el('tr', { 'data-fn': y < 0 ? '[root]' : NAMES[y] },
