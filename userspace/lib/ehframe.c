@@ -92,6 +92,21 @@ int eh_next_entry(const struct eh_section *sec, uint64_t *off, struct eh_entry *
 	return 1;
 }
 
+bool eh_holds_fdes(const struct eh_section *sec)
+{
+	struct eh_entry e;
+	uint64_t off = 0;
+	int rc;
+
+	if (!sec->data)
+		return false;
+	while ((rc = eh_next_entry(sec, &off, &e)) > 0) {
+		if (!e.is_cie)
+			return true;
+	}
+	return rc < 0;
+}
+
 /* The augmentation data of a 'z' CIE: FDE pointer encoding, signal frames. */
 static bool parse_augmentation(const struct eh_section *sec, struct dwcursor *c, const char *aug,
 			       struct eh_cie *cie)

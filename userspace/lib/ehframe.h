@@ -50,6 +50,12 @@ struct eh_range {
 /* The next entry at *off: 1, 0 at the end (or a terminator), -1 when the section is corrupt. */
 int eh_next_entry(const struct eh_section *sec, uint64_t *off, struct eh_entry *e);
 
+/* Whether sec holds an FDE, or entries that cannot be framed: false for no section, an empty one,
+ * a zero terminator alone (what crtend.o leaves in a library without code of its own, as ICU's
+ * libicudata) or CIEs alone. A section that holds FDEs and yields no row is damaged; one that
+ * holds none simply describes no code. */
+bool eh_holds_fdes(const struct eh_section *sec);
+
 /* A DW_EH_PE_* encoded pointer. With apply, the pcrel base (the field's own address) is added;
  * without, only the value format counts. false when it cannot be read. */
 bool eh_read_encoded(const struct eh_section *sec, struct dwcursor *c, uint8_t enc, bool apply,
