@@ -5,6 +5,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,4 +265,44 @@ int eh_fde_ranges(const struct eh_section *sec, struct eh_range **out, size_t *n
 	if (!err && *n)
 		qsort(*out, *n, sizeof(**out), range_cmp);
 	return err;
+}
+
+bool eh_frame_of(Elf *elf, struct eh_section *sec)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".eh_frame"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size)
+			return false;
+		*sec = (struct eh_section){d->d_buf, d->d_size, sh.sh_addr, true};
+		return true;
+	}
+	return false;
+}
+
+size_t eh_ranges_disjoint(struct eh_range *r, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (k && r[k - 1].lo == r[i].lo)
+			continue;
+		if (k && r[k - 1].hi > r[i].lo)
+			r[k - 1].hi = r[i].lo;
+		r[k++] = r[i];
+	}
+	return k;
 }
