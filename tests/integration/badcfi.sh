@@ -28,7 +28,7 @@ fi
 echo 'const char icudata_like[4096] = {1};' >"$T/data.c"
 cc -shared -fPIC -fno-asynchronous-unwind-tables -fno-unwind-tables -o "$T/libdataonly.so" "$T/data.c"
 esize=$(readelf -SW "$T/libdataonly.so" | awk '$2 == ".eh_frame" { print $6 }')
-LD_PRELOAD=$T/libdataonly.so "$PERCH" record -o "$T/term.data" -- "$WL/shares-nofp" 0.3 >/dev/null 2>"$T/term.err"
+"$PERCH" record -o "$T/term.data" -- env LD_PRELOAD="$T/libdataonly.so" "$WL/shares-nofp" 0.3 >/dev/null 2>"$T/term.err"
 dmg=$(rec_stat "$T/term.data" unwind_modules_cfi_damaged)
 # the library was seen: the one module without a table (shares-nofp alone has none)
 none=$(rec_stat "$T/term.data" unwind_modules_without_table)
