@@ -19,49 +19,6 @@
 #include "module.h"
 #include "symbolizer.h"
 
-/* .eh_frame's bytes (borrowed from libelf, valid while elf is open); false when there is none. */
-static bool find_eh_frame(Elf *elf, struct eh_section *sec)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		Elf_Data *d;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".eh_frame"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size)
-			return false;
-		*sec = (struct eh_section){d->d_buf, d->d_size, sh.sh_addr, true};
-		return true;
-	}
-	return false;
-}
-
-/* One entry per start (the shortest, as sorted), each ending where the next begins at the
- * latest, so that the last start at or below an address is the only candidate for it. */
-static size_t dedupe_ranges(struct eh_range *r, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		if (k && r[k - 1].lo == r[i].lo)
-			continue;
-		if (k && r[k - 1].hi > r[i].lo)
-			r[k - 1].hi = r[i].lo;
-		r[k++] = r[i];
-	}
-	return k;
-}
-
 /* Room for one name: base, "+0x", 16 hex digits, "?" and its end. */
 static size_t name_room(const char *base)
 {
@@ -112,13 +69,13 @@ int fdesyms_load(struct sym_module *m, Elf *elf, const char *base, struct sym_mo
 	size_t n = 0, skipped = 0;
 	int err;
 
-	if (!find_eh_frame(elf, &sec))
+	if (!eh_frame_of(elf, &sec))
 		return 0;
 	err = eh_fde_ranges(&sec, &r, &n, &skipped);
 	if (skipped)
 		log_debug("symbolize: %s: %zu unreadable .eh_frame entries", base, skipped);
 	if (!err && n)
-		err = add_ranges(m, base, r, dedupe_ranges(r, n), d);
+		err = add_ranges(m, base, r, eh_ranges_disjoint(r, n), d);
 	free(r);
 	return err;
 }

@@ -1317,6 +1317,60 @@ static void report_csv_has_region_rows_over_threads_then_per_thread(void **state
 	free(out);
 }
 
+/*
+ * perch annotate's self samples are the report's: leaves whose innermost inline level is the
+ * function (not those where it is an outer level: code inlined into it, its callee's self), and
+ * every module's (the report has a row per module). "caller" is: a leaf inlined "hot" inside it
+ * (5: hot's), its own line (3), and its namesake in another module (2, no lines).
+ */
+static char *ann_strings[] = {
+	"",    "/usr/lib/liba.so", "/opt/x/liba.so", "/opt/y/libb.so", "caller",
+	"hot", "/nonexistent/a.c"};
+static const struct rec_line ann_inl[] = {{5, 6, 10}, {4, 6, 20}}, ann_own[] = {{0, 6, 21}},
+			     ann_other[] = {{4, 6, 30}};
+static const uint32_t ann_s0[] = {0}, ann_s1[] = {1}, ann_s2[] = {2}, ann_s3[] = {3};
+
+static void annotate_counts_the_reports_self_samples(void **state)
+{
+	static struct rec_frame frames[] = {{REC_FRAME_USER, 1, 4, 0x100, ann_inl, 2},
+					    {REC_FRAME_USER, 1, 4, 0x140, ann_own, 1},
+					    {REC_FRAME_USER, 2, 4, 0x180, ann_own, 1},
+					    {REC_FRAME_USER, 3, 4, 0x200, ann_other, 1}};
+	static struct rec_sample samples[] = {{1, 1, 5, 0, 0, 0, NULL, 1, ann_s0, 0},
+					      {1, 1, 3, 0, 0, 0, NULL, 1, ann_s1, 0},
+					      {2, 2, 4, 0, 0, 0, NULL, 1, ann_s2, 0},
+					      {3, 3, 2, 0, 0, 0, NULL, 1, ann_s3, 0}};
+	struct recording r = {.version = 4,
+			      .strings = ann_strings,
+			      .nstrings = 7,
+			      .frames = frames,
+			      .nframes = 4,
+			      .samples = samples,
+			      .nsamples = 4};
+	struct profile *p = profile__build(&r, NULL);
+	uint64_t self = 0;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	char want[64];
+
+	(void)state;
+	assert_non_null(p);
+	for (uint32_t i = 0; i < profile__nfuncs(p); i++)
+		if (!strcmp(profile__func_name(p, i), "caller"))
+			self += tree__label_self(profile__tree(p), i);
+	assert_int_equal(self, 9); /* liba.so (both paths: one row) 3 + 4, libb.so 2 */
+	assert_int_equal(report__annotate(&r, "caller", f), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "caller: %llu self samples", (unsigned long long)self);
+	assert_non_null(strstr(out, want));
+	assert_non_null(
+		strstr(out, " in 2 modules (a row each in the report): liba.so 7, libb.so 2"));
+	assert_non_null(strstr(out, "not counted: 5 samples in functions inlined into it"));
+	free(out);
+	profile__free(p);
+}
+
 static void report_csv_without_regions_is_the_header_only(void **state)
 {
 	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
@@ -1653,6 +1707,7 @@ int main(void)
 		cmocka_unit_test(report_region_filter_shows_its_share_and_filters_tables_and_tree),
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),
 		cmocka_unit_test(report_csv_without_regions_is_the_header_only),
+		cmocka_unit_test(annotate_counts_the_reports_self_samples),
 		cmocka_unit_test(profile_never_makes_a_region_a_function),
 		cmocka_unit_test(report_finds_regions_by_name_and_lists_them),
 		cmocka_unit_test(report_regions_without_trees_count_samples_only),

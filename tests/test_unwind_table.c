@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/ehframe.h"
 #include "unwind/unwind_table.h"
 
 #define CMD_MAX	       (4 * PATH_MAX)
@@ -193,6 +194,7 @@ static char fx_stripped[PATH_MAX]; /* fx_debug without its DWARF ... */
 static char fx_dbgfile[PATH_MAX];  /* ... which is here */
 static char fx_nocfi[PATH_MAX];	   /* fx_eh without .eh_frame */
 static char fx_mixed[PATH_MAX];	   /* fx_eh and mixed_src */
+static char fx_termcfi[PATH_MAX];  /* a library whose .eh_frame is a zero terminator alone */
 static double total_check_s;
 
 /* libdw's CFI of a module: .eh_frame, and .debug_frame from the module or its debug file. */
@@ -282,6 +284,7 @@ static int group_setup(void **state)
 	fmt_path(fx_nocfi, sizeof(fx_nocfi), "%s/fx_nocfi", tmpdir);
 	fmt_path(asm_src, sizeof(asm_src), "%s/mixed.s", tmpdir);
 	fmt_path(fx_mixed, sizeof(fx_mixed), "%s/fx_mixed", tmpdir);
+	fmt_path(fx_termcfi, sizeof(fx_termcfi), "%s/fx_termcfi.so", tmpdir);
 	f = fopen(src, "w");
 	if (!f || fputs(fixture_src, f) < 0 || fclose(f))
 		return -1;
@@ -300,7 +303,10 @@ static int group_setup(void **state)
 		fx_dbgfile, fx_debug, fx_stripped) ||
 	    run("objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr '%s' '%s'",
 		fx_eh, fx_nocfi) ||
-	    run("%s -O2 -fomit-frame-pointer -o '%s' '%s' '%s'", cc, fx_mixed, src, asm_src))
+	    run("%s -O2 -fomit-frame-pointer -o '%s' '%s' '%s'", cc, fx_mixed, src, asm_src) ||
+	    run("echo 'const char data[64] = {1};' | %s -x c - -shared -fPIC "
+		"-fno-asynchronous-unwind-tables -fno-unwind-tables -o '%s'",
+		cc, fx_termcfi))
 		return -1;
 	return 0;
 }
@@ -1090,6 +1096,31 @@ static void mutate_section(const char *path, const char *name)
 	free(orig);
 }
 
+/* Code (crt's) under an .eh_frame that holds crtend.o's zero terminator alone, as ICU's
+ * libicudata: no FDE, so no table (ENODATA), not damage (EBADMSG). */
+static void unwind_table_terminator_only_eh_frame_is_no_cfi_not_damage(void **state)
+{
+	static const uint8_t term[4],
+		cie_only[] = {0x10, 0,	  0,	0, 0,	 0, 0, 0, 1, 'z', 'R', 0,
+			      1,    0x78, 0x10, 1, 0x1b, 0, 0, 0, 0, 0,	  0,   0};
+	static const uint8_t bad_len[] = {0xf5, 0xff, 0xff, 0xff, 0, 0, 0, 0};
+	size_t size, off = 0, len;
+	char *image = slurp(fx_termcfi, &size);
+
+	(void)state;
+	section_extent(image, size, ".eh_frame", &off, &len);
+	assert_int_equal(len, 4); /* the fixture is what it claims to be */
+	free(image);
+	errno = 0;
+	assert_null(unwind_table__build(fx_termcfi));
+	assert_int_equal(errno, ENODATA);
+	/* the parser's verdict on sections alone */
+	assert_false(eh_holds_fdes(&(struct eh_section){NULL, 0, 0, true}));
+	assert_false(eh_holds_fdes(&(struct eh_section){term, sizeof(term), 0x1000, true}));
+	assert_false(eh_holds_fdes(&(struct eh_section){cie_only, sizeof(cie_only), 0x1000, true}));
+	assert_true(eh_holds_fdes(&(struct eh_section){bad_len, sizeof(bad_len), 0x1000, true}));
+}
+
 static void unwind_table_survives_corrupted_cfi(void **state)
 {
 	(void)state;
@@ -1112,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(unwind_table_ends_the_stack_at_start),
 		cmocka_unit_test(unwind_table_lookup_edges),
 		cmocka_unit_test(unwind_table_rejects_what_it_cannot_read),
+		cmocka_unit_test(unwind_table_terminator_only_eh_frame_is_no_cfi_not_damage),
 		cmocka_unit_test(unwind_table_survives_corrupted_cfi),
 	};
 

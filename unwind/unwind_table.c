@@ -406,8 +406,9 @@ struct unwind_table *unwind_table__build_elf(Elf *elf, Elf *debug)
 		err = unwind_cfi__decode(&m.debug, &dbg, &t->stats);
 	if (!err)
 		err = assemble(t, &m, &eh, &dbg);
-	/* CFI sections that yield no row at all are damaged, not absent: say so. */
-	if (err == -ENODATA && (m.eh.data || m.debug.data))
+	/* CFI sections that hold FDEs and yield no row at all are damaged, not absent: say so
+	 * (a terminator alone, as in ICU's libicudata, describes no code: no table, no damage). */
+	if (err == -ENODATA && (eh_holds_fdes(&m.eh) || eh_holds_fdes(&m.debug)))
 		err = -EBADMSG;
 	unwind_cfi__release(&eh);
 	unwind_cfi__release(&dbg);

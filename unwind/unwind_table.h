@@ -54,9 +54,10 @@ struct unwind_stats {
 /*
  * Build the table of the ELF file at path, reading .debug_frame from the file itself. Returns
  * NULL and sets errno on failure: ENOENT and the like from open(), ENOEXEC when the file is not
- * ELF, EOPNOTSUPP when it is not x86-64, ENODATA when no FDE covers its executable segments,
- * EOVERFLOW when its code spans 4 GiB or more, EINVAL when a CFI section cannot be read,
- * EBADMSG when it has CFI sections but not one usable FDE in them (damaged), ENOMEM. Corrupt
+ * ELF, EOPNOTSUPP when it is not x86-64, ENODATA when no FDE covers its executable segments
+ * (a CFI section holding no FDE, a terminator alone, included), EOVERFLOW when its code spans
+ * 4 GiB or more, EINVAL when a CFI section cannot be read, EBADMSG when its CFI sections hold
+ * FDEs but not one usable (damaged), ENOMEM. Corrupt
  * FDEs among good ones do not fail the build: see struct unwind_stats.
  */
 struct unwind_table *unwind_table__build(const char *path);

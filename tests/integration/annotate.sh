@@ -4,7 +4,9 @@
 # samples, and the rows add up to the function's self samples in the folded stacks. The same
 # binary with its DWARF stripped (hotline-nodebug, recorded with an empty cache so no lines come
 # from the debug build's build-id) is shown as disassembly: its instructions are objdump's, and
-# the samples lie in the loop (objdump's backward branch and its target). Bad input: one line.
+# the samples lie in the loop (objdump's backward branch and its target). A function's count is
+# the report's self (code inlined into it is not), and stripped code named after its .eh_frame
+# FDE is disassembled over the FDE's range. Bad input: one line.
 #
 #   tests/integration/annotate.sh [BUILD_DIR]
 set -u
@@ -29,6 +31,21 @@ if [ $rc -eq 0 ] && [ "$top_line" = "$hot" ] && [ $((top_n * 2)) -gt "$sum" ] &&
 	ok "hot line: line $top_line (the workload's $hot) holds $top_n of $sum self samples (folded: $want), shown with its source"
 else
 	bad "hot line" "exit $rc, line ${top_line:-?} with $top_n of $sum (workload: line $hot; header ${head_n:-?}, folded $want): $(head -3 "$T/hot.err")"
+fi
+
+# code inlined into a function is its callee's self, in the report and in annotate alike:
+# split_caller's own samples only, split_hot's (inlined into it) said apart in the header
+perch_record split -- "$WL/inlined" 0.5 split
+"$PERCH" annotate split_caller -i "$T/split.data" >"$T/split.txt" 2>"$T/split.err"
+rc=$?
+head_n=$(sed -n 's/^split_caller: \([0-9]*\) self samples.*/\1/p' "$T/split.txt")
+inl=$(sed -n 's/^ not counted: \([0-9]*\) samples in functions inlined into it.*/\1/p' "$T/split.txt")
+want=$(self split split_caller)
+hot=$(self split split_hot)
+if [ $rc -eq 0 ] && [ "$head_n" = "$want" ] && [ "${inl:-0}" = "$hot" ] && [ "$hot" -gt 0 ]; then
+	ok "inlined callee: split_caller's $head_n self samples are the report's; split_hot's $inl (inlined into it) said apart"
+else
+	bad "inlined callee" "exit $rc, header ${head_n:-?} (folded self $want), inlined ${inl:-?} (split_hot's self $hot): $(head -2 "$T/split.err")"
 fi
 
 # stripped of DWARF: the disassembly against objdump's
@@ -62,6 +79,37 @@ if [ -s "$T/objdump.addrs" ] && diff -q "$T/objdump.addrs" "$T/perch.addrs" >/de
 	ok "no DWARF: the $(wc -l <"$T/objdump.addrs") instructions are objdump's, address for address"
 else
 	bad "instructions" "perch's addresses differ from objdump's: $(diff "$T/objdump.addrs" "$T/perch.addrs" | head -4 | tr '\n' ' ')"
+fi
+
+# Stripped code named after its .eh_frame FDE (Debian's xz through liblzma, both stripped): the
+# hottest MODULE+0xSTART? leaf is disassembled over the FDE's range, which binutils' readelf
+# reads independently (tests/lib.sh fde_table), with the report's self samples of it.
+if command -v xz >/dev/null && command -v readelf >/dev/null; then
+	seq 1 100000 | awk '{ print $1 * 7919 % 100003, "line", $1 }' >"$T/xz.in"
+	perch_record xz -- xz -T1 -2 -c "$T/xz.in"
+	xzlib=$(ldd "$(command -v xz)" | awk '$1 ~ /^liblzma/ { print $3 }')
+	fde_table "$(realpath "$(command -v xz)")" ${xzlib:+"$(realpath "$xzlib")"} >"$T/xz.fdes"
+	read -r fde want < <(folded "$T/xz.data" | awk '{ n = split($1, fr, ";"); s[fr[n]] += $2 }
+		END { for (f in s) if (f ~ /\+0x[0-9a-f]+\?$/ && s[f] > m) { m = s[f]; b = f }; print b, m + 0 }')
+	"$PERCH" annotate "$fde" -i "$T/xz.data" >"$T/fde.txt" 2>"$T/fde.err"
+	rc=$?
+	read -r lo hi < <(awk -v f="$fde" '$4 == f { print $2, $3; exit }' "$T/xz.fdes")
+	head_n=$(sed -n 's/^.*: \([0-9]*\) self samples.*/\1/p' "$T/fde.txt" | head -1)
+	# every listed address (and the rows' samples) against readelf's [lo, hi)
+	read -r naddr first outside rows < <(awk -v lo="${lo:-0}" -v hi="${hi:-0}" "$HEX"'
+		{ for (i = 1; i <= NF && i <= 3; i++) if ($i ~ /^[0-9a-f]+:$/) { a = hex($i); break }
+		  if (i > NF || i > 3) next; n++; if (n == 1) f = a; if (a < lo || a >= hi) out++
+		  if ($1 ~ /%$/) s += $2 }
+		END { printf "%d %d %d %d\n", n, f, out, s }' "$T/fde.txt")
+	if [ $rc -eq 0 ] && [ -n "$fde" ] && [ "${want:-0}" -gt 0 ] && [ "$head_n" = "$want" ] &&
+		[ "$rows" = "$want" ] && [ -n "${lo:-}" ] && [ "$naddr" -gt 0 ] && [ "$first" = "$lo" ] &&
+		[ "$outside" = 0 ] && grep -q "(.eh_frame FDE)" "$T/fde.txt"; then
+		ok "stripped xz: $fde ($want self samples, the report's) disassembled: $naddr instructions from the FDE's start, all inside readelf's $(printf '0x%x-0x%x' "$lo" "$hi")"
+	else
+		bad "stripped xz FDE" "exit $rc, '$fde': header ${head_n:-?}, rows $rows, folded self $want; $naddr addresses, first $first, $outside outside readelf's ${lo:-?}-${hi:-?}: $(head -2 "$T/fde.err")"
+	fi
+else
+	bad "stripped xz FDE" "needs xz and readelf (scripts/install-deps.sh installs xz-utils, binutils)"
 fi
 
 expect "no such function" 64 "no sample of" -- "$PERCH" annotate no_such_function -i "$T/hot.data"

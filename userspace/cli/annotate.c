@@ -19,10 +19,11 @@ static void annotate_options(FILE *out)
 {
 	fputs("annotate and script options:\n"
 	      "  -i, --input=FILE     the recording (default perch.data; FILE alone works too)\n"
-	      "annotate: FUNCTION as the report names it; its self samples (the leaf frames) per\n"
-	      "  source line, beside the source where the file is readable; without DWARF lines\n"
-	      "  (stripped debug info, record --no-lines) per instruction of its disassembly\n"
-	      "  (capstone), read from the module file the recording names\n"
+	      "annotate: FUNCTION as the report names it (MODULE+0xSTART? too); its self samples\n"
+	      "  (the leaf frames, as the report counts them) per source line, beside the source\n"
+	      "  where the file is readable; without DWARF lines (stripped debug info, record\n"
+	      "  --no-lines) per instruction of its disassembly (capstone), read from the module\n"
+	      "  file the recording names, bounds from its symbol table or .eh_frame FDE\n"
 	      "script: one entry per sample of a recording made with --timeline (perf script's\n"
 	      "  shape: comm pid/tid seconds: count event:, then the stack, leaf first)\n",
 	      out);

@@ -5,6 +5,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,21 @@ int eh_next_entry(const struct eh_section *sec, uint64_t *off, struct eh_entry *
 	}
 	*off = id_off + len;
 	return 1;
+}
+
+bool eh_holds_fdes(const struct eh_section *sec)
+{
+	struct eh_entry e;
+	uint64_t off = 0;
+	int rc;
+
+	if (!sec->data)
+		return false;
+	while ((rc = eh_next_entry(sec, &off, &e)) > 0) {
+		if (!e.is_cie)
+			return true;
+	}
+	return rc < 0;
 }
 
 /* The augmentation data of a 'z' CIE: FDE pointer encoding, signal frames. */
@@ -249,4 +265,44 @@ int eh_fde_ranges(const struct eh_section *sec, struct eh_range **out, size_t *n
 	if (!err && *n)
 		qsort(*out, *n, sizeof(**out), range_cmp);
 	return err;
+}
+
+bool eh_frame_of(Elf *elf, struct eh_section *sec)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".eh_frame"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size)
+			return false;
+		*sec = (struct eh_section){d->d_buf, d->d_size, sh.sh_addr, true};
+		return true;
+	}
+	return false;
+}
+
+size_t eh_ranges_disjoint(struct eh_range *r, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (k && r[k - 1].lo == r[i].lo)
+			continue;
+		if (k && r[k - 1].hi > r[i].lo)
+			r[k - 1].hi = r[i].lo;
+		r[k++] = r[i];
+	}
+	return k;
 }

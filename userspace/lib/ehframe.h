@@ -8,6 +8,7 @@
 #ifndef PERCH_EHFRAME_H
 #define PERCH_EHFRAME_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +51,12 @@ struct eh_range {
 /* The next entry at *off: 1, 0 at the end (or a terminator), -1 when the section is corrupt. */
 int eh_next_entry(const struct eh_section *sec, uint64_t *off, struct eh_entry *e);
 
+/* Whether sec holds an FDE, or entries that cannot be framed: false for no section, an empty one,
+ * a zero terminator alone (what crtend.o leaves in a library without code of its own, as ICU's
+ * libicudata) or CIEs alone. A section that holds FDEs and yields no row is damaged; one that
+ * holds none simply describes no code. */
+bool eh_holds_fdes(const struct eh_section *sec);
+
 /* A DW_EH_PE_* encoded pointer. With apply, the pcrel base (the field's own address) is added;
  * without, only the value format counts. false when it cannot be read. */
 bool eh_read_encoded(const struct eh_section *sec, struct dwcursor *c, uint8_t enc, bool apply,
@@ -68,5 +75,16 @@ bool eh_fde_range(const struct eh_section *sec, const struct eh_cie *cie, struct
  * that cannot be read are counted in *skipped. Returns 0, -ENOMEM.
  */
 int eh_fde_ranges(const struct eh_section *sec, struct eh_range **out, size_t *n, size_t *skipped);
+
+/* elf's .eh_frame (its bytes borrowed from libelf, valid while elf is open); false when it has
+ * none, or an empty one. */
+bool eh_frame_of(Elf *elf, struct eh_section *sec);
+
+/*
+ * Sorted ranges r[0..n) (as eh_fde_ranges gives them) made one per start, the shortest of those
+ * sharing it, each ending where the next begins at the latest: the function bounds that code no
+ * symbol names is grouped by (symbolize/fdesyms.c) and `perch annotate` disassembles. The new n.
+ */
+size_t eh_ranges_disjoint(struct eh_range *r, size_t n);
 
 #endif /* PERCH_EHFRAME_H */

@@ -7,6 +7,7 @@
  * instruction of the function's disassembly (report/annotate_asm.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "annotate.h"
@@ -25,6 +26,13 @@ struct line_count {
 	uint64_t count;
 };
 
+/* The report's functions are one per module and name: two modules' samples are two rows. */
+struct module_count {
+	uint32_t module;
+	uint8_t kind;
+	uint64_t count;
+};
+
 struct annot {
 	const struct recording *r;
 	const char *name;
@@ -32,7 +40,10 @@ struct annot {
 	size_t nlines, cap_lines;
 	struct annot_pc *pcs; /* samples with no line: module, offset */
 	size_t npcs, cap_pcs;
+	struct module_count *modules; /* the modules (and kinds) the self samples lie in */
+	size_t nmodules, cap_modules;
 	uint64_t with_line, without_line, all;
+	uint64_t inlined; /* leaves in code inlined into the function: not its self */
 };
 
 /* Whether raw (a symbol or DWARF name) is name as given or as the report shows it (demangled). */
@@ -51,19 +62,44 @@ static bool same_name(const char *raw, const char *name)
 	return same;
 }
 
-/* The level of f's inline chain that is name (-1: none; f->nlines when f is name, out of line,
- * with no lines), named as the report names it (a level without a function: the symbol's). */
-static int match_level(const struct recording *r, const struct rec_frame *f, const char *name)
+static const char *base_name(const char *path)
 {
-	for (uint32_t i = 0; i < f->nlines; i++) {
-		uint32_t fn = f->lines[i].function ? f->lines[i].function : f->name;
+	const char *s = strrchr(path, '/');
 
-		if (same_name(recording__string(r, fn), name))
-			return (int)i;
+	return s ? s + 1 : path;
+}
+
+/* Whether frame f names name as the report does: its innermost inline level's function (else
+ * the symbol's; a frame without either: BASE+0xOFFSET, its module's base name and offset). */
+static bool names(const struct recording *r, const struct rec_frame *f, uint32_t fn,
+		  const char *name)
+{
+	char unnamed[PATH_MAX];
+
+	if (fn && *recording__string(r, fn))
+		return same_name(recording__string(r, fn), name);
+	snprintf(unnamed, sizeof(unnamed), "%s+0x%llx", base_name(recording__string(r, f->module)),
+		 (unsigned long long)f->offset);
+	return !strcmp(unnamed, name);
+}
+
+/* What leaf frame f is to name: its own code (the innermost level of f's inline chain is name:
+ * the report's self), code inlined into it (an outer level is name: the self of the function
+ * inlined, which the report counts there, not here), or neither. */
+enum leaf_kind { LEAF_OTHER, LEAF_SELF, LEAF_INLINED_INTO };
+
+static enum leaf_kind leaf_kind(const struct recording *r, const struct rec_frame *f,
+				const char *name)
+{
+	if (!f->nlines)
+		return names(r, f, f->name, name) ? LEAF_SELF : LEAF_OTHER;
+	if (names(r, f, f->lines[0].function ? f->lines[0].function : f->name, name))
+		return LEAF_SELF;
+	for (uint32_t i = 1; i < f->nlines; i++) {
+		if (names(r, f, f->lines[i].function ? f->lines[i].function : f->name, name))
+			return LEAF_INLINED_INTO;
 	}
-	if (!f->nlines && f->name && same_name(recording__string(r, f->name), name))
-		return 0;
-	return -1;
+	return LEAF_OTHER;
 }
 
 static int add_line(struct annot *a, uint32_t file, uint32_t line, uint64_t count)
@@ -77,6 +113,24 @@ static int add_line(struct annot *a, uint32_t file, uint32_t line, uint64_t coun
 	if (vec_grow(&a->lines, &a->cap_lines, a->nlines + 1, sizeof(*a->lines), 16))
 		return -ENOMEM;
 	a->lines[a->nlines++] = (struct line_count){file, line, count};
+	return 0;
+}
+
+/* count more in f's module, as the report keys its functions: by base name and kind. */
+static int add_module(struct annot *a, const struct rec_frame *f, uint64_t count)
+{
+	const char *base = base_name(recording__string(a->r, f->module));
+
+	for (size_t i = 0; i < a->nmodules; i++) {
+		if (a->modules[i].kind == f->kind &&
+		    !strcmp(base_name(recording__string(a->r, a->modules[i].module)), base)) {
+			a->modules[i].count += count;
+			return 0;
+		}
+	}
+	if (vec_grow(&a->modules, &a->cap_modules, a->nmodules + 1, sizeof(*a->modules), 4))
+		return -ENOMEM;
+	a->modules[a->nmodules++] = (struct module_count){f->module, f->kind, count};
 	return 0;
 }
 
@@ -98,19 +152,22 @@ static int collect(struct annot *a)
 	for (size_t i = 0; i < r->nsamples && !err; i++) {
 		const struct rec_sample *s = &r->samples[i];
 		const struct rec_frame *f;
-		int level;
+		enum leaf_kind kind;
 
 		if (!s->count || !s->nframes || s->frames[s->nframes - 1] >= r->nframes)
 			continue;
 		f = &r->frames[s->frames[s->nframes - 1]];
-		level = match_level(r, f, a->name);
-		if (level < 0)
+		kind = leaf_kind(r, f, a->name);
+		if (kind == LEAF_INLINED_INTO)
+			a->inlined += s->count;
+		if (kind != LEAF_SELF)
 			continue;
 		a->all += s->count;
-		if ((uint32_t)level < f->nlines && f->lines[level].line) {
+		err = add_module(a, f, s->count);
+		if (!err && f->nlines && f->lines[0].line) {
 			a->with_line += s->count;
-			err = add_line(a, f->lines[level].file, f->lines[level].line, s->count);
-		} else {
+			err = add_line(a, f->lines[0].file, f->lines[0].line, s->count);
+		} else if (!err) {
 			a->without_line += s->count;
 			err = add_pc(a, f, s->count);
 		}
@@ -179,22 +236,46 @@ static void print_lines(struct annot *a, FILE *out)
 	}
 }
 
+/* The header: the self samples (the report's self of name), and what is not counted in them. */
+static void print_header(const struct annot *a, FILE *out)
+{
+	uint64_t total = report_sample_total(a->r);
+
+	fprintf(out, "%s: %llu self samples (%.2f%% of %llu)", a->name, (unsigned long long)a->all,
+		report_pct(a->all, total), (unsigned long long)total);
+	if (a->with_line && a->without_line)
+		fprintf(out, "; %llu with a source line, %llu without (by instruction below)",
+			(unsigned long long)a->with_line, (unsigned long long)a->without_line);
+	fputc('\n', out);
+	if (a->nmodules > 1) {
+		fprintf(out, " in %zu modules (a row each in the report):", a->nmodules);
+		for (size_t i = 0; i < a->nmodules; i++)
+			fprintf(out, "%s %s %llu", i ? "," : "",
+				base_name(recording__string(a->r, a->modules[i].module)),
+				(unsigned long long)a->modules[i].count);
+		fputc('\n', out);
+	}
+	if (a->inlined)
+		fprintf(out,
+			" not counted: %llu samples in functions inlined into it (their self, as in "
+			"the report)\n",
+			(unsigned long long)a->inlined);
+}
+
 int report__annotate(const struct recording *r, const char *name, FILE *out)
 {
 	struct annot a = {.r = r, .name = name};
 	int err = collect(&a);
 
+	if (!err && !a.all && a.inlined)
+		log_warn("annotate: %s: %llu samples lie in functions inlined into it, none in its "
+			 "own code",
+			 name, (unsigned long long)a.inlined);
 	if (!err && !a.all)
 		err = -ENOENT;
 	if (err)
 		goto cleanup;
-	fprintf(out, "%s: %llu self samples (%.2f%% of %llu)", name, (unsigned long long)a.all,
-		report_pct(a.all, report_sample_total(r)),
-		(unsigned long long)report_sample_total(r));
-	if (a.with_line && a.without_line)
-		fprintf(out, "; %llu with a source line, %llu without (by instruction below)",
-			(unsigned long long)a.with_line, (unsigned long long)a.without_line);
-	fputc('\n', out);
+	print_header(&a, out);
 	if (a.nlines)
 		print_lines(&a, out);
 	if (a.npcs)
@@ -202,5 +283,6 @@ int report__annotate(const struct recording *r, const char *name, FILE *out)
 cleanup:
 	free(a.lines);
 	free(a.pcs);
+	free(a.modules);
 	return err;
 }

@@ -2,9 +2,12 @@
 /*
  * `perch annotate`'s disassembly, for samples the recording has no source line for: the
  * function's bytes read from the module file its frames name, its bounds from the module's
- * symbol table (.symtab, else .dynsym), decoded by capstone, each instruction with the samples
- * whose sampled address falls in it.
+ * symbol table (.symtab, else .dynsym) or, for the MODULE+0xSTART? names of code no symbol names,
+ * from the .eh_frame FDE that starts at file offset START (the bounds the symbolizer gave it,
+ * symbolize/fdesyms.c), decoded by capstone, each instruction with the samples whose sampled
+ * address falls in it.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,6 +19,7 @@
 #include <capstone/capstone.h>
 #include "annotate.h"
 #include "common.h"
+#include "lib/ehframe.h"
 #include "lib/elfinit.h"
 #include "lib/log.h"
 
@@ -26,6 +30,7 @@ struct fn_code {
 	uint64_t addr, off, size;
 	uint16_t machine;
 	uint8_t *bytes;
+	const char *bounds; /* where its bounds came from, for the heading */
 };
 
 /* name's FUNC symbol in the symbol table scn, with its section's address and offset. */
@@ -51,6 +56,7 @@ static bool find_in(Elf *e, Elf_Scn *scn, const char *name, struct fn_code *fc)
 		fc->addr = sym.st_value;
 		fc->size = sym.st_size;
 		fc->off = sym.st_value - ts.sh_addr + ts.sh_offset;
+		fc->bounds = "symbol table";
 		return true;
 	}
 	return false;
@@ -72,6 +78,63 @@ static bool find_symbol(Elf *e, const char *name, struct fn_code *fc)
 	return dyn && find_in(e, dyn, name, fc);
 }
 
+/* START of an inferred name "MODULE+0xSTART?" (fdesyms.c); false for any other name. */
+static bool fde_start(const char *name, uint64_t *start)
+{
+	const char *hex = strrchr(name, '+');
+	char *end;
+
+	if (!hex || strncmp(hex, "+0x", 3) || !isxdigit((unsigned char)hex[3]))
+		return false;
+	errno = 0;
+	*start = strtoull(hex + 3, &end, 16);
+	return !errno && end[0] == '?' && !end[1];
+}
+
+/* The virtual address of file offset off through the PT_LOAD segments; false when none has it. */
+static bool offset_vaddr(Elf *e, uint64_t off, uint64_t *vaddr)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(e, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && off >= ph.p_offset &&
+		    off - ph.p_offset < ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The bounds of an inferred name's FDE: the one starting at START, cut where the next begins, as
+ * the symbolizer bounded it. */
+static bool find_fde(Elf *e, const char *name, struct fn_code *fc)
+{
+	struct eh_range *r = NULL;
+	struct eh_section sec;
+	size_t n = 0, skipped = 0;
+	uint64_t lo;
+	bool found = false;
+
+	if (!fde_start(name, &fc->off) || !offset_vaddr(e, fc->off, &lo) || !eh_frame_of(e, &sec) ||
+	    eh_fde_ranges(&sec, &r, &n, &skipped))
+		return false;
+	n = eh_ranges_disjoint(r, n);
+	for (size_t i = 0; i < n && !found; i++) {
+		found = r[i].lo == lo;
+		if (found)
+			*fc = (struct fn_code){.addr = lo,
+					       .off = fc->off,
+					       .size = r[i].hi - lo,
+					       .bounds = ".eh_frame FDE"};
+	}
+	free(r);
+	return found;
+}
+
 /* The function's code from path: 0, -errno (logged). */
 static int read_code(const char *path, const char *name, struct fn_code *fc)
 {
@@ -85,10 +148,12 @@ static int read_code(const char *path, const char *name, struct fn_code *fc)
 		goto cleanup;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh) || !find_symbol(e, name, fc) || fc->size > MAX_CODE) {
+	if (!e || !gelf_getehdr(e, &eh) || !(find_symbol(e, name, fc) || find_fde(e, name, fc)) ||
+	    fc->size > MAX_CODE) {
 		err = -ENOENT;
-		log_warn("annotate: %s: no symbol %s in its symbol table (bounds unknown)", path,
-			 name);
+		log_warn("annotate: %s: no symbol %s in its symbol table, nor an .eh_frame FDE "
+			 "(bounds unknown)",
+			 path, name);
 		goto cleanup;
 	}
 	fc->machine = eh.e_machine;
@@ -147,8 +212,8 @@ static int print_code(const char *module, const struct fn_code *fc, const struct
 	count = cs_disasm(h, fc->bytes, fc->size, fc->addr, 0, &insn);
 	fprintf(out,
 		"\n%s: no source lines; disassembly of 0x%" PRIx64 "-0x%" PRIx64
-		" (symbol table), file offset 0x%" PRIx64 "\n",
-		module, fc->addr, fc->addr + fc->size, fc->off);
+		" (%s), file offset 0x%" PRIx64 "\n",
+		module, fc->addr, fc->addr + fc->size, fc->bounds, fc->off);
 	fprintf(out, "%8s %9s %16s  %s\n", "percent", "samples", "address", "instruction");
 	for (size_t i = 0; i < count; i++) {
 		uint64_t c = samples_in(pcs, n, module, insn[i].address - fc->addr + fc->off,
@@ -164,7 +229,7 @@ static int print_code(const char *module, const struct fn_code *fc, const struct
 	}
 	module_all = samples_in(pcs, n, module, 0, UINT64_MAX);
 	if (module_all > inside)
-		fprintf(out, "%" PRIu64 " samples of %s lie outside the symbol's bounds\n",
+		fprintf(out, "%" PRIu64 " samples of %s lie outside the function's bounds\n",
 			module_all - inside, module);
 	cs_free(insn, count);
 	cs_close(&h);
