@@ -227,8 +227,10 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 {
 	__u32 key = pid, gen = 0;
 
-	if (launched)
+	if (launched) {
 		sp->launched = pid;
+		sp->skel->bss->launched_tgid = pid; /* its ticks before its exec are perch's */
+	}
 	if (bpf_map_update_elem(bpf_map__fd(sp->skel->maps.targets), &key, &gen, BPF_ANY)) {
 		log_err("add target %d: %s", (int)pid, strerror(errno));
 		return PERCH_EXIT_BPF;

@@ -90,6 +90,8 @@ static const struct {
 	 "program pauses and steps overwritten before perch read them"},
 	{REC_STAT_off_cpu_spans_lost, "off-CPU spans (ring buffer full, or no key)"},
 	{REC_STAT_off_cpu_spans_dropped, "off-CPU spans dropped past --max-size"},
+	{REC_STAT_pre_exec_ticks_left_out,
+	 "ticks of the command before its exec (perch's own code in its child), left out"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)
