@@ -173,6 +173,8 @@ enum perch_stat {
 	PERCH_STAT_EARLY,      /* ticks in a process's first PERCH_EARLY_NS after its exec whose
 				     * walk stopped short: their raw stack went to the loader */
 	PERCH_STAT_EARLY_LOST, /* ...that the `early` ring could not take: counted as they were */
+	PERCH_STAT_PRE_EXEC,   /* ticks of a launched command before its exec: perch's own code in
+				* the forked child (perch;...;execve), left out */
 	PERCH_STAT_MAX,
 };
 

@@ -52,6 +52,9 @@ const volatile __u32 early_stacks = 0;
 /* perch record -e A,B: every tick's key carries its event's index (the perf event's BPF cookie)
  * in its flags; one event, nothing to tell apart: the tick skips the helper. */
 const volatile __u32 multi_event = 0;
+/* The launched command's tgid (0: none), set by the loader before the command may exec: until
+ * its first exec (generation 0) it is perch's forked child running perch's code. */
+volatile __u32 launched_tgid = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -853,6 +856,10 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	gen = bpf_map_lookup_elem(&targets, &tgid);
 	if (!gen || proc_off(tgid, &key.step, &only))
 		return 0;
+	if (tgid && tgid == launched_tgid && !*gen) {
+		stat_inc(PERCH_STAT_PRE_EXEC); /* perch's own code, not the command's */
+		return 0;
+	}
 	/* The time before `active` (see struct perch_tick): a call the compiler keeps in order. */
 	now = timeline ? bpf_ktime_get_ns() : 0;
 	buf = active;

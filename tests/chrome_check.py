@@ -24,6 +24,7 @@ counters, ticks, slices = collections.Counter(), collections.Counter(), collecti
 spans = collections.defaultdict(lambda: [0, 0])  # (tid, name) -> [calls, outermost time in ns]
 tables = {}  # (tid, name) -> (calls, total_ns) from the slices of a recording with no time axis
 flows = collections.defaultdict(dict)  # GPU launch flows: id -> {"s": event, "f": event}
+rates = collections.defaultdict(list)  # pid -> its sample-rate counter events
 for e in d["traceEvents"]:
     need(isinstance(e, dict) and e.get("ph") in tuple("MCiBEXsf"), "ph is one this exporter writes")
     need(all(isinstance(e.get(k), int) for k in ("pid", "tid")), "pid, tid")
@@ -35,10 +36,11 @@ for e in d["traceEvents"]:
     elif ph == "C" and e.get("cat") == "metrics":  # system metrics: one value, not samples
         need(list(e["args"]) == ["value"] and num(e["args"]["value"]) and e["args"]["value"] >= 0,
              "metric counter: %r" % e)
-    elif ph == "C":
+    elif ph == "C":  # samples per second from ts to the process's next counter event
         for k, v in e["args"].items():
             need(re.fullmatch(r"tid \d+", k) and num(v) and v >= 0, "counter series")
-            counters[int(k[4:])] += v
+        need(e["name"].endswith("/s"), "counters are rates: %r" % e["name"])
+        rates[e["pid"]].append(e)
     elif ph == "i":
         need(e.get("s") == "t" and e.get("cat") in ("cpu", "mark"), "instants on the thread")
         if e["cat"] == "cpu":
@@ -68,6 +70,16 @@ for e in d["traceEvents"]:
         if all(o["name"] != e["name"] for o in stack):  # the outermost of a recursion
             s[1] += round(e["ts"] * 1000) - round(b["ts"] * 1000)
 need(not any(open_spans.values()), "every B has its E")
+sums = collections.defaultdict(float)  # the rates times their windows' lengths: samples
+for evs in rates.values():
+    evs.sort(key=lambda e: e["ts"])
+    need(all(v == 0 for v in evs[-1]["args"].values()), "the last counter is 0")
+    for e, nxt in zip(evs, evs[1:]):
+        for k, v in e["args"].items():
+            sums[int(k[4:])] += v * (nxt["ts"] - e["ts"]) / 1e6
+for t, v in sums.items():
+    need(abs(v - round(v)) < 0.01, "tid %d: rates x windows give %r samples" % (t, v))
+    counters[t] += round(v)
 need(all(set(f) == {"s", "f"} and f["s"]["ts"] <= f["f"]["ts"] and f["f"].get("bp") == "e"
          and f["f"]["pid"] >= 0x40000000 for f in flows.values()),
      "each GPU flow: launch thread to a GPU track, forward in time")

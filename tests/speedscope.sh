@@ -7,7 +7,7 @@
 #     profiles of region spans and of off-CPU blocks (tests/corpus/offcpu-timeline.data): opens
 #     and closes in time order, nested) and to
 #     perch's choices (unit "none", endValue - startValue the profile's weight, names
-#     "comm (pid/tid)");
+#     "comm (pid/tid)", activeProfileIndex the heaviest sampled profile);
 #   - the folded stacks recomputed from it (the profile's comm, then each frame's name, ';'
 #     between them, weights summed over equal stacks) are `perch report --format=folded`'s lines,
 #     exactly, by function, with --lines, with --no-demangle and with --region=NAME for each region.
@@ -83,6 +83,10 @@ def evented(p):  # region spans or off-CPU blocks: opens and closes in time orde
     need(not stack, "every open frame closes")
 
 stacks = collections.Counter()
+sampled = [p["endValue"] - p["startValue"] if p.get("type") == "sampled" else -1 for p in profiles]
+if sampled and max(sampled) >= 0:  # opens on the heaviest sampled profile, the first of equals
+    need(d.get("activeProfileIndex") == sampled.index(max(sampled)),
+         "activeProfileIndex is the heaviest sampled profile")
 for p in profiles:
     if isinstance(p, dict) and p.get("type") == "evented":
         evented(p)

@@ -314,6 +314,27 @@ static void proc_comm_missing_pid_gives_esrch(void **state)
 
 /* In a new pid namespace (made by a child, so this process's later forks stay in its own): the
  * caller's first child there, pid 1 in it, wants the hold pipe closed; its pid here goes up pids. */
+/* postgres rewrites its argv in place and pads what is left with spaces or NULs. */
+static void proc_cmdline_trims_rewritten_argv_padding(void **state)
+{
+	char pg[128] = "postgres: checkpointer", args[] = "sh\0-c\0x  y\0\0 \0\0";
+	size_t n = strlen(pg);
+
+	(void)state;
+	memset(pg + n, ' ', 60);
+	memset(pg + n + 60, '\0', 20);
+	assert_int_equal(proc_cmdline_text(pg, n + 80), n);
+	assert_string_equal(pg, "postgres: checkpointer");
+	assert_int_equal(proc_cmdline_text(args, sizeof(args) - 1), 10);
+	assert_string_equal(args, "sh -c x  y");
+	assert_int_equal(proc_cmdline_text(args, 0), 0);
+	assert_string_equal(args, "");
+	/* and from /proc: this test's own, whole */
+	assert_int_equal(proc_cmdline(getpid(), pg, sizeof(pg)), 0);
+	assert_non_null(strstr(pg, "test_proc"));
+	assert_int_equal(proc_cmdline(0x7ffffff0, pg, sizeof(pg)), -ESRCH);
+}
+
 static void namespaced_child(int hold[2], int pids[2])
 {
 	pid_t gc;
@@ -473,6 +494,7 @@ int main(void)
 		cmocka_unit_test(proc_comm_of_self_matches_prctl),
 		cmocka_unit_test(proc_comm_of_thread_is_its_own_name),
 		cmocka_unit_test(proc_comm_missing_pid_gives_esrch),
+		cmocka_unit_test(proc_cmdline_trims_rewritten_argv_padding),
 		cmocka_unit_test(proc_ns_ids_give_pid_inside_its_namespace_and_euid),
 		cmocka_unit_test(proc_start_time_is_boot_clock_at_fork_despite_odd_name),
 		cmocka_unit_test(proc_maps_add_keeps_address_order),

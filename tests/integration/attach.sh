@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # perch record -p PID -d SECONDS on a running tests/workloads/shares: the same shares as when
-# launched, and a recording that says it attached and how long it ran.
+# launched, and a recording that says it attached and how long it ran, and names the process by
+# its command line without the blanks that end it.
 #
 #   tests/integration/attach.sh [BUILD_DIR]
 set -u
@@ -9,7 +10,8 @@ set -u
 it_begin attach "${1:-build}"
 
 # the workload runs on after perch stops, to print its measures
-"$WL/shares" 3.8 >"$T/attach.truth" &
+# (its command line ends in blank arguments, as a program that rewrites its argv pads it: postgres)
+"$WL/shares" 3.8 "pad   " "" "" >"$T/attach.truth" &
 wpid=$!
 sleep 0.3
 "$PERCH" record -q -o "$T/attach.data" -p "$wpid" -d 3 2>"$T/err"
@@ -26,6 +28,12 @@ else
 		ok "attach: the recording says mode attach and has a duration ($dur ns)"
 	else
 		bad "attach header" "mode '$mode' (want attach), duration_ns '$dur'"
+	fi
+	cmd=$("$PERCH" report --format=stats "$T/attach.data" | sed -n 's/^command //p')
+	if [ "$cmd" = "$WL/shares 3.8 pad" ]; then
+		ok "attach: the command line, trailing blanks and NULs trimmed: '$cmd'"
+	else
+		bad "attach command" "'$cmd' (want '$WL/shares 3.8 pad')"
 	fi
 fi
 

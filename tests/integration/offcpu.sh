@@ -169,11 +169,15 @@ if perch_record tl --off-cpu --timeline -- "$WL/offcpu" 2 && slices tl >"$T/tl.s
 		bad "slices vs totals" "slices $(span_total tl) ns, --view=off $(off_total tl) ns, lost $(rec_stat "$T/tl.data" off_cpu_spans_lost)"
 	fi
 	# --view=off: the windows carry the off-CPU time (speedscope and chrome read them): their
-	# chrome counters sum to the same total
+	# chrome counters (rates: each until the process's next) sum to the same total
 	"$PERCH" report --view=off --format=chrome -o "$T/tloff.json" "$T/tl.data"
-	win=$(python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(sum(sum(e["args"].values()) for e in d["traceEvents"] if e.get("name") == "samples" and e["ph"] == "C"))' "$T/tloff.json")
+	win=$(python3 -c 'import collections, json, sys
+d, by = json.load(open(sys.argv[1])), collections.defaultdict(list)
+for e in d["traceEvents"]:
+    if e.get("name") == "samples/s" and e["ph"] == "C":
+        by[e["pid"]].append(e)
+print(round(sum(v * (n["ts"] - e["ts"]) / 1e6 for es in by.values() for e, n in zip(es, es[1:])
+                for v in e["args"].values())))' "$T/tloff.json")
 	if [ "$win" = "$(off_total tl)" ]; then
 		ok "--view=off: the windows hold the off-CPU time, $win ns"
 	else

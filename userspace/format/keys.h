@@ -164,6 +164,10 @@
 	X(off_cpu_spans_lost, 1) \
 	X(off_cpu_spans_dropped, 2)
 
+/* A launched command (bpf/perch_bpf.h): its ticks before its exec, perch's own code in the forked
+ * child, left out of the samples; written only for a launched command. */
+#define REC_STATS_LAUNCHED(X) X(pre_exec_ticks_left_out, PERCH_STAT_PRE_EXEC)
+
 #define REC_STATS(X)            \
 	REC_STATS_BPF(X)        \
 	REC_STATS_COLLECT(X)    \
@@ -178,7 +182,8 @@
 	REC_STATS_LAUNCH(X)     \
 	REC_STATS_GPU_ATTACH(X) \
 	REC_STATS_GPU_CALLS(X)  \
-	REC_STATS_METRICS(X) REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X)
+	REC_STATS_METRICS(X)    \
+	REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

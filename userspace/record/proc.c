@@ -4,6 +4,7 @@
  * (parsed from /proc/PID/maps, each file-backed one with the /proc/PID/map_files path that keeps
  * it openable even after the file was deleted or replaced) and reads thread names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -307,8 +308,42 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 	if (err)
 		return err;
 	comm[strcspn(comm, "\n")] = '\0';
+	proc_cmdline_text(comm, strlen(comm));
 	snprintf(buf, len, "%s", comm);
 	return 0;
+}
+
+size_t proc_cmdline_text(char *buf, size_t n)
+{
+	while (n && (!buf[n - 1] || isspace((unsigned char)buf[n - 1])))
+		n--;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = buf[i] ? buf[i] : ' ';
+	buf[n] = '\0';
+	return n;
+}
+
+int proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!buf || !len)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -proc_errno(errno);
+	do {
+		n = read(fd, buf, len - 1);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -proc_errno(errno);
+	else
+		proc_cmdline_text(buf, (size_t)n);
+	close(fd);
+	return err;
 }
 
 int proc_start_time(pid_t pid, uint64_t *start)

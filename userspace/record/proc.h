@@ -47,8 +47,15 @@ const char *proc_vdso_path(const char *map_path);
 /* The number a /proc file (a sysctl) starts with. 0 or -errno. */
 int proc_read_uint(const char *path, unsigned int *out);
 
-/* Thread/process name (comm) into buf; returns 0 or -errno. */
+/* Thread/process name (comm) into buf, trailing whitespace trimmed; returns 0 or -errno. */
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len);
+/* The process's command line (/proc/PID/cmdline, cut at len - 1) into buf, its arguments joined
+ * by spaces and trailing whitespace and NULs trimmed (a program that rewrites its argv, as
+ * postgres does, pads it with them); returns 0 or -errno. */
+int proc_cmdline(pid_t pid, char *buf, size_t len);
+/* The n bytes of a command line as proc_cmdline() gives it, in place (buf[n] must be writable):
+ * NULs between arguments become spaces, trailing whitespace and NULs go. Its length. */
+size_t proc_cmdline_text(char *buf, size_t n);
 /* When the process started (/proc/PID/stat field 22, clock ticks since boot): with the pid, it
  * names one process for good, even after the pid is reused. 0 or -errno (-ESRCH: gone). */
 int proc_start_time(pid_t pid, uint64_t *start);

@@ -53,20 +53,40 @@ static uint32_t bpf_unwind_mode(enum record_unwind u)
  * Entries per stack and counts buffer. A buffer holds one drain period's distinct stacks, at most
  * as many as the ticks of every CPU in the period; eight periods of room cover a drain that comes
  * late. Sized to the machine, not to the largest one: the kernel allocates stack maps up front,
- * and the batch reads and clears walk every bucket.
+ * and the batch reads and clears walk every bucket. `room`: stacks per tick of a period, in
+ * powers of two from 1024 up to PERCH_STACK_ENTRIES; -c has no rate to size for: the most.
  */
-static __u32 buffer_entries(const struct sampler *sp)
+static __u32 entries_for(const struct sampler *sp, uint64_t room)
 {
-	uint64_t ticks = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * 8;
+	uint64_t ticks = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * room;
 	__u32 n = 1024;
 
 	for (size_t i = 0; i < sp->nevents; i++)
-		if (sp->periods[i]) /* -c: no rate to size for: the most */
+		if (sp->periods[i])
 			ticks = PERCH_STACK_ENTRIES;
 
 	while (n < ticks && n < PERCH_STACK_ENTRIES)
 		n *= 2;
 	return n;
+}
+
+/* Counts and DWARF stack buffers. */
+static __u32 buffer_entries(const struct sampler *sp)
+{
+	return entries_for(sp, 8);
+}
+
+/*
+ * Entries per stack map (stacks0/1), more than buffer_entries(). The kernel's stack map keeps one
+ * stack per hash bucket and refuses one whose bucket another stack holds (-EEXIST: counted as
+ * lost_*_stack_map_full, "[no stack]" when neither stack of a tick was kept), so the share lost
+ * is about the share of buckets in use: a period's ticks put two stacks each (user and kernel),
+ * in 64 times as many buckets under 1 % are lost even when every stack differs. Capped where
+ * eight CPUs at 997 Hz already were: two maps of 16384 stacks of 1 KiB, allocated up front.
+ */
+static __u32 stack_entries(const struct sampler *sp)
+{
+	return entries_for(sp, 2 * 64);
 }
 
 static int open_and_load(struct sampler *sp, uint32_t mode)
@@ -90,7 +110,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	buffers[4] = sp->skel->maps.dstacks0;
 	buffers[5] = sp->skel->maps.dstacks1;
 	for (size_t i = 0; i < 6; i++)
-		bpf_map__set_max_entries(buffers[i], entries);
+		bpf_map__set_max_entries(buffers[i], i < 2 ? stack_entries(sp) : entries);
 	sp->skel->rodata->unwind_mode = mode;
 	sp->skel->rodata->multi_event = sp->nevents > 1;
 	sp->skel->rodata->gate_steps = sp->gate_steps;
@@ -226,8 +246,10 @@ int sampler__add_target(struct sampler *sp, pid_t pid, bool launched)
 {
 	__u32 key = pid, gen = 0;
 
-	if (launched)
+	if (launched) {
 		sp->launched = pid;
+		sp->skel->bss->launched_tgid = pid; /* its ticks before its exec are perch's */
+	}
 	if (bpf_map_update_elem(bpf_map__fd(sp->skel->maps.targets), &key, &gen, BPF_ANY)) {
 		log_err("add target %d: %s", (int)pid, strerror(errno));
 		return PERCH_EXIT_BPF;

@@ -199,6 +199,10 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 	}
 	if (p->o->off_cpu && p->o->timeline)
 		n += offspans_kv(kv + n, w, p, totals, ok);
+#define LAUNCHED_KV(k, i)        \
+	if (p->o->argv && ok[i]) \
+		kv[n++] = stat_kv(REC_STAT_##k, totals[i]);
+	REC_STATS_LAUNCHED(LAUNCHED_KV)
 	rec_writer__stats(w, kv, n);
 }
 

@@ -23,6 +23,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "perch_abi.h"
+#include "proc.h"
 #include "systemwide.h"
 #include "targets.h"
 
@@ -436,18 +437,9 @@ void targets__command(const struct targets *tg, char *buf, size_t len)
 	}
 	/* Attached: the targets' own command lines are what the user knows them by. */
 	for (size_t i = 0; i < tg->o->npids && off < len; i++) {
-		char path[64], cmd[512] = "";
-		ssize_t n;
-		int fd;
+		char cmd[512] = "";
+		bool got = !proc_cmdline(tg->o->pids[i], cmd, sizeof(cmd)) && *cmd;
 
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)tg->o->pids[i]);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd >= 0 ? read(fd, cmd, sizeof(cmd) - 1) : -1;
-		if (fd >= 0)
-			close(fd);
-		for (ssize_t j = 0; j + 1 < n; j++)
-			if (!cmd[j])
-				cmd[j] = ' ';
-		off += snprintf(buf + off, len - off, "%s%s", i ? "; " : "", n > 0 ? cmd : "?");
+		off += snprintf(buf + off, len - off, "%s%s", i ? "; " : "", got ? cmd : "?");
 	}
 }

@@ -7,11 +7,12 @@
  * earliest event or span before it), on CLOCK_MONOTONIC.
  *
  *   process_name, thread_name   "M" metadata, one per process and thread of the recording.
- *   CPU samples, windows        "C" counter "samples" per process and window, one series per
- *                               sampled thread ("tid N": its samples in the window; 0 from the
+ *   CPU samples, windows        "C" counter "samples/s" per process and window, one series per
+ *                               sampled thread ("tid N": its samples in the window per second of
+ *                               it, so windows of unequal length show no false spike; 0 from the
  *                               end of a window not followed at once by the next). Perfetto makes
- *                               a track "samples tid N" of each series; summing a series gives
- *                               the thread's samples. Counters, not "X" slices per window: a
+ *                               a track "samples/s tid N" of each series; each value times the
+ *                               time to the next gives the thread's samples. Counters, not "X" slices per window: a
  *                               window's slice would cut through the region slices on the thread
  *                               track, which must nest.
  *   CPU samples, --timeline     one instant "i" (scope "t") per tick on the thread's track, cat
@@ -253,8 +254,9 @@ static void put_metadata(struct chrome *x)
 	}
 }
 
-/* One "samples" counter event per process at ns: each sampled thread's count (0 with zero). */
-static void put_counters(struct chrome *x, uint64_t ns, bool zero)
+/* One "samples/s" counter event per process at ns: each sampled thread's count in the window
+ * of dur_ns as a rate (per second; 0 with dur_ns 0, at a window's end). */
+static void put_counters(struct chrome *x, uint64_t ns, uint64_t dur_ns)
 {
 	for (size_t i = 0, j; i < x->nthreads; i = j) {
 		size_t n = 0;
@@ -266,10 +268,10 @@ static void put_counters(struct chrome *x, uint64_t ns, bool zero)
 				continue;
 			if (!n++) {
 				event_start(x, 'C', t->pid, t->pid, ns);
-				fprintf(x->out, ",\"name\":\"%s\",\"args\":{", x->counter);
+				fprintf(x->out, ",\"name\":\"%s/s\",\"args\":{", x->counter);
 			}
-			fprintf(x->out, "%s\"tid %" PRIu32 "\":%" PRIu64, n > 1 ? "," : "", t->tid,
-				zero ? 0 : t->count);
+			fprintf(x->out, "%s\"tid %" PRIu32 "\":%.15g", n > 1 ? "," : "", t->tid,
+				dur_ns ? t->count * 1e9 / (double)dur_ns : 0.0);
 		}
 		if (n)
 			fputs("}}", x->out);
@@ -292,9 +294,10 @@ static void put_windows(struct chrome *x)
 			if (s < r->nsamples && profile__sample_kept(x->p, s))
 				x->threads[x->sample_thread[s]].count += win->counts[k].count;
 		}
-		put_counters(x, win->start_ns, false);
+		put_counters(x, win->start_ns,
+			     win->end_ns > win->start_ns ? win->end_ns - win->start_ns : 0);
 		if (w + 1 == r->nwindows || r->windows[w + 1].start_ns != win->end_ns)
-			put_counters(x, win->end_ns, true);
+			put_counters(x, win->end_ns, 0);
 	}
 }
 

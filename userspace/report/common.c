@@ -59,6 +59,15 @@ uint64_t report_sample_total(const struct recording *r)
 	return n;
 }
 
+uint64_t report_samples_without_stack(const struct recording *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		n += r->samples[i].nframes ? 0 : r->samples[i].count;
+	return n;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

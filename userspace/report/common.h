@@ -34,6 +34,9 @@ bool report_end(const struct recording *r, enum rec_end key, uint64_t *value);
 /* The profile model as the options ask for it (--lines, --no-demangle, --region). NULL + errno. */
 struct profile *report_profile(const struct recording *r, const struct report_opts *o);
 uint64_t report_sample_total(const struct recording *r);
+/* Samples with no frame at all, which the stacks show as "[no stack]": the user stack was lost
+ * (stack map collision or full, unreadable) and the tick came in user mode (no kernel stack). */
+uint64_t report_samples_without_stack(const struct recording *r);
 /* The sample's thread's name when it was taken (its process's, or "?", for recordings made
  * before samples carried it). Valid while r lives. */
 const char *report_sample_comm(const struct recording *r, const struct rec_sample *s);

@@ -8,6 +8,8 @@
  * chains expanded, and the sample's regions leading its stack as "region:NAME" frames, exactly as
  * --format=folded shows them: summing a profile's weights by stack gives folded's lines.
  *
+ * speedscope opens on the heaviest sampled profile (activeProfileIndex).
+ *
  * Weights are in unit "none": sample counts, exact and the same numbers the other outputs
  * print, and defined when the recording has no frequency; nanoseconds would be count * 1e9 /
  * frequency, rounded. Under --view=off|wall (report/view.c) they are nanoseconds, and say so.
@@ -432,6 +434,26 @@ static void put_frames(struct ss *x)
 	fputs("]}}\n", x->out);
 }
 
+/* The index of the sampled profile with the most weight (the first of equals), which speedscope
+ * opens on: a launcher's few samples would otherwise hide the work. 0 when there is none. */
+static size_t heaviest_profile(const struct ss *x)
+{
+	uint64_t best = 0;
+	size_t at = 0, n = 0;
+
+	for (size_t i = 0, j; i < x->nsamples; i = j, n++) {
+		uint64_t total = weight(x, x->samples[i].idx);
+
+		for (j = i + 1; j < x->nsamples && same_thread(&x->samples[i], &x->samples[j]); j++)
+			total += weight(x, x->samples[j].idx);
+		if (total > best) {
+			best = total;
+			at = n;
+		}
+	}
+	return at;
+}
+
 static int export(struct ss *x, const char *path)
 {
 	const struct recording *r = x->r;
@@ -457,8 +479,8 @@ static int export(struct ss *x, const char *path)
 	      "\"exporter\":\"perch report --format=speedscope\",\n\"name\":",
 	      x->out);
 	report_json_str(x->out, command && *command ? command : path);
-	fputs(x->nsamples || r->nspans || r->noffspans ? ",\n\"activeProfileIndex\":0" : "",
-	      x->out);
+	if (x->nsamples || r->nspans || r->noffspans)
+		fprintf(x->out, ",\n\"activeProfileIndex\":%zu", heaviest_profile(x));
 	fputs(",\n\"profiles\":[", x->out);
 	for (size_t i = 0, j; !err && i < x->nsamples; i = j) {
 		for (j = i + 1; j < x->nsamples && same_thread(&x->samples[i], &x->samples[j]); j++)

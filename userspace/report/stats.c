@@ -86,6 +86,8 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 	print_enabled(r, out);
 	fprintf(out, "sampled %" PRIu64 "\nprocesses %zu\nthreads %zu\n", report_sample_total(r),
 		nproc, nthreads);
+	if ((v = report_samples_without_stack(r))) /* "[no stack]"; only where there are some */
+		fprintf(out, "samples_without_stack %" PRIu64 "\n", v);
 	if (report_time_axis(r, &t))
 		fprintf(out,
 			"time_start_ns %" PRIu64 "\ntime_end_ns %" PRIu64 "\nwindows %zu\n"

@@ -33,6 +33,8 @@ static void print_unwinding(const struct recording *r, FILE *out)
 
 static void print_losses(const struct recording *r, FILE *out)
 {
+	uint64_t n;
+
 	fprintf(out,
 		"lost       %" PRIu64 " samples (count map full); stacks missing: user %" PRIu64
 		" (stack map full or hash collision %" PRIu64 ", unreadable %" PRIu64
@@ -55,6 +57,12 @@ static void print_losses(const struct recording *r, FILE *out)
 		report_stat(r, REC_STAT_samples_without_mappings),
 		report_stat(r, REC_STAT_damaged_user_stacks),
 		report_stat(r, REC_STAT_lost_process_events));
+	if ((n = report_samples_without_stack(r)))
+		fprintf(out,
+			"no stack   %" PRIu64
+			" samples kept neither stack (user stack lost above, tick in "
+			"user mode): shown as [no stack]\n",
+			n);
 	if (report_stat(r, REC_STAT_jit_maps_capped))
 		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
 			report_stat(r, REC_STAT_jit_maps_capped));
@@ -90,6 +98,8 @@ static const struct {
 	 "program pauses and steps overwritten before perch read them"},
 	{REC_STAT_off_cpu_spans_lost, "off-CPU spans (ring buffer full, or no key)"},
 	{REC_STAT_off_cpu_spans_dropped, "off-CPU spans dropped past --max-size"},
+	{REC_STAT_pre_exec_ticks_left_out,
+	 "ticks of the command before its exec (perch's own code in its child), left out"},
 };
 
 static void print_other_losses(const struct recording *r, FILE *out)
