@@ -43,6 +43,7 @@ struct image {
 	uint32_t gen;
 	struct proc_maps *maps;
 	bool maps_failed;     /* tried and the process was gone (or had exec'd past it) */
+	uint64_t reread_at;   /* 1 + the drain it last reread /proc/PID/maps in */
 	struct u64map frames; /* address -> frame id */
 	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
 	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
@@ -77,6 +78,7 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct procs *ps; /* borrowed: the processes, with our slots */
 	int id;
+	uint64_t drains; /* collector__drained() calls so far */
 	struct u64map kframes;	   /* kernel address -> frame id */
 	struct u64map threads;	   /* pid << 32 | tid -> 1 */
 	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
@@ -491,6 +493,7 @@ static void proc_execd(void *ctx, struct procs_proc *pp)
 
 void collector__drained(struct collector *c)
 {
+	c->drains++;
 	for (size_t i = 0; i < procs__count(c->ps); i++) {
 		struct proc *p = slot_of(c, procs__at(c->ps, i));
 		size_t n = 0;
@@ -583,8 +586,12 @@ static const struct proc_map *find_map(struct collector *c, struct image *img, u
 		if (!img->maps && !img->maps_failed && newest)
 			read_maps(img);
 		m = img->maps ? proc_maps__find(img->maps, addr) : NULL;
-		if (!m && img->maps && newest && !p->pp->exited) {
-			reread_maps(img); /* mapped since we looked (dlopen) */
+		/* Mapped since we looked (dlopen)? Once a drain: every address no mapping holds
+		 * (a stale frame, JIT code) re-parsing /proc/PID/maps stalled `record -a`'s drains
+		 * for seconds, and the full stack maps then lost ticks. */
+		if (!m && img->maps && newest && !p->pp->exited && img->reread_at != c->drains + 1) {
+			img->reread_at = c->drains + 1;
+			reread_maps(img);
 			m = proc_maps__find(img->maps, addr);
 		}
 		/* A tick inside exec, after the new image is mapped and before the sampler hears
