@@ -298,31 +298,15 @@ san-unit: $(TESTS) $(REPLAYS)
 	@bash tests/run-unit.sh $(TESTS)
 	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
 
+# The checks of outputs against reference readers run side by side (tests/parallel.sh); the
+# integration scenarios, which measure CPU shares and times, run alone after them.
 check-integration: all
-	@bash tests/golden.sh $(BUILD)
-	@bash tests/pprof.sh $(BUILD)
-	@bash tests/merge.sh $(BUILD)
-	@bash tests/push.sh $(BUILD)
-	@bash tests/speedscope.sh $(BUILD)
-	@bash tests/query.sh $(BUILD)
-	@bash tests/help.sh $(BUILD)
-	@bash tests/readme.sh $(BUILD)
-	@bash tests/chrome.sh $(BUILD)
-	@bash tests/html.sh $(BUILD)
-	@bash tests/symbolize.sh $(BUILD)
+	@bash tests/parallel.sh $(BUILD) html speedscope chrome query golden symbolize readme pprof merge push help
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures
 	@echo "== again with perch built with -fsanitize=address,undefined"
-	@bash tests/golden.sh build-san
-	@bash tests/pprof.sh build-san
-	@bash tests/merge.sh build-san
-	@bash tests/push.sh build-san
-	@bash tests/same-output.sh $(BUILD) build-san
-	@bash tests/query.sh build-san
-	@bash tests/help.sh build-san
-	@bash tests/readme.sh build-san
-	@HTML_REFERENCE=$(BUILD) bash tests/html.sh build-san
-	@bash tests/symbolize.sh build-san
+	@bash tests/parallel.sh build-san HTML_REFERENCE=$(BUILD):html SAME_OUTPUT_REF=$(BUILD):same-output golden query symbolize \
+		readme pprof merge push help
 	@bash tests/integration.sh build-san
 
 check-format:

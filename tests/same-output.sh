@@ -7,10 +7,16 @@
 # tests/html.sh checked against their formats' rules and against perch's other outputs just
 # before. What runs once per build instead of twice: the Python and browser checks.
 #   bash tests/same-output.sh REF BUILD
+#   SAME_OUTPUT_REF=REF bash tests/same-output.sh BUILD    (as tests/parallel.sh runs it)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-REF=${1:-build}
-BUILD=${2:-build-san}
+if [ $# -ge 2 ]; then
+	REF=$1
+	BUILD=$2
+else
+	REF=${SAME_OUTPUT_REF:-build}
+	BUILD=${1:-build-san}
+fi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
