@@ -98,6 +98,9 @@ static void report_options(FILE *out)
 	      "                       names (every format; with the queries, in any order)\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
 	      "                       time, or both in ns (a recording made with --off-cpu)\n"
+	      "  --metrics=WHICH      the text's system metrics: summary (default: the CPUs, the\n"
+	      "                       busiest processes, the GPUs), all (every series of every\n"
+	      "                       process; why GPU metrics are missing), none\n"
 	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
 	      "                       without it the text report shows each event in turn, and the\n"
 	      "                       other formats need it)\n",
@@ -259,6 +262,22 @@ static int parse_sort(const char *arg, struct report_opts *o)
 	return 0;
 }
 
+/* --metrics=summary|all|none: the text's Metrics section. */
+static int parse_metrics(const char *s, struct report_opts *o)
+{
+	static const char *const names[] = {[REPORT_METRICS_SUMMARY] = "summary",
+					    [REPORT_METRICS_ALL] = "all",
+					    [REPORT_METRICS_NONE] = "none"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			o->metrics = (enum report_metrics)i;
+			return 0;
+		}
+	}
+	return log_usage(NULL, "bad --metrics '%s' (summary, all or none)", s);
+}
+
 /* --merge-chains=P and --sort. */
 static int tree_option(int c, struct report_opts *o)
 {
@@ -358,6 +377,8 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'e':
 		event_arg = optarg;
 		return 0;
+	case 'Y':
+		return parse_metrics(optarg, o);
 	case 'V':
 		if (report__parse_view(optarg, &o->view))
 			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
@@ -529,6 +550,7 @@ static int run_report(int argc, char **argv)
 		{"tid", required_argument, NULL, 'T'},
 		{"comm", required_argument, NULL, 'N'},
 		{"event", required_argument, NULL, 'e'},
+		{"metrics", required_argument, NULL, 'Y'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -566,7 +588,7 @@ const struct cli_command cli_report = {
 		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
 		"                    [--sort=self|total|comm,pid,tid,function] [--per-thread]\n"
 		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
-		"                    [--event=NAME]\n"
+		"                    [--event=NAME] [--metrics=summary|all|none]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };
