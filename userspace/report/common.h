@@ -100,8 +100,8 @@ uint64_t report_mean_ns(const struct region_stat *s);
 
 /* report/text.c: the top functions by self or by total weight, top rows at most. */
 void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
-/* report/threads.c: --sort with thread keys: the top tables per (keys, function), or per keys
- * alone without "function" in the sort; 0 or -ENOMEM. */
+/* report/threads.c: --sort with thread keys or dso: the top tables per (keys, function), per
+ * (keys, module) with dso, or per keys alone with neither in the sort; 0 or -ENOMEM. */
 int report_print_keyed_top(const struct recording *r, const struct profile *p,
 			   const struct report_opts *o, FILE *out);
 /* report/text.c: the nodes of a bounded path tree labelled by p's functions, as the call tree

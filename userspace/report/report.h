@@ -84,6 +84,9 @@ struct report_opts {
 	enum profile_key keys[PROFILE_KEYS_MAX];
 	uint32_t nkeys;
 	bool by_function;
+	/* --sort=dso (text): the top tables' rows are (keys, module): self, the samples whose leaf
+	 * is in the module; total, those with a frame in it (report/threads.c) */
+	bool by_module;
 	uint32_t event; /* --event: 1 + the index of the one event shown (the recording
 				* holds its samples only: report__select_event); 0: all */
 };

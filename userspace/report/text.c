@@ -418,6 +418,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 {
 	struct profile *p = report_profile(r, o);
 	struct regiontab *t = NULL;
+	bool keyed = o->nkeys || (o->by_module && !o->by_function);
 	int err = 0;
 
 	if (!p)
@@ -429,11 +430,11 @@ int report_text(const struct recording *r, const char *path, const struct report
 	}
 	/* what was asked first (the functions, the call tree), then what explains it */
 	print_header(r, path, o, p, out);
-	if (o->nkeys)
+	if (keyed)
 		err = report_print_keyed_top(r, p, o, out);
-	if (!o->nkeys && o->sort != REPORT_SORT_TOTAL)
+	if (!keyed && o->sort != REPORT_SORT_TOTAL)
 		report_print_top(p, true, o->top, out);
-	if (!o->nkeys && o->sort != REPORT_SORT_SELF)
+	if (!keyed && o->sort != REPORT_SORT_SELF)
 		report_print_top(p, false, o->top, out);
 	print_tree(p, o, out);
 	report_print_processes(r, p, o->top, out);
