@@ -87,6 +87,11 @@ QUERIES=(
 	"golden/forks|comm-filter-per-thread|--comm=forks --tid=10795,10796 --per-thread --top=3"
 	"golden/forks|bad-tid|--tid=x"
 	"golden/forks|no-thread|--tid=10795,1"
+	"golden/inlined|sort-dso|--sort=dso --min-percent=5"
+	"golden/forks|sort-comm-dso-self|--sort=comm,dso,self --min-percent=5"
+	"corpus/metrics|metrics-all|--metrics=all --top=3"
+	"corpus/metrics|metrics-none|--metrics=none --top=3"
+	"corpus/metrics|bad-metrics|--metrics=some"
 )
 for q in "${QUERIES[@]}"; do
 	IFS='|' read -r data name opts <<<"$q"

@@ -117,7 +117,8 @@ seconds() {
 says() { "$PERCH" report "$1" 2>/dev/null | grep -q "${@:2}"; }
 # call_tree REC [REPORT_OPTION...]: the text report's call tree, for the checks that count its
 # nodes (the one part of the human report the tests read: its shape is what they test)
-call_tree() { "$PERCH" report "${@:2}" "$1" | sed -n '/^Call tree/,$p'; }
+# (up to the blank line before the sections that follow it)
+call_tree() { "$PERCH" report "${@:2}" "$1" | awk '/^Call tree/ { on = 1 } on && /^$/ { exit } on'; }
 # csv_all REC NAME COLUMN: the all-threads row's COLUMN (3 calls, 4 total_s, 6 mean_s) of region
 # NAME, from perch report --format=csv
 csv_all() { "$PERCH" report --format=csv "$1" | awk -F, -v n="$2" -v c="$3" '$1 == n && $2 == "" { print $c }'; }

@@ -106,9 +106,9 @@ fi
 # metrics (METRICS) survive a merge: each input's rows of the report's Metrics section (min,
 # mean, max per series) are the rows after "from LABEL:" in the merged file's, exactly; the
 # off-CPU slices (OFFSPANS) of the chrome export are the inputs' together
-metric_rows() { # metric_rows FILE [LABEL]: the Metrics rows, of LABEL's input in a merged FILE
-	"$PERCH" report "$1" | awk -v l="${2:-}" '/^Metrics / { m = 1; on = (l == ""); next }
-		m && /^$/ { exit } m && /^ from / { on = ($0 == " from " l ":"); next } m && on && /^  / { print }'
+metric_rows() { # metric_rows FILE [LABEL]: the Metrics rows (all, then the summary's), of LABEL's input in a merged FILE
+	{ "$PERCH" report --metrics=all "$1"; "$PERCH" report "$1"; } | awk -v l="${2:-}" '/^Metrics / { m = 1; on = (l == ""); next }
+		m && /^$/ { m = 0 } m && /^ from / { on = ($0 == " from " l ":"); next } m && on && /^  / { print }'
 }
 offslices() { "$PERCH" report --format=chrome "$1" | grep -c '"cat":"offcpu"'; }
 "$PERCH" merge -o "$T/metrics.data" --label=in0 --label=in1 --label=in2 tests/corpus/metrics.data \

@@ -127,7 +127,8 @@ static void writer_rejects_bad_series(void **state)
 static void origin_markers_label_each_inputs_rows(void **state)
 {
 	const char *path = tmp_path("origins.data");
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .top = 1};
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
 	struct rec_writer *w = rec_writer__open(path);
 	struct rec_metric_point a[] = {{1100, 3000}, {1200, 5000}}, b[] = {{1100, 7000}};
 	struct rec_metric m[4] = {{REC_METRIC_ORIGIN, 0, 0, 0, NULL},
@@ -157,6 +158,19 @@ static void origin_markers_label_each_inputs_rows(void **state)
 	assert_non_null(strstr(ha, "cpu0                         30.0       40.0       50.0  %"));
 	assert_true(strstr(ha, "40.0       50.0") < hb);
 	assert_non_null(strstr(hb, "cpu0                         70.0       70.0       70.0  %"));
+	free(text);
+	/* the summary: each input's block after its label too */
+	text = NULL;
+	o.metrics = REPORT_METRICS_SUMMARY;
+	f = open_memstream(&text, &len);
+	assert_int_equal(report__print(r, path, &o, f), 0);
+	fclose(f);
+	ha = strstr(text, " from host-a:\n CPUs");
+	hb = strstr(text, " from host-b:\n CPUs");
+	assert_non_null(ha);
+	assert_non_null(hb);
+	assert_true(strstr(ha, "all 1 CPUs                   30.0       40.0       50.0  %") < hb);
+	assert_non_null(strstr(hb, "all 1 CPUs                   70.0       70.0       70.0  %"));
 	free(text);
 	recording__free(r);
 }
@@ -278,7 +292,8 @@ static void series_stay_within_budget_keeping_totals(void **state)
 static void many_cpus_show_the_machine_and_the_busiest(void **state)
 {
 	const char *path = tmp_path("cpus.data");
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .top = 1};
+	struct report_opts o = {
+		.sz = sizeof(o), .format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
 	struct rec_writer *w = rec_writer__open(path);
 	struct rec_series s[20];
 	struct rec_metric m[20];

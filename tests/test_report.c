@@ -381,6 +381,17 @@ static char *between(const char *s, const char *from, const char *to)
 	return strndup(a, b - a);
 }
 
+/* From from to the end of the report (the last section), less its last line's end. */
+static char *last_lines(const char *s, const char *from)
+{
+	char *part = between(s, from, NULL);
+	size_t n = strlen(part);
+
+	if (n && part[n - 1] == '\n')
+		part[n - 1] = '\0';
+	return part;
+}
+
 static const char region_table[] =
 	"\n"
 	"Regions (exact counts and wall times from the markers, all threads summed; total counts a\n"
@@ -470,7 +481,7 @@ static void report_text_shows_region_table_tree_and_notes(void **state)
 		"profiler   perch used 0.000 s user + 0.000 s system; BPF run time not measured "
 		"(sysctl kernel.bpf_stats_enabled=0)\n";
 	/* No region among the functions; region-only samples (user stack lost) weigh on no node. */
-	const char *tail =
+	const char *body =
 		"\n"
 		"Top functions by self (samples whose leaf is the function)\n"
 		"    self%     self  total%    total  function                                 module\n"
@@ -508,7 +519,8 @@ static void report_text_shows_region_table_tree_and_notes(void **state)
 		"     25.00%  25.00%  work\n";
 
 	(void)state;
-	assert_true(asprintf(&want, "%s%s%s%s", head, region_table, region_tree_and_notes, tail) >
+	/* the functions and the call tree first, then the regions */
+	assert_true(asprintf(&want, "%s%s%s%s", head, body, region_table, region_tree_and_notes) >
 		    0);
 	assert_lines_equal(out, want);
 	free(want);
@@ -787,7 +799,7 @@ static void report_text_gpu_section_has_kernels_copies_busy_and_counts(void **st
 	(void)state;
 	gpu_recording(&r);
 	out = print_format(&r, REPORT_TEXT);
-	gpu = between(out, "GPU (CUDA", "\nTop functions");
+	gpu = between(out, "GPU (CUDA", NULL);
 	assert_lines_equal(
 		gpu,
 		"GPU (CUDA through CUPTI)\n"
@@ -846,7 +858,7 @@ static void report_gpu_time_by_launch_stack_region_and_call_path(void **state)
 		"probe hits lost in the kernel)\n"
 		"  attributed 601.000 µs of GPU time to a launch stack, 300.500 µs not");
 	free(paths);
-	paths = between(out, "  GPU call tree", "\n\nTop functions");
+	paths = last_lines(out, "  GPU call tree");
 	assert_lines_equal(
 		paths, "  GPU call tree (the launch stacks as the bounded path tree, weighted by "
 		       "the GPU time they launched: 601.000 µs; 3 nodes)\n"
@@ -928,7 +940,7 @@ static void report_gpu_tree_honours_min_percent_and_region(void **state)
 		assert_non_null(f);
 		assert_int_equal(report__print(&r, "gpu.data", &o, f), 0);
 		fclose(f);
-		tree = between(out, "  GPU call tree", "\n\nTop functions");
+		tree = last_lines(out, "  GPU call tree");
 		assert_lines_equal(tree,
 				   pass ? "  GPU call tree (the launch stacks as the bounded path "
 					  "tree, weighted by the GPU time they launched: "
@@ -1265,7 +1277,7 @@ static void report_region_filter_shows_its_share_and_filters_tables_and_tree(voi
 	part = between(out, "\nRegions (", "\nRegion tree");
 	assert_lines_equal(part, region_table);
 	free(part);
-	part = between(out, "\nTop functions by self", NULL);
+	part = between(out, "\nTop functions by self", "\nRegions (");
 	assert_lines_equal(
 		part,
 		"\n"
@@ -1453,7 +1465,7 @@ static void report_regions_without_trees_count_samples_only(void **state)
 	g_region_trees = false;
 	out = render_with(write_region_fixture, &o);
 	g_region_trees = true;
-	part = between(out, "\nRegions (", "\nTop functions");
+	part = between(out, "\nRegions (", NULL);
 	assert_lines_equal(
 		part,
 		"\n"

@@ -24,7 +24,8 @@
 #include "format/recording.h"
 #include "report/report.h"
 
-#define DEFAULT_FREQ 997 /* a prime: ticks don't lock step with periodic work */
+#define DEFAULT_FREQ  997 /* a prime: ticks don't lock step with periodic work */
+#define PERF_MAX_RATE "/proc/sys/kernel/perf_event_max_sample_rate" /* -F max */
 
 #define DEFAULT_OFF_CPU_MIN_US 100 /* --off-cpu-min */
 
@@ -33,7 +34,8 @@
 static void record_options(FILE *out)
 {
 	fputs("record options:\n"
-	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
+	      "  -F, --freq=HZ        samples per second per CPU (default 997); max: the kernel's\n"
+	      "                       highest (/proc/sys/kernel/perf_event_max_sample_rate)\n"
 	      "  -c, --count=PERIOD   one sample every PERIOD events (nanoseconds for a clock)\n"
 	      "                       instead of -F HZ\n"
 	      "  -e, --event=EV,...   sample on these events (repeatable): cpu-clock (default;\n"
@@ -62,6 +64,7 @@ static void record_options(FILE *out)
 	      "                       frame pointers where a module has none), dwarf (tables "
 	      "only), fp\n"
 	      "      --call-graph=MODE  the same as --unwind (perf's spelling: fp, dwarf)\n"
+	      "  -g                   perf's \"record call graphs\": perch always does (accepted)\n"
 	      "      --timeline       every sample's time and thread, every region begin, end and\n"
 	      "                       mark (grows with the run; see --max-size)\n"
 	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
@@ -187,6 +190,7 @@ static int parse_seconds(const char *s, const char *opt, bool zero_ok, double *o
 struct event_choice {
 	const char *names[REC_EVENTS_MAX];
 	size_t n;
+	bool freq_max; /* -F max */
 };
 
 /* The options that do not go into record_opts. */
@@ -272,12 +276,39 @@ static int check_cpus(const char *list)
 	return 0;
 }
 
-/* -a, -C, -e, -c: the perf user's options. */
+/* -F HZ, or -F max: the highest frequency the kernel allows (as perf reads it). */
+static int parse_freq(const char *s, struct record_opts *o, struct event_choice *e)
+{
+	unsigned long v;
+	FILE *f;
+
+	if (!strcmp(s, "max")) {
+		f = fopen(PERF_MAX_RATE, "r");
+		if (!f || fscanf(f, "%lu", &v) != 1 || !v || v > UINT32_MAX)
+			v = 0;
+		if (f)
+			fclose(f);
+		if (!v)
+			return log_usage(NULL, "-F max: cannot read %s", PERF_MAX_RATE);
+		e->freq_max = true;
+	} else if (cli_parse_uint(s, 100000, &v)) {
+		return log_usage(NULL, "bad frequency '%s' (1 to 100000, or max)", s);
+	}
+	o->freq = v;
+	o->freq_given = true;
+	return 0;
+}
+
+/* -a, -C, -e, -c, -F, -g: the perf user's options. */
 static int perf_option(int c, struct record_opts *o, struct event_choice *e)
 {
 	unsigned long v;
 
 	switch (c) {
+	case 'F':
+		return parse_freq(optarg, o, e);
+	case 'g':
+		return 0; /* perf's "record call graphs": perch always does (--call-graph: how) */
 	case 'a':
 		o->all_cpus = true;
 		return 0;
@@ -298,7 +329,6 @@ static int perf_option(int c, struct record_opts *o, struct event_choice *e)
 static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid_t **pids,
 			 char **argv)
 {
-	unsigned long v;
 	char *end;
 
 	switch (c) {
@@ -306,13 +336,9 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	case 'C':
 	case 'e':
 	case 'c':
-		return perf_option(c, o, &g->events);
 	case 'F':
-		if (cli_parse_uint(optarg, 100000, &v))
-			return log_usage(NULL, "bad frequency '%s'", optarg);
-		o->freq = v;
-		o->freq_given = true;
-		return 0;
+	case 'g':
+		return perf_option(c, o, &g->events);
 	case 'o':
 		o->output = optarg;
 		return 0;
@@ -446,6 +472,9 @@ static int check_perf_options(struct record_opts *o, const struct event_choice *
 		return log_usage(NULL, "give either -a or -p PID, not both");
 	o->events = e->n ? e->names : NULL;
 	o->nevents = e->n;
+	if (e->freq_max && !o->quiet) /* as perf says it */
+		fprintf(stderr, "perch: info: -F max: the kernel's maximum, %u Hz (%s)\n", o->freq,
+			PERF_MAX_RATE);
 	return 0;
 }
 
@@ -491,7 +520,8 @@ static int run_record(int argc, char **argv)
 	struct record_result res;
 	int c, ret = 0;
 
-	while (!ret && (c = getopt_long(argc, argv, "+F:o:p:d:D:aC:e:c:qvh", longopts, NULL)) != -1)
+	while (!ret &&
+	       (c = getopt_long(argc, argv, "+F:o:p:d:D:aC:e:c:gqvh", longopts, NULL)) != -1)
 		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
 		o.argv = argv + optind;
@@ -526,7 +556,7 @@ const struct cli_command cli_record = {
 	.synopsis =
 		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
 		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
-		"[-a] [-C CPUS] [-e EVENT,...] [-c PERIOD] [--call-graph=fp|dwarf] "
+		"[-a] [-C CPUS] [-e EVENT,...] [-c PERIOD] [-g] [--call-graph=fp|dwarf] "
 		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] "
 		"[--off-cpu [--off-cpu-min=US]] -- CMD [ARGS...]\n"
 		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "

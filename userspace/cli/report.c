@@ -91,13 +91,22 @@ static void report_options(FILE *out)
 	      "  --sort=KEYS          perf's: comm, pid, tid (each once, in any order) then function:\n"
 	      "                       the keys go on top of the call tree, the top tables and\n"
 	      "                       folded's stacks (rows per keys, and function when listed);\n"
-	      "                       self or total: only the top table by self, or by total\n"
+	      "                       dso (after the keys): the top tables per module (self: the\n"
+	      "                       leaf is in it; total: a frame is); dso,sym: per function\n"
+	      "                       (sym: function); self or total: only the top table by self,\n"
+	      "                       or by total\n"
+	      "  --children, --no-children\n"
+	      "                       perf's: --sort=total, --sort=self\n"
+	      "  --stdio              perf's: the text report (the default)\n"
 	      "  --per-thread         --sort=pid,tid,function\n"
 	      "  --pid=LIST, --tid=LIST, --comm=NAME[,NAME]\n"
 	      "                       keep only the samples of these processes, threads or thread\n"
 	      "                       names (every format; with the queries, in any order)\n"
 	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
 	      "                       time, or both in ns (a recording made with --off-cpu)\n"
+	      "  --metrics=WHICH      the text's system metrics: summary (default: the CPUs, the\n"
+	      "                       busiest processes, the GPUs), all (every series of every\n"
+	      "                       process; why GPU metrics are missing), none\n"
 	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
 	      "                       without it the text report shows each event in turn, and the\n"
 	      "                       other formats need it)\n",
@@ -202,8 +211,23 @@ static int query_option(int c, struct report_opts *o)
 	return 0;
 }
 
-/* One word of --sort into o: a thread key (each once, before "function"), "function", or the
- * table "self" or "total". 0 or -EINVAL. */
+/* "dso" (perf's: rows per module; after the thread keys, before "function"), and "function"
+ * (perf's "sym" too) into o. 0 or -EINVAL. */
+static int sort_row_word(const char *w, size_t len, struct report_opts *o)
+{
+	if (len == 3 && !strncmp(w, "dso", len) && !o->by_module && !o->by_function)
+		o->by_module = true;
+	else if (((len == 8 && !strncmp(w, "function", len)) ||
+		  (len == 3 && !strncmp(w, "sym", len))) &&
+		 !o->by_function)
+		o->by_function = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* One word of --sort into o: a thread key (each once, before dso and "function"), dso,
+ * "function", or the table "self" or "total". 0 or -EINVAL. */
 static int sort_word(const char *w, size_t len, struct report_opts *o)
 {
 	static const char *const keys[PROFILE_KEY_NR] = {"comm", "pid", "tid"};
@@ -215,14 +239,14 @@ static int sort_word(const char *w, size_t len, struct report_opts *o)
 			if (o->keys[i] == (enum profile_key)k)
 				return -EINVAL;
 		}
-		if (o->by_function || o->nkeys >= PROFILE_KEYS_MAX)
+		if (o->by_function || o->by_module || o->nkeys >= PROFILE_KEYS_MAX)
 			return -EINVAL;
 		o->keys[o->nkeys++] = (enum profile_key)k;
 		return 0;
 	}
-	if (len == 8 && !strncmp(w, "function", len) && !o->by_function)
-		o->by_function = true;
-	else if (len == 4 && !strncmp(w, "self", len) && o->sort == REPORT_SORT_BOTH)
+	if (!sort_row_word(w, len, o))
+		return 0;
+	if (len == 4 && !strncmp(w, "self", len) && o->sort == REPORT_SORT_BOTH)
 		o->sort = REPORT_SORT_SELF;
 	else if (len == 5 && !strncmp(w, "total", len) && o->sort == REPORT_SORT_BOTH)
 		o->sort = REPORT_SORT_TOTAL;
@@ -242,20 +266,49 @@ static int parse_sort(const char *arg, struct report_opts *o)
 
 		if (sort_word(w, len, &s))
 			return log_usage(NULL,
-					 "bad --sort '%s' (comm, pid, tid, each once, then "
-					 "function; or self or total)",
+					 "bad --sort '%s' (comm, pid, tid, each once, then dso, "
+					 "then function or sym; or self or total)",
 					 arg);
 		w += len;
 		if (!*w)
 			break;
 	}
-	if (s.nkeys || s.by_function) {
+	if (s.nkeys || s.by_function || s.by_module) {
 		memcpy(o->keys, s.keys, sizeof(o->keys));
 		o->nkeys = s.nkeys;
-		o->by_function = s.by_function || !s.nkeys;
+		/* dso,sym: rows per function, which name their module */
+		o->by_module = s.by_module && !s.by_function;
+		o->by_function = s.by_function || (!s.nkeys && !s.by_module);
 	}
 	if (s.sort != REPORT_SORT_BOTH)
 		o->sort = s.sort;
+	return 0;
+}
+
+/* --metrics=summary|all|none: the text's Metrics section. */
+static int parse_metrics(const char *s, struct report_opts *o)
+{
+	static const char *const names[] = {[REPORT_METRICS_SUMMARY] = "summary",
+					    [REPORT_METRICS_ALL] = "all",
+					    [REPORT_METRICS_NONE] = "none"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			o->metrics = (enum report_metrics)i;
+			return 0;
+		}
+	}
+	return log_usage(NULL, "bad --metrics '%s' (summary, all or none)", s);
+}
+
+/* perf report's spellings: --stdio (the text report: perch's default output), --children
+ * (order by total: the top table by total) and --no-children (by self: the table by self). */
+static int perf_report_option(int c, struct report_opts *o)
+{
+	if (c == 's')
+		o->format = REPORT_TEXT;
+	else
+		o->sort = c == 'c' ? REPORT_SORT_TOTAL : REPORT_SORT_SELF;
 	return 0;
 }
 
@@ -350,6 +403,10 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'M':
 	case 'O':
 		return tree_option(c, o);
+	case 's':
+	case 'c':
+	case 'k':
+		return perf_report_option(c, o);
 	case 'W':
 	case 'P':
 	case 'T':
@@ -358,6 +415,8 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 	case 'e':
 		event_arg = optarg;
 		return 0;
+	case 'Y':
+		return parse_metrics(optarg, o);
 	case 'V':
 		if (report__parse_view(optarg, &o->view))
 			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
@@ -529,6 +588,10 @@ static int run_report(int argc, char **argv)
 		{"tid", required_argument, NULL, 'T'},
 		{"comm", required_argument, NULL, 'N'},
 		{"event", required_argument, NULL, 'e'},
+		{"metrics", required_argument, NULL, 'Y'},
+		{"stdio", no_argument, NULL, 's'},
+		{"children", no_argument, NULL, 'c'},
+		{"no-children", no_argument, NULL, 'k'},
 		{"input", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -564,9 +627,10 @@ const struct cli_command cli_report = {
 		"                    [--lines] [--no-demangle] [--inline|--no-inline]\n"
 		"                    [--select=F] [--exclude=F] [--fold=F]\n"
 		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
-		"                    [--sort=self|total|comm,pid,tid,function] [--per-thread]\n"
+		"                    [--sort=self|total|comm,pid,tid,dso,function|sym] [--per-thread]\n"
+		"                    [--children|--no-children] [--stdio]\n"
 		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
-		"                    [--event=NAME]\n"
+		"                    [--event=NAME] [--metrics=summary|all|none]\n"
 		"                    [-o FILE] [FILE | -i FILE]\n",
 	.options = report_options,
 };

@@ -103,8 +103,8 @@ uint64_t report_mean_ns(const struct region_stat *s);
 
 /* report/text.c: the top functions by self or by total weight, top rows at most. */
 void report_print_top(const struct profile *p, bool by_self, unsigned int top, FILE *out);
-/* report/threads.c: --sort with thread keys: the top tables per (keys, function), or per keys
- * alone without "function" in the sort; 0 or -ENOMEM. */
+/* report/threads.c: --sort with thread keys or dso: the top tables per (keys, function), per
+ * (keys, module) with dso, or per keys alone with neither in the sort; 0 or -ENOMEM. */
 int report_print_keyed_top(const struct recording *r, const struct profile *p,
 			   const struct report_opts *o, FILE *out);
 /* report/text.c: the nodes of a bounded path tree labelled by p's functions, as the call tree
@@ -123,7 +123,20 @@ struct report_metric_sum {
 const char *report_metric_unit(uint32_t metric);
 bool report_metric_value(const struct rec_metric *m, uint32_t i, double *v);
 bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum *s);
-void report_print_metrics(const struct recording *r, FILE *out);
+/* The text section (report_opts.metrics): every series and the metrics note (ALL), or
+ * report/metrics_summary.c's block (SUMMARY), or nothing (NONE; nothing either for a recording
+ * without metrics). */
+void report_print_metrics(const struct recording *r, enum report_metrics mode, FILE *out);
+void report_print_metrics_summary(const struct recording *r, FILE *out);
+/* The recording's metrics note ("no NVML: ...") where a GPU is involved (recorded with --gpu,
+ * GPU spans, calls or series), else NULL: without a GPU, no NVML is no news. */
+const char *report_metrics_note(const struct recording *r);
+/* One series' row "  LABEL min mean max unit (total)"; the "all N CPUs" row of a run of n CPU
+ * series (nothing when their points do not line up); the name pid had in the thread table (""
+ * when none: it was never sampled). */
+void report_metric_row(const struct rec_metric *m, const char *label, FILE *out);
+void report_metric_all_cpus(const struct rec_metric *cpus, size_t n, FILE *out);
+const char *report_metric_proc_name(const struct recording *r, uint32_t pid);
 /* report/steps.c: the text report's "Steps" section (nothing without steps, program pauses or
  * --steps); --format=stats's lines "step PID N START_NS END_NS SAMPLES" and "program_pause PID 0
  * START_NS END_NS 0" (END_NS 0: still open at the end). */

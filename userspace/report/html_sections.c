@@ -154,7 +154,7 @@ int html_put_metrics(const struct recording *r, FILE *out)
 	f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;
-	report_print_metrics(r, f);
+	report_print_metrics(r, REPORT_METRICS_ALL, f);
 	if (fclose(f))
 		return -ENOMEM;
 	fprintf(out,

@@ -79,7 +79,7 @@ bool report_metric_summary(const struct rec_metric *m, struct report_metric_sum 
 	return n > 0;
 }
 
-static void print_row(const struct rec_metric *m, const char *label, FILE *out)
+void report_metric_row(const struct rec_metric *m, const char *label, FILE *out)
 {
 	const struct rec_metric_info *info = rec_metric_info(m->metric);
 	const char *unit = report_metric_unit(m->metric);
@@ -97,8 +97,7 @@ static void print_row(const struct rec_metric *m, const char *label, FILE *out)
 	fputc('\n', out);
 }
 
-/* The name of the process pid had in the thread table ("" when none: it was never sampled). */
-static const char *proc_name(const struct recording *r, uint32_t pid)
+const char *report_metric_proc_name(const struct recording *r, uint32_t pid)
 {
 	const char *name = "";
 
@@ -137,14 +136,14 @@ void report_metric_subject(const struct recording *r, const struct rec_metric *m
 		snprintf(buf, len, "%s%sGPU %" PRIu32, from, sep, m->subject);
 		return;
 	}
-	name = proc_name(r, m->subject);
+	name = report_metric_proc_name(r, m->subject);
 	snprintf(buf, len, "%s%s%" PRIu32 "%s%s%s", from, sep, m->subject, *name ? " (" : "", name,
 		 *name ? ")" : "");
 }
 
 static void print_subject(const struct recording *r, uint8_t subject, uint32_t id, FILE *out)
 {
-	const char *name = subject == REC_MS_PROC ? proc_name(r, id) : "";
+	const char *name = subject == REC_MS_PROC ? report_metric_proc_name(r, id) : "";
 
 	if (subject == REC_MS_PROC && *name)
 		fprintf(out, " process %" PRIu32 " (%s):\n", id, name);
@@ -159,9 +158,7 @@ static void print_subject(const struct recording *r, uint8_t subject, uint32_t i
 #define MAX_CPU_ROWS 16 /* more CPUs: the all-CPUs row and the busiest BUSIEST_ROWS */
 #define BUSIEST_ROWS 8
 
-/* The machine's busy share: the CPUs' mean at each point, when their series line up (sampled
- * together, as perch samples them). */
-static void print_all_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
+void report_metric_all_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 {
 	struct rec_metric all = cpus[0];
 	struct rec_metric_point *pts;
@@ -183,7 +180,7 @@ static void print_all_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 	}
 	all.points = pts;
 	snprintf(label, sizeof(label), "all %zu CPUs", n);
-	print_row(&all, label, out);
+	report_metric_row(&all, label, out);
 	free(pts);
 }
 
@@ -209,7 +206,7 @@ static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 	struct report_metric_sum s;
 	char label[48];
 
-	print_all_cpus(cpus, n, out);
+	report_metric_all_cpus(cpus, n, out);
 	if (!rows)
 		return;
 	for (size_t k = 0; k < n; k++) {
@@ -220,7 +217,7 @@ static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 		qsort(rows, n, sizeof(*rows), by_mean_desc);
 	for (size_t k = 0; k < shown; k++) {
 		snprintf(label, sizeof(label), "cpu%" PRIu32, cpus[rows[k].k].subject);
-		print_row(&cpus[rows[k].k], label, out);
+		report_metric_row(&cpus[rows[k].k], label, out);
 	}
 	if (shown < n)
 		fprintf(out, "  ... %zu more CPUs, less busy (--format=chrome has each)\n",
@@ -228,20 +225,32 @@ static void print_cpus(const struct rec_metric *cpus, size_t n, FILE *out)
 	free(rows);
 }
 
-/* The section: each subject's series in the order recorded (the sampler keeps a subject's
- * series together); in a merged recording each input's after a line "from LABEL:". Nothing for
- * a recording without metrics. */
-void report_print_metrics(const struct recording *r, FILE *out)
+/* Whether the recording involves a GPU: recorded with --gpu, or GPU spans, calls or series. */
+static bool gpu_involved(const struct recording *r)
+{
+	if (report_meta(r, REC_META_gpu) || r->ngpu || r->ngpu_notes || r->ngpu_calls)
+		return true;
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct rec_metric_info *info = rec_metric_info(r->metrics[i].metric);
+
+		if (info && info->subject == REC_MS_GPU)
+			return true;
+	}
+	return false;
+}
+
+const char *report_metrics_note(const struct recording *r)
+{
+	return r->metrics_note && gpu_involved(r) ? recording__string(r, r->metrics_note) : NULL;
+}
+
+/* Every subject's series in the order recorded (the sampler keeps a subject's series together);
+ * in a merged recording each input's after a line "from LABEL:". */
+static void print_all(const struct recording *r, FILE *out)
 {
 	int64_t subject = -1;
 	uint8_t kind = 0xff;
 
-	if (!r->nmetrics && !r->metrics_note)
-		return;
-	fprintf(out, "\nMetrics (every %" PRIu64 " ms; min, mean, max over the samples):\n",
-		r->metrics_interval_ns / 1000000);
-	if (r->metrics_note)
-		fprintf(out, " note: %s\n", recording__string(r, r->metrics_note));
 	for (size_t i = 0, j; i < r->nmetrics; i = j) {
 		const struct rec_metric *m = &r->metrics[i];
 		const struct rec_metric_info *info = rec_metric_info(m->metric);
@@ -264,6 +273,26 @@ void report_print_metrics(const struct recording *r, FILE *out)
 			print_cpus(m, j - i, out);
 			continue;
 		}
-		print_row(m, info->name, out);
+		report_metric_row(m, info->name, out);
 	}
+}
+
+void report_print_metrics(const struct recording *r, enum report_metrics mode, FILE *out)
+{
+	/* all: every series, and why one is missing (no NVML) even where no GPU is involved */
+	const char *note = mode == REPORT_METRICS_ALL && r->metrics_note
+				   ? recording__string(r, r->metrics_note)
+				   : report_metrics_note(r);
+
+	if (mode == REPORT_METRICS_NONE || (!r->nmetrics && !note))
+		return;
+	if (mode == REPORT_METRICS_SUMMARY) {
+		report_print_metrics_summary(r, out);
+		return;
+	}
+	fprintf(out, "\nMetrics (every %" PRIu64 " ms; min, mean, max over the samples):\n",
+		r->metrics_interval_ns / 1000000);
+	if (note)
+		fprintf(out, " note: %s\n", note);
+	print_all(r, out);
 }

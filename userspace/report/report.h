@@ -57,6 +57,9 @@ void report__view_header(const struct recording *r, enum report_view v, FILE *ou
 /* --sort: the text's top-functions tables (both by default, self first). */
 enum report_sort { REPORT_SORT_BOTH, REPORT_SORT_SELF, REPORT_SORT_TOTAL };
 
+/* --metrics: the text's Metrics section as a summary (default), every series, or none. */
+enum report_metrics { REPORT_METRICS_SUMMARY, REPORT_METRICS_ALL, REPORT_METRICS_NONE };
+
 struct report_opts {
 	size_t sz;
 	enum report_format format;
@@ -71,15 +74,19 @@ struct report_opts {
 	 * or the GPU tables) and --callers/--callees (their table instead of the report): NULL
 	 * for none. */
 	struct query *query;
-	double merge_chains;   /* text call tree: merge chains at this % (0: off) */
-	enum report_sort sort; /* text: which top-functions tables, in which order */
-	enum report_view view; /* --view: what the samples weigh (report/view.c) */
+	double merge_chains;	     /* text call tree: merge chains at this % (0: off) */
+	enum report_sort sort;	     /* text: which top-functions tables, in which order */
+	enum report_view view;	     /* --view: what the samples weigh (report/view.c) */
+	enum report_metrics metrics; /* --metrics: the text's Metrics section */
 	/* --sort=comm,pid,tid,function / --per-thread (report/threads.c): the thread keys that go
 	 * on top of the call tree and the top tables, and of folded's stacks; by_function: the
 	 * tables' rows are (keys, function), else the keys alone. */
 	enum profile_key keys[PROFILE_KEYS_MAX];
 	uint32_t nkeys;
 	bool by_function;
+	/* --sort=dso (text): the top tables' rows are (keys, module): self, the samples whose leaf
+	 * is in the module; total, those with a frame in it (report/threads.c) */
+	bool by_module;
 	uint32_t event; /* --event: 1 + the index of the one event shown (the recording
 				* holds its samples only: report__select_event); 0: all */
 };

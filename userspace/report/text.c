@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The text report (--format=text, the default): the header (what was recorded and everything
- * that was lost), the regions (report/regions.c), the top functions by self and by total weight
- * and the bounded call tree. Every number says which view it comes from.
+ * that was lost), the top functions by self and by total weight and the bounded call tree, then
+ * the sections that explain them: processes (system-wide), regions (report/regions.c), GPU,
+ * metrics (a summary by default) and steps. Every number says which view it comes from.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -427,6 +428,7 @@ int report_text(const struct recording *r, const char *path, const struct report
 {
 	struct profile *p = report_profile(r, o);
 	struct regiontab *t = NULL;
+	bool keyed = o->nkeys || (o->by_module && !o->by_function);
 	int err = 0;
 
 	if (!p)
@@ -436,19 +438,20 @@ int report_text(const struct recording *r, const char *path, const struct report
 		err = -errno;
 		goto cleanup;
 	}
+	/* what was asked first (the functions, the call tree), then what explains it */
 	print_header(r, path, o, p, out);
+	if (keyed)
+		err = report_print_keyed_top(r, p, o, out);
+	if (!keyed && o->sort != REPORT_SORT_TOTAL)
+		report_print_top(p, true, o->top, out);
+	if (!keyed && o->sort != REPORT_SORT_SELF)
+		report_print_top(p, false, o->top, out);
+	print_tree(p, o, out);
 	report_print_processes(r, p, o->top, out);
 	report_print_regions(r, t, out);
 	report_print_gpu(r, p, o, out);
-	report_print_metrics(r, out);
+	report_print_metrics(r, o->metrics, out);
 	report_print_steps(r, out);
-	if (o->nkeys)
-		err = report_print_keyed_top(r, p, o, out);
-	if (!o->nkeys && o->sort != REPORT_SORT_TOTAL)
-		report_print_top(p, true, o->top, out);
-	if (!o->nkeys && o->sort != REPORT_SORT_SELF)
-		report_print_top(p, false, o->top, out);
-	print_tree(p, o, out);
 cleanup:
 	regiontab__free(t);
 	profile__free(p);
