@@ -37,4 +37,20 @@ else
 	fi
 fi
 
+# -p on an idle parent whose child burns: no samples (perch follows the PID's threads, as perf
+# record -p), and one note names the child and what to do
+bash -c '"$1" 3 >/dev/null & wait' _ "$WL/shares" &
+parent=$!
+sleep 0.3
+child=$(pgrep -P "$parent" | head -1)
+"$PERCH" record -o "$T/idle.data" -p "$parent" -d 1 >/dev/null 2>"$T/idle.err"
+kill "$child" "$parent" 2>/dev/null
+wait "$parent" 2>/dev/null
+if [ -n "$child" ] && [ "$(rec_stat "$T/idle.data" sampled)" = 0 ] &&
+	[ "$(grep -c "no samples: $parent was idle.*($child).*give their PIDs, or -a" "$T/idle.err")" = 1 ]; then
+	ok "attach to an idle parent: 0 samples and one note naming its child $child"
+else
+	bad "idle parent" "child '$child', sampled $(rec_stat "$T/idle.data" sampled): $(tr '\n' '|' <"$T/idle.err")"
+fi
+
 it_end

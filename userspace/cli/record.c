@@ -412,9 +412,56 @@ static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid
 	}
 }
 
+/* pid's children, as "A, B, ..." into buf (the first few; /proc/PID/task/TID/children); false
+ * when it has none. */
+static bool children_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	size_t used = 0;
+	unsigned long child;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	buf[0] = '\0';
+	while (used + 24 < len && fscanf(f, "%lu", &child) == 1)
+		used += (size_t)snprintf(buf + used, len - used, "%s%lu", used ? ", " : "", child);
+	fclose(f);
+	return used > 0;
+}
+
+/* The samples the recording holds. */
+static uint64_t sampled_of(const struct recording *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++)
+		n += r->samples[i].count;
+	return n;
+}
+
+/* -p on a process that took no tick: perch follows the threads of the PIDs given, not the
+ * children they started (as perf record -p), so an idle parent of busy children says so. */
+static void hint_idle_pids(const struct record_opts *o, const struct recording *r)
+{
+	char kids[256];
+
+	if (!o->npids || sampled_of(r) != 0)
+		return;
+	for (size_t i = 0; i < o->npids; i++) {
+		if (children_of(o->pids[i], kids, sizeof(kids)))
+			fprintf(stderr,
+				"perch: note: no samples: %d was idle; -p follows its threads, not the "
+				"processes it started (%s): give their PIDs, or -a\n",
+				(int)o->pids[i], kids);
+	}
+}
+
 /* What `perch record` prints when the recording is complete: read back from the file, so the
  * summary is what `perch report` would say. */
-static void print_summary(const char *path)
+static void print_summary(const struct record_opts *o, const char *path)
 {
 	struct recording *r = NULL;
 	int err = recording__load(path, &r);
@@ -434,6 +481,8 @@ static void print_summary(const char *path)
 		if (r && !report__select_event(r, ev))
 			report__summary_of(r, path, ev + 1, stderr);
 	}
+	if (r)
+		hint_idle_pids(o, r);
 	recording__free(r);
 }
 
@@ -541,9 +590,9 @@ static int run_record(int argc, char **argv)
 	}
 	o.pids = pids;
 	ret = record__run(&o, &res);
-	free(pids);
 	if (res.complete && !o.quiet)
-		print_summary(o.output);
+		print_summary(&o, o.output);
+	free(pids);
 	if (res.duration_stopped)
 		fprintf(stderr, "perch: %s stopped after -d %g s (exit status 0)\n", o.argv[0],
 			o.duration_s);

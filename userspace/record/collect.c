@@ -78,7 +78,7 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct procs *ps; /* borrowed: the processes, with our slots */
 	int id;
-	uint64_t drains; /* collector__drained() calls so far */
+	uint64_t drains;	   /* collector__drained() calls so far */
 	struct u64map kframes;	   /* kernel address -> frame id */
 	struct u64map threads;	   /* pid << 32 | tid -> 1 */
 	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
@@ -589,7 +589,8 @@ static const struct proc_map *find_map(struct collector *c, struct image *img, u
 		/* Mapped since we looked (dlopen)? Once a drain: every address no mapping holds
 		 * (a stale frame, JIT code) re-parsing /proc/PID/maps stalled `record -a`'s drains
 		 * for seconds, and the full stack maps then lost ticks. */
-		if (!m && img->maps && newest && !p->pp->exited && img->reread_at != c->drains + 1) {
+		if (!m && img->maps && newest && !p->pp->exited &&
+		    img->reread_at != c->drains + 1) {
 			img->reread_at = c->drains + 1;
 			reread_maps(img);
 			m = proc_maps__find(img->maps, addr);
