@@ -1406,7 +1406,8 @@ static void load_sym_names(const char *path, struct sym_names *t)
 			GElf_Sym sym;
 
 			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 				continue;
 			name = elf_strptr(t->elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
@@ -1416,6 +1417,9 @@ static void load_sym_names(const char *path, struct sym_names *t)
 				t->v = realloc(t->v, cap * sizeof(*t->v));
 				assert_non_null(t->v);
 			}
+			/* as perch names them: without the symbol version (dn_skipname@@GLIBC_2.34) */
+			name = strndup(name, name[0] == '@' ? strlen(name) : strcspn(name, "@"));
+			assert_non_null(name);
 			t->v[t->n++] = (struct named_sym){name, sym.st_value};
 		}
 	}
@@ -1424,6 +1428,8 @@ static void load_sym_names(const char *path, struct sym_names *t)
 
 static void free_sym_names(struct sym_names *t)
 {
+	for (size_t i = 0; i < t->n; i++)
+		free((char *)t->v[i].name);
 	free(t->v);
 	elf_end(t->elf);
 	close(t->fd);
