@@ -36,6 +36,7 @@ neighbours() {
 	awk -v f="$2" -v d="$3" "$FOLD_AWK"'{ parse(); delete seen
 		for (i = 2; i <= k; i++) if (fr[i] == f) {
 			y = i + d < 2 ? "[root]" : i + d > k ? (d > 0 ? "[self]" : "") : fr[i + d]
+			sub(/_\[k\]$/, "", y) # folded marks kernel frames; the csv rows name the function
 			if (y != "" && !(y in seen)) { seen[y]; c[y] += n } }
 		} END { for (y in c) print y "\t" c[y] }' "$1" | sort
 }

@@ -83,10 +83,10 @@ c = {e["name"] for e in d["traceEvents"] if e["ph"] == "C" and e.get("cat") != "
 print(o.get("event"), "|", o.get("sampling"), "|", ",".join(sorted(c)))
 EOF
 )
-if [ "$got" = "page-faults | $hdr | page-faults" ]; then
+if [ "$got" = "page-faults | $hdr | page-faults/s" ]; then
 	ok "chrome -e page-faults: otherData and counters say '$got'"
 else
-	bad "chrome -e page-faults" "'$got', want 'page-faults | $hdr | page-faults'"
+	bad "chrome -e page-faults" "'$got', want 'page-faults | $hdr | page-faults/s'"
 fi
 
 # html: the unit in the page's data, --event in its CLI line
