@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Region marker cost table (bench/regions.c): ns per begin/end pair, 1 and 2 threads, median of
-# 5 runs each, the loop's own cost shown separately. Usage: bash bench/regions.sh [BUILD_DIR]
+# RUNS runs each (default 5), the loop's own cost shown separately.
+# Usage: [RUNS=N] bash bench/regions.sh [BUILD_DIR]
 set -euo pipefail
 BUILD=${1:-build}
+RUNS=${RUNS:-5}
 cd "$(dirname "$0")/.."
 out="$BUILD/bench"
 mkdir -p "$out"
@@ -11,12 +13,12 @@ gcc "${CFLAGS[@]}" -o "$out/regions" bench/regions.c include/perch.c
 gcc "${CFLAGS[@]}" -DPERCH_DISABLE -o "$out/regions-disabled" bench/regions.c
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-run() { for _ in 1 2 3 4 5; do "$@"; done | median; }
+run() { for _ in $(seq "$RUNS"); do "$@"; done | median; }
 
 echo "## Region marker cost (bench/regions.sh)"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) CPUs: $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)"
-echo "- 50M begin/end pairs per thread in a tight loop; median of 5 runs; ns per pair including the loop"
+echo "- 50M begin/end pairs per thread in a tight loop; median of $RUNS runs; ns per pair including the loop"
 echo
 echo "| markers | 1 thread ns/pair | 2 threads ns/pair |"
 echo "|---|---|---|"

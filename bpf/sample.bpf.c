@@ -689,6 +689,7 @@ static __always_inline bool region_stack_find(__u32 tgid, struct perch_key *key,
 	struct perch_rstack *st, *old;
 	__u64 fsbase = 0, hash = FNV_OFFSET;
 	__s64 tls_offset = 0;
+	__u64 match = 0;
 	__u32 n, i;
 	bool found = false;
 
@@ -722,17 +723,22 @@ static __always_inline bool region_stack_find(__u32 tgid, struct perch_key *key,
 		barrier_var(d); /* keeps the compiler from turning the mask back into a branch */
 		st->ids[i] &= (__u32)(d >> 63); /* all ones while i < n */
 		hash = (hash ^ st->ids[i]) * FNV_PRIME;
-		found |= only && st->ids[i] == only;
+		/* 1 where the id is `only`, without a branch ((x - 1) >> 63 is 1 for x == 0 only):
+		 * a branch here split the verifier's walk at each of the 64 steps (~100 ms of
+		 * every start, tests/integration/startup.sh) */
+		match |= ((__u64)(st->ids[i] ^ only) - 1) >> 63;
 	}
+	found = only && match;
 	hash |= 1; /* never 0: 0 means no region */
 	old = bpf_map_lookup_elem(&region_stacks, &hash);
 	if (old) {
-		if (old->depth != st->depth)
+		__u32 diff = old->depth ^ st->depth;
+
+		/* Accumulated, not a branch per id: the verifier walks one path, not 65. */
+		for (i = 0; i < PERCH_REGION_DEPTH; i++)
+			diff |= old->ids[i] ^ st->ids[i];
+		if (diff)
 			goto lost;
-		for (i = 0; i < PERCH_REGION_DEPTH; i++) {
-			if (old->ids[i] != st->ids[i])
-				goto lost;
-		}
 	} else if (bpf_map_update_elem(&region_stacks, &hash, st, BPF_NOEXIST)) {
 		if (!bpf_map_lookup_elem(&region_stacks, &hash))
 			goto lost; /* full (not a race with another CPU storing the same stack) */

@@ -694,7 +694,7 @@ static inline void catch_up(struct perch_abi_thread *th, uint32_t depth)
 
 /* The depths of this thread's open activations that began while paused (or outside the steps
  * asked for): they have no node, no time and no call; the runtime's own, not the profiler's. */
-static __thread uint64_t paused_at;
+static __thread uint64_t paused_at __attribute__((tls_model("initial-exec")));
 
 /* Paused by the program, or outside the profiler's step range: nothing is recorded. */
 static inline bool ctl_off(void)
@@ -717,7 +717,9 @@ static inline void begin_event(struct perch_abi_thread *th, uint32_t depth, uint
 	ring_put(th, now, PERCH_RING_BEGIN, id, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size);
 }
 
-void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
+/* Every begin while profiled: a thread's first, a new epoch, pauses, steps, depths to catch up,
+ * a node to find. */
+static __attribute__((noinline)) void begin_any(uint32_t depth, uint32_t id, uint64_t size)
 {
 	struct perch_abi_thread *th = current_block();
 	uint32_t node, parent;
@@ -766,32 +768,10 @@ static __attribute__((noinline)) void end_paused(struct perch_abi_thread *th, ui
 	}
 }
 
-void perch__end_slow(uint32_t depth)
+/* A timed activation's wall time into its node (and its parent's child time, its cost model). */
+static inline __attribute__((always_inline)) void
+end_timed(struct perch_abi_thread *th, struct perch_abi_node *n, uint32_t depth, uint64_t dur)
 {
-	uint64_t now = now_ticks();
-	struct perch_abi_thread *th = current_block();
-	struct perch_abi_node *n;
-	uint64_t dur;
-
-	if (!th || depth >= PERCH_MAX_DEPTH)
-		return;
-	if (__builtin_expect(paused_at >> depth & 1, 0)) {
-		end_paused(th, depth);
-		return;
-	}
-	catch_up(th, depth + 1);
-	n = &th->nodes[th->node_at[depth]];
-	n->calls++;
-	if (n->open)
-		n->open--;
-	th->valid_depth = depth;
-	if (!th->start_at[depth]) {
-		n->unmatched++;
-		return; /* not in the timeline either: its begin is not */
-	}
-	if (__builtin_expect(perch_registry.timeline, 0))
-		ring_put(th, now, PERCH_RING_END, perch__tls.ids[depth], 0);
-	dur = now - th->start_at[depth];
 	n->sum_ticks += dur;
 	n->self_ticks += dur - (th->child_at[depth] < dur ? th->child_at[depth] : dur);
 	if (!n->open)
@@ -801,10 +781,98 @@ void perch__end_slow(uint32_t depth)
 		n->min_ticks = dur;
 	if (dur > n->max_ticks)
 		n->max_ticks = dur;
-	if (th->models.size_at[depth])
-		model_add(th, th->node_at[depth], th->models.size_at[depth], dur);
 	if (depth)
 		th->child_at[depth - 1] += dur;
+	if (th->models.size_at[depth])
+		model_add(th, th->node_at[depth], th->models.size_at[depth], dur);
+}
+
+/* The end of an activation whose node is node_at[depth] (caught up, not paused). */
+static inline __attribute__((always_inline)) void end_node(struct perch_abi_thread *th,
+							   uint32_t depth, uint64_t now)
+{
+	struct perch_abi_node *n = &th->nodes[th->node_at[depth]];
+	uint64_t start = th->start_at[depth];
+
+	n->calls++;
+	if (n->open)
+		n->open--;
+	th->valid_depth = depth;
+	if (!start) {
+		n->unmatched++;
+		return; /* not in the timeline either: its begin is not */
+	}
+	if (__builtin_expect(perch_registry.timeline, 0))
+		ring_put(th, now, PERCH_RING_END, perch__tls.ids[depth], 0);
+	end_timed(th, n, depth, now - start);
+}
+
+/* Every end while profiled (perch__end_slow takes the common ones itself). */
+static __attribute__((noinline)) void end_any(uint32_t depth, uint64_t now)
+{
+	struct perch_abi_thread *th = current_block();
+
+	if (!th || depth >= PERCH_MAX_DEPTH)
+		return;
+	if (__builtin_expect(paused_at >> depth & 1, 0)) {
+		end_paused(th, depth);
+		return;
+	}
+	catch_up(th, depth + 1);
+	end_node(th, depth, now);
+}
+
+/*
+ * The two calls a profiled pair makes. The common case (the thread's block current, nothing
+ * paused or gated, the node of the last activation at this depth again) is a few loads and
+ * stores around the timestamp, with no call; everything else goes to begin_any/end_any. Two
+ * timestamp reads are the floor of a timed pair: what runs beside them is what it costs more
+ * (bench/regions.sh).
+ */
+void perch__begin_slow(uint32_t depth, uint32_t id, uint64_t size)
+{
+	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+	const struct perch_abi_ctl *c = &perch_registry.ctl;
+	struct perch_abi_node *n;
+	uint32_t node;
+
+	if (__builtin_expect(!th || depth >= PERCH_MAX_DEPTH || th->valid_depth < depth ||
+				     th->epoch != perch_registry.epoch || (c->paused | c->gate) ||
+				     paused_at,
+			     0))
+		goto any;
+	node = th->node_at[depth];
+	n = &th->nodes[node];
+	if (__builtin_expect(
+		    !node || n->name != id || n->parent != (depth ? th->node_at[depth - 1] : 0), 0))
+		goto any;
+	th->child_at[depth] = 0;
+	n->open++;
+	n->size_sum += size;
+	th->models.size_at[depth] = size;
+	th->valid_depth = depth + 1;
+	if (__builtin_expect(perch_registry.timeline, 0)) {
+		begin_event(th, depth, id, size);
+		return;
+	}
+	th->start_at[depth] = now_ticks(); /* last: the region's time starts here */
+	return;
+any:
+	begin_any(depth, id, size);
+}
+
+void perch__end_slow(uint32_t depth)
+{
+	uint64_t now = now_ticks();
+	struct perch_abi_thread *th = (struct perch_abi_thread *)(uintptr_t)perch__tls.thread;
+
+	if (__builtin_expect(!th || depth >= PERCH_MAX_DEPTH || th->valid_depth <= depth ||
+				     th->epoch != perch_registry.epoch || paused_at,
+			     0)) {
+		end_any(depth, now);
+		return;
+	}
+	end_node(th, depth, now);
 }
 
 void perch__mark_slow(uint32_t id)

@@ -89,6 +89,30 @@ static __u32 stack_entries(const struct sampler *sp)
 	return entries_for(sp, 2 * 64);
 }
 
+/* The GPU probes, loaded only for the runs that attach them (the kernel verifies each program it
+ * loads: ~10 ms apiece here); their rings take memory when made: one page each when unused. */
+static void gpu_progs(struct sampler *sp)
+{
+	struct sample_bpf *skel = sp->skel;
+
+	bpf_program__set_autoattach(skel->progs.on_launch, false); /* --gpu attaches it */
+	bpf_program__set_autoload(skel->progs.on_launch, sp->gpu_launches);
+	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
+	bpf_program__set_autoattach(skel->progs.on_gpu_call, false);
+	bpf_program__set_autoattach(skel->progs.on_gpu_namer, false);
+	bpf_program__set_autoattach(skel->progs.on_gpu_named, false);
+	bpf_program__set_autoload(skel->progs.on_gpu_call, sp->gpu_calls);
+	bpf_program__set_autoload(skel->progs.on_gpu_namer, sp->gpu_calls);
+	bpf_program__set_autoload(skel->progs.on_gpu_named, sp->gpu_calls);
+	if (!sp->gpu_launches)
+		bpf_map__set_max_entries(skel->maps.launches, 4096);
+	if (!sp->gpu_calls) {
+		bpf_map__set_max_entries(skel->maps.gpu_calls, 4096);
+		bpf_map__set_max_entries(skel->maps.gpu_names, 4096);
+		bpf_map__set_max_entries(skel->maps.gpu_pending, 1);
+	}
+}
+
 static int open_and_load(struct sampler *sp, uint32_t mode)
 {
 	struct bpf_map *buffers[6];
@@ -117,15 +141,7 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	sp->skel->rodata->only_region = sp->only_region;
 	sampler_timeline_size(sp, sp->timeline);
 	sampler_offcpu_setup(sp);
-	bpf_program__set_autoattach(sp->skel->progs.on_launch, false); /* --gpu attaches it */
-	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
-	bpf_program__set_autoattach(sp->skel->progs.on_gpu_call, false);
-	bpf_program__set_autoattach(sp->skel->progs.on_gpu_namer, false);
-	bpf_program__set_autoattach(sp->skel->progs.on_gpu_named, false);
-	if (!sp->gpu_calls) { /* their rings take memory when made: one page each */
-		bpf_map__set_max_entries(sp->skel->maps.gpu_calls, 4096);
-		bpf_map__set_max_entries(sp->skel->maps.gpu_names, 4096);
-	}
+	gpu_progs(sp);
 	/* -a: every module of the machine, not one program's: four times the rows (48 MiB). */
 	if (sp->all_cpus && mode != PERCH_UNWIND_FP)
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, PERCH_UNWIND_ROWS * 2);
@@ -215,6 +231,7 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->freq = o->freq;
 	sp->timeline = o->timeline;
 	sp->gpu_calls = o->gpu && !o->argv;
+	sp->gpu_launches = o->gpu && o->argv;
 	sp->off_cpu = o->off_cpu;
 	sp->all_cpus = o->all_cpus;
 	sp->off_cpu_min_ns = o->off_cpu_min_ns;

@@ -37,6 +37,7 @@ struct sampler {
 	uint32_t unwind_mode; /* enum perch_unwind_mode the sampler runs with */
 	bool timeline;	      /* --timeline */
 	bool gpu_calls;	      /* --gpu -p: libcuda's probes (sampler_gpucall.c) */
+	bool gpu_launches;    /* --gpu with a command: the launch probe (sampler_launch.c) */
 	struct sampler_fds fds;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
