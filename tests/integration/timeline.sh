@@ -6,6 +6,12 @@
 # the region table has calls (marks: as many marks) and their durations add up to the table's
 # time. With a small --max-size what is dropped is counted, every tick accounted for, and the
 # file is the profile and no more than the cap besides.
+# The spans equal the table only when the program answered perch's exit handshake: its final table
+# and its last spans are read together while it waits. Without it (perch held up for the
+# runtime's 2 s on a loaded machine: region_processes_no_handshake) the table is perch's last
+# drain's read, and the ends between that drain's window end and that read are counted in it but
+# were left in the ring for the next read, which never came: then at most the table's calls and
+# time (with perch stopped over the program's exit: 96 step spans for 97 calls).
 #
 #   tests/integration/timeline.sh [BUILD_DIR]
 set -u
@@ -63,12 +69,17 @@ span_table() {
 		      printf "!errors\t%d\t0\t0\n", err }' "$T/$1.tl"
 }
 
+# handshake NAME: "exact" when the program answered perch's exit handshake, else "atmost"
+handshake() { [ "$(rec_stat "$T/$1.data" region_processes_no_handshake)" = 0 ] && echo exact || echo atmost; }
+
 # check_spans NAME COLUMN: the spans against the region table (perch report --format=csv):
 # per region ends (marks for a mark) = calls, and durations = calls * mean (COLUMN mean: every
 # activation, nested ones too) or total (COLUMN total: no region of the workload recurses),
-# within 0.1 % and a microsecond a call (the runtime's ticks converted at two moments)
+# within 0.1 % and a microsecond a call (the runtime's ticks converted at two moments); at most
+# those without the exit handshake (see the top)
 check_spans() {
-	local name=$1 col=$2 errs res
+	local name=$1 col=$2 errs res hs
+	hs=$(handshake "$name")
 	span_table "$name" >"$T/$name.spans"
 	"$PERCH" report --format=csv "$T/$name.data" >"$T/$name.csv"
 	errs=$(awk -F'\t' '$1 == "!errors" { print $2 }' "$T/$name.spans")
@@ -77,20 +88,20 @@ check_spans() {
 	else
 		bad "$name nesting" "$errs spans out of place ($(wc -l <"$T/$name.spans") names)"
 	fi
-	res=$(awk -F'\t' -v col="$col" 'NR == FNR { if ($1 != "!errors") { e[$1] = $2; m[$1] = $3; s[$1] = $4 }; next }
+	res=$(awk -F'\t' -v col="$col" -v hs="$hs" 'NR == FNR { if ($1 != "!errors") { e[$1] = $2; m[$1] = $3; s[$1] = $4 }; next }
 		FNR > 1 { split($0, f, ","); if (f[2] != "") next
 			nm = f[1]; calls = f[3]; t = col == "mean" ? f[6] * calls : f[4]
 			n = (nm in m) && m[nm] > 0 ? m[nm] : e[nm] + 0
-			if (n != calls) { bad = bad " " nm ":" n "/" calls; next }
+			if (hs == "exact" ? n != calls : n > calls) { bad = bad " " nm ":" n "/" calls; next }
 			if (m[nm] > 0) next
-			d = s[nm] - t; if (d < 0) d = -d
+			d = s[nm] - t; if (hs != "exact" && d < 0) d = 0; if (d < 0) d = -d
 			if (d > t * 0.001 + calls * 1e-6) bad = bad " " nm ":" s[nm] "s/" t "s"; checked++ }
 		END { print checked + 0, (bad == "" ? "-" : bad) }' "$T/$name.spans" FS=, "$T/$name.csv")
 	read -r checked diffs <<<"$res"
 	if [ "$diffs" = - ] && [ "$checked" -gt 0 ]; then
-		ok "$name: spans = the region table's calls, their durations its time ($checked regions)"
+		ok "$name: spans = the region table's calls, their durations its time ($checked regions; $hs: exit handshake $([ "$hs" = exact ] || echo "not ")answered)"
 	else
-		bad "$name spans" "differ from the region table (region:spans/calls or span s/table s):$diffs"
+		bad "$name spans" "differ from the region table (region:spans/calls or span s/table s):$diffs ($hs; region_spans_lost $(rec_stat "$T/$name.data" region_spans_lost))"
 	fi
 }
 
@@ -141,14 +152,19 @@ size=$(stat -c %s "$T/capped.data")
 sampled=$(rec_stat "$T/capped.data" sampled)
 edropped=$(rec_stat "$T/capped.data" timeline_events_dropped)
 sdropped=$(rec_stat "$T/capped.data" timeline_spans_dropped)
+slost=$(rec_stat "$T/capped.data" region_spans_lost)
 events=$(awk '$1 == "event" { n++ } END { print n + 0 }' "$T/capped.tl")
 spans=$(awk '$1 == "span" { n++ } END { print n + 0 }' "$T/capped.tl")
 steps=$(csv_all "$T/capped.data" step 3)
+# every span kept, dropped past the cap or lost in the ring; all six of each step the table
+# counts, or no more without the exit handshake (see the top)
+sall=$((spans + sdropped + slost))
+hs=$(handshake capped)
 if [ "$edropped" -gt 0 ] && [ "$sdropped" -gt 0 ] && [ $((events + edropped)) -eq "$sampled" ] &&
-	[ $((spans + sdropped)) -eq $((steps * 6)) ]; then
-	ok "capped: $edropped sample times and $sdropped spans dropped past --max-size, every one counted ($events + $edropped = $sampled samples; $spans + $sdropped = 6 x $steps steps)"
+	{ [ "$sall" -eq $((steps * 6)) ] || { [ "$hs" = atmost ] && [ "$sall" -le $((steps * 6)) ]; }; }; then
+	ok "capped: $edropped sample times and $sdropped spans dropped past --max-size, every one counted ($events + $edropped = $sampled samples; $spans + $sdropped + $slost lost = $sall for 6 x $steps steps, $hs)"
 else
-	bad "capped" "$events kept + $edropped dropped for $sampled samples; $spans + $sdropped spans for $steps steps"
+	bad "capped" "$events kept + $edropped dropped for $sampled samples; $spans + $sdropped + $slost lost spans for $steps steps ($hs)"
 fi
 # the profile of two runs differs by their stacks and windows: a quarter of it is the margin
 if [ "$size" -le $((plain + cap + plain / 4)) ] && says "$T/capped.data" "dropped past --max-size"; then

@@ -199,16 +199,33 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	clear_stacks(sfd);
 }
 
+/* PERCH_TEST_DRAIN_DELAY_MS (tests only, under 1000): that long between the caller's read of
+ * the process events and the flip, as a slow drain has (the sanitizer build on a busy machine). */
+static void test_delay(void)
+{
+	const char *v = getenv("PERCH_TEST_DRAIN_DELAY_MS");
+	struct timespec d = {.tv_nsec = (v ? atol(v) : 0) * 1000000};
+
+	if (d.tv_nsec > 0 && d.tv_nsec < 1000000000)
+		nanosleep(&d, NULL);
+}
+
 uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 {
 	unsigned int old = sp->skel->bss->active;
 	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS}, now;
 
+	test_delay();
 	sp->skel->bss->active = !old;
 	sp->skel->bss->flips++; /* --off-cpu: the user stacks kept for reuse are gone */
 	/* After the switch: a tick takes its time before it reads `active` (sample.bpf.c). */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	nanosleep(&grace, NULL);
+	/* Every fork, exec and mmap before the buffer's last tick into the process table: one after
+	 * the caller's read (a child forked then, sampled, and exec'd before this read of its maps)
+	 * would have its ticks looked up in a process the table does not know as forked, in the maps
+	 * /proc shows after its exec (samples_without_mappings). */
+	sampler_events_catch_up(sp);
 	drain_buffer(sp, old, fn, ctx);
 	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 }

@@ -193,16 +193,21 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 }
 
 /* At a drain: every early tick that is walked, or never will be further, handed on; those of a
- * process whose tables are not listed yet wait, up to PERCH_EARLY_NS (none at the last drain). */
+ * process whose tables are not listed yet wait, up to PERCH_EARLY_NS (none at the last drain).
+ * The time is taken after the ring is read: a tick taken while it was read is newer than a time
+ * taken before, and `now - time` wrapped around made it look older than PERCH_EARLY_NS: handed on
+ * at once by frame pointers, in a process the table had not seen yet (no mappings). */
 void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, bool last)
 {
-	uint64_t now = now_ns();
+	uint64_t now;
 	size_t kept = 0;
 
 	sampler_early_read(sp);
+	now = now_ns();
 	for (size_t i = 0; i < sp->nearly; i++) {
 		struct early_tick *t = sp->early[i];
-		bool old = last || now - t->raw->time_ns > PERCH_EARLY_NS;
+		bool old =
+			last || (now > t->raw->time_ns && now - t->raw->time_ns > PERCH_EARLY_NS);
 
 		if (!t->walked && !try_walk(sp, t, true, old)) {
 			sp->early[kept++] = t;

@@ -120,6 +120,14 @@ void sampler__read_events(struct sampler *sp, int timeout_ms)
 	sampler_early_read(sp);
 }
 
+void sampler_events_catch_up(struct sampler *sp)
+{
+	if (sp->rb)
+		ring_buffer__consume(sp->rb);
+	if (sp->mw)
+		mmap_watch__read(sp->mw);
+}
+
 int sampler__wait_ms(struct sampler *sp, int wait_ms)
 {
 	uint64_t t = now_ns();

@@ -121,6 +121,10 @@ void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 			    const uint32_t *key_ids);
 void sampler_offcpu_free(struct sampler *sp);
 
+/* sampler_events.c: the process events and mmap records so far into the process table, as
+ * sampler__read_events reads them (no wait, no early ticks). */
+void sampler_events_catch_up(struct sampler *sp);
+
 /* sampler_early.c: the early stacks' ring (0; without it the early ticks count as they are);
  * read it and walk what waits (at every read of the events); at a drain, hand on to fn what is
  * walked or will never be (every one waiting when `last`); freed. */
