@@ -21,7 +21,10 @@ WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prot
 CFLAGS   ?= -O2 -g
 CFLAGS   += $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -I$(BUILD) -I. -Iuserspace -Iinclude
 ifneq ($(SAN),)
-CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# -O1, as AddressSanitizer's documentation suggests: half the compile time of -O2 under the
+# sanitizers (4.6 times the plain build's), which made the sanitizer build most of make test's
+# build time
+CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
 endif
 LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
