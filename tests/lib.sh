@@ -256,6 +256,16 @@ FDE_AWK='function fde_load() { if (FN_[$1] == "" || $2 != FL_[$1, FN_[$1]]) { i_
 		while (lo <= hi) { mid = int((lo + hi) / 2); if (FL_[b, mid] <= a) lo = mid + 1; else hi = mid - 1 }
 		return hi >= 1 && a < FH_[b, hi] ? FM_[b, hi] : "" }'
 
+# timeline_counts DUMP: of a tests/timeline_dump listing, "DIFF EVENTS ORDER": the keys whose timed
+# ticks differ from their sample count, the timed ticks, and those out of time order
+timeline_counts() {
+	awk '$1 == "sample" { want[$2] = $5 }
+		$1 == "event" { n++; got[$3]++; if ($2 < last) order++; last = $2 }
+		END { for (k in want) if (want[k] != got[k] + 0) diff++
+		      for (k in got) if (!(k in want)) diff++
+		      print diff + 0, n + 0, order + 0 }' "$1"
+}
+
 # ---- what the workload measured -----------------------------------------------------------------
 
 # truth FILE NAME: the sum of NAME's values (many processes may print one each)

@@ -51,11 +51,7 @@ fi
 
 # every tick on the timeline, the rescued ones too: each key as many timed ticks as its count
 "$DUMP" "$T/timed.data" >"$T/timed.tl"
-read -r diff events order < <(awk '$1 == "sample" { want[$2] = $5 }
-	$1 == "event" { n++; got[$3]++; if ($2 < last) order++; last = $2 }
-	END { for (k in want) if (want[k] != got[k] + 0) diff++
-	      for (k in got) if (!(k in want)) diff++
-	      print diff + 0, n + 0, order + 0 }' "$T/timed.tl")
+read -r diff events order < <(timeline_counts "$T/timed.tl")
 sampled=$(rec_stat "$T/timed.data" sampled)
 if [ "$diff" -eq 0 ] && [ "$order" -eq 0 ] && [ "$events" -eq "$sampled" ]; then
 	ok "timeline: $events timed ticks in time order, each key's as many as its count ($sampled samples)"

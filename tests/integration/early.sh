@@ -51,11 +51,7 @@ check early
 # checks a big binary's).
 check timed --timeline
 "$BUILD/tests/timeline_dump" "$T/timed.data" >"$T/timed.tl"
-read -r diff events order < <(awk '$1 == "sample" { want[$2] = $5 }
-	$1 == "event" { n++; got[$3]++; if ($2 < last) order++; last = $2 }
-	END { for (k in want) if (want[k] != got[k] + 0) diff++
-	      for (k in got) if (!(k in want)) diff++
-	      print diff + 0, n + 0, order + 0 }' "$T/timed.tl")
+read -r diff events order < <(timeline_counts "$T/timed.tl")
 sampled=$(rec_stat "$T/timed.data" sampled)
 if [ "$diff" -eq 0 ] && [ "$order" -eq 0 ] && [ "$events" -eq "$sampled" ]; then
 	ok "timed: $events timed ticks in time order, each key's as many as its count ($sampled samples; $(rec_stat "$T/timed.data" early_stacks_copied) early)"
