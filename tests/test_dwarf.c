@@ -440,6 +440,15 @@ static bool all_digits(const char *s)
  * is then refilled with the line after. False, reading nothing, when fn_line starts the next
  * address's record ("0x...") or is empty.
  */
+/* src into dst[size], cut to fit (a name or path longer than the reference's field). */
+static void copy_cut(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 static bool parse_eu_frame(FILE *p, char *fn_line, size_t len, struct text_frame *t)
 {
 	char loc[PATH_MAX + 64], *at, *c;
@@ -449,7 +458,7 @@ static bool parse_eu_frame(FILE *p, char *fn_line, size_t len, struct text_frame
 	at = strstr(fn_line, " inlined at ");
 	if (at)
 		*at = '\0';
-	snprintf(t->function, sizeof(t->function), "%s", fn_line);
+	copy_cut(t->function, sizeof(t->function), fn_line);
 	if (!fgets(loc, sizeof(loc), p))
 		loc[0] = '\0';
 	loc[strcspn(loc, "\n")] = '\0';
@@ -467,7 +476,7 @@ static bool parse_eu_frame(FILE *p, char *fn_line, size_t len, struct text_frame
 			t->line = (unsigned int)strtoul(c + 1, NULL, 10);
 		}
 	}
-	snprintf(t->file, sizeof(t->file), "%s", loc);
+	copy_cut(t->file, sizeof(t->file), loc);
 	if (!fgets(fn_line, (int)len, p))
 		fn_line[0] = '\0';
 	fn_line[strcspn(fn_line, "\n")] = '\0';

@@ -119,7 +119,7 @@ static void idxtab_interns_each_key_once_under_colliding_hashes(void **state)
 
 	(void)state;
 	for (int i = 0; i < 3000; i++)
-		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		snprintf(names[i], sizeof(names[i]), "f%u", (unsigned int)i % 10000u);
 	/* every tenth name shares one hash: equal hashes must still be told apart by eq */
 	for (int i = 0; i < 3000; i++) {
 		uint32_t h = i % 10 ? (uint32_t)fnv64_str(FNV64_OFFSET, names[i]) : 42;
