@@ -344,7 +344,8 @@ ifneq ($(CUPTI_H),)
 CUDA_CFLAGS := -isystem $(dir $(CUPTI_H)) -isystem $(CUDA_HOME)/include -Icuda
 CUDA_CFLAGS += $(if $(shell grep -l cuptiSubscribe_v2 $(dir $(CUPTI_H))cupti_callbacks.h 2>/dev/null),-DPERCH_HAVE_CUPTI_SUBSCRIBE_V2)
 CUPTI_LIB   := $(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so $(CUDA_HOME)/lib64/libcupti.so)))
-NOSAN       := $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS))
+# (the sanitizer build's -O1 too: the stand-ins are built as a user builds them, their frames as at -O2)
+NOSAN       := $(filter-out -fsanitize% -fno-sanitize% -O1,$(CFLAGS))
 INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
 CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
 	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked \
