@@ -273,11 +273,11 @@ int proc_read_uint(const char *path, unsigned int *out)
 	return ok ? 0 : -EINVAL;
 }
 
-/* A small /proc file's text into buf (NUL-terminated, cut at len - 1): 0 or -errno. */
-static int read_small(const char *path, char *buf, size_t len)
+/* A small /proc file's bytes into buf (NUL-terminated, cut at len - 1): how many, or -errno. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -proc_errno(errno);
@@ -285,17 +285,17 @@ static int read_small(const char *path, char *buf, size_t len)
 		n = read(fd, buf, len - 1);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		err = -proc_errno(errno);
+		n = -proc_errno(errno);
 	else
 		buf[n] = '\0';
 	close(fd);
-	return err;
+	return n;
 }
 
 int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 {
 	char path[64], comm[64];
-	int err;
+	ssize_t n;
 
 	if (!buf || !len)
 		return -EINVAL;
@@ -304,9 +304,9 @@ int proc_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	err = read_small(path, comm, sizeof(comm));
-	if (err)
-		return err;
+	n = read_small(path, comm, sizeof(comm));
+	if (n < 0)
+		return (int)n;
 	comm[strcspn(comm, "\n")] = '\0';
 	proc_cmdline_text(comm, strlen(comm));
 	snprintf(buf, len, "%s", comm);
@@ -327,34 +327,26 @@ int proc_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
-	int fd, err = 0;
 
 	if (!buf || !len)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -proc_errno(errno);
-	do {
-		n = read(fd, buf, len - 1);
-	} while (n < 0 && errno == EINTR);
+	n = read_small(path, buf, len);
 	if (n < 0)
-		err = -proc_errno(errno);
-	else
-		proc_cmdline_text(buf, (size_t)n);
-	close(fd);
-	return err;
+		return (int)n;
+	proc_cmdline_text(buf, (size_t)n);
+	return 0;
 }
 
 int proc_start_time(pid_t pid, uint64_t *start)
 {
 	char path[64], stat[1024], *p;
-	int err;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	err = read_small(path, stat, sizeof(stat));
-	if (err)
-		return err;
+	n = read_small(path, stat, sizeof(stat));
+	if (n < 0)
+		return (int)n;
 	/* Field 22; the name (field 2) may hold spaces and parentheses, so count from its end. */
 	p = strrchr(stat, ')');
 	for (int field = 2; p && field < 22; field++)
