@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -276,7 +277,8 @@ void linecache__put(struct linecache *lc, const char *build_id, uint64_t offset,
 	add_entry(m, offset, first, n);
 }
 
-/* Append the module's new records with one write (a new file starts with the magic). */
+/* Append the module's new records with one write (a new file starts with the magic), under an
+ * exclusive lock: two perch processes that find the file empty must not both write the magic. */
 static void flush(const struct linecache *lc, struct lc_module *m)
 {
 	char *path;
@@ -289,7 +291,8 @@ static void flush(const struct linecache *lc, struct lc_module *m)
 	free(path);
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && st.st_uid == geteuid() && !(st.st_mode & 022)) {
+	if (!flock(fd, LOCK_EX) && !fstat(fd, &st) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 022)) {
 		if (st.st_size == 0 && write(fd, MAGIC, 8) != 8) {
 			close(fd);
 			return;
