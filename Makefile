@@ -54,7 +54,7 @@ ifeq ($(CUPTI_H),)
 TESTS     := $(filter-out $(BUILD)/tests/test_cuda,$(TESTS))
 endif
 
-.PHONY: all deps demo test check check-unit check-integration check-format san clean format bench bench-size \
+.PHONY: all deps demo test check check-unit check-unit-plain check-integration check-format san clean format bench bench-size \
 	install fuzz
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -281,8 +281,8 @@ demo: deps
 	@echo "== perch report $(BUILD)/demo.data"
 	$(BUILD)/perch report --min-percent=2 $(BUILD)/demo.data
 
-# Both configurations are built first, on every CPU (the checks themselves run one at a time: they
-# measure CPU shares and must not share the machine with each other).
+# Both configurations are built first, on every CPU; then make check (tests/check.sh): the checks
+# that measure CPU shares and times one at a time, the others on the CPU time they leave idle.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(REPLAYS)
@@ -290,19 +290,28 @@ test: deps
 		$(TESTS:$(BUILD)/%=build-san/%) $(REPLAYS:$(BUILD)/%=build-san/%)
 	@$(MAKE) --no-print-directory check
 
-check: check-format check-unit check-integration
+# make check: tests/check.sh runs the integration scenarios of both builds one after another, and
+# meanwhile, under SCHED_IDLE on the CPU time they leave idle, the checks that measure nothing
+# about time (sanitizer unit tests, outputs against reference readers).
+check: all $(TESTS) $(REPLAYS)
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures \
+		$(TESTS:$(BUILD)/%=build-san/%) $(REPLAYS:$(BUILD)/%=build-san/%)
+	@bash tests/check.sh
 
-check-unit: $(TESTS) $(REPLAYS)
+check-unit: check-unit-plain
+	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 san-unit
+
+check-unit-plain: $(TESTS) $(REPLAYS)
 	@bash tests/run-unit.sh $(TESTS)
 	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
-	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 san-unit
 
 san-unit: $(TESTS) $(REPLAYS)
 	@bash tests/run-unit.sh $(TESTS)
 	@for r in $(REPLAYS); do $$r tests/corpus/* || exit 1; done
 
-# The checks of outputs against reference readers run side by side (tests/parallel.sh); the
-# integration scenarios, which measure CPU shares and times, run alone after them.
+# One part at a time, without the background (make check runs them all, in less time): the checks
+# of outputs against reference readers side by side (tests/parallel.sh), then the integration
+# scenarios, which measure CPU shares and times, alone.
 check-integration: all
 	@bash tests/parallel.sh $(BUILD) html speedscope chrome query golden symbolize readme pprof merge push help
 	@bash tests/integration.sh $(BUILD)
@@ -352,7 +361,7 @@ CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BU
 	       $(BUILD)/tests/cuda/fatbin
 
 all: $(BUILD)/libperch_cuda.so
-check-unit: check-cuda
+check-unit-plain: check-cuda
 # the stand-in's fixtures, for tests/integration/gpu-standin.sh under the sanitizer build too
 cuda-fixtures: $(CUDA_E2E)
 # perch --gpu finds it beside itself, or at ../lib/perch/ from its bin/.

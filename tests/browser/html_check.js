@@ -1,7 +1,12 @@
 // perch report --format=html in a real browser (Debian's chromium, headless, driven by
 // playwright-core): the page's numbers against the CLI's on the same recording (tests/html.sh).
 //
-//   [PERCH_CLI=build/perch] node html_check.js PAGE.html TEXT FOLDED SHOT.png
+//   [PERCH_CLI=build/perch] node html_check.js PAGE.html TEXT FOLDED SHOT.png [THREADS]
+//   [PERCH_CLI=build/perch] node html_check.js --jobs FILE
+//
+// --jobs: one browser for many pages, FILE's lines being NAME, then the arguments above, separated
+// by tabs; each page's result is printed as "NAME: " and its line (one browser's start-up is most
+// of a small page's check).
 //
 // TEXT is `perch report` (its top-functions tables), FOLDED `perch report --format=folded`. The
 // checks: the page loads from file:// with no error and no request leaving the file; its
@@ -20,7 +25,7 @@ const fs = require('fs');
 const path = require('path');
 const { csvFields } = require('./csv');
 
-const [page_path, text_path, folded_path, shot, threads_path] = process.argv.slice(2);
+let [page_path, text_path, folded_path, shot, threads_path] = process.argv.slice(2);
 const { execFileSync } = require('child_process');
 const failures = [];
 const fail = (what) => failures.push(what);
@@ -360,11 +365,18 @@ async function checkThreads(page) {
 	return rows.length;
 }
 
-async function main() {
+/* The checks of one page (the globals above), in a new page of BROWSER: the result line. */
+async function checkPage(browser) {
 	const stacks = parseFolded(folded_path);
-	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [] });
 	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+	try {
+		return await checkOpened(browser, page, stacks);
+	} finally {
+		await page.close();
+	}
+}
+
+async function checkOpened(browser, page, stacks) {
 	page.on('pageerror', (e) => fail('page error: ' + e.message));
 	page.on('console', (m) => m.type() === 'error' && fail('console error: ' + m.text()));
 	page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('data:') &&
@@ -399,12 +411,36 @@ async function main() {
 	await page.click('#tab-flame');
 	await page.waitForSelector('#flame div');
 	await page.screenshot({ path: shot.replace(/\.png$/, '-flame.png') });
-	await browser.close();
-	if (failures.length) {
-		failures.slice(0, 20).forEach((f) => console.log('FAIL ' + f));
-		process.exit(1);
+	return 'ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (comma ? ' comma=' + JSON.stringify(comma) : '') + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : '');
+}
+
+async function main() {
+	const batch = page_path === '--jobs';
+	const jobs = batch ? fs.readFileSync(text_path, 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'))
+		: [['', page_path, text_path, folded_path, shot, threads_path]];
+	const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [] });
+	let bad = 0;
+	for (const job of jobs) {
+		const name = job[0];
+		[page_path, text_path, folded_path, shot, threads_path] = job.slice(1);
+		failures.length = 0;
+		let line = '';
+		try {
+			line = await checkPage(browser);
+		} catch (e) {
+			fail(e && e.stack ? e.stack.split('\n').slice(0, 3).join(' ') : String(e));
+		}
+		const prefix = batch ? name + ': ' : '';
+		if (failures.length) {
+			bad++;
+			failures.slice(0, 20).forEach((f) => console.log(prefix + 'FAIL ' + f));
+		} else {
+			console.log(prefix + line);
+		}
 	}
-	console.log('ok load_ms=' + load_ms + ' function=' + fn + ' exclude=' + excl + (comma ? ' comma=' + JSON.stringify(comma) : '') + (perThread ? ' per_thread=1' : '') + (threads_path ? ' threads=' + threads : '') + (kernels ? ' gpu_kernels=' + kernels : ''));
+	await browser.close();
+	process.exit(bad ? 1 : 0);
 }
 
 main().catch((e) => {
