@@ -89,16 +89,21 @@ EOF
 	n1=$(folded "$T/d.data" --comm=$comms | awk '{ s += $NF } END { print s + 0 }')
 	# every module on at least 2 % of perf's samples (self or total): perch's shares within 4.5
 	# standard deviations of the difference of two samplings of the same work,
-	# sqrt(p(1-p)(1/n1+1/n2)), and never under 1.5 points
+	# sqrt(p(1-p)(1/n1+1/n2)), and never under 1.5 points. Self shares (the sampled instruction's
+	# module) both ways; total shares (stacks holding the module) need complete stacks, and perf's
+	# DWARF unwinding stops at libc's read in some of the second cat's samples (perf script shows
+	# the same __GI___libc_read+0xd stack reaching cat's main or not: cat's total came out 40.6 %
+	# in perf, 91.7 % in perch, of a cat-only run), so there perch must reach at least what perf does.
 	res=$(awk -v n1="$n1" -v n2="$n2" 'NR == FNR { s[$1] = $2; t[$1] = $3; next }
 		function check(what, m, p, q,  d, tol, x) { if (p < 2) return; x = p / 100; n++
-			d = p - q; if (d < 0) d = -d; tol = 450 * sqrt(x * (1 - x) * (1 / n1 + 1 / n2)); if (tol < 1.5) tol = 1.5
+			d = p - q; if (d < 0 && what == "total") d = 0; if (d < 0) d = -d
+			tol = 450 * sqrt(x * (1 - x) * (1 / n1 + 1 / n2)); if (tol < 1.5) tol = 1.5
 			if (d > tol) off = off " " m " " what " perf " p " perch " q " (allowed " sprintf("%.1f", tol) ")"
 			if (d > worst) worst = d }
 		{ check("self", $1, $2, s[$1] + 0); check("total", $1, $3, t[$1] + 0) }
 		END { printf "%d %.2f%s", n, worst, off }' "$T/perch.dso" "$T/perf.dso")
 	if [ "$n1" -gt 500 ] && [ "$n2" -gt 500 ] && [ "${res%% *}" -ge 6 ] && [ "$(echo "$res" | wc -w)" -eq 2 ]; then
-		ok "report --sort=dso: ${res%% *} self and total shares of modules on >= 2 % within sampling error of perf report --sort=dso ($n1 vs $n2 samples, $rounds rounds; worst $(echo "$res" | cut -d' ' -f2) points)"
+		ok "report --sort=dso: ${res%% *} self shares of modules on >= 2 % within sampling error of perf report --sort=dso, total shares at least perf's ($n1 vs $n2 samples, $rounds rounds; worst $(echo "$res" | cut -d' ' -f2) points)"
 	else
 		bad "--sort=dso vs perf" "compared / worst / off: $res ($n1 vs $n2 samples; $rounds rounds of $cpu s CPU); perch: $(tr '\n' ';' <"$T/perch.dso") perf: $(tr '\n' ';' <"$T/perf.dso")"
 	fi
