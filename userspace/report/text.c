@@ -99,6 +99,13 @@ static const struct {
 	 "program pauses and steps overwritten before perch read them"},
 	{REC_STAT_off_cpu_spans_lost, "off-CPU spans (ring buffer full, or no key)"},
 	{REC_STAT_off_cpu_spans_dropped, "off-CPU spans dropped past --max-size"},
+	{REC_STAT_gpu_entries_dropped_max_size, "GPU records dropped past --max-size"},
+	{REC_STAT_gpu_launches_dropped,
+	 "GPU launches dropped from the full join table before their activity came"},
+	{REC_STAT_gpu_activities_waits_cut,
+	 "GPU activities written without their launch (the join's waiting table was full)"},
+	{REC_STAT_gpu_channel_records_refused,
+	 "CUDA channel records refused past perch's bounds (kernel names, notes, launch sites)"},
 	{REC_STAT_pre_exec_ticks_left_out,
 	 "ticks of the command before its exec (perch's own code in its child), left out"},
 };
