@@ -65,7 +65,10 @@ static void print_losses(const struct recording *r, FILE *out)
 			"user mode): shown as [no stack]\n",
 			n);
 	if (report_stat(r, REC_STAT_jit_maps_capped))
-		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
+		fprintf(out,
+			"jit maps   %" PRIu64
+			" over perch's size limit (one map's, or all maps' together), read in "
+			"part\n",
 			report_stat(r, REC_STAT_jit_maps_capped));
 	print_unwinding(r, out);
 }
