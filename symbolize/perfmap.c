@@ -51,8 +51,12 @@ struct perfmap {
 	bool over_budget;
 };
 
-/* What a symbol costs to index besides its text (its entry while loading, its ranges after). */
-#define PERFMAP_SYMBOL_COST 64
+/* PERFMAP_SYMBOL_COST: what a symbol costs to index besides its text: its entry, endpoints and
+ * heap slot while loading (64 bytes), its ranges after (up to 64). */
+_Static_assert(sizeof(struct pm_entry) + 2 * sizeof(uint64_t) + sizeof(size_t) +
+			       2 * sizeof(struct pm_range) <=
+		       PERFMAP_SYMBOL_COST + 64,
+	       "what a symbol costs");
 
 /* Up to max bytes of fd, NUL-terminated, in *bufp (the caller frees it). Past max, the partial
  * last line is dropped and *more says whether anything was left unread. */

@@ -16,7 +16,7 @@
 #define PERFMAP_ANY_OWNER ((uid_t)-1)
 /* All the maps one budget holds at once (`-a`: every JIT on the machine, each up to the cap):
  * their text and their index, about what perch's memory holds for them. */
-#define PERFMAP_TOTAL_BYTES (128u << 20)
+#define PERFMAP_TOTAL_BYTES (64u << 20)
 /* The bytes a budget lets be read again each period (a map is re-read whole when it grows). */
 #define PERFMAP_READ_PER_PERIOD (4u << 20)
 
@@ -24,7 +24,7 @@ struct perfmap;
 
 /*
  * What a set of maps may cost, together: `total` bytes held at once (the maps loaded through it
- * and not released: their text and 64 bytes a symbol, what its index takes), and a rate of
+ * and not released: their text and PERFMAP_SYMBOL_COST bytes a symbol, what indexing it takes), and a rate of
  * reading: `tokens` bytes may be read now, refilled
  * each period (perfmap_budget__refill) up to total. A zeroed struct is no budget at all.
  */
@@ -76,6 +76,7 @@ size_t perfmap__skipped(const struct perfmap *m);
  * it grew past the cap while being read); 0 when the whole file was read. */
 uint64_t perfmap__unread(const struct perfmap *m);
 /* What it holds, as a budget counts it: its text, and PERFMAP_SYMBOL_COST bytes a symbol. */
+#define PERFMAP_SYMBOL_COST 128
 uint64_t perfmap__cost(const struct perfmap *m);
 /* Read short because its budget's total was held by other maps (perfmap__load_within). */
 bool perfmap__over_budget(const struct perfmap *m);

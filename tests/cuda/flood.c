@@ -3,7 +3,7 @@
  * A hostile writer to perch's CUDA channel (tests/integration/hostile-gpu.sh): NOT the injection
  * library, no CUPTI. It takes the descriptor perch passed in PERCH_CUDA_FD and writes straight to
  * it: first 300000 launches nothing runs for and 70000 copies whose launch never comes (past the
- * bounds of perch's join); then for FLOOD_MS (default 800) more of them, each under a new
+ * bounds of perch's join); then for FLOOD_MS (default 800, at least 8192 rounds) more of them, each under a new
  * correlation id, three for each launch with its kernel and each kernel whose launch never
  * comes; a new 1000-byte kernel name every 16 records, a note every 64, a launch-site record whose site never comes
  * every 8 (its time at the end of the clock). Then 4 KiB of garbage (a kind no channel has),
@@ -127,7 +127,7 @@ int main(void)
 		put((struct perch_cuda_rec){.kind = PERCH_CUDA_MEMCPY,
 					    .correlation_id = 0xc0000000u + i},
 		    NULL);
-	for (uint32_t i = 0; now_ns() < end; i++)
+	for (uint32_t i = 0; i < 8192 || now_ns() < end; i++) /* 8192: past 64 notes, slow or not */
 		flood_one(i, now_ns());
 	flush_out();
 	memset(out, 0xff, sizeof(out)); /* garbage: kind 0xffff */
