@@ -358,7 +358,7 @@ NOSAN       := $(filter-out -fsanitize% -fno-sanitize% -O1,$(CFLAGS))
 INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
 CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
 	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked \
-	       $(BUILD)/tests/cuda/fatbin
+	       $(BUILD)/tests/cuda/fatbin $(BUILD)/tests/cuda/flood
 
 all: $(BUILD)/libperch_cuda.so
 check-unit-plain: check-cuda
@@ -411,6 +411,11 @@ $(BUILD)/tests/cuda/host-linked: tests/cuda/host.c include/perch.c include/perch
 $(BUILD)/tests/cuda/fatbin: tests/cuda/fatbin.c
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN) -o $@ $<
+
+# a hostile writer to the channel (tests/integration/hostile-gpu.sh): no CUPTI, the channel header
+$(BUILD)/tests/cuda/flood: tests/cuda/flood.c cuda/perch_cuda.h
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN) -Icuda -o $@ $<
 
 # the launch storm of bench/gpu_storm.sh (frame pointers and .eh_frame, as host)
 $(BUILD)/tests/cuda/storm: tests/cuda/storm.c include/perch.c include/perch.h include/perch_abi.h

@@ -49,8 +49,9 @@ one() {
 	case $mode in
 	none) "${env[@]}" "$STORM" "$N" >"$o.out" ;;
 	library)
-		"${env[@]}" CUDA_INJECTION64_PATH="$B/libperch_cuda.so" PERCH_CUDA_FD=3 \
-			PERCH_CUDA_STACKS=every "$STORM" "$N" >"$o.out" 3>/dev/null
+		"${env[@]}" CUDA_INJECTION64_PATH="$B/libperch_cuda.so" \
+			PERCH_CUDA_FD="3:$(stat -L -c %d:%i /dev/null)" PERCH_CUDA_STACKS=every \
+			"$STORM" "$N" >"$o.out" 3>/dev/null
 		;;
 	record) "${env[@]}" "$B/perch" record -q -o "$o.data" -- "$STORM" "$N" >"$o.out" ;;
 	every/trap)

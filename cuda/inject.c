@@ -4,7 +4,9 @@
  * through CUDA_INJECTION64_PATH and calls InitializeInjection(). It subscribes to CUPTI as
  * "perch", puts CUPTI's times on CLOCK_MONOTONIC, records kernels, copies, memsets, syncs and
  * the runtime/driver API calls, and writes them to the descriptor perch passed in PERCH_CUDA_FD
- * (the channel of perch_cuda.h). At the exit of each launch, copy and memset call it calls the
+ * (the channel of perch_cuda.h) while it is still that channel: the variable names the file's
+ * device and inode too, and a descriptor of that number that is something else (a descendant
+ * closed the channel and opened a file of its own there) is never written. At the exit of each launch, copy and memset call it calls the
  * probe perch_cuda_launch(), where perch's uprobe takes the CPU stack.
  *
  * It runs inside the user's program: it never prints, never exits, and turns every failure into
@@ -39,7 +41,9 @@
 enum channel { CHANNEL_FILE, CHANNEL_SOCKET, CHANNEL_PIPE };
 
 static struct {
-	int fd; /* -1: no channel (perch did not ask, or it went away) */
+	int fd;	   /* -1: no channel (perch did not ask, or it went away) */
+	dev_t dev; /* the channel's, as perch named it */
+	ino_t ino;
 	enum channel channel;
 	uint32_t pid;
 	pthread_mutex_t lock; /* out, names, clock, fd */
@@ -128,12 +132,23 @@ static ssize_t channel_write(const void *p, size_t n)
 	}
 }
 
-/* Write buf[0..*len) and empty it. A failed channel is closed for good: perch is gone, and the
- * program goes on without it. */
+/* Whether fd is the channel perch named (device and inode): checked before every write, as the
+ * program may close it and open something else under its number. */
+static bool is_channel(int fd)
+{
+	struct stat sb;
+
+	return !fstat(fd, &sb) && sb.st_dev == st.dev && sb.st_ino == st.ino;
+}
+
+/* Write buf[0..*len) and empty it. A failed channel, or a descriptor that is no longer the
+ * channel, is given up for good: the program goes on without it. */
 static void buf_flush(const char *buf, size_t *len)
 {
 	size_t off = 0;
 
+	if (st.fd >= 0 && *len && !is_channel(st.fd))
+		st.fd = -1;
 	while (st.fd >= 0 && off < *len) {
 		ssize_t w = channel_write(buf + off, *len - off);
 
@@ -495,20 +510,24 @@ static void at_exit(void)
 	pthread_mutex_unlock(&st.lock);
 }
 
+/* PERCH_CUDA_FD: "FD:DEV:INO", the descriptor and the device and inode of the file it is. */
 static int open_channel(void)
 {
 	const char *s = getenv(PERCH_CUDA_FD_ENV);
+	unsigned long long dev, ino;
 	struct stat sb;
-	char *end;
-	long fd;
+	int fd, end = 0;
 
 	if (!s || !*s)
 		return -ENOENT;
-	errno = 0;
-	fd = strtol(s, &end, 10);
-	if (errno || *end || fd < 0 || fd > 1 << 20 || fstat((int)fd, &sb))
+	if (sscanf(s, "%d:%llu:%llu%n", &fd, &dev, &ino, &end) != 3 || s[end] || fd < 0 ||
+	    fstat(fd, &sb))
 		return -EBADF;
-	st.fd = (int)fd;
+	if (sb.st_dev != (dev_t)dev || sb.st_ino != (ino_t)ino)
+		return -ESTALE; /* that number is not perch's channel (any longer) */
+	st.fd = fd;
+	st.dev = sb.st_dev;
+	st.ino = sb.st_ino;
 	st.channel = S_ISSOCK(sb.st_mode)   ? CHANNEL_SOCKET
 		     : S_ISFIFO(sb.st_mode) ? CHANNEL_PIPE
 					    : CHANNEL_FILE;

@@ -4,7 +4,9 @@
  * the one header both sides include.
  *
  * perch opens a pipe (or a file) and passes its descriptor to the launched command in the
- * environment variable PERCH_CUDA_FD. The injection library writes a stream of records to it:
+ * environment variable PERCH_CUDA_FD, as "FD:DEV:INO" (the descriptor, and the st_dev and st_ino
+ * of what it is): the library writes to FD only while fstat() says it is still that file, never
+ * to whatever a descendant opened under the same number. It writes a stream of records:
  *
  *   record := struct perch_cuda_rec (64 bytes, little-endian)
  *             name bytes (rec.name_len of them, no NUL), zero-padded to a multiple of 8

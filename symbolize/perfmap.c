@@ -45,8 +45,18 @@ struct perfmap {
 	char *names;
 	size_t count;
 	size_t skipped;
-	uint64_t unread; /* bytes past PERFMAP_MAX_BYTES */
+	uint64_t unread; /* bytes past PERFMAP_MAX_BYTES (or the budget's share) */
+	uint64_t read;	 /* bytes read */
+	uint64_t cost;	 /* what it holds: PERFMAP_SYMBOL_COST a symbol and its text */
+	bool over_budget;
 };
+
+/* PERFMAP_SYMBOL_COST: what a symbol costs to index besides its text: its entry, endpoints and
+ * heap slot while loading (64 bytes), its ranges after (up to 64). */
+_Static_assert(sizeof(struct pm_entry) + 2 * sizeof(uint64_t) + sizeof(size_t) +
+			       2 * sizeof(struct pm_range) <=
+		       PERFMAP_SYMBOL_COST + 64,
+	       "what a symbol costs");
 
 /* Up to max bytes of fd, NUL-terminated, in *bufp (the caller frees it). Past max, the partial
  * last line is dropped and *more says whether anything was left unread. */
@@ -196,9 +206,10 @@ static int push_entry(struct pm_entry **v, size_t *nr, size_t *cap, const struct
 	return 0;
 }
 
-/* Every symbol line of buf into *entries (name_off into buf); other lines count as skipped. */
-static int parse_all(struct perfmap *m, const char *buf, size_t len, struct pm_entry **entries,
-		     size_t *names_len)
+/* Every symbol line of buf into *entries (name_off into buf); other lines count as skipped. The
+ * lines past max_cost (m->cost: the text so far and PERFMAP_SYMBOL_COST a symbol) are unread. */
+static int parse_all(struct perfmap *m, const char *buf, size_t len, size_t max_cost,
+		     struct pm_entry **entries, size_t *names_len)
 {
 	const char *p = buf, *end = buf + len;
 	size_t cap = 0;
@@ -206,6 +217,10 @@ static int parse_all(struct perfmap *m, const char *buf, size_t len, struct pm_e
 
 	*names_len = 0;
 	while (p < end) {
+		if ((size_t)(p - buf) + (m->count + 1) * PERFMAP_SYMBOL_COST > max_cost) {
+			m->unread += (uint64_t)(end - p);
+			break;
+		}
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
 		struct pm_entry e;
@@ -222,6 +237,7 @@ static int parse_all(struct perfmap *m, const char *buf, size_t len, struct pm_e
 		}
 		p = nl ? nl + 1 : end;
 	}
+	m->cost = (uint64_t)(p - buf) + m->count * PERFMAP_SYMBOL_COST;
 	return 0;
 }
 
@@ -363,8 +379,8 @@ cleanup:
 	return err;
 }
 
-/* Read the map from fd into m. */
-static int load_fd(struct perfmap *m, int fd, const struct stat *st)
+/* Read the map from fd into m, up to max bytes and max_cost. */
+static int load_fd(struct perfmap *m, int fd, const struct stat *st, size_t max, size_t max_cost)
 {
 	struct pm_entry *entries = NULL;
 	size_t len = 0, names_len = 0;
@@ -372,14 +388,12 @@ static int load_fd(struct perfmap *m, int fd, const struct stat *st)
 	bool more = false;
 	int err;
 
-	err = read_capped(fd, st->st_size > 0 ? (size_t)st->st_size : 0, PERFMAP_MAX_BYTES, &buf,
-			  &len, &more);
+	err = read_capped(fd, st->st_size > 0 ? (size_t)st->st_size : 0, max, &buf, &len, &more);
 	if (more)
-		m->unread = (uint64_t)st->st_size > PERFMAP_MAX_BYTES
-				    ? (uint64_t)st->st_size - PERFMAP_MAX_BYTES
-				    : 1;
+		m->unread = (uint64_t)st->st_size > max ? (uint64_t)st->st_size - max : 1;
+	m->read = len + m->unread; /* what a cut line cost to read too, roughly */
 	if (!err)
-		err = parse_all(m, buf, len, &entries, &names_len);
+		err = parse_all(m, buf, len, max_cost, &entries, &names_len);
 	if (!err)
 		err = copy_names(m, buf, entries, names_len);
 	free(buf);
@@ -389,7 +403,8 @@ static int load_fd(struct perfmap *m, int fd, const struct stat *st)
 	return err;
 }
 
-struct perfmap *perfmap__load_at(int root_fd, const char *path, uid_t owner)
+static struct perfmap *load_capped(int root_fd, const char *path, uid_t owner, size_t max,
+				   size_t max_cost)
 {
 	struct perfmap *m;
 	struct stat st;
@@ -405,7 +420,7 @@ struct perfmap *perfmap__load_at(int root_fd, const char *path, uid_t owner)
 		return NULL;
 	}
 	m = calloc(1, sizeof(*m));
-	err = m ? load_fd(m, fd, &st) : -ENOMEM;
+	err = m ? load_fd(m, fd, &st, max, max_cost) : -ENOMEM;
 	close(fd);
 	if (err) {
 		perfmap__free(m);
@@ -413,6 +428,11 @@ struct perfmap *perfmap__load_at(int root_fd, const char *path, uid_t owner)
 		return NULL;
 	}
 	return m;
+}
+
+struct perfmap *perfmap__load_at(int root_fd, const char *path, uid_t owner)
+{
+	return load_capped(root_fd, path, owner, PERFMAP_MAX_BYTES, SIZE_MAX);
 }
 
 struct perfmap *perfmap__load(const char *path)
@@ -460,4 +480,59 @@ size_t perfmap__skipped(const struct perfmap *m)
 uint64_t perfmap__unread(const struct perfmap *m)
 {
 	return m ? m->unread : 0;
+}
+
+uint64_t perfmap__cost(const struct perfmap *m)
+{
+	return m ? m->cost : 0;
+}
+
+bool perfmap__over_budget(const struct perfmap *m)
+{
+	return m && m->over_budget;
+}
+
+void perfmap_budget__init(struct perfmap_budget *b, uint64_t total)
+{
+	*b = (struct perfmap_budget){.total = total, .tokens = (int64_t)total};
+}
+
+void perfmap_budget__refill(struct perfmap_budget *b)
+{
+	b->tokens += PERFMAP_READ_PER_PERIOD;
+	if (b->tokens > (int64_t)b->total)
+		b->tokens = (int64_t)b->total;
+}
+
+bool perfmap_budget__may_read(const struct perfmap_budget *b, uint64_t size)
+{
+	uint64_t would = size < PERFMAP_MAX_BYTES ? size : PERFMAP_MAX_BYTES;
+
+	return b->tokens > 0 && (uint64_t)b->tokens >= would;
+}
+
+struct perfmap *perfmap__load_within(int root_fd, const char *path, uid_t owner,
+				     struct perfmap_budget *b)
+{
+	uint64_t left = b->total > b->held ? b->total - b->held : 0;
+	size_t max = left < PERFMAP_MAX_BYTES ? (size_t)left : PERFMAP_MAX_BYTES;
+	struct perfmap *m = load_capped(root_fd, path, owner, max, (size_t)left);
+
+	if (!m)
+		return NULL;
+	b->held += m->cost;
+	b->tokens -= (int64_t)(m->read < PERFMAP_MAX_BYTES ? m->read : PERFMAP_MAX_BYTES);
+	if (m->unread && max < PERFMAP_MAX_BYTES) {
+		m->over_budget = true;
+		b->cut++;
+	}
+	return m;
+}
+
+void perfmap__release(struct perfmap_budget *b, struct perfmap *m)
+{
+	if (!m)
+		return;
+	b->held -= m->cost <= b->held ? m->cost : b->held;
+	perfmap__free(m);
 }

@@ -6,6 +6,7 @@
 #ifndef PERCH_PERFMAP_H
 #define PERCH_PERFMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -13,8 +14,40 @@
 /* A map is read up to this many bytes (a JIT's map is a few MiB at most); see perfmap__unread. */
 #define PERFMAP_MAX_BYTES (64u << 20)
 #define PERFMAP_ANY_OWNER ((uid_t)-1)
+/* All the maps one budget holds at once (`-a`: every JIT on the machine, each up to the cap):
+ * their text and their index, about what perch's memory holds for them. */
+#define PERFMAP_TOTAL_BYTES (64u << 20)
+/* The bytes a budget lets be read again each period (a map is re-read whole when it grows). */
+#define PERFMAP_READ_PER_PERIOD (4u << 20)
 
 struct perfmap;
+
+/*
+ * What a set of maps may cost, together: `total` bytes held at once (the maps loaded through it
+ * and not released: their text and PERFMAP_SYMBOL_COST bytes a symbol, what indexing it takes), and a rate of
+ * reading: `tokens` bytes may be read now, refilled
+ * each period (perfmap_budget__refill) up to total. A zeroed struct is no budget at all.
+ */
+struct perfmap_budget {
+	uint64_t total, held;
+	int64_t tokens;
+	uint64_t cut; /* maps read short because the total was held by others */
+};
+
+void perfmap_budget__init(struct perfmap_budget *b, uint64_t total);
+/* One period went by: PERFMAP_READ_PER_PERIOD more bytes may be read (up to total). */
+void perfmap_budget__refill(struct perfmap_budget *b);
+/* Whether a map of size bytes may be read now (the tokens cover what would be read). */
+bool perfmap_budget__may_read(const struct perfmap_budget *b, uint64_t size);
+/*
+ * perfmap__load_at() within b: read up to what b has left (and PERFMAP_MAX_BYTES), the bytes read
+ * held by b and taken from its tokens until perfmap__release(). A map read short because b had
+ * less left than the per-map cap is counted in b->cut and says so (perfmap__over_budget).
+ */
+struct perfmap *perfmap__load_within(int root_fd, const char *path, uid_t owner,
+				     struct perfmap_budget *b);
+/* Free m (NULL: nothing), giving its bytes back to b. */
+void perfmap__release(struct perfmap_budget *b, struct perfmap *m);
 
 /*
  * Read and index the map at path, resolved inside root_fd (a process's /proc/PID/root, so a
@@ -39,8 +72,13 @@ const char *perfmap__find(const struct perfmap *m, uint64_t addr, uint64_t *star
 size_t perfmap__count(const struct perfmap *m);
 /* Blank and malformed lines, skipped. */
 size_t perfmap__skipped(const struct perfmap *m);
-/* Bytes of the file past PERFMAP_MAX_BYTES, left unread (at least 1 when it grew past the cap
- * while being read); 0 when the whole file was read. */
+/* Bytes of the file past PERFMAP_MAX_BYTES (or a budget's share), left unread (at least 1 when
+ * it grew past the cap while being read); 0 when the whole file was read. */
 uint64_t perfmap__unread(const struct perfmap *m);
+/* What it holds, as a budget counts it: its text, and PERFMAP_SYMBOL_COST bytes a symbol. */
+#define PERFMAP_SYMBOL_COST 128
+uint64_t perfmap__cost(const struct perfmap *m);
+/* Read short because its budget's total was held by other maps (perfmap__load_within). */
+bool perfmap__over_budget(const struct perfmap *m);
 
 #endif /* PERCH_PERFMAP_H */

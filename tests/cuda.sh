@@ -23,13 +23,15 @@ check() { # check DESCRIPTION COMMAND...
 echo "cuda: stand-in CUPTI (tests/cuda/fake_cupti.c), not a GPU test"
 
 # run NAME [VAR=VALUE...]: the host with the library, its stdout in NAME.out, the channel in
-# NAME.bin and its dump in NAME.dump; the host's exit status in NAME.rc
+# NAME.bin (PERCH_CUDA_FD names its descriptor, device and inode) and its dump in NAME.dump; the
+# host's exit status in NAME.rc
 run() {
 	local name=$1
 	shift
+	: >"$T/$name.bin"
 	env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
-		PERCH_CUDA_FD=3 "$@" "$BUILD/tests/cuda/host" >"$T/$name.out" 2>"$T/$name.err" \
-		3>"$T/$name.bin"
+		PERCH_CUDA_FD="3:$(stat -c %d:%i "$T/$name.bin")" "$@" "$BUILD/tests/cuda/host" \
+		>"$T/$name.out" 2>"$T/$name.err" 3>>"$T/$name.bin"
 	echo $? >"$T/$name.rc"
 	"$BUILD/tests/cuda/dump" "$T/$name.bin" >"$T/$name.dump"
 }
@@ -160,11 +162,22 @@ rc=$?
 nofd_quiet() { [ "$rc" -eq 0 ] && grep -q '^fake subscriber= ' "$T/nofd.out"; }
 check "no PERCH_CUDA_FD: runs, nothing subscribed" nofd_quiet
 
+# A descriptor of the channel's number that is not the channel (a descendant closed it and opened
+# a file of its own there; or the variable names no device and inode): never written.
+: >"$T/channel.bin"
+for fdvar in "3:$(stat -c %d:%i "$T/channel.bin")" 3; do
+	env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
+		PERCH_CUDA_FD="$fdvar" "$BUILD/tests/cuda/host" >"$T/other.out" 2>&1 3>>"$T/user.txt"
+	rc=$?
+	check "PERCH_CUDA_FD=$fdvar, fd 3 another file: the program exits 0, that file untouched" \
+		[ "$rc" -eq 0 -a ! -s "$T/user.txt" -a ! -s "$T/channel.bin" ]
+done
+
 # perch gone: a pipe with no reader. The write fails with EPIPE; SIGPIPE must not kill the program.
 exec 4> >(true)
 sleep 0.2
 env LD_LIBRARY_PATH="$BUILD/tests/cuda" CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" \
-	PERCH_CUDA_FD=4 "$BUILD/tests/cuda/host" >"$T/epipe.out" 2>&1
+	PERCH_CUDA_FD="4:$(stat -L -c %d:%i /dev/fd/4)" "$BUILD/tests/cuda/host" >"$T/epipe.out" 2>&1
 rc=$?
 exec 4>&-
 check "perch gone (pipe without reader): no SIGPIPE, the program exits 0" [ "$rc" -eq 0 ]

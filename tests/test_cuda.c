@@ -453,6 +453,186 @@ static void join_counts_dropped_records(void **state)
 	gpu_join__free(NULL);
 }
 
+/* Counts what the join handed on, with and without a launch. */
+struct tally {
+	uint64_t with, without;
+};
+
+static void on_tally(void *ctx, const struct gpu_launch *l, const struct perch_cuda_rec *a)
+{
+	struct tally *t = ctx;
+
+	(void)a;
+	if (l)
+		t->with++;
+	else
+		t->without++;
+}
+
+static struct gpu_join *small_join(void *ctx, gpu_join_fn *fn)
+{
+	struct gpu_join *j = gpu_join__new(fn, ctx);
+	struct gpu_join_limits lim = {.max_launches = 8, .max_pending = 8, .window_ns = 100};
+
+	assert_non_null(j);
+	assert_int_equal(gpu_join__set_limits(j, &lim), 0);
+	lim.max_pending = 1;
+	assert_int_equal(gpu_join__set_limits(j, &lim), -EINVAL);
+	return j;
+}
+
+/* A flood of launches nothing runs for (a hostile channel): the table never holds more than its
+ * bound, and every launch shed is counted. */
+static void join_launch_flood_is_bounded(void **state)
+{
+	struct tally t = {0};
+	struct gpu_join *j = small_join(&t, on_tally);
+	size_t nl, nw;
+
+	(void)state;
+	for (uint32_t i = 1; i <= 1000; i++) {
+		struct gpu_launch l = launch(10, i, i);
+
+		assert_int_equal(gpu_join__launch(j, &l), 0);
+		gpu_join__size(j, &nl, &nw);
+		assert_true(nl <= 8);
+	}
+	assert_true(gpu_join__stats(j)->launches_dropped >= 1000 - 8);
+	/* the newest are kept: their kernels still join */
+	{
+		struct perch_cuda_rec k = kernel(10, 1000);
+
+		assert_int_equal(gpu_join__activity(j, &k), 0);
+		assert_int_equal(t.with, 1);
+	}
+	gpu_join__finish(j);
+	assert_int_equal(gpu_join__stats(j)->launches_unmatched, 999);
+	assert_int_equal(gpu_join__stats(j)->launches, 1000);
+	gpu_join__size(j, &nl, &nw);
+	assert_int_equal(nl, 0);
+	gpu_join__free(j);
+}
+
+/* A flood of activities whose launch never comes: the waiting table stays bounded, and every
+ * activity is still handed on (without a launch), counted. */
+static void join_activity_flood_is_bounded(void **state)
+{
+	struct tally t = {0};
+	struct gpu_join *j = small_join(&t, on_tally);
+	size_t nl, nw;
+
+	(void)state;
+	for (uint32_t i = 1; i <= 1000; i++) {
+		struct perch_cuda_rec k = kernel(10, i % 3 ? i : 7); /* some share an id */
+
+		assert_int_equal(gpu_join__activity(j, &k), 0);
+		gpu_join__size(j, &nl, &nw);
+		assert_true(nw <= 8);
+	}
+	assert_true(t.without >= 1000 - 8);
+	assert_int_equal(gpu_join__stats(j)->waits_cut, t.without);
+	/* those still waiting join their launch: the lists survived the shedding */
+	{
+		struct gpu_launch l = launch(10, 1000, 0xaa);
+
+		assert_int_equal(gpu_join__launch(j, &l), 0);
+		assert_int_equal(t.with, 1);
+	}
+	gpu_join__finish(j);
+	assert_int_equal(t.with + t.without, 1000);
+	assert_int_equal(gpu_join__stats(j)->activities_unmatched, 999);
+	gpu_join__free(j);
+}
+
+/* A joined launch is kept through the join window (a graph's later kernels still join), and
+ * forgotten past it; one still waiting for its activity is not. */
+static void join_forgets_joined_launches_past_window(void **state)
+{
+	struct tally t = {0};
+	struct gpu_join *j = small_join(&t, on_tally);
+	struct gpu_launch g = launch(10, 1, 0xaa), waiting = launch(10, 2, 0xbb);
+	struct perch_cuda_rec k = kernel(10, 1);
+	size_t nl, nw;
+
+	(void)state;
+	assert_int_equal(gpu_join__tick(j, 1000), 0);
+	assert_int_equal(gpu_join__launch(j, &g), 0);
+	assert_int_equal(gpu_join__launch(j, &waiting), 0);
+	assert_int_equal(gpu_join__activity(j, &k), 0);
+	assert_int_equal(gpu_join__tick(j, 1090), 0);
+	assert_int_equal(gpu_join__activity(j, &k), 0); /* within the window: joins */
+	assert_int_equal(t.with, 2);
+	assert_int_equal(gpu_join__tick(j, 1300), 0);
+	gpu_join__size(j, &nl, &nw);
+	assert_int_equal(nl, 1); /* the graph launch forgotten, the waiting one kept */
+	assert_int_equal(gpu_join__activity(j, &k), 0);
+	assert_int_equal(t.with, 2); /* a kernel of the forgotten launch now waits */
+	k.correlation_id = 2;
+	assert_int_equal(gpu_join__activity(j, &k), 0);
+	assert_int_equal(t.with, 3);
+	gpu_join__finish(j);
+	assert_int_equal(t.without, 1);
+	assert_int_equal(gpu_join__stats(j)->launches_dropped, 0);
+	gpu_join__free(j);
+}
+
+/* A full table sheds the joined launches first: those still waiting for their activity stay. */
+static void join_full_table_sheds_joined_first(void **state)
+{
+	struct tally t = {0};
+	struct gpu_join *j = small_join(&t, on_tally);
+	struct perch_cuda_rec k;
+
+	(void)state;
+	for (uint32_t i = 1; i <= 8; i++) {
+		struct gpu_launch l = launch(10, i, i);
+
+		assert_int_equal(gpu_join__launch(j, &l), 0);
+		k = kernel(10, i);
+		if (i <= 5) /* 1..5 joined, 6..8 wait */
+			assert_int_equal(gpu_join__activity(j, &k), 0);
+	}
+	{
+		struct gpu_launch l =
+			launch(10, 9, 9); /* full: down to 4, all of them joined ones */
+
+		assert_int_equal(gpu_join__launch(j, &l), 0);
+	}
+	for (uint32_t i = 6; i <= 8; i++) {
+		k = kernel(10, i);
+		assert_int_equal(gpu_join__activity(j, &k), 0);
+	}
+	assert_int_equal(t.with, 8);
+	assert_int_equal(gpu_join__stats(j)->launches_dropped, 0);
+	gpu_join__finish(j);
+	assert_int_equal(gpu_join__stats(j)->launches_unmatched, 1); /* 9 */
+	gpu_join__free(j);
+}
+
+/* An id whose launch was shed and comes again: its new activity is handed on once. */
+static void join_id_again_after_shedding(void **state)
+{
+	struct tally t = {0};
+	struct gpu_join *j = small_join(&t, on_tally);
+	struct perch_cuda_rec k = kernel(10, 1);
+	struct gpu_launch l = launch(10, 1, 0xaa);
+
+	(void)state;
+	assert_int_equal(gpu_join__activity(j, &k), 0); /* waits */
+	assert_int_equal(gpu_join__launch(j, &l), 0);	/* joins it */
+	for (uint32_t i = 2; i <= 9; i++) {		/* sheds launch 1 */
+		struct gpu_launch o = launch(10, i, i);
+
+		assert_int_equal(gpu_join__launch(j, &o), 0);
+	}
+	assert_int_equal(gpu_join__activity(j, &k), 0); /* waits again */
+	assert_int_equal(gpu_join__launch(j, &l), 0);
+	assert_int_equal(t.with, 2);
+	gpu_join__finish(j);
+	assert_int_equal(t.with + t.without, 2);
+	gpu_join__free(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +651,11 @@ int main(void)
 		cmocka_unit_test(join_counts_unmatched_both_sides),
 		cmocka_unit_test(join_merges_probe_and_api_record),
 		cmocka_unit_test(join_counts_dropped_records),
+		cmocka_unit_test(join_launch_flood_is_bounded),
+		cmocka_unit_test(join_activity_flood_is_bounded),
+		cmocka_unit_test(join_forgets_joined_launches_past_window),
+		cmocka_unit_test(join_full_table_sheds_joined_first),
+		cmocka_unit_test(join_id_again_after_shedding),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

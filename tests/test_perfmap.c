@@ -520,6 +520,108 @@ static void perfmap_caps_oversized_sparse_map(void **state)
 	perfmap__free(m);
 }
 
+/* A map of text through a file that is gone on return, loaded within budget b. */
+static struct perfmap *load_within(const char *text, struct perfmap_budget *b)
+{
+	char path[] = "/tmp/perch-test-perfmap-XXXXXX";
+	struct perfmap *m;
+	int fd;
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	m = perfmap__load_within(AT_FDCWD, path, PERFMAP_ANY_OWNER, b);
+	unlink(path);
+	assert_non_null(m);
+	return m;
+}
+
+/* Maps loaded through one budget hold at most its total together (their text and
+ * PERFMAP_SYMBOL_COST a symbol): the one that comes when the others hold it is read short (at a
+ * line), counted; released maps give their bytes back. */
+static void perfmap_budget_caps_what_all_maps_hold(void **state)
+{
+	static const char a[] = "1000 10 a_one\n2000 10 a_two\n3000 10 a_three\n"; /* 44 bytes */
+	static const char b_text[] = "5000 10 b_one\n6000 10 b_two\n7000 10 b_three\n";
+	struct perfmap_budget b;
+	struct perfmap *ma, *mb;
+
+	(void)state;
+	perfmap_budget__init(&b, 44 + 3 * PERFMAP_SYMBOL_COST + 200);
+	ma = load_within(a, &b);
+	assert_int_equal(perfmap__cost(ma), 44 + 3 * PERFMAP_SYMBOL_COST);
+	assert_false(perfmap__over_budget(ma));
+	mb = load_within(b_text, &b); /* 200 left: its first line and symbol are 14 + 128 */
+	assert_int_equal(perfmap__count(mb), 1);
+	expect_sym(mb, 0x5000, "b_one", 0x5000);
+	expect_none(mb, 0x6000);
+	assert_true(perfmap__over_budget(mb));
+	assert_true(perfmap__unread(mb) > 0);
+	assert_int_equal(b.cut, 1);
+	assert_true(b.held <= b.total);
+	perfmap__release(&b, ma);
+	perfmap__release(&b, mb);
+	assert_int_equal(b.held, 0);
+	mb = load_within(b_text, &b); /* the budget is back */
+	assert_int_equal(perfmap__count(mb), 3);
+	assert_false(perfmap__over_budget(mb));
+	perfmap__release(&b, mb);
+	perfmap__release(&b, NULL);
+}
+
+/* What a budget lets be read: its total at first, then PERFMAP_READ_PER_PERIOD a period. */
+static void perfmap_budget_limits_reading_rate(void **state)
+{
+	struct perfmap_budget b;
+
+	(void)state;
+	perfmap_budget__init(&b, PERFMAP_TOTAL_BYTES);
+	assert_true(perfmap_budget__may_read(&b, PERFMAP_MAX_BYTES));
+	assert_true(perfmap_budget__may_read(&b, 1ull << 40)); /* what is read is capped */
+	b.tokens -= PERFMAP_TOTAL_BYTES;		       /* all of it read */
+	assert_false(perfmap_budget__may_read(&b, 1));
+	perfmap_budget__refill(&b);
+	assert_true(perfmap_budget__may_read(&b, PERFMAP_READ_PER_PERIOD));
+	assert_false(perfmap_budget__may_read(&b, PERFMAP_READ_PER_PERIOD + 1));
+	for (int i = 0; i < 1000; i++)
+		perfmap_budget__refill(&b);
+	assert_int_equal(b.tokens, PERFMAP_TOTAL_BYTES); /* refilled up to the total only */
+}
+
+/* A map of many short symbols (what costs most to index per byte) within a budget: read as far
+ * as the budget holds, counted; under the default budget, read whole. What was read comes off
+ * the budget's reading rate. */
+static void perfmap_budget_bounds_many_small_symbols(void **state)
+{
+	enum { N = 20000 };
+	char *text = malloc(N * 16 + 1);
+	struct perfmap_budget b;
+	struct perfmap *m;
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(text);
+	for (int i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "%x 10 s%d\n", 0x10000 + 16 * i, i % 10);
+	perfmap_budget__init(&b, 100000);
+	m = load_within(text, &b);
+	assert_true(perfmap__count(m) > 100000 / (16 + PERFMAP_SYMBOL_COST) &&
+		    perfmap__count(m) <= 100000 / PERFMAP_SYMBOL_COST);
+	assert_true(b.held <= 100000);
+	assert_true(perfmap__over_budget(m));
+	expect_sym(m, 0x10000, "s0", 0x10000);
+	expect_none(m, 0x10000 + 16 * (N - 1));
+	perfmap__release(&b, m);
+	perfmap_budget__init(&b, PERFMAP_TOTAL_BYTES);
+	m = load_within(text, &b);
+	assert_int_equal(perfmap__count(m), N);
+	assert_false(perfmap__over_budget(m));
+	assert_int_equal(b.tokens, (int64_t)PERFMAP_TOTAL_BYTES - (int64_t)len);
+	perfmap__release(&b, m);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +641,9 @@ int main(void)
 		cmocka_unit_test(perfmap_refuses_map_owned_by_another_uid),
 		cmocka_unit_test(perfmap_refuses_fifo_without_blocking),
 		cmocka_unit_test(perfmap_caps_oversized_sparse_map),
+		cmocka_unit_test(perfmap_budget_caps_what_all_maps_hold),
+		cmocka_unit_test(perfmap_budget_limits_reading_rate),
+		cmocka_unit_test(perfmap_budget_bounds_many_small_symbols),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,7 +34,10 @@ expect() { # expect DESCRIPTION COMMAND...
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
 
-CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" PERCH_CUDA_FD=3 "$BUILD/gpu/spin" >"$T/out" 3>"$T/bin"
+# PERCH_CUDA_FD: the descriptor, and the device and inode of the file it must be
+: >"$T/bin"
+CUDA_INJECTION64_PATH="$BUILD/libperch_cuda.so" PERCH_CUDA_FD="3:$(stat -c %d:%i "$T/bin")" \
+	"$BUILD/gpu/spin" >"$T/out" 3>>"$T/bin"
 rc=$?
 if grep -q '^skipped: no GPU' "$T/out"; then
 	cat "$T/out"

@@ -96,7 +96,11 @@
 	X(gpu_launches_inherited, GPU_INHERITED)                   \
 	X(gpu_launches_inherited_lost, GPU_INHERITED_LOST)         \
 	X(gpu_site_reprobes, GPU_REPROBES)                         \
-	X(gpu_site_reprobes_differ, GPU_REPROBES_DIFFER)
+	X(gpu_site_reprobes_differ, GPU_REPROBES_DIFFER)           \
+	X(gpu_launches_dropped, GPU_LAUNCHES_DROPPED)              \
+	X(gpu_activities_waits_cut, GPU_WAITS_CUT)                 \
+	X(gpu_channel_records_refused, GPU_REFUSED)                \
+	X(gpu_entries_dropped_max_size, GPU_SIZE_DROPPED)
 
 /* --gpu: the sampler's uprobe on the library's probe (bpf/perch_bpf.h): launches whose CPU stack
  * was captured, and those whose stack was lost (counts map or ring buffer full, or no key id);

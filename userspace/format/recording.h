@@ -625,8 +625,13 @@ uint64_t rec_writer__spans_dropped(const struct rec_writer *w);
 /* A module's build-id (hex), once per module path. */
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id);
 /* One GPU entry (a NOTE too). -EINVAL for a kind not listed, an undefined string id or end
- * before start; nothing else is checked here. */
+ * before start; nothing else is checked here. -ENOSPC (dropped and counted) past the --max-size
+ * cap the timeline shares. */
 int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g);
+uint64_t rec_writer__gpu_dropped(const struct rec_writer *w);
+/* bytes more that GPU data adds to the file elsewhere (a kernel name's string) under the same
+ * cap: -ENOSPC (counted with the GPU entries dropped) past it. */
+int rec_writer__gpu_charge(struct rec_writer *w, uint64_t bytes);
 /* The recording process pid came from (ORIGINS; perch merge): origin a string id (not 0),
  * source_pid its pid there. -EINVAL for an undefined string, -EEXIST for a pid given before. */
 int rec_writer__origin(struct rec_writer *w, uint32_t pid, uint32_t origin, uint32_t source_pid);

@@ -110,7 +110,7 @@ struct rec_writer {
 	uint64_t gpu_last;
 	struct wextent *extents; /* TIMELINE, SPANS and GPU blocks in the file */
 	size_t nextents, cap_extents;
-	uint64_t max_size, timeline_bytes, events_dropped, spans_dropped;
+	uint64_t max_size, timeline_bytes, events_dropped, spans_dropped, gpu_dropped;
 	struct rec_module *modules;
 	size_t nmodules, cap_modules, modules_done;
 	struct u64map module_tab;   /* path -> index */

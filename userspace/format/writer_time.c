@@ -421,12 +421,14 @@ static bool gpu_valid(const struct rec_writer *w, const struct rec_gpu *g)
 		(g->detail < w->nkeys && g->tid));
 }
 
-/* GPU entries are not timeline bytes: --max-size caps the timeline only. */
+/* GPU entries share the timeline's --max-size cap: a channel from a launch-bound program (or a
+ * flood) grows the file as fast as any timeline. */
 int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g)
 {
 	uint8_t bytes[14 * ULEB_MAX + 1];
 	struct buf e = {bytes, 0, sizeof(bytes)};
 	uint64_t last = w && w->gpu.len ? w->gpu_last : 0;
+	int err;
 
 	if (!w || !g || !gpu_valid(w, g))
 		return -EINVAL;
@@ -446,6 +448,9 @@ int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g)
 	put_uleb(&e, g->pid);
 	put_uleb(&e, g->tid);
 	put_sleb(&e, g->tid ? (int64_t)(g->launch_ns - g->start_ns) : 0);
+	err = wr_timeline_room(w, &e, &w->gpu_dropped);
+	if (err)
+		return err;
 	if (!w->gpu.len && wr_block_start(&w->gpu))
 		return -ENOMEM;
 	if (buf_reserve(&w->gpu, e.len))
@@ -453,6 +458,7 @@ int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g)
 	put_bytes(&w->gpu, e.data, e.len);
 	w->ngpu++;
 	w->gpu_last = g->start_ns;
+	w->timeline_bytes += e.len;
 	return w->gpu.len >= CHUNK ? rec_writer__flush(w) : 0;
 }
 
@@ -470,6 +476,23 @@ uint64_t rec_writer__events_dropped(const struct rec_writer *w)
 uint64_t rec_writer__spans_dropped(const struct rec_writer *w)
 {
 	return w ? w->spans_dropped : 0;
+}
+
+uint64_t rec_writer__gpu_dropped(const struct rec_writer *w)
+{
+	return w ? w->gpu_dropped : 0;
+}
+
+int rec_writer__gpu_charge(struct rec_writer *w, uint64_t bytes)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->max_size && w->timeline_bytes + bytes > w->max_size) {
+		w->gpu_dropped++;
+		return -ENOSPC;
+	}
+	w->timeline_bytes += bytes;
+	return 0;
 }
 
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id)

@@ -59,10 +59,11 @@ struct proc {
 	size_t nimgs, capimgs;
 	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
 	long long jit_size;  /* its size when loaded: reload when it grew */
+	uint64_t jit_drain;  /* 1 + the drain it was last read in: once a drain at most */
 	int root_fd;	     /* the process's root directory, held open to find the map in */
 	uint32_t nspid;	     /* its pid in its own pid namespace: the map's name */
 	uid_t uid;	     /* its effective uid: who must own the map */
-	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES (counted once) */
+	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES or the budget (counted once) */
 	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
 	size_t nunnamed, capunnamed;
 };
@@ -78,11 +79,13 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct procs *ps; /* borrowed: the processes, with our slots */
 	int id;
-	uint64_t drains;	   /* collector__drained() calls so far */
-	struct u64map kframes;	   /* kernel address -> frame id */
-	struct u64map threads;	   /* pid << 32 | tid -> 1 */
-	struct u64map lines_done;  /* frame id -> 1 once its LINES are written */
-	struct u64map jit_waiting; /* frame id -> 1 while a JIT frame waits for its name */
+	uint64_t drains;		  /* collector__drained() calls so far */
+	struct u64map kframes;		  /* kernel address -> frame id */
+	struct u64map threads;		  /* pid << 32 | tid -> 1 */
+	struct u64map lines_done;	  /* frame id -> 1 once its LINES are written */
+	struct u64map jit_waiting;	  /* frame id -> 1 while a JIT frame waits for its name */
+	struct perfmap_budget jit_budget; /* every process's map, together (`-a`) */
+	bool jit_budget_said;
 	uint32_t kernel_str, unknown_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
@@ -103,6 +106,7 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, s
 	c->w = w;
 	c->max_stack = max_stack;
 	c->ps = ps;
+	perfmap_budget__init(&c->jit_budget, PERFMAP_TOTAL_BYTES);
 	c->sym = symbolizer__new();
 	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
 	l.ctx = c;
@@ -133,15 +137,15 @@ static void image_free(struct image *img)
 
 static void proc_free(void *ctx, void *slot)
 {
+	struct collector *c = ctx;
 	struct proc *p = slot;
 
-	(void)ctx;
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->nimgs; i++)
 		image_free(p->imgs[i]);
 	free(p->imgs);
-	perfmap__free(p->jit);
+	perfmap__release(&c->jit_budget, p->jit);
 	free(p->unnamed);
 	if (p->root_fd >= 0)
 		close(p->root_fd);
@@ -309,6 +313,15 @@ static void note_capped(struct collector *c, struct proc *p)
 		return;
 	p->jit_capped = true;
 	c->stats[COLLECT_JIT_CAPPED]++;
+	if (perfmap__over_budget(p->jit)) {
+		if (!c->jit_budget_said)
+			log_warn(
+				"pid %u: JIT map /tmp/perf-%u.map read in part: the %u MiB all JIT "
+				"maps may hold together is spent (later maps likewise, counted)",
+				p->pp->pid, p->nspid, PERFMAP_TOTAL_BYTES >> 20);
+		c->jit_budget_said = true;
+		return;
+	}
 	log_warn("pid %u: JIT map /tmp/perf-%u.map is over %u MiB: its first %u MiB read, %llu "
 		 "bytes left out",
 		 p->pp->pid, p->nspid, PERFMAP_MAX_BYTES >> 20, PERFMAP_MAX_BYTES >> 20,
@@ -317,20 +330,25 @@ static void note_capped(struct collector *c, struct proc *p)
 
 /* (Re)read the process's perf map, inside its own root (a JIT in a container writes to its own
  * /tmp), when it changed size since the last read. Never a symlink, never a file another user
- * owns: the map's contents go into the recording. */
-static void jit_load(struct collector *c, struct proc *p)
+ * owns: the map's contents go into the recording. All maps share one budget (held at once, and
+ * read per drain); a map is read at most once a drain, unless final (the process exited, or the
+ * run ends: the last word). */
+static void jit_load(struct collector *c, struct proc *p, bool final)
 {
 	char path[64];
 	struct stat st;
 
 	jit_context(p);
-	if (p->root_fd < 0)
+	if (p->root_fd < 0 || (!final && p->jit_drain == c->drains + 1))
 		return;
 	snprintf(path, sizeof(path), "tmp/perf-%u.map", p->nspid);
 	if (fstatat(p->root_fd, path, &st, AT_SYMLINK_NOFOLLOW) || st.st_size == p->jit_size)
 		return;
-	perfmap__free(p->jit);
-	p->jit = perfmap__load_at(p->root_fd, path, p->uid);
+	if (!final && !perfmap_budget__may_read(&c->jit_budget, (uint64_t)st.st_size))
+		return; /* read later: the budget refills a drain at a time */
+	p->jit_drain = c->drains + 1;
+	perfmap__release(&c->jit_budget, p->jit);
+	p->jit = perfmap__load_within(p->root_fd, path, p->uid, &c->jit_budget);
 	p->jit_size = p->jit ? st.st_size : -1;
 	if (!p->jit && errno != ENOENT)
 		log_debug("pid %u: JIT map /tmp/perf-%u.map not read: %s", p->pp->pid, p->nspid,
@@ -345,7 +363,7 @@ static const char *jit_name(struct collector *c, struct proc *p, uint64_t addr, 
 
 	if (name)
 		return name;
-	jit_load(c, p);
+	jit_load(c, p, false);
 	return p->jit ? perfmap__find(p->jit, addr, start) : NULL;
 }
 
@@ -366,13 +384,13 @@ static void note_unnamed_jit(struct collector *c, struct proc *p, uint32_t frame
  * a LINES definition of the frame (the function alone, no file) names it in every report, as
  * a stripped binary's frame is named from its debug file.
  */
-static void rename_jit_frames(struct collector *c, struct proc *p)
+static void rename_jit_frames(struct collector *c, struct proc *p, bool final)
 {
 	size_t keep = 0;
 
 	if (!p->nunnamed)
 		return;
-	jit_load(c, p);
+	jit_load(c, p, final);
 	for (size_t i = 0; i < p->nunnamed; i++) {
 		const struct jit_unnamed *u = &p->unnamed[i];
 		const char *name = p->jit ? perfmap__find(p->jit, u->lookup, NULL) : NULL;
@@ -394,7 +412,7 @@ void collector__finish(struct collector *c)
 		struct proc *p = slot_of(c, procs__at(c->ps, i));
 
 		if (p)
-			rename_jit_frames(c, p);
+			rename_jit_frames(c, p, true);
 	}
 }
 
@@ -465,8 +483,8 @@ static void proc_exited(void *ctx, struct procs_proc *pp)
 
 	if (!p || p->root_fd < 0)
 		return;
-	jit_load(c, p);
-	rename_jit_frames(c, p);
+	jit_load(c, p, true);
+	rename_jit_frames(c, p, true);
 	close(p->root_fd);
 	p->root_fd = -1;
 }
@@ -494,6 +512,7 @@ static void proc_execd(void *ctx, struct procs_proc *pp)
 void collector__drained(struct collector *c)
 {
 	c->drains++;
+	perfmap_budget__refill(&c->jit_budget);
 	for (size_t i = 0; i < procs__count(c->ps); i++) {
 		struct proc *p = slot_of(c, procs__at(c->ps, i));
 		size_t n = 0;

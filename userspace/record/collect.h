@@ -25,7 +25,8 @@ enum collect_stat {
 				 * frame (flagged truncated too) */
 	COLLECT_DAMAGED,	/* samples whose user stack went on past an address no executable
 				 * mapping holds: cut there (flagged truncated too) */
-	COLLECT_JIT_CAPPED,	/* JIT maps over PERFMAP_MAX_BYTES, read only that far */
+	COLLECT_JIT_CAPPED,	/* JIT maps over PERFMAP_MAX_BYTES, or past what all maps may hold
+				 * together (PERFMAP_TOTAL_BYTES), read only that far */
 	COLLECT_JIT_LATE,	/* JIT frames named after they were written (a map written late) */
 	COLLECT_STAT_MAX,
 };

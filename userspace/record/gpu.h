@@ -21,10 +21,14 @@ enum gpu_stat {
 	GPU_PROBES,
 	GPU_BYTES,
 	GPU_DAMAGED,
-	GPU_INHERITED,	     /* calls attributed to their site's probed call (PERCH_CUDA_SITE) */
-	GPU_INHERITED_LOST,  /* ...whose site's stack never came (its probe's stack was lost) */
-	GPU_REPROBES,	     /* a known site's periodic probe */
-	GPU_REPROBES_DIFFER, /* ...whose stack was not the site's: the site key missed a frame */
+	GPU_INHERITED,	      /* calls attributed to their site's probed call (PERCH_CUDA_SITE) */
+	GPU_INHERITED_LOST,   /* ...whose site's stack never came (its probe's stack was lost) */
+	GPU_REPROBES,	      /* a known site's periodic probe */
+	GPU_REPROBES_DIFFER,  /* ...whose stack was not the site's: the site key missed a frame */
+	GPU_LAUNCHES_DROPPED, /* launches shed from the join's full table before their activity */
+	GPU_WAITS_CUT,	      /* activities written without a launch: the waiting table was full */
+	GPU_REFUSED,	  /* channel records refused past perch's bounds (names, notes, sites) */
+	GPU_SIZE_DROPPED, /* GPU entries dropped past --max-size */
 	GPU_STAT_NR
 };
 
@@ -42,14 +46,19 @@ int gpu_find_library(char *buf, size_t len);
  * gpu__child() hands it on), writing into w (borrowed for the gpu's life). NULL + errno. */
 struct gpu *gpu__new(struct rec_writer *w, const char *library);
 void gpu__free(struct gpu *g);
-/* In the launched child, just before exec: CUDA_INJECTION64_PATH, PERCH_CUDA_FD and the
- * channel's descriptor for the command alone. Async-signal-safe apart from setenv. */
+/* In the launched child, just before exec: CUDA_INJECTION64_PATH, PERCH_CUDA_FD (the descriptor
+ * and the pipe's device and inode: the library writes nothing to a descriptor of that number that
+ * is not the pipe) and the channel's descriptor for the command alone. Async-signal-safe apart
+ * from setenv. */
 void gpu__child(void *g);
 /* In perch, once the command is launched: perch's copy of the command's end is closed, so the
  * channel ends when the command and its children are gone. */
 void gpu__launched(struct gpu *g);
-/* Read what the channel holds now (never blocks), writing each activity as it joins. */
+/* Read what the channel holds now (never blocks), writing each activity as it joins. A damaged
+ * channel is still read (and discarded), so the program writing it never blocks on it. */
 void gpu__poll(struct gpu *g);
+/* The recording stopped (--max-size): what comes from now on is read, counted, not written. */
+void gpu__stop(struct gpu *g);
 /* The end of the run: what is left in the channel, the unmatched of both sides, the note when
  * no GPU data came at all. */
 void gpu__finish(struct gpu *g);

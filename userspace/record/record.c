@@ -340,8 +340,10 @@ static void flip_and_drain(struct session *s)
 	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
 	s->drains++;
 	/* --max-size without --timeline caps the whole file: checked a drain at a time. */
-	if (!s->o->timeline && s->o->max_size && rec_writer__size(s->w) >= s->o->max_size)
+	if (!s->o->timeline && s->o->max_size && rec_writer__size(s->w) >= s->o->max_size) {
 		control__cap(s->ctl, REC_STOP_MAX_SIZE, flip);
+		gpu__stop(s->gpu); /* the command runs on: its channel is read, not written */
+	}
 }
 
 /* A cap ends an attached recording; a launched command runs on, unsampled, to its end. */

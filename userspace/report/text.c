@@ -65,7 +65,10 @@ static void print_losses(const struct recording *r, FILE *out)
 			"user mode): shown as [no stack]\n",
 			n);
 	if (report_stat(r, REC_STAT_jit_maps_capped))
-		fprintf(out, "jit maps   %" PRIu64 " over perch's size limit, read in part\n",
+		fprintf(out,
+			"jit maps   %" PRIu64
+			" over perch's size limit (one map's, or all maps' together), read in "
+			"part\n",
 			report_stat(r, REC_STAT_jit_maps_capped));
 	print_unwinding(r, out);
 }
@@ -99,6 +102,13 @@ static const struct {
 	 "program pauses and steps overwritten before perch read them"},
 	{REC_STAT_off_cpu_spans_lost, "off-CPU spans (ring buffer full, or no key)"},
 	{REC_STAT_off_cpu_spans_dropped, "off-CPU spans dropped past --max-size"},
+	{REC_STAT_gpu_entries_dropped_max_size, "GPU records dropped past --max-size"},
+	{REC_STAT_gpu_launches_dropped,
+	 "GPU launches dropped from the full join table before their activity came"},
+	{REC_STAT_gpu_activities_waits_cut,
+	 "GPU activities written without their launch (the join's waiting table was full)"},
+	{REC_STAT_gpu_channel_records_refused,
+	 "CUDA channel records refused past perch's bounds (kernel names, notes, launch sites)"},
 	{REC_STAT_pre_exec_ticks_left_out,
 	 "ticks of the command before its exec (perch's own code in its child), left out"},
 };
