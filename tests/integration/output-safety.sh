@@ -29,6 +29,12 @@ ln -s "$T/victim" "$T/ack"
 expect "--control ACK a symlink to a file" 84 "ack is a symbolic link, not a FIFO: refused" -- \
 	"$PERCH" record "--control=fifo:$T/ctl,$T/ack" -o "$T/n.data" -- true
 unchanged "--control ACK a symlink" "$T/victim" "root's file"
+# a symlink is refused even to a FIFO: the open itself follows none (a stat() then open() of the
+# path followed it, and a swap between the two wrote acks into whatever it pointed at)
+mkfifo "$T/realack"
+ln -s "$T/realack" "$T/ack2"
+expect "--control ACK a symlink to a FIFO" 84 "ack2 is a symbolic link, not a FIFO: refused" -- \
+	"$PERCH" record "--control=fifo:$T/ctl,$T/ack2" -o "$T/n.data" -- true
 expect "--control CTL a regular file" 84 "victim is a regular file, not a FIFO: refused" -- \
 	"$PERCH" record "--control=fifo:$T/victim" -o "$T/n.data" -- true
 unchanged "--control CTL a regular file" "$T/victim" "root's file"
