@@ -34,6 +34,7 @@ static struct rec_writer *two_keys(uint32_t key[2])
 	struct rec_sample s = {.pid = 7, .tid = 8, .nframes = 1};
 
 	assert_non_null(w);
+	assert_int_equal(rec_writer__publish(w), 0); /* read back while written */
 	assert_int_equal(rec_writer__meta(w, &meta, 1), 0);
 	mod = rec_writer__string(w, "/bin/x");
 	f[0] = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "blocked"), 16);

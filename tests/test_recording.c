@@ -37,6 +37,17 @@ static const char *tmp_path(const char *name)
 	return p;
 }
 
+/* A writer whose file has its name at once (as perch record's has once everything opened), so
+ * a test can read it back while it writes. */
+static struct rec_writer *open_named(const char *path)
+{
+	struct rec_writer *w = rec_writer__open(path);
+
+	assert_non_null(w);
+	assert_int_equal(rec_writer__publish(w), 0);
+	return w;
+}
+
 static uint8_t *read_bytes(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -404,7 +415,7 @@ static void round_trip_keeps_every_block_type_exact(void **state)
 static void writer_size_counts_every_byte_written(void **state)
 {
 	const char *path = tmp_path("size.data");
-	struct rec_writer *w = rec_writer__open(path);
+	struct rec_writer *w = open_named(path);
 	uint64_t size;
 	size_t len;
 
@@ -570,7 +581,7 @@ static void load_keeps_last_thread_definition(void **state)
 static void flush_writes_blocks_in_dependency_order(void **state)
 {
 	const char *path = tmp_path("order.data");
-	struct rec_writer *w = rec_writer__open(path);
+	struct rec_writer *w = open_named(path);
 	struct layout l;
 	uint32_t f;
 	uint8_t *data;
@@ -1029,8 +1040,7 @@ static void writer_reports_enospc_when_disk_is_full(void **state)
 	(void)state;
 	assert_null(rec_writer__open("/dev/full"));
 	assert_int_equal(errno, ENOSPC);
-	w = rec_writer__open(path);
-	assert_non_null(w);
+	w = open_named(path);
 	fd = fd_of(path);
 	assert_true(fd >= 0);
 	full = open("/dev/full", O_WRONLY);
@@ -1108,6 +1118,63 @@ static void writer_keeps_an_existing_recording_as_old(void **state)
 	assert_int_equal(recording__load(tmp_path("again.data.old"), &r), 0);
 	assert_string_equal(recording__meta(r, "run"), "1");
 	recording__free(r);
+}
+
+/* How many files in tmpdir have a name starting with prefix. */
+static int count_named(const char *prefix)
+{
+	DIR *d = opendir(tmpdir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+static void assert_run(const char *path, const char *run)
+{
+	struct recording *r = NULL;
+
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_string_equal(recording__meta(r, "run"), run);
+	recording__free(r);
+}
+
+static void write_run(struct rec_writer *w, char *run)
+{
+	assert_non_null(w);
+	assert_int_equal(rec_writer__meta(w, &(struct rec_kv){.key = "run", .str = run}, 1), 0);
+	assert_int_equal(rec_writer__flush(w), 0);
+}
+
+/* A run that fails before everything has opened (perch record -e cycles without a PMU) leaves
+ * the recording already there as it was: nothing is renamed to .old before publish, and a
+ * discarded writer leaves no file behind; a published one keeps the previous as .old. */
+static void writer_touches_the_previous_recording_only_once_published(void **state)
+{
+	const char *path = tmp_path("kept.data");
+	struct rec_writer *w = rec_writer__open(path);
+
+	(void)state;
+	write_run(w, "1");
+	assert_int_equal(rec_writer__close(w), 0);
+	w = rec_writer__open(path);
+	write_run(w, "2");
+	assert_int_equal(count_named("kept.data"), 2); /* it, and the new one beside it */
+	assert_run(path, "1");
+	rec_writer__discard(w);
+	assert_int_equal(count_named("kept.data"), 1);
+	assert_run(path, "1");
+	w = rec_writer__open(path);
+	write_run(w, "3");
+	assert_int_equal(rec_writer__publish(w), 0);
+	assert_run(path, "3");
+	assert_run(tmp_path("kept.data.old"), "1");
+	assert_int_equal(rec_writer__close(w), 0);
+	assert_int_equal(count_named("kept.data"), 2);
 }
 
 static void load_without_end_has_null_end(void **state)
@@ -2079,7 +2146,7 @@ static uint64_t loaded_total(const struct recording *r)
 static void compaction_leaves_a_whole_recording_after_every_flush(void **state)
 {
 	const char *path = tmp_path("compact.data"), *kill = tmp_path("killed.data");
-	struct rec_writer *w = rec_writer__open(path);
+	struct rec_writer *w = open_named(path);
 	uint64_t total = 0, max_size = 0, final_size;
 	struct recording *r;
 	struct stat st;
@@ -2331,6 +2398,7 @@ int main(void)
 		cmocka_unit_test(writer_reports_enospc_when_disk_is_full),
 		cmocka_unit_test(writer_never_writes_through_a_symlink),
 		cmocka_unit_test(writer_keeps_an_existing_recording_as_old),
+		cmocka_unit_test(writer_touches_the_previous_recording_only_once_published),
 		cmocka_unit_test(load_without_end_has_null_end),
 		cmocka_unit_test(load_empty_end_block_still_marks_finished),
 		cmocka_unit_test(lookups_answer_absent_keys_and_ids),

@@ -14,10 +14,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -1385,6 +1387,85 @@ static void annotate_counts_the_reports_self_samples(void **state)
 	profile__free(p);
 }
 
+/* A file of text in dir, owned by uid, mode 0600; its path in buf. */
+static const char *own_file(char *buf, const char *dir, const char *name, const char *text,
+			    uid_t uid)
+{
+	FILE *f;
+
+	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+	f = fopen(buf, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(buf, 0600), 0);
+	assert_int_equal(chown(buf, uid, uid), 0);
+	return buf;
+}
+
+/*
+ * The source paths annotate prints come from the target's debug info: a FIFO must not block it,
+ * a symlink is not followed, and a file the binary's owner could not read (root's, 0600) is not
+ * shown; the owner's own 0600 source is.
+ */
+static void annotate_shows_only_sources_the_binarys_owner_may_read(void **state)
+{
+	enum { UID = 12345 };
+	char dir[PATH_MAX], made[] = "/tmp/perch-annsrc-XXXXXX", p[6][PATH_MAX];
+	char *strings[7] = {"", p[0], "f", p[1], p[2], p[3], p[4]};
+	static const uint32_t s0[] = {0}, s1[] = {1}, s2[] = {2}, s3[] = {3};
+	static const struct rec_line l0[] = {{0, 3, 2}}, l1[] = {{0, 4, 1}}, l2[] = {{0, 5, 1}},
+				     l3[] = {{0, 6, 1}};
+	struct rec_frame frames[] = {{REC_FRAME_USER, 1, 2, 0x10, l0, 1},
+				     {REC_FRAME_USER, 1, 2, 0x20, l1, 1},
+				     {REC_FRAME_USER, 1, 2, 0x30, l2, 1},
+				     {REC_FRAME_USER, 1, 2, 0x40, l3, 1}};
+	struct rec_sample samples[] = {{1, 1, 4, 0, 0, 0, NULL, 1, s0, 0},
+				       {1, 1, 3, 0, 0, 0, NULL, 1, s1, 0},
+				       {1, 1, 2, 0, 0, 0, NULL, 1, s2, 0},
+				       {1, 1, 1, 0, 0, 0, NULL, 1, s3, 0}};
+	struct recording r = {.version = 4,
+			      .strings = strings,
+			      .nstrings = 7,
+			      .frames = frames,
+			      .nframes = 4,
+			      .samples = samples,
+			      .nsamples = 4};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	if (geteuid())
+		skip(); /* chown() needs root */
+	assert_non_null(mkdtemp(made));
+	assert_non_null(realpath(made, dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	own_file(p[0], dir, "app", "\177ELF", UID);
+	own_file(p[1], dir, "mine.c", "one\nOWNER_LINE\n", UID);
+	own_file(p[2], dir, "root.c", "ROOT_ONLY\n", 0);
+	snprintf(p[3], PATH_MAX, "%.200s/fifo.c", dir);
+	assert_int_equal(mkfifo(p[3], 0644), 0);
+	snprintf(p[4], PATH_MAX, "%.200s/link.c", dir);
+	assert_int_equal(symlink(p[1], p[4]), 0);
+	f = open_memstream(&out, &len);
+	alarm(3); /* a FIFO opened to read would block for good */
+	assert_int_equal(report__annotate(&r, "f", f), 0);
+	alarm(0);
+	fclose(f);
+	assert_non_null(strstr(out, "mine.c\n"));
+	assert_non_null(strstr(out, "OWNER_LINE"));
+	assert_non_null(
+		strstr(out, "root.c (source not shown, not readable by the binary's owner"));
+	assert_null(strstr(out, "ROOT_ONLY"));
+	assert_non_null(strstr(out, "fifo.c (source not shown, not a regular file"));
+	assert_non_null(strstr(out, "link.c (source not shown, a symbolic link"));
+	free(out);
+	for (int i = 0; i < 5; i++)
+		unlink(p[i]);
+	rmdir(dir);
+}
+
 static void report_csv_without_regions_is_the_header_only(void **state)
 {
 	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
@@ -1722,6 +1803,7 @@ int main(void)
 		cmocka_unit_test(report_csv_has_region_rows_over_threads_then_per_thread),
 		cmocka_unit_test(report_csv_without_regions_is_the_header_only),
 		cmocka_unit_test(annotate_counts_the_reports_self_samples),
+		cmocka_unit_test(annotate_shows_only_sources_the_binarys_owner_may_read),
 		cmocka_unit_test(profile_never_makes_a_region_a_function),
 		cmocka_unit_test(report_finds_regions_by_name_and_lists_them),
 		cmocka_unit_test(report_regions_without_trees_count_samples_only),

@@ -45,6 +45,18 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 int cli_parse_pids(const char *s, pid_t **pids, size_t *n);
 int cli_parse_unwind(const char *s, enum record_unwind *mode);
 
+struct safeout;
+/* cli/output.c, for report and model: -o path (NULL: standard output) opened the safe way
+ * (lib/safeout.h), refused when it is one of the recordings inputs[0..n) read; NULL after the
+ * line saying why, with *status the exit status. */
+FILE *cli_output_open(const char *path, char *const *inputs, size_t n, struct safeout *so,
+		      int *status);
+/* Only the check: 0, or PERCH_EXIT_UNSAFE after its line when path is one of inputs[0..n). */
+int cli_output_check(const char *path, char *const *inputs, size_t n);
+/* Close out (standard output: flushed) and give the file its name; one not written whole is
+ * removed. ret, or PERCH_EXIT_OUTPUT after the line saying why. */
+int cli_output_close(FILE *out, struct safeout *so, int ret);
+
 struct recording;
 /* cli/report.c's exit status and one line for a recording that could not be loaded (err from
  * recording__load, *out NULL), and for one loaded up to damage (err -ENODATA or -EBADMSG). */

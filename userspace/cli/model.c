@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "lib/safeout.h"
 #include "model/sizedata.h"
 #include "report/model.h"
 
@@ -216,9 +217,12 @@ static void write_out(const struct model_args *a, const struct size_set *s,
 		model_report_svg(f, n, out);
 }
 
-static int fit_and_write(struct model_args *a, const struct size_set *s)
+/* The fits, written to -o (never one of the inputs paths[0..npaths)) or standard output. */
+static int fit_and_write(struct model_args *a, const struct size_set *s, char **paths,
+			 size_t npaths)
 {
 	struct size_fit *f = calloc(s->n ? s->n : 1, sizeof(*f));
+	struct safeout so;
 	FILE *out = NULL;
 	size_t n = 0, ok = 0;
 	int ret = 0;
@@ -237,18 +241,11 @@ static int fit_and_write(struct model_args *a, const struct size_set *s)
 			s->nfiles == 1 ? "" : "s");
 		bad(a, PERCH_EXIT_NOSIZES);
 	}
-	out = a->output ? fopen(a->output, "w") : stdout;
-	if (!out) {
-		log_err("model: cannot write %s: %s", a->output, strerror(errno));
-		ret = PERCH_EXIT_OUTPUT;
-	}
+	out = cli_output_open(a->output, paths, npaths, &so, &ret);
 	if (out && (ok || a->format != MF_TEXT))
 		write_out(a, s, f, n, out);
-	if (out && (out != stdout ? fclose(out) : fflush(out))) {
-		log_err("model: cannot write %s: %s", a->output ? a->output : "output",
-			strerror(errno));
-		ret = PERCH_EXIT_OUTPUT;
-	}
+	if (out)
+		ret = cli_output_close(out, &so, ret);
 	for (size_t i = 0; i < n; i++)
 		size_fit__free(&f[i]);
 	free(f);
@@ -273,9 +270,11 @@ static int run_model(int argc, char **argv)
 	if (n > MAX_INPUTS)
 		return log_usage(NULL, "model takes at most %d recordings", MAX_INPUTS);
 	parse_user_model(&a);
-	ret = load_all(paths, n, &s, &a);
+	ret = cli_output_check(a.output, paths, n);
 	if (!ret)
-		ret = fit_and_write(&a, &s);
+		ret = load_all(paths, n, &s, &a);
+	if (!ret)
+		ret = fit_and_write(&a, &s, paths, n);
 	size_set__free(&s);
 	return ret ? ret : a.status;
 }

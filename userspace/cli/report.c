@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "lib/safeout.h"
 #include "format/keys.h"
 #include "format/recording.h"
 #include "model/query.h"
@@ -433,21 +434,16 @@ static int report_option(int c, struct report_opts *o, const char **output, char
 static int print_to(const struct recording *r, const char *path, const struct report_opts *o,
 		    const char *output)
 {
-	FILE *out = output ? fopen(output, "w") : stdout;
+	char *in[] = {(char *)path};
+	struct safeout so;
 	int ret = 0;
+	FILE *out = cli_output_open(output, in, 1, &so, &ret);
 
-	if (!out) {
-		log_err("cannot write %s: %s", output, strerror(errno));
-		return PERCH_EXIT_OUTPUT;
-	}
+	if (!out)
+		return ret;
 	if (report__print(r, path, o, out))
 		ret = PERCH_EXIT_INTERNAL;
-	/* a failed write (full disk, closed pipe) is the output's fault, not an internal one */
-	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
-		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
-		ret = PERCH_EXIT_OUTPUT;
-	}
-	return ret;
+	return cli_output_close(out, &so, ret);
 }
 
 /* A usage error when the query names a function the recording has not. */
@@ -491,15 +487,15 @@ static const char *report_meta_event(const struct recording *r)
  * own samples, into one output. */
 static int print_each_event(const char *path, const struct report_opts *o, const char *output)
 {
-	FILE *out = output ? fopen(output, "w") : stdout;
+	char *in[] = {(char *)path};
 	struct report_opts eo = *o;
 	struct recording *r = NULL;
+	struct safeout so;
 	int ret = 0;
+	FILE *out = cli_output_open(output, in, 1, &so, &ret);
 
-	if (!out) {
-		log_err("cannot write %s: %s", output, strerror(errno));
-		return PERCH_EXIT_OUTPUT;
-	}
+	if (!out)
+		return ret;
 	for (eo.event = 1; !ret; eo.event++) {
 		recording__load(path, &r);
 		if (!r || eo.event > report__nevents(r))
@@ -511,11 +507,7 @@ static int print_each_event(const char *path, const struct report_opts *o, const
 		fputc('\n', out);
 	}
 	recording__free(r);
-	if (ferror(out) | (out == stdout ? fflush(out) : fclose(out))) {
-		log_err("cannot write %s: %s", output ?: "standard output", strerror(errno));
-		ret = PERCH_EXIT_OUTPUT;
-	}
-	return ret;
+	return cli_output_close(out, &so, ret);
 }
 
 /* --event=NAME, or every event in turn (text), or the one event there is. */

@@ -708,11 +708,10 @@ int rec_merge(const struct rec_merge_input *inputs, size_t n, const char *out)
 		err = merge_steps(&m, in, n);
 	if (!err && n)
 		err = write_kv(&m, in, n);
-	if (m.w) {
-		int cerr = rec_writer__close(m.w);
-
-		err = err ? err : cerr;
-	}
+	if (m.w && err)
+		rec_writer__discard(m.w); /* a merge that failed leaves what was at out as it was */
+	else if (m.w)
+		err = rec_writer__close(m.w);
 	free_inputs(in, n);
 	u64map__clear(&m.used);
 	free(m.ids);

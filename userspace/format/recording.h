@@ -572,13 +572,21 @@ const char *recording__string(const struct recording *r, uint32_t id);
  */
 struct rec_writer;
 
-/* Create path as a new file (0600) and write the file header. A regular file or a symlink
- * already at path is renamed to path.old first, never written through; a character device or
- * FIFO there is written to; anything else fails. NULL + errno. */
+/* Create a new file (0600) beside path, under a temporary name (lib/safeout.h), and write the
+ * file header; rec_writer__publish() gives it path's name. A character device or FIFO at path is
+ * written to directly; anything but those, a regular file or a symlink fails. NULL + errno. */
 struct rec_writer *rec_writer__open(const char *path);
-/* Flush what is pending (not END), compact a regular file, close, free. Returns 0 or the first
- * write error (-errno); a failed compaction leaves the file as written and is only logged. */
+/* The file takes path's name: a regular file or a symlink there is renamed to path.old now,
+ * never written through. A recorder calls it once everything has opened, so a run that fails
+ * before leaves the previous recording as it was. 0 or -errno. */
+int rec_writer__publish(struct rec_writer *w);
+/* Flush what is pending (not END), compact a regular file, close, publish, free. Returns 0 or the
+ * first write error (-errno); a failed compaction leaves the file as written and is only logged;
+ * a failed publish (-errno) leaves it at its temporary name, logged. */
 int rec_writer__close(struct rec_writer *w);
+/* A run that failed: an unpublished file is removed (what was at path stays as it was), a
+ * published one is closed as rec_writer__close() does. NULL-safe. */
+void rec_writer__discard(struct rec_writer *w);
 
 uint32_t rec_writer__string(struct rec_writer *w, const char *s); /* id; 0 for "" or on ENOMEM */
 /* id of the frame (deduplicated on all four fields, kind with its REC_FRAME_CALL bit); UINT32_MAX

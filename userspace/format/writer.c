@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/hash.h"
+#include "lib/log.h"
 #include "lib/vec.h"
 #include "writer_impl.h"
 
@@ -190,60 +191,6 @@ int rec_writer__flush(struct rec_writer *w)
 	return err;
 }
 
-/* Move path to path.old. 0 or -errno. */
-static int keep_old(const char *path)
-{
-	size_t len = strlen(path);
-	char *old = malloc(len + sizeof(".old"));
-	int err = 0;
-
-	if (!old)
-		return -ENOMEM;
-	memcpy(old, path, len);
-	memcpy(old + len, ".old", sizeof(".old"));
-	if (rename(path, old))
-		err = -errno;
-	free(old);
-	return err;
-}
-
-/* A device or FIFO that is already there (/dev/full, a pipe to a reader) is written as it is,
- * but never a file reached by a race after the lstat(). */
-static int open_existing(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-
-	if (fd < 0)
-		return -errno;
-	if (!fstat(fd, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
-		return fd;
-	close(fd);
-	return -EEXIST;
-}
-
-/*
- * Never write through what is at path: a symlink planted there (a perch.data in a sticky /tmp,
- * say) would send the recording onto its target. A file or link already there is kept as
- * path.old (perf's way) and the recording is a new file, 0600. Returns the descriptor or -errno.
- */
-static int open_new(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (!lstat(path, &st)) {
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			return open_existing(path);
-		fd = keep_old(path);
-		if (fd)
-			return fd;
-	}
-	/* Read back too: compaction copies the timeline's blocks from it. */
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd < 0 ? -errno : fd;
-}
-
 int wr_write_header(struct rec_writer *w)
 {
 	uint8_t hdr[FILE_HDR_SIZE];
@@ -259,17 +206,17 @@ int wr_write_header(struct rec_writer *w)
 	return 0;
 }
 
-/* Only a regular file is compacted (it keeps its path); a FIFO or device is streamed. */
-static int keep_path(struct rec_writer *w, const char *path)
+/* Only a regular file is compacted (under its name of the moment); a FIFO or device is
+ * streamed. */
+static int keep_path(struct rec_writer *w)
 {
 	struct stat st;
 
 	if (fstat(w->fd, &st))
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	w->path = strdup(path);
-	return w->path ? 0 : -ENOMEM;
+	if (S_ISREG(st.st_mode))
+		w->path = safeout__name(&w->out);
+	return 0;
 }
 
 static int writer_init(struct rec_writer *w, const char *path)
@@ -282,10 +229,13 @@ static int writer_init(struct rec_writer *w, const char *path)
 	w->strs[0] = (struct str_ref){0, 0};
 	w->nstrs = w->strs_done = 1;
 	w->budget = REC_WINDOW_BUDGET;
-	w->fd = open_new(path);
+	/* Never write through what is at path: a symlink planted there (a perch.data in a sticky
+	 * /tmp, say) would send the recording onto its target. A new file (0600) beside it, which
+	 * takes path's name when published; what was there is kept as path.old (perf's way). */
+	w->fd = safeout__open(&w->out, path, 0600, SAFEOUT_KEEP_OLD);
 	if (w->fd < 0)
 		return w->fd;
-	err = keep_path(w, path);
+	err = keep_path(w);
 	return err ? err : wr_write_header(w);
 }
 
@@ -300,7 +250,7 @@ static void writer_free(struct rec_writer *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
-	free(w->path);
+	safeout__discard(&w->out); /* removed unless published */
 	free(w->names.data);
 	free(w->strs);
 	free(w->frames);
@@ -343,10 +293,19 @@ err_out:
 	return NULL;
 }
 
+int rec_writer__publish(struct rec_writer *w)
+{
+	int err = safeout__publish(&w->out);
+
+	if (!err && w->path)
+		w->path = safeout__name(&w->out);
+	return err;
+}
+
 /* A regular file is compacted one last time: the finished recording is its bounded form. */
 int rec_writer__close(struct rec_writer *w)
 {
-	int err;
+	int err, perr;
 
 	if (!w)
 		return 0;
@@ -356,8 +315,26 @@ int rec_writer__close(struct rec_writer *w)
 	if (close(w->fd) && !err)
 		err = -errno;
 	w->fd = -1;
+	perr = rec_writer__publish(w);
+	if (perr) { /* what it holds is kept, under the name it has */
+		log_warn("recording: cannot rename %s to %s: %s (the recording stays there)",
+			 w->out.tmp, w->out.path, strerror(-perr));
+		free(w->out.tmp);
+		w->out.tmp = NULL;
+	}
 	writer_free(w);
-	return err;
+	return err ? err : perr;
+}
+
+void rec_writer__discard(struct rec_writer *w)
+{
+	if (!w)
+		return;
+	if (w->out.tmp) {
+		writer_free(w); /* the file too */
+		return;
+	}
+	rec_writer__close(w);
 }
 
 static bool str_eq(const void *ctx, uint32_t idx, const void *key)

@@ -11,6 +11,7 @@
 #include "codec.h"
 #include "recording.h"
 #include "lib/idxtab.h"
+#include "lib/safeout.h"
 #include "lib/u64map.h"
 
 struct str_ref {
@@ -54,7 +55,9 @@ struct rec_writer {
 	int fd;
 	int err; /* the first write error, returned by every call after it */
 	uint64_t size;
-	char *path;	      /* NULL: a FIFO or device, streamed and never compacted */
+	struct safeout out;   /* the file's name, and its temporary one until published */
+	const char *path;     /* its name now (out's); NULL: a FIFO or device, streamed and never
+			       * compacted */
 	uint64_t compacted;   /* the file's size after the last compaction (0: none yet) */
 	struct buf names;     /* the bytes of every string, back to back */
 	struct str_ref *strs; /* by id; strs[0] is "" */

@@ -28,6 +28,8 @@ enum perch_exit {
 	PERCH_EXIT_NOSIZES = 81,  /* model: a region (or the recording) has no sizes */
 	PERCH_EXIT_FEWPOINTS = 82, /* model: fewer points than a model's coefficients */
 	PERCH_EXIT_BADMODEL = 83,  /* model: --model does not parse */
+	PERCH_EXIT_UNSAFE = 84,	   /* a path perch was to open is a symlink, the wrong kind of file,
+				    * or the input it reads (-o X X) */
 	PERCH_EXIT_NOTEXEC = 126,  /* CMD found but not executable */
 	PERCH_EXIT_NOTFOUND = 127, /* CMD not found */
 };

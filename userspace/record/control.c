@@ -47,22 +47,36 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * One open, then the descriptor's own type: a stat() before the open left a window in which a
+ * user who can write the FIFOs' folder swapped in a symlink to a root-only file, which perch then
+ * wrote its acks into. Read and write: the FIFO never reads as closed when a writer goes, and
+ * opening it does not wait for the other side; O_NONBLOCK also keeps a device from blocking the
+ * open, and O_NOFOLLOW refuses a symlink as the last component.
+ */
 static int open_fifo(const char *path, int *fd)
 {
-	struct stat st;
+	struct stat st = {0};
 
-	if (stat(path, &st) || !S_ISFIFO(st.st_mode)) {
+	*fd = open(path, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0 && errno == ENOENT) {
 		log_err("--control: %s is not a FIFO (create it with mkfifo first)", path);
 		return PERCH_EXIT_USAGE;
 	}
-	/* Read and write: the FIFO never reads as closed when a writer goes, and opening it does
-	 * not wait for the other side. */
-	*fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (*fd < 0) {
+	if (*fd < 0 && errno != ELOOP) {
 		log_err("--control: cannot open %s: %s", path, strerror(errno));
 		return PERCH_EXIT_USAGE;
 	}
-	return 0;
+	if (*fd >= 0 && !fstat(*fd, &st) && S_ISFIFO(st.st_mode))
+		return 0;
+	log_err("--control: %s is %s, not a FIFO: refused", path,
+		*fd < 0		      ? "a symbolic link"
+		: S_ISREG(st.st_mode) ? "a regular file"
+				      : "another kind of file");
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return PERCH_EXIT_UNSAFE;
 }
 
 /* fifo:CTL[,ACK] */

@@ -284,6 +284,18 @@ static int setup(struct session *s)
 	return ret ? ret : add_gpu(s);
 }
 
+/* Everything has opened: only now does the recording take the output's name (the previous one
+ * kept as .old); a run that failed before leaves it untouched. The exit status. */
+static int publish(struct session *s)
+{
+	int err = rec_writer__publish(s->w);
+
+	if (!err)
+		return 0;
+	log_err("cannot write %s: %s", s->o->output, strerror(-err));
+	return PERCH_EXIT_OUTPUT;
+}
+
 /* Process events first (forks, exits), then the mmap records they make relevant, then forget the
  * targets that exited: their last mmap records have been read. */
 static void read_events(struct session *s, int timeout_ms)
@@ -433,7 +445,7 @@ static void session_free(struct session *s)
 	steps__free(s->steps);
 	sampler__free(s->sp);
 	targets__free(s->tg);
-	rec_writer__close(s->w);
+	rec_writer__discard(s->w); /* a run that failed before finish(): unpublished, removed */
 	control__free(s->ctl);
 }
 
@@ -452,6 +464,8 @@ int record__run(const struct record_opts *o, struct record_result *res)
 		return ret;
 	}
 	ret = setup(&s);
+	if (!ret)
+		ret = publish(&s);
 	if (ret)
 		goto out;
 	sigaction(SIGINT, &sa, NULL);

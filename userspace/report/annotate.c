@@ -44,6 +44,8 @@ struct annot {
 	size_t nmodules, cap_modules;
 	uint64_t with_line, without_line, all;
 	uint64_t inlined; /* leaves in code inlined into the function: not its self */
+	uid_t src_uid;	  /* the sources are opened with these rights (annotate_src.c) */
+	gid_t src_gid;
 };
 
 /* Whether raw (a symbol or DWARF name) is name as given or as the report shows it (demangled). */
@@ -192,12 +194,15 @@ static void print_source(const struct annot *a, const struct line_count *lc, siz
 	uint32_t from = lc[0].line > CONTEXT ? lc[0].line - CONTEXT : 1;
 	uint32_t to = lc[n - 1].line + CONTEXT, ln = 0;
 	bool span = lc[n - 1].line - lc[0].line <= MAX_SPAN;
-	FILE *src = fopen(path, "r");
+	const char *why = NULL;
+	FILE *src = annotate_src_open(path, a->src_uid, a->src_gid, &why);
 	char text[SOURCE_LINE];
 	size_t k = 0;
 
-	fprintf(out, "\n%s%s\n", *path ? path : "[unknown file]",
-		src ? "" : " (source not readable: counts by line number only)");
+	fprintf(out, "\n%s", *path ? path : "[unknown file]");
+	if (!src)
+		fprintf(out, " (source not shown, %s: counts by line number only)", why);
+	fputc('\n', out);
 	fprintf(out, "%8s %9s %6s  %s\n", "percent", "samples", "line", "source");
 	while (++ln <= to) {
 		bool got = src && fgets(text, sizeof(text), src);
@@ -221,10 +226,26 @@ static void print_source(const struct annot *a, const struct line_count *lc, siz
 		fclose(src);
 }
 
-static void print_lines(struct annot *a, FILE *out)
+/* Whose rights the sources are read with: the owner of the binaries the samples lie in. */
+static int source_owner(struct annot *a)
+{
+	const char **paths = calloc(a->nmodules ? a->nmodules : 1, sizeof(*paths));
+
+	if (!paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nmodules; i++)
+		paths[i] = recording__string(a->r, a->modules[i].module);
+	a->src_uid = annotate_src_owner(paths, a->nmodules, &a->src_gid);
+	free(paths);
+	return 0;
+}
+
+static int print_lines(struct annot *a, FILE *out)
 {
 	size_t i = 0;
 
+	if (source_owner(a))
+		return -ENOMEM;
 	qsort(a->lines, a->nlines, sizeof(*a->lines), cmp_line);
 	while (i < a->nlines) {
 		size_t j = i;
@@ -234,6 +255,7 @@ static void print_lines(struct annot *a, FILE *out)
 		print_source(a, a->lines + i, j - i, out);
 		i = j;
 	}
+	return 0;
 }
 
 /* The header: the self samples (the report's self of name), and what is not counted in them. */
@@ -277,8 +299,8 @@ int report__annotate(const struct recording *r, const char *name, FILE *out)
 		goto cleanup;
 	print_header(&a, out);
 	if (a.nlines)
-		print_lines(&a, out);
-	if (a.npcs)
+		err = print_lines(&a, out);
+	if (!err && a.npcs)
 		err = annotate_asm(name, a.pcs, a.npcs, a.all, out);
 cleanup:
 	free(a.lines);

@@ -22,6 +22,7 @@
 #include "lib/ehframe.h"
 #include "lib/elfinit.h"
 #include "lib/log.h"
+#include "lib/safefile.h"
 
 #define MAX_CODE (16u << 20) /* a function's bytes: more is not a function */
 
@@ -138,12 +139,13 @@ static bool find_fde(Elf *e, const char *name, struct fn_code *fc)
 /* The function's code from path: 0, -errno (logged). */
 static int read_code(const char *path, const char *name, struct fn_code *fc)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	/* a path the recording names: never a FIFO (which would block) nor through a symlink */
+	int fd = safefile__open(AT_FDCWD, path, O_RDONLY, 0), err = 0;
 	Elf *e = NULL;
 	GElf_Ehdr eh;
 
 	if (fd < 0 || perch_elf_init()) {
-		err = fd < 0 ? -errno : -ENOTSUP;
+		err = fd < 0 ? fd : -ENOTSUP;
 		log_warn("annotate: cannot read %s: %s", path, strerror(-err));
 		goto cleanup;
 	}
