@@ -64,7 +64,10 @@
 	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
 	X(region_calls_too_deep, REGIONS_TOO_DEEP)             \
 	X(region_spans_lost, REGIONS_SPANS_LOST)               \
-	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
+	X(region_processes_without_spans, REGIONS_NO_TIMELINE) \
+	X(region_spans_refused, REGIONS_SPANS_REFUSED)         \
+	X(region_thread_list_cycles, REGIONS_THREAD_CYCLES)    \
+	X(region_threads_refused, REGIONS_THREADS_REFUSED)
 
 /* --timeline: ticks whose bucket had no key id (the sampler's); written only with --timeline.
  * What --max-size dropped the writer counts (REC_STATS_WRITER). */
@@ -77,10 +80,13 @@
 	X(perch_user_us, 2)   \
 	X(perch_sys_us, 3)
 
-/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped). */
+/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped), and
+ * entries it refused as its reader would (rec_writer__refused(): a time past REC_TIME_MAX, a
+ * step ending before it starts). */
 #define REC_STATS_WRITER(X)           \
 	X(timeline_events_dropped, 0) \
-	X(timeline_spans_dropped, 1)
+	X(timeline_spans_dropped, 1)  \
+	X(entries_refused, 2)
 
 /* --gpu (record/gpu.h): the channel from the CUDA injection library and the correlation join;
  * written only with --gpu. */
@@ -138,9 +144,11 @@
 /* Steps and program pauses (record/steps.h, record/regions.h): control log entries a program
  * overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only when
  * a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
-#define REC_STATS_STEPS(X)                       \
-	X(region_control_lost, REGIONS_LOG_LOST) \
-	X(steps_dropped, 0)
+#define REC_STATS_STEPS(X)                             \
+	X(region_control_lost, REGIONS_LOG_LOST)       \
+	X(steps_dropped, 0)                            \
+	X(region_control_refused, REGIONS_LOG_REFUSED) \
+	X(steps_refused, 1)
 
 /* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
  * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
