@@ -223,6 +223,12 @@ $(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h include
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
 
+# A region runtime gone bad (tests/integration/hostile-regions.sh).
+$(BUILD)/workloads/hostile-regions: tests/workloads/hostile-regions.c tests/workloads/burn.h \
+				    include/perch.c include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+
 # Cost models (tests/integration/model.sh): three sized regions of known cost shape.
 $(BUILD)/workloads/costs: tests/workloads/costs.c include/perch.c include/perch.h \
 			  include/perch_abi.h

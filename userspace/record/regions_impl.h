@@ -29,9 +29,9 @@
 #define REG_V4_SIZE REG_FIELD(ctl)
 
 /* What one process may cost perch per drain, whatever its memory says: thread blocks walked,
- * bytes of trees and cost models kept (past it a thread is refused, counted), ring entries read
- * (past it the rest wait in their rings for the next drain). */
-#define REGIONS_MAX_BLOCKS  65536
+ * bytes of heads, trees and cost models read and kept (past it the blocks are refused, counted),
+ * ring entries read (past it the rest wait in their rings for the next drain). */
+#define REGIONS_MAX_BLOCKS  16384
 #define REGIONS_PROC_BUDGET (32u << 20)
 #define REGIONS_SPAN_BUDGET (1u << 20)
 /* A time read from a runtime (its rings, its control log) is the run's when it falls between

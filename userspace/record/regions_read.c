@@ -191,18 +191,21 @@ static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 	return true;
 }
 
-/* What a thread's tree of n nodes, and its cost models, cost perch to keep. */
+/* What reading a live block of n nodes costs perch: its nodes read, its tree kept. */
 static size_t tree_cost(uint32_t n)
 {
-	return sizeof(struct rec_region_thread) + ((size_t)n + 1) * sizeof(struct rec_region_node);
+	return (size_t)n * sizeof(struct perch_abi_node) + sizeof(struct rec_region_thread) +
+	       ((size_t)n + 1) * sizeof(struct rec_region_node);
 }
 
+/* And its cost models: their slots read, the models kept. */
 static size_t sizes_cost(const struct rec_size_thread *t)
 {
 	size_t c = sizeof(*t);
 
 	for (uint32_t k = 0; k < t->nmodels; k++)
-		c += sizeof(t->models[k]) + PERCH_MODEL_BUCKETS * sizeof(*t->models[k].buckets) +
+		c += sizeof(struct perch_abi_model) + sizeof(t->models[k]) +
+		     PERCH_MODEL_BUCKETS * sizeof(*t->models[k].buckets) +
 		     ((size_t)t->models[k].npoints + 1) * sizeof(*t->models[k].points);
 	return c;
 }
@@ -240,8 +243,8 @@ static void walk_blocks(struct regions *rg, struct rproc *p)
 }
 
 /* Read every thread's tree of p into p->threads, within what one process may cost a read
- * (REGIONS_PROC_BUDGET: the threads past it are refused, counted); false (the last good read
- * kept) when the process could not be read. */
+ * (REGIONS_PROC_BUDGET: bytes read and kept; the blocks past it are refused, counted); false
+ * (the last good read kept) when the process could not be read. */
 bool regions_collect_proc(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
@@ -258,22 +261,26 @@ bool regions_collect_proc(struct regions *rg, struct rproc *p)
 		uint64_t addr = p->walk.blocks[k];
 		struct rec_region_thread t = {0};
 
+		cost += THREAD_HEAD;
+		if (cost > REGIONS_PROC_BUDGET) {
+			rg->stats[REGIONS_THREADS_REFUSED] += p->walk.nblocks - k;
+			break;
+		}
 		if (regions_peek(p->pid, addr, head, THREAD_HEAD))
 			break;
 		if (!block_live(p, head))
 			continue;
-		if (cost + tree_cost(head->nnodes) > REGIONS_PROC_BUDGET) {
-			rg->stats[REGIONS_THREADS_REFUSED]++;
+		cost += tree_cost(head->nnodes);
+		if (cost > REGIONS_PROC_BUDGET ||
+		    !read_thread(rg, p, addr, head, &t, scale, &lim)) {
+			rg->stats[REGIONS_THREADS_REFUSED] += cost > REGIONS_PROC_BUDGET;
 			continue;
 		}
-		if (!read_thread(rg, p, addr, head, &t, scale, &lim))
-			continue;
 		if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
 			free(t.nodes);
 			break;
 		}
 		v[n++] = t;
-		cost += tree_cost(t.nnodes);
 		if (collect_sizes(rg, p, addr, scale, &sv, &ns, &capns))
 			cost += sizes_cost(&sv[ns - 1]);
 	}
