@@ -157,7 +157,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # build-fuzz/ (run one: build-fuzz/fuzz_report -max_total_time=60 DIR tests/corpus). make
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
-FUZZ_HARNESSES := recording report
+FUZZ_HARNESSES := recording report regions
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o

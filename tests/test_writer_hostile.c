@@ -116,9 +116,13 @@ static int feed_tables(struct rec_writer *w, uint32_t key)
 	steps[0].end_ns = 0;					   /* still open */
 	steps[1] = (struct rec_step){REC_STEP_PAUSE, 9, 0, 100, 100, 0, NULL};
 	assert_int_equal(rec_writer__steps(w, steps, 2), 0);
+	steps[1].end_ns = 99; /* refused after a good table: the good one is still what is kept */
+	assert_int_equal(rec_writer__steps(w, steps, 2), -ERANGE);
 	assert_int_equal(rec_writer__metrics(w, 1, 0, &m, 1), -EINVAL); /* back in time */
 	pts[1].end_ns = 300;
 	assert_int_equal(rec_writer__metrics(w, 1, 0, &m, 1), 0);
+	m.metric = 999; /* refused after a good block: the good one is still what is kept */
+	assert_int_equal(rec_writer__metrics(w, 1, 0, &m, 1), -EINVAL);
 	assert_int_equal(rec_writer__regions(w, &t, 1), -EINVAL); /* its own parent */
 	nodes[1].parent = 0;
 	nodes[1].name = 99;
@@ -133,7 +137,7 @@ static int feed_tables(struct rec_writer *w, uint32_t key)
 	assert_int_equal(rec_writer__sizes(w, &st, 1), 0);
 	assert_int_equal(rec_writer__lines(w, 0, lines, 1), -EINVAL);
 	assert_int_equal(rec_writer__lines(w, 0, lines, 100000), -EINVAL);
-	return 1;
+	return 2;
 }
 
 static void write_refused(struct rec_writer *w)
@@ -168,7 +172,7 @@ static void assert_loaded(const struct recording *r, uint32_t key)
 	assert_int_equal(r->nrthreads, 1);
 	assert_int_equal(r->nsthreads, 1);
 	assert_true(recording__stat(r, rec_stat_keys[REC_STAT_entries_refused], &refused));
-	assert_int_equal(refused, 13); /* 6 a feed of times, 1 step */
+	assert_int_equal(refused, 14); /* 6 a feed of times, 2 step tables */
 }
 
 static void every_block_writer_refuses_what_its_reader_would(void **state)

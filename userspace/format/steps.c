@@ -46,12 +46,14 @@ int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n)
 	err = rec_writer__flush(w); /* the keys first */
 	if (!err)
 		err = check_steps(w, s, n, &bytes);
+	if (err)
+		return err; /* the block kept before stays whole: compaction writes it again */
 	keep = &w->steps;
 	keep->len = 0;
-	if (!err && buf_reserve(keep, bytes))
-		err = -ENOMEM;
-	if (err)
-		return err;
+	if (buf_reserve(keep, bytes)) {
+		w->has_steps = false;
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		put_uleb(keep, s[i].kind);
 		put_uleb(keep, s[i].pid);
