@@ -143,6 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rec_writer *w;
 	char path[64];
 	uint32_t key = 0;
+	int err;
 
 	walk(&wk, &m);
 	snprintf(path, sizeof(path), "/dev/shm/perch-fuzz-regions-%d.data", (int)getpid());
@@ -158,7 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ntrees_written += tree(w, &m, wk.blocks[i], (uint32_t)i);
 	hostile_writes(w, &m, key);
 	fuzz_check(rec_writer__close(w) == 0);
-	check(r, recording__load(path, &r), size);
+	err = recording__load(path, &r); /* before check(): its arguments' order is open */
+	check(r, err, size);
 	recording__free(r);
 	unlink(path);
 	return 0;
