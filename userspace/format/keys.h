@@ -64,10 +64,7 @@
 	X(region_calls_tree_full, REGIONS_TREE_FULL)           \
 	X(region_calls_too_deep, REGIONS_TOO_DEEP)             \
 	X(region_spans_lost, REGIONS_SPANS_LOST)               \
-	X(region_processes_without_spans, REGIONS_NO_TIMELINE) \
-	X(region_spans_refused, REGIONS_SPANS_REFUSED)         \
-	X(region_thread_list_cycles, REGIONS_THREAD_CYCLES)    \
-	X(region_threads_refused, REGIONS_THREADS_REFUSED)
+	X(region_processes_without_spans, REGIONS_NO_TIMELINE)
 
 /* --timeline: ticks whose bucket had no key id (the sampler's); written only with --timeline.
  * What --max-size dropped the writer counts (REC_STATS_WRITER). */
@@ -87,6 +84,14 @@
 	X(timeline_events_dropped, 0) \
 	X(timeline_spans_dropped, 1)  \
 	X(entries_refused, 2)
+
+/* What the region reader refused of a runtime's memory (record/regions.h): spans whose time is
+ * outside the run, reads whose thread list came back on itself, blocks past a process's budget.
+ * After the writer's counters: `report --format=stats` shows them where a recording has them. */
+#define REC_STATS_REGIONS_REFUSED(X)                        \
+	X(region_spans_refused, REGIONS_SPANS_REFUSED)      \
+	X(region_thread_list_cycles, REGIONS_THREAD_CYCLES) \
+	X(region_threads_refused, REGIONS_THREADS_REFUSED)
 
 /* --gpu (record/gpu.h): the channel from the CUDA injection library and the correlation join;
  * written only with --gpu. */
@@ -176,21 +181,22 @@
  * child, left out of the samples; written only for a launched command. */
 #define REC_STATS_LAUNCHED(X) X(pre_exec_ticks_left_out, PERCH_STAT_PRE_EXEC)
 
-#define REC_STATS(X)            \
-	REC_STATS_BPF(X)        \
-	REC_STATS_COLLECT(X)    \
-	REC_STATS_UNWINDER(X)   \
-	REC_STATS_REGIONS(X)    \
-	REC_STATS_TIMELINE(X)   \
-	REC_STATS_COST(X)       \
-	REC_STATS_WRITER(X)     \
-	REC_STATS_EARLY_BPF(X)  \
-	REC_STATS_EARLY(X)      \
-	REC_STATS_GPU(X)        \
-	REC_STATS_LAUNCH(X)     \
-	REC_STATS_GPU_ATTACH(X) \
-	REC_STATS_GPU_CALLS(X)  \
-	REC_STATS_METRICS(X)    \
+#define REC_STATS(X)                 \
+	REC_STATS_BPF(X)             \
+	REC_STATS_COLLECT(X)         \
+	REC_STATS_UNWINDER(X)        \
+	REC_STATS_REGIONS(X)         \
+	REC_STATS_TIMELINE(X)        \
+	REC_STATS_COST(X)            \
+	REC_STATS_WRITER(X)          \
+	REC_STATS_REGIONS_REFUSED(X) \
+	REC_STATS_EARLY_BPF(X)       \
+	REC_STATS_EARLY(X)           \
+	REC_STATS_GPU(X)             \
+	REC_STATS_LAUNCH(X)          \
+	REC_STATS_GPU_ATTACH(X)      \
+	REC_STATS_GPU_CALLS(X)       \
+	REC_STATS_METRICS(X)         \
 	REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
