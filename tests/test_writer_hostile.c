@@ -12,11 +12,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "format/keys.h"
+#include "format/merge.h"
 #include "format/recording.h"
 
 #define HUGE_T UINT64_MAX
@@ -203,10 +206,74 @@ static void every_block_writer_refuses_what_its_reader_would(void **state)
 	recording__free(r);
 }
 
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The file at at path with its last TIMELINE block's last byte but one (the second event's
+ * delta, -1: zigzag 1) made +1 (zigzag 2), CRC made right: an event past REC_TIME_MAX, which
+ * the reader loads (any u64) and this writer would not write. */
+static void patch_past_time_max(const char *at)
+{
+	FILE *f = fopen(at, "r+b");
+	uint8_t d[4096];
+	size_t len, pos = 16, last = 0;
+	uint32_t crc;
+
+	assert_non_null(f);
+	len = fread(d, 1, sizeof(d), f);
+	for (; pos + 16 <= len; pos += 16 + le32(d + pos + 4))
+		last = le32(d + pos) == REC_TIMELINE ? pos : last;
+	assert_true(last && d[last + 16 + le32(d + last + 4) - 2] == 1);
+	d[last + 16 + le32(d + last + 4) - 2] = 2;
+	crc = crc32(crc32(0L, Z_NULL, 0), d + last + 16, le32(d + last + 4));
+	for (int i = 0; i < 4; i++)
+		d[last + 8 + i] = crc >> (8 * i);
+	rewind(f);
+	assert_int_equal(fwrite(d, 1, len, f), len);
+	fclose(f);
+}
+
+/* perch merge of such a file: the event past REC_TIME_MAX is refused and counted, the merge
+ * goes on and its output loads. */
+static void merge_of_a_time_past_the_writers_range_drops_it(void **state)
+{
+	char in_path[] = "/tmp/perch-test-hostile-in-XXXXXX",
+	     out_path[] = "/tmp/perch-test-hostile-out-XXXXXX";
+	struct rec_merge_input in = {NULL, "a"};
+	struct recording *r = NULL, *out = NULL;
+	struct rec_writer *w;
+	uint32_t key;
+
+	(void)state;
+	close(mkstemp(in_path));
+	close(mkstemp(out_path));
+	w = rec_writer__open(in_path);
+	key = define_app(w);
+	assert_int_equal(rec_writer__window(w, 1000, 2000), 0);
+	assert_int_equal(rec_writer__event(w, REC_TIME_MAX, key), 0);
+	assert_int_equal(rec_writer__event(w, REC_TIME_MAX - 1, key), 0);
+	assert_int_equal(rec_writer__close(w), 0);
+	patch_past_time_max(in_path);
+	assert_int_equal(recording__load(in_path, &r), 0);
+	assert_int_equal(r->nevents, 2);
+	assert_true(r->events[1].time_ns > REC_TIME_MAX);
+	in.r = r;
+	assert_int_equal(rec_merge(&in, 1, out_path), 0);
+	assert_int_equal(recording__load(out_path, &out), 0);
+	assert_int_equal(out->nevents, 1);
+	recording__free(out);
+	recording__free(r);
+	unlink(in_path);
+	unlink(out_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_block_writer_refuses_what_its_reader_would),
+		cmocka_unit_test(merge_of_a_time_past_the_writers_range_drops_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
