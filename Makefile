@@ -157,7 +157,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # build-fuzz/ (run one: build-fuzz/fuzz_report -max_total_time=60 DIR tests/corpus). make
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
-FUZZ_HARNESSES := recording report
+FUZZ_HARNESSES := recording report regions
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o
@@ -220,6 +220,12 @@ $(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h inc
 
 $(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h include/perch.c \
 			  include/perch.h include/perch_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+
+# A region runtime gone bad (tests/integration/hostile-regions.sh).
+$(BUILD)/workloads/hostile-regions: tests/workloads/hostile-regions.c tests/workloads/burn.h \
+				    include/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
 

@@ -868,6 +868,127 @@ static void timeline_spans_are_read_across_drains_and_losses_counted(void **stat
 	recording__free(r);
 }
 
+/* Memory of a make-believe target: next pointers at base + 64 * i. */
+struct fake_mem {
+	uint64_t next[8][8];
+};
+
+static int fake_peek(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_mem *m = ctx;
+
+	if (addr < 0x1000 || addr - 0x1000 + len > sizeof(m->next))
+		return -1;
+	memcpy(buf, (uint8_t *)m->next + (addr - 0x1000), len);
+	return 0;
+}
+
+/* The thread list is the target's: one that comes back on itself (th->next = th, or further
+ * back) is walked once, each block listed once, and said to be a cycle. */
+static void thread_list_cycle_is_walked_once(void **state)
+{
+	struct fake_mem m = {0};
+	struct regions_walk wk = {0};
+
+	(void)state;
+	m.next[0][0] = 0x1040; /* 0 -> 1 -> 2 -> 1 */
+	m.next[1][0] = 0x1080;
+	m.next[2][0] = 0x1040;
+	assert_int_equal(regions_walk(&wk, 0x1000, fake_peek, &m), REGIONS_WALK_CYCLE);
+	assert_int_equal(wk.nblocks, 3);
+	m.next[2][0] = 0x1080; /* th->next = th */
+	assert_int_equal(regions_walk(&wk, 0x1000, fake_peek, &m), REGIONS_WALK_CYCLE);
+	assert_int_equal(wk.nblocks, 3);
+	m.next[2][0] = 0; /* a good list again: the next walk sees every block anew */
+	assert_int_equal(regions_walk(&wk, 0x1000, fake_peek, &m), 0);
+	assert_int_equal(wk.nblocks, 3);
+	assert_int_equal(wk.blocks[2], 0x1080);
+	m.next[2][0] = 0x9000; /* unreadable: the blocks before it */
+	assert_int_equal(regions_walk(&wk, 0x1000, fake_peek, &m), 0);
+	assert_int_equal(wk.nblocks, 4);
+	regions_walk_free(&wk);
+}
+
+/* A child whose runtime goes bad once perch has switched it on: its thread list comes back on
+ * itself, its ring holds marks at times outside the run, its control log a pause from before
+ * the run. */
+static void hostile_child(int go, int done)
+{
+	struct perch_abi_thread *th;
+	uint64_t bad[2] = {1, UINT64_MAX / 2}, h;
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	perch_region_begin("h_outer");
+	perch_region_end("h_outer");
+	th = (struct perch_abi_thread *)(uintptr_t)perch_registry.threads;
+	th->next = (uintptr_t)th;
+	for (int i = 0; i < 2; i++) {
+		h = th->ring_head;
+		th->ring[h % PERCH_RING_ENTRIES] = (struct perch_abi_event){
+			bad[i], (uint32_t)PERCH_RING_MARK << PERCH_RING_KIND_SHIFT | 1, 0};
+		th->ring_head = h + 1;
+	}
+	h = perch_registry.log_head;
+	perch_registry.log[h % PERCH_LOG_ENTRIES] =
+		(struct perch_abi_log){.time = 1, .kind = PERCH_LOG_PAUSE};
+	perch_registry.log_head = h + 1;
+	perch_mark("h_after");
+	if (write(done, "d", 1) != 1 || read(go, &c, 1) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+/* What perch makes of that child: each block read once (one thread, the cycle counted), the
+ * garbage dropped and counted, and a recording that loads with every good span. */
+static void hostile_runtime_is_read_once_and_its_garbage_counted(void **state)
+{
+	char path[] = "/tmp/perch-test-hostile-XXXXXX", c;
+	int go[2], done[2], fd = mkstemp(path), status;
+	struct recording *r = NULL;
+	struct rec_writer *w;
+	struct procs *ps;
+	struct regions *rg;
+	pid_t pid;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(go[1]);
+		hostile_child(go[0], done[1]);
+	}
+	w = rec_writer__open(path);
+	ps = procs__new();
+	rg = regions__new(w, -1, -1, ps);
+	assert_non_null(rg);
+	regions__set_timeline(rg, true);
+	procs__snapshot(ps, (uint32_t)pid, NULL);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(read(done[0], &c, 1), 1);
+	regions__collect(rg);
+	assert_int_equal(regions_find_proc(rg, (uint32_t)pid)->nthreads, 1);
+	assert_true(regions__stat(rg, REGIONS_THREAD_CYCLES) >= 1);
+	assert_int_equal(regions__stat(rg, REGIONS_SPANS_REFUSED), 2);
+	assert_int_equal(regions__stat(rg, REGIONS_LOG_REFUSED), 1);
+	regions__finish(rg);
+	procs__free(ps);
+	regions__free(rg);
+	assert_int_equal(rec_writer__close(w), 0);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	assert_int_equal(recording__load(path, &r), 0);
+	unlink(path);
+	assert_int_equal(r->nspans, 3); /* h_outer's begin and end, h_after */
+	assert_string_equal(recording__string(r, r->spans[2].name), "h_after");
+	recording__free(r);
+}
+
 /* A program built with the runtime before the timeline (ABI 3: the registry without its last
  * fields) is still read, its timeline fields zero; an older or unknown one is refused. */
 static void registry_of_abi_3_is_read_without_timeline(void **state)
@@ -1098,6 +1219,8 @@ int main(void)
 		cmocka_unit_test(timeline_ring_wraps_and_counts_what_was_overwritten),
 		cmocka_unit_test(timeline_spans_are_read_across_drains_and_losses_counted),
 		cmocka_unit_test(registry_of_abi_3_is_read_without_timeline),
+		cmocka_unit_test(thread_list_cycle_is_walked_once),
+		cmocka_unit_test(hostile_runtime_is_read_once_and_its_garbage_counted),
 		cmocka_unit_test(sized_regions_keep_buckets_and_a_uniform_reservoir),
 		/* Last: it fills this process's name table for good (and the tables of children
 		 * forked after it), so no later test could name a new region. */

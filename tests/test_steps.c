@@ -237,6 +237,35 @@ static void process_gone_ends_its_step_and_pause(void **state)
 	recording__free(r);
 }
 
+/* A program's log is the target's: a step or pause that would end before it began is refused
+ * (counted) and stays open, so the STEPS block stays one the reader loads. */
+static void end_before_start_is_refused_and_the_block_loads(void **state)
+{
+	const char *path = tmp_path("backwards.data");
+	struct rec_writer *w = writer_with_keys(path);
+	struct steps *st = steps__new(w, false, 0, 0);
+	struct recording *r;
+
+	(void)state;
+	steps__event(st, 9, PERCH_LOG_STEP, 100, 3);
+	steps__event(st, 9, PERCH_LOG_STEP_END, 40, 3); /* before it began */
+	steps__event(st, 9, PERCH_LOG_PAUSE, 150, 0);
+	steps__event(st, 9, PERCH_LOG_RESUME, 120, 0); /* before it paused */
+	assert_int_equal(steps__refused(st), 2);
+	steps__flush(st);
+	steps__event(st, 9, PERCH_LOG_STEP_END, 300, 3);
+	steps__flush(st);
+	assert_int_equal(rec_writer__close(w), 0);
+	steps__free(st);
+	assert_int_equal(recording__load(path, &r), 0);
+	assert_int_equal(r->nsteps, 2);
+	assert_int_equal(r->steps[0].start_ns, 100);
+	assert_int_equal(r->steps[0].end_ns, 300);
+	assert_int_equal(r->steps[1].kind, REC_STEP_PAUSE);
+	assert_int_equal(r->steps[1].end_ns, 0); /* still open */
+	recording__free(r);
+}
+
 #define SPAN(pid, tid, t, kind, name)                 \
 	{                                             \
 		pid, tid, t, REC_SPAN_##kind, name, 0 \
@@ -332,6 +361,7 @@ int main(void)
 		cmocka_unit_test(damaged_steps_block_keeps_the_earlier_one),
 		cmocka_unit_test(table_keeps_the_steps_asked_and_ends_them),
 		cmocka_unit_test(process_gone_ends_its_step_and_pause),
+		cmocka_unit_test(end_before_start_is_refused_and_the_block_loads),
 		cmocka_unit_test(step_regions_by_begin_time),
 		cmocka_unit_test(step_regions_none_without_steps),
 	};

@@ -77,10 +77,21 @@
 	X(perch_user_us, 2)   \
 	X(perch_sys_us, 3)
 
-/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped). */
+/* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped), and
+ * entries it refused as its reader would (rec_writer__refused(): a time past REC_TIME_MAX, a
+ * step ending before it starts). */
 #define REC_STATS_WRITER(X)           \
 	X(timeline_events_dropped, 0) \
-	X(timeline_spans_dropped, 1)
+	X(timeline_spans_dropped, 1)  \
+	X(entries_refused, 2)
+
+/* What the region reader refused of a runtime's memory (record/regions.h): spans whose time is
+ * outside the run, reads whose thread list came back on itself, blocks past a process's budget.
+ * After the writer's counters: `report --format=stats` shows them where a recording has them. */
+#define REC_STATS_REGIONS_REFUSED(X)                        \
+	X(region_spans_refused, REGIONS_SPANS_REFUSED)      \
+	X(region_thread_list_cycles, REGIONS_THREAD_CYCLES) \
+	X(region_threads_refused, REGIONS_THREADS_REFUSED)
 
 /* --gpu (record/gpu.h): the channel from the CUDA injection library and the correlation join;
  * written only with --gpu. */
@@ -142,9 +153,11 @@
 /* Steps and program pauses (record/steps.h, record/regions.h): control log entries a program
  * overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only when
  * a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
-#define REC_STATS_STEPS(X)                       \
-	X(region_control_lost, REGIONS_LOG_LOST) \
-	X(steps_dropped, 0)
+#define REC_STATS_STEPS(X)                             \
+	X(region_control_lost, REGIONS_LOG_LOST)       \
+	X(steps_dropped, 0)                            \
+	X(region_control_refused, REGIONS_LOG_REFUSED) \
+	X(steps_refused, 1)
 
 /* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
  * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
@@ -172,21 +185,22 @@
  * child, left out of the samples; written only for a launched command. */
 #define REC_STATS_LAUNCHED(X) X(pre_exec_ticks_left_out, PERCH_STAT_PRE_EXEC)
 
-#define REC_STATS(X)            \
-	REC_STATS_BPF(X)        \
-	REC_STATS_COLLECT(X)    \
-	REC_STATS_UNWINDER(X)   \
-	REC_STATS_REGIONS(X)    \
-	REC_STATS_TIMELINE(X)   \
-	REC_STATS_COST(X)       \
-	REC_STATS_WRITER(X)     \
-	REC_STATS_EARLY_BPF(X)  \
-	REC_STATS_EARLY(X)      \
-	REC_STATS_GPU(X)        \
-	REC_STATS_LAUNCH(X)     \
-	REC_STATS_GPU_ATTACH(X) \
-	REC_STATS_GPU_CALLS(X)  \
-	REC_STATS_METRICS(X)    \
+#define REC_STATS(X)                 \
+	REC_STATS_BPF(X)             \
+	REC_STATS_COLLECT(X)         \
+	REC_STATS_UNWINDER(X)        \
+	REC_STATS_REGIONS(X)         \
+	REC_STATS_TIMELINE(X)        \
+	REC_STATS_COST(X)            \
+	REC_STATS_WRITER(X)          \
+	REC_STATS_REGIONS_REFUSED(X) \
+	REC_STATS_EARLY_BPF(X)       \
+	REC_STATS_EARLY(X)           \
+	REC_STATS_GPU(X)             \
+	REC_STATS_LAUNCH(X)          \
+	REC_STATS_GPU_ATTACH(X)      \
+	REC_STATS_GPU_CALLS(X)       \
+	REC_STATS_METRICS(X)         \
 	REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated

@@ -36,6 +36,13 @@ struct merge {
 	size_t cap_ids;
 };
 
+/* A timed entry the writer dropped or refused (a time past REC_TIME_MAX, which a hand-made input
+ * can hold: the reader loads any u64) is counted by it and fails nothing. */
+static int kept(int err)
+{
+	return err == -ENOSPC || err == -ERANGE ? 0 : err;
+}
+
 static int map_strings(struct merge *m, struct min *in)
 {
 	const struct recording *r = in->r;
@@ -250,9 +257,7 @@ static int map_spans(struct merge *m, struct min *in)
 		s.name = in->str[s.name];
 		err = map_pid(m, in, s.pid, &s.pid);
 		if (!err)
-			err = rec_writer__span(m->w, &s);
-		if (err == -ENOSPC)
-			err = 0; /* no cap is set: cannot happen, and would be counted */
+			err = kept(rec_writer__span(m->w, &s));
 	}
 	return err;
 }
@@ -268,7 +273,7 @@ static int map_launch(struct merge *m, struct min *in, const struct rec_gpu *g, 
 	l.detail = in->key[g->launch_key - 1];
 	l.correlation = g->correlation;
 	l.start_ns = l.end_ns = g->launch_ns;
-	return u64map__put(done, k, 1) ? -ENOMEM : rec_writer__gpu(m->w, &l);
+	return u64map__put(done, k, 1) ? -ENOMEM : kept(rec_writer__gpu(m->w, &l));
 }
 
 static int map_gpu(struct merge *m, struct min *in)
@@ -292,7 +297,7 @@ static int map_gpu(struct merge *m, struct min *in)
 							   .launch_key = in->r->gpu[j].launch_key},
 					 &done);
 		if (!err)
-			err = rec_writer__gpu(m->w, &g);
+			err = kept(rec_writer__gpu(m->w, &g));
 	}
 	for (size_t j = 0; j < in->r->ngpu_notes && !err; j++)
 		err = rec_writer__gpu(m->w,
@@ -315,7 +320,7 @@ static int map_gpu_calls(struct merge *m, struct min *in)
 		g.launch_key = 0;
 		err = map_pid(m, in, g.pid, &g.pid);
 		if (!err)
-			err = rec_writer__gpu(m->w, &g);
+			err = kept(rec_writer__gpu(m->w, &g));
 	}
 	return err;
 }
@@ -328,9 +333,7 @@ static int map_offspans(struct merge *m, struct min *in)
 	for (size_t j = 0; j < in->r->noffspans && !err; j++) {
 		const struct rec_offspan *o = &in->r->offspans[j];
 
-		err = rec_writer__offspan(m->w, in->key[o->sample], o->start_ns, o->end_ns);
-		if (err == -ENOSPC)
-			err = 0; /* no cap is set: cannot happen, and would be counted */
+		err = kept(rec_writer__offspan(m->w, in->key[o->sample], o->start_ns, o->end_ns));
 	}
 	return err;
 }
@@ -575,7 +578,7 @@ static int merge_events(struct merge *m, struct min *in, size_t n)
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_tick);
 	for (size_t j = 0; j < nv && !err; j++)
-		err = rec_writer__event(m->w, v[j].time, v[j].key);
+		err = kept(rec_writer__event(m->w, v[j].time, v[j].key));
 	free(v);
 	return err;
 }

@@ -151,12 +151,14 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
 	err = check_series(m, n, w->nstrs, &bytes);
 	if (!err)
 		err = rec_writer__flush(w); /* the note's string first */
+	if (err)
+		return err; /* the block kept before stays whole: compaction writes it again */
 	keep = &w->metrics;
 	keep->len = 0;
-	if (!err && buf_reserve(keep, bytes))
-		err = -ENOMEM;
-	if (err)
-		return err;
+	if (buf_reserve(keep, bytes)) {
+		w->has_metrics = false;
+		return -ENOMEM;
+	}
 	put_uleb(keep, interval_ns);
 	put_uleb(keep, note);
 	for (size_t i = 0; i < n; i++)

@@ -33,7 +33,7 @@ int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns)
 	}
 	if (!ns)
 		return 0;
-	w->offcpu[key] += ns;
+	w->offcpu[key] = w->offcpu[key] + ns < ns ? UINT64_MAX : w->offcpu[key] + ns;
 	w->offcpu_dirty[key] = 1;
 	return 0;
 }

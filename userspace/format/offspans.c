@@ -27,6 +27,9 @@ int rec_writer__offspan(struct rec_writer *w, uint32_t key, uint64_t start_ns, u
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	err = wr_time_ok(w, start_ns);
+	if (err)
+		return err;
 	put_uleb(&e, key);
 	put_sleb(&e, (int64_t)(start_ns - last));
 	put_uleb(&e, end_ns - start_ns);

@@ -215,6 +215,9 @@
 
 /* Windows the writer keeps before neighbours merge (see above). */
 #define REC_WINDOW_BUDGET 256
+/* The latest time a TIMELINE, SPANS, GPU or OFFSPANS entry can carry (INT64_MAX ns, 292 years of
+ * CLOCK_MONOTONIC): their signed deltas reach any time up to it from any other. */
+#define REC_TIME_MAX ((uint64_t)INT64_MAX)
 
 enum rec_block_type {
 	REC_META = 1,
@@ -622,7 +625,9 @@ int rec_writer__window(struct rec_writer *w, uint64_t start_ns, uint64_t end_ns)
  * timeline. 0 or -errno (as rec_writer__add_sample). */
 int rec_writer__key(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
 /* One exact sample at time_ns (--timeline), in time order. -ENOSPC when it would take the file
- * past the size cap: dropped and counted. */
+ * past the size cap: dropped and counted. -ERANGE (refused and counted, rec_writer__refused())
+ * for a time past REC_TIME_MAX, here and in every timed entry below: the writer never writes
+ * what its reader refuses. */
 int rec_writer__event(struct rec_writer *w, uint64_t time_ns, uint32_t key);
 /* A region begin, end or mark (--timeline). -ENOSPC as rec_writer__event. */
 int rec_writer__span(struct rec_writer *w, const struct rec_span *s);
@@ -630,6 +635,8 @@ int rec_writer__span(struct rec_writer *w, const struct rec_span *s);
 void rec_writer__max_size(struct rec_writer *w, uint64_t bytes);
 uint64_t rec_writer__events_dropped(const struct rec_writer *w);
 uint64_t rec_writer__spans_dropped(const struct rec_writer *w);
+/* Entries refused with -ERANGE (a time past REC_TIME_MAX, a step that ends before it starts). */
+uint64_t rec_writer__refused(const struct rec_writer *w);
 /* A module's build-id (hex), once per module path. */
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id);
 /* One GPU entry (a NOTE too). -EINVAL for a kind not listed, an undefined string id or end
@@ -651,7 +658,8 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
  * block. -EINVAL for an undefined key. */
 int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns);
 /* Every step and program pause so far (STEPS, written at once; the last block wins and
- * compaction keeps it). -EINVAL for an undefined key or kind. */
+ * compaction keeps it). -EINVAL for an undefined key or kind, -ERANGE (nothing written,
+ * counted refused) for an entry that ends before it starts. */
 int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n);
 /* One off-CPU block of key (a key id) over [start_ns, end_ns) (OFFSPANS; --timeline
  * --off-cpu); any order. -EINVAL for an undefined key or end before start, -ENOSPC (dropped and

@@ -14,14 +14,17 @@
 
 #define MIN_STEP 6 /* kind, pid, n, start, end, k: a byte each at least */
 
-static int check_steps(const struct rec_writer *w, const struct rec_step *s, size_t n,
-		       size_t *bytes)
+static int check_steps(struct rec_writer *w, const struct rec_step *s, size_t n, size_t *bytes)
 {
 	size_t b = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].kind > REC_STEP_PAUSE || (s[i].ncounts && !s[i].counts))
 			return -EINVAL;
+		if (s[i].end_ns && s[i].end_ns < s[i].start_ns) {
+			w->refused++; /* the reader refuses it */
+			return -ERANGE;
+		}
 		for (uint32_t j = 0; j < s[i].ncounts; j++) {
 			if (s[i].counts[j].sample >= w->nkeys)
 				return -EINVAL;
@@ -43,12 +46,14 @@ int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n)
 	err = rec_writer__flush(w); /* the keys first */
 	if (!err)
 		err = check_steps(w, s, n, &bytes);
+	if (err)
+		return err; /* the block kept before stays whole: compaction writes it again */
 	keep = &w->steps;
 	keep->len = 0;
-	if (!err && buf_reserve(keep, bytes))
-		err = -ENOMEM;
-	if (err)
-		return err;
+	if (buf_reserve(keep, bytes)) {
+		w->has_steps = false;
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		put_uleb(keep, s[i].kind);
 		put_uleb(keep, s[i].pid);

@@ -135,6 +135,7 @@ struct rec_writer {
 	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
 	uint32_t noffspans;
 	uint64_t offspan_last, offspans_dropped;
+	uint64_t refused; /* entries refused with -ERANGE: values the reader would refuse */
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
@@ -156,6 +157,7 @@ int wr_time_flush(struct rec_writer *w);
  * cap the timeline's blocks share: -ENOSPC (and ++*dropped) past it. */
 int wr_timeline_room(struct rec_writer *w, const struct buf *e, uint64_t *dropped);
 int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e);
+int wr_time_ok(struct rec_writer *w, uint64_t t);
 int wr_time_windows(struct rec_writer *w);
 int wr_time_pending_window(struct rec_writer *w);
 int wr_key_of(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);

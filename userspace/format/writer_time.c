@@ -349,6 +349,17 @@ int wr_timeline_room(struct rec_writer *w, const struct buf *entry, uint64_t *dr
 	return 0;
 }
 
+/* A time the timeline's signed deltas can carry whatever came before it (the reader refuses a
+ * delta that leaves u64's range): at most REC_TIME_MAX. Past it -ERANGE, and the entry counted
+ * refused, so a target's garbage time costs that entry and never the block it would join. */
+int wr_time_ok(struct rec_writer *w, uint64_t t)
+{
+	if (t <= REC_TIME_MAX)
+		return 0;
+	w->refused++;
+	return -ERANGE;
+}
+
 /* Append the entry in e (built with its delta) to the pending block b. */
 int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e)
 {
@@ -373,6 +384,9 @@ int rec_writer__event(struct rec_writer *w, uint64_t time_ns, uint32_t key)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	err = wr_time_ok(w, time_ns);
+	if (err)
+		return err;
 	put_sleb(&e, (int64_t)(time_ns - last));
 	put_uleb(&e, key);
 	err = wr_timeline_room(w, &e, &w->events_dropped);
@@ -394,6 +408,9 @@ int rec_writer__span(struct rec_writer *w, const struct rec_span *s)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	err = wr_time_ok(w, s->time_ns);
+	if (err)
+		return err;
 	put_uleb(&e, s->pid);
 	put_uleb(&e, s->tid);
 	put_sleb(&e, (int64_t)(s->time_ns - last));
@@ -434,6 +451,8 @@ int rec_writer__gpu(struct rec_writer *w, const struct rec_gpu *g)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	if (wr_time_ok(w, g->start_ns) || (g->tid && wr_time_ok(w, g->launch_ns)))
+		return -ERANGE;
 	put_u8(&e, g->kind);
 	put_sleb(&e, (int64_t)(g->start_ns - last));
 	put_uleb(&e, g->end_ns - g->start_ns);
@@ -493,6 +512,11 @@ int rec_writer__gpu_charge(struct rec_writer *w, uint64_t bytes)
 	}
 	w->timeline_bytes += bytes;
 	return 0;
+}
+
+uint64_t rec_writer__refused(const struct rec_writer *w)
+{
+	return w ? w->refused : 0;
 }
 
 int rec_writer__module(struct rec_writer *w, uint32_t path, const char *build_id)

@@ -31,12 +31,17 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, 
 	rg->procs_fd = procs_fd;
 	rg->stacks_fd = stacks_fd;
 	rg->ps = ps;
+	/* Scratch reused by every read, whatever a process's memory says. */
 	rg->head = malloc(sizeof(*rg->head));
+	rg->nodes = malloc(PERCH_MAX_NODES * sizeof(*rg->nodes));
+	rg->ring = malloc(PERCH_RING_ENTRIES * sizeof(*rg->ring));
 	l.ctx = rg;
-	rg->id = rg->head ? procs__listen(ps, &l) : -ENOMEM;
+	rg->id = rg->head && rg->nodes && rg->ring ? procs__listen(ps, &l) : -ENOMEM;
 	if (rg->id < 0) {
 		errno = -rg->id;
 		free(rg->head);
+		free(rg->nodes);
+		free(rg->ring);
 		free(rg);
 		return NULL;
 	}
@@ -49,6 +54,7 @@ struct regions *regions__new(struct rec_writer *w, int procs_fd, int stacks_fd, 
 static void proc_clear(struct rproc *p)
 {
 	regions_free_rings(p);
+	regions_walk_free(&p->walk);
 	regions_free_threads(p->threads, p->nthreads);
 	regions_free_sizes(p->sthreads, p->nsthreads);
 	free(p->names);
@@ -75,6 +81,8 @@ void regions__free(struct regions *rg)
 		return;
 	free(rg->stacks);
 	free(rg->head);
+	free(rg->nodes);
+	free(rg->ring);
 	u64map__clear(&rg->stack_index);
 	free(rg);
 }

@@ -21,21 +21,28 @@ struct regions;
 #define REGIONS_EMPTY_NAME "(empty name)"
 
 enum regions_stat {
-	REGIONS_PROCS = 0,    /* processes whose region runtime was found and switched on */
-	REGIONS_UNREADABLE,   /* processes whose memory could not be read or written */
-	REGIONS_NO_HANDSHAKE, /* processes that ended without the exit handshake (exec, _exit,
+	REGIONS_PROCS = 0,	 /* processes whose region runtime was found and switched on */
+	REGIONS_UNREADABLE,	 /* processes whose memory could not be read or written */
+	REGIONS_NO_HANDSHAKE,	 /* processes that ended without the exit handshake (exec, _exit,
 				* signal): their figures are from the last periodic read */
-	REGIONS_STACKS_LOST,  /* samples whose region stack is unknown */
-	REGIONS_BUSY,	      /* processes left alone: another perch owns their region runtime */
-	REGIONS_NAMES_OVER,   /* region calls whose name did not fit the runtime's name table */
-	REGIONS_TREE_FULL,    /* region calls that did not fit their thread's tree */
-	REGIONS_TOO_DEEP,     /* region begins and marks nested deeper than the runtime keeps */
-	REGIONS_SPANS_LOST,   /* --timeline: region begins, ends and marks overwritten in a
+	REGIONS_STACKS_LOST,	 /* samples whose region stack is unknown */
+	REGIONS_BUSY,		 /* processes left alone: another perch owns their region runtime */
+	REGIONS_NAMES_OVER,	 /* region calls whose name did not fit the runtime's name table */
+	REGIONS_TREE_FULL,	 /* region calls that did not fit their thread's tree */
+	REGIONS_TOO_DEEP,	 /* region begins and marks nested deeper than the runtime keeps */
+	REGIONS_SPANS_LOST,	 /* --timeline: region begins, ends and marks overwritten in a
 			       * thread's ring before perch read them */
-	REGIONS_NO_TIMELINE,  /* --timeline: processes whose runtime is too old for spans */
-	REGIONS_LOG_LOST,     /* program pauses and steps overwritten in its control log before
+	REGIONS_NO_TIMELINE,	 /* --timeline: processes whose runtime is too old for spans */
+	REGIONS_LOG_LOST,	 /* program pauses and steps overwritten in its control log before
 			       * perch read them (ABI 5) */
-	REGIONS_STEPS_PROCS,  /* processes whose runtime has steps and pauses (ABI 5) */
+	REGIONS_STEPS_PROCS,	 /* processes whose runtime has steps and pauses (ABI 5) */
+	REGIONS_SPANS_REFUSED,	 /* --timeline: region begins, ends and marks whose time is
+				  * outside the run (garbage in a ring): dropped */
+	REGIONS_THREAD_CYCLES,	 /* reads that found the runtime's thread list coming back on
+				  * itself (each block read once) or running past its bound */
+	REGIONS_THREADS_REFUSED, /* thread blocks left out of a read: past what one process may
+				  * cost per read (trees, cost models, ring cursors) */
+	REGIONS_LOG_REFUSED,	 /* control log entries whose time is outside the run: dropped */
 	REGIONS_STAT_MAX,
 };
 

@@ -128,7 +128,11 @@ static void read_entries(struct regions *rg, struct rproc *p, uint64_t head)
 		uint64_t t = e->time;
 
 		if (p->reg.tick_unit != PERCH_TICKS_NS)
-			t = (uint64_t)((int64_t)ns + (int64_t)((double)(int64_t)(t - tsc) * scale));
+			t = regions_ticks_ns(t, tsc, ns, scale);
+		if (!regions_time_in_run(rg, t, ns)) {
+			rg->stats[REGIONS_LOG_REFUSED]++; /* garbage: not the program's doing */
+			continue;
+		}
 		emit(rg, p, e->kind, t, e->value);
 	}
 	p->log_next = head;

@@ -28,6 +28,40 @@
 /* And of version 4 (no steps or pauses). */
 #define REG_V4_SIZE REG_FIELD(ctl)
 
+/* What one process may cost perch per drain, whatever its memory says: thread blocks walked,
+ * bytes of heads, trees and cost models read and kept (past it the blocks are refused, counted),
+ * ring entries read (past it the rest wait in their rings for the next drain). */
+#define REGIONS_MAX_BLOCKS  16384
+#define REGIONS_PROC_BUDGET (32u << 20)
+#define REGIONS_SPAN_BUDGET (1u << 20)
+/* A time read from a runtime (its rings, its control log) is the run's when it falls between
+ * perch's start and the reading's clock, give or take these (ns): else it is refused, counted. */
+#define REGIONS_RUN_BEFORE_NS 10000000ull
+#define REGIONS_RUN_AFTER_NS  1000000000ull
+
+/* regions_parse.c: memory through peek (0, or -1 when unreadable); a name id's string id in the
+ * recording through name (0: none could be made). */
+typedef int (*regions_peek_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+typedef uint32_t (*regions_name_fn)(void *ctx, uint32_t id);
+
+/* The thread blocks of a runtime's list, each once, in list order; kept between drains. */
+struct regions_walk {
+	struct u64map seen; /* block address -> the walk (gen) that saw it */
+	uint64_t gen;
+	uint64_t *blocks;
+	size_t nblocks, cap;
+};
+
+enum { REGIONS_WALK_CYCLE = 1, REGIONS_WALK_LONG = 2 };
+
+/* The list from first into wk->blocks: 0, REGIONS_WALK_CYCLE when it came back to a block it
+ * had (the walk stops there), REGIONS_WALK_LONG past REGIONS_MAX_BLOCKS blocks. */
+int regions_walk(struct regions_walk *wk, uint64_t first, regions_peek_fn peek, void *ctx);
+void regions_walk_free(struct regions_walk *wk);
+bool regions_parse_tree(const struct perch_abi_node *nodes, uint32_t n,
+			const struct perch_abi_node *other, double scale, regions_name_fn name,
+			void *ctx, struct rec_region_thread *t);
+
 /* Region calls the runtime could not keep under their own name and place (its limits). */
 struct limits {
 	uint64_t names_over; /* under PERCH_NAME_TOO_MANY: the name table was full */
@@ -73,6 +107,7 @@ struct rproc {
 	struct u64map ring_index; /* block address -> index in rings */
 	bool forked;		  /* a fork of a process perch times: the log before is not its */
 	uint64_t log_next;	  /* the next control log entry to read (ABI 5, regions_ctl.c) */
+	struct regions_walk walk; /* the thread blocks of the last read (regions_parse.c) */
 };
 
 struct regions {
@@ -90,6 +125,8 @@ struct regions {
 	uint32_t me; /* this perch's pid and start time: the owner it writes */
 	uint64_t me_start;
 	struct perch_abi_thread *head; /* scratch: a thread block (only its head is read) */
+	struct perch_abi_node *nodes;  /* scratch: a block's nodes (PERCH_MAX_NODES) */
+	struct perch_abi_event *ring;  /* scratch: a ring's entries (PERCH_RING_ENTRIES) */
 	bool warned;
 	/* Steps and pauses (regions_ctl.c): --steps and --only-region for every runtime, and
 	 * where the programs' control logs go. */
@@ -131,6 +168,11 @@ void regions_clock_start(struct regions *rg);
  * ns per tick of p's runtime (1 when it counts nanoseconds). */
 void regions_clock_now(uint64_t *tsc, uint64_t *ns);
 double regions_ns_per_tick(const struct regions *rg, const struct rproc *p);
+/* A runtime's tick count on CLOCK_MONOTONIC, from a reading of both clocks (tsc, ns) at scale ns
+ * per tick; UINT64_MAX when it lands outside u64 (garbage). */
+uint64_t regions_ticks_ns(uint64_t ticks, uint64_t tsc, uint64_t ns, double scale);
+/* t (CLOCK_MONOTONIC, read from a runtime) falls in the run, as of the clock reading now. */
+bool regions_time_in_run(const struct regions *rg, uint64_t t, uint64_t now);
 void regions_free_threads(struct rec_region_thread *t, size_t n);
 int regions_read_names(struct rproc *p);
 const char *regions_name_of(const struct rproc *p, uint32_t id);

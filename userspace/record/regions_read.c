@@ -13,7 +13,6 @@
 #include "lib/vec.h"
 #include "regions_impl.h"
 
-#define MAX_THREADS  65536	 /* thread blocks walked per process */
 #define CALIBRATE_NS 50000000ull /* the least TSC-vs-clock interval perch converts with */
 
 /* The header part of struct perch_abi_thread (everything before the nodes). */
@@ -118,22 +117,16 @@ const char *regions_name_of(const struct rproc *p, uint32_t id)
 	return p->names[id - 1][0] ? p->names[id - 1] : REGIONS_EMPTY_NAME;
 }
 
-static uint64_t to_ns(uint64_t ticks, double scale)
+uint64_t regions_ticks_ns(uint64_t ticks, uint64_t tsc_at, uint64_t ns, double scale)
 {
-	return (uint64_t)((double)ticks * scale + 0.5);
+	double t = (double)ns + (double)(int64_t)(ticks - tsc_at) * scale;
+
+	return t >= 0 && t < 9.2e18 ? (uint64_t)t : UINT64_MAX;
 }
 
-static void convert_node(struct rec_region_node *out, const struct perch_abi_node *in, double scale)
+bool regions_time_in_run(const struct regions *rg, uint64_t t, uint64_t now)
 {
-	out->calls = in->calls;
-	out->total_ns = to_ns(in->total_ticks, scale);
-	out->self_ns = to_ns(in->self_ticks, scale);
-	out->min_ns = to_ns(in->min_ticks, scale);
-	out->max_ns = to_ns(in->max_ticks, scale);
-	out->size_sum = in->size_sum;
-	out->untimed = in->unmatched;
-	out->open = in->open;
-	out->sum_ns = to_ns(in->sum_ticks, scale);
+	return t + REGIONS_RUN_BEFORE_NS >= rg->ns0 && t <= now + REGIONS_RUN_AFTER_NS;
 }
 
 static void count_limits(struct limits *lim, const struct perch_abi_thread *head,
@@ -148,55 +141,77 @@ static void count_limits(struct limits *lim, const struct perch_abi_thread *head
 	lim->too_deep += head->too_deep;
 }
 
-/* The thread block at addr (its head already read) into t, its limits added to lim; false when
- * it is free, of another epoch, unreadable or malformed. */
+struct name_ctx {
+	struct regions *rg;
+	const struct rproc *p;
+};
+
+static uint32_t node_name(void *ctx, uint32_t id)
+{
+	struct name_ctx *nc = ctx;
+
+	return rec_writer__string(nc->rg->w, regions_name_of(nc->p, id));
+}
+
+static int peek_proc(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return regions_peek(((const struct rproc *)ctx)->pid, addr, buf, len);
+}
+
+/* A block in use by a thread of this epoch, with a tree (else it is free, stale, or not one). */
+static bool block_live(const struct rproc *p, const struct perch_abi_thread *head)
+{
+	return !head->exited && head->epoch == p->reg.epoch && head->nnodes &&
+	       head->nnodes <= PERCH_NODE_OTHER;
+}
+
+/* The thread block at addr (its head already read, live) into t, its limits added to lim; false
+ * when unreadable or malformed. The nodes are read into the scratch kept between drains. */
 static bool read_thread(struct regions *rg, struct rproc *p, uint64_t addr,
 			const struct perch_abi_thread *head, struct rec_region_thread *t,
 			double scale, struct limits *lim)
 {
-	struct perch_abi_node *nodes = NULL, other;
+	struct perch_abi_node *nodes = rg->nodes, other;
+	struct name_ctx nc = {rg, p};
 	uint32_t n = head->nnodes;
-	bool ok = false;
 
-	if (head->exited || head->epoch != p->reg.epoch || !n || n > PERCH_NODE_OTHER)
-		return false; /* free (its figures are in the tid 0 block), stale, or not a tree */
-	nodes = malloc(n * sizeof(*nodes));
 	t->nodes = calloc(n + 1, sizeof(*t->nodes));
-	if (!nodes || !t->nodes ||
-	    regions_peek(p->pid, addr + THREAD_HEAD, nodes, n * sizeof(*nodes)) ||
+	if (!t->nodes || regions_peek(p->pid, addr + THREAD_HEAD, nodes, n * sizeof(*nodes)) ||
 	    regions_peek(p->pid, addr + THREAD_HEAD + PERCH_NODE_OTHER * sizeof(other), &other,
-			 sizeof(other)))
-		goto out;
+			 sizeof(other)) ||
+	    !regions_parse_tree(nodes, n, &other, scale, node_name, &nc, t)) {
+		free(t->nodes);
+		t->nodes = NULL;
+		return false; /* not what the runtime writes: leave the thread out */
+	}
 	t->pid = p->pid;
 	t->tid = head->tid;
 	t->mismatches = head->mismatches;
-	t->nnodes = n;
-	for (uint32_t i = 1; i < n; i++) {
-		if (nodes[i].parent >= i || !nodes[i].name)
-			goto out; /* not what the runtime writes: leave the thread out */
-		t->nodes[i].name = rec_writer__string(rg->w, regions_name_of(p, nodes[i].name));
-		t->nodes[i].parent = nodes[i].parent;
-		convert_node(&t->nodes[i], &nodes[i], scale);
-	}
-	if (other.calls || other.open) {
-		t->nodes[n].name = rec_writer__string(rg->w, regions_name_of(p, PERCH_NAME_OTHER));
-		t->nodes[n].parent = 0;
-		convert_node(&t->nodes[n], &other, scale);
-		t->nnodes++;
-	}
 	count_limits(lim, head, nodes, n, &other);
-	ok = true;
-out:
-	free(nodes);
-	if (!ok) {
-		free(t->nodes);
-		t->nodes = NULL;
-	}
-	return ok;
+	return true;
+}
+
+/* What reading a live block of n nodes costs perch: its nodes read, its tree kept. */
+static size_t tree_cost(uint32_t n)
+{
+	return (size_t)n * sizeof(struct perch_abi_node) + sizeof(struct rec_region_thread) +
+	       ((size_t)n + 1) * sizeof(struct rec_region_node);
+}
+
+/* And its cost models: their slots read, the models kept. */
+static size_t sizes_cost(const struct rec_size_thread *t)
+{
+	size_t c = sizeof(*t);
+
+	for (uint32_t k = 0; k < t->nmodels; k++)
+		c += sizeof(struct perch_abi_model) + sizeof(t->models[k]) +
+		     PERCH_MODEL_BUCKETS * sizeof(*t->models[k].buckets) +
+		     ((size_t)t->models[k].npoints + 1) * sizeof(*t->models[k].points);
+	return c;
 }
 
 /* The cost-model data of the thread just read (v's last) onto *sv, when it has any. */
-static void collect_sizes(struct regions *rg, struct rproc *p, uint64_t addr, double scale,
+static bool collect_sizes(struct regions *rg, struct rproc *p, uint64_t addr, double scale,
 			  struct rec_size_thread **sv, size_t *n, size_t *cap)
 {
 	const struct perch_abi_thread *head = rg->head;
@@ -207,17 +222,29 @@ static void collect_sizes(struct regions *rg, struct rproc *p, uint64_t addr, do
 	if (vec_grow(sv, cap, *n + 1, sizeof(**sv), 8))
 		goto drop;
 	(*sv)[(*n)++] = t;
-	return;
+	return true;
 drop:
 	for (uint32_t k = 0; k < t.nmodels; k++) {
 		free(t.models[k].buckets);
 		free(t.models[k].points);
 	}
 	free(t.models); /* a thread block whose slots could not be read: no model data from it */
+	return false;
 }
 
-/* Read every thread's tree of p into p->threads; false (the last good read kept) when the
- * process could not be read. */
+/* The blocks of p's thread list, each once (a list that comes back on itself or runs past its
+ * bound is counted). */
+static void walk_blocks(struct regions *rg, struct rproc *p)
+{
+	int r = regions_walk(&p->walk, p->reg.threads, peek_proc, p);
+
+	if (r)
+		rg->stats[REGIONS_THREAD_CYCLES]++;
+}
+
+/* Read every thread's tree of p into p->threads, within what one process may cost a read
+ * (REGIONS_PROC_BUDGET: bytes read and kept; the blocks past it are refused, counted); false
+ * (the last good read kept) when the process could not be read. */
 bool regions_collect_proc(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
@@ -225,26 +252,37 @@ bool regions_collect_proc(struct regions *rg, struct rproc *p)
 	struct rec_size_thread *sv = NULL;
 	double scale = regions_ns_per_tick(rg, p);
 	struct limits lim = {0};
-	uint64_t addr;
-	size_t n = 0, cap = 0, ns = 0, capns = 0;
+	size_t n = 0, cap = 0, ns = 0, capns = 0, cost = 0;
 
 	if (regions_read_registry(p) || regions_read_names(p))
 		return false;
-	addr = p->reg.threads;
-	for (size_t k = 0; addr && k < MAX_THREADS; k++) {
+	walk_blocks(rg, p);
+	for (size_t k = 0; k < p->walk.nblocks; k++) {
+		uint64_t addr = p->walk.blocks[k];
 		struct rec_region_thread t = {0};
 
+		cost += THREAD_HEAD;
+		if (cost > REGIONS_PROC_BUDGET) {
+			rg->stats[REGIONS_THREADS_REFUSED] += p->walk.nblocks - k;
+			break;
+		}
 		if (regions_peek(p->pid, addr, head, THREAD_HEAD))
 			break;
-		if (read_thread(rg, p, addr, head, &t, scale, &lim)) {
-			if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
-				free(t.nodes);
-				break;
-			}
-			v[n++] = t;
-			collect_sizes(rg, p, addr, scale, &sv, &ns, &capns);
+		if (!block_live(p, head))
+			continue;
+		cost += tree_cost(head->nnodes);
+		if (cost > REGIONS_PROC_BUDGET ||
+		    !read_thread(rg, p, addr, head, &t, scale, &lim)) {
+			rg->stats[REGIONS_THREADS_REFUSED] += cost > REGIONS_PROC_BUDGET;
+			continue;
 		}
-		addr = head->next;
+		if (vec_grow(&v, &cap, n + 1, sizeof(*v), 8)) {
+			free(t.nodes);
+			break;
+		}
+		v[n++] = t;
+		if (collect_sizes(rg, p, addr, scale, &sv, &ns, &capns))
+			cost += sizes_cost(&sv[ns - 1]);
 	}
 	regions_free_threads(p->threads, p->nthreads);
 	p->threads = v;

@@ -32,9 +32,12 @@ void regions_free_sizes(struct rec_size_thread *t, size_t n)
 	free(t);
 }
 
+/* Garbage ticks (the slots are the target's) stay in u64's range: the cast would be undefined. */
 static uint64_t ns(double ticks, double scale)
 {
-	return (uint64_t)(ticks * scale + 0.5);
+	double t = ticks * scale + 0.5;
+
+	return t < 18446744073709549568.0 ? (uint64_t)t : UINT64_MAX;
 }
 
 static int convert_buckets(struct rec_size_model *m, const struct perch_abi_model *s, double scale)

@@ -12,8 +12,7 @@
 #include "lib/vec.h"
 #include "regions_impl.h"
 
-#define MAX_THREADS 65536 /* thread blocks walked per process */
-#define RING_AT	    offsetof(struct perch_abi_thread, ring_head)
+#define RING_AT offsetof(struct perch_abi_thread, ring_head)
 #define ENTRY_AT(i)                                \
 	(offsetof(struct perch_abi_thread, ring) + \
 	 ((i) % PERCH_RING_ENTRIES) * sizeof(struct perch_abi_event))
@@ -48,23 +47,30 @@ static uint64_t to_mono(const struct clock_map *c, uint64_t ticks)
 {
 	if (c->ticks_are_ns)
 		return ticks;
-	return (uint64_t)((int64_t)c->ns + (int64_t)((double)(int64_t)(ticks - c->tsc) * c->scale));
+	return regions_ticks_ns(ticks, c->tsc, c->ns, c->scale);
 }
 
 /* The cursor of the block at addr; a new one starts at ring_start, but only for a block of this
  * epoch (another epoch's entries are not this recording's), with the thread the block names
  * until a PERCH_RING_THREAD entry says (a thread that took its block before the timeline was on
- * wrote none). NULL when it has none. */
-static struct ring_cursor *cursor_of(struct rproc *p, const struct perch_abi_thread *head,
-				     uint64_t addr, uint64_t ring_start)
+ * wrote none). NULL when it has none, or past REGIONS_MAX_BLOCKS cursors (refused, counted: a
+ * list that brings new fake blocks at every read). */
+static struct ring_cursor *cursor_of(struct regions *rg, struct rproc *p,
+				     const struct perch_abi_thread *head, uint64_t addr,
+				     uint64_t ring_start)
 {
 	struct ring_cursor *c;
 	uint64_t idx;
 
 	if (u64map__get(&p->ring_index, addr, &idx))
 		return &p->rings[idx];
-	if (head->epoch != p->reg.epoch ||
-	    vec_grow(&p->rings, &p->caprings, p->nrings + 1, sizeof(*p->rings), 16) ||
+	if (head->epoch != p->reg.epoch)
+		return NULL;
+	if (p->nrings >= REGIONS_MAX_BLOCKS) {
+		rg->stats[REGIONS_THREADS_REFUSED]++;
+		return NULL;
+	}
+	if (vec_grow(&p->rings, &p->caprings, p->nrings + 1, sizeof(*p->rings), 16) ||
 	    u64map__put(&p->ring_index, addr, p->nrings))
 		return NULL;
 	c = &p->rings[p->nrings++];
@@ -125,7 +131,8 @@ static bool to_span(struct regions *rg, struct rproc *p, struct ring_cursor *c,
 }
 
 /* The entries e[0 .. n) in spans; those from the first timed one at or past limit on wait for
- * the next read (they belong to the next window). Returns how many were taken. */
+ * the next read (they belong to the next window). A time outside the run is garbage: that entry
+ * is refused (counted), never waited for. Returns how many were taken. */
 static uint64_t take_entries(struct regions *rg, struct rproc *p, struct ring_cursor *c,
 			     const struct clock_map *clk, const struct perch_abi_event *e,
 			     uint64_t n, uint64_t limit)
@@ -135,8 +142,14 @@ static uint64_t take_entries(struct regions *rg, struct rproc *p, struct ring_cu
 
 	for (i = 0; i < n; i++) {
 		bool timed = e[i].word >> PERCH_RING_KIND_SHIFT <= PERCH_RING_MARK;
+		uint64_t t = timed ? to_mono(clk, e[i].value) : 0;
 
-		if (timed && to_mono(clk, e[i].value) >= limit)
+		if (timed && !regions_time_in_run(rg, t, clk->ns)) {
+			rg->stats[REGIONS_SPANS_REFUSED]++;
+			c->has_size = false;
+			continue;
+		}
+		if (timed && t >= limit)
 			break;
 		if (to_span(rg, p, c, clk, &e[i], &s))
 			rec_writer__span(rg->w, &s);
@@ -146,19 +159,19 @@ static uint64_t take_entries(struct regions *rg, struct rproc *p, struct ring_cu
 	return i;
 }
 
-/* The entries of one block since perch last read it, up to limit. */
-static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
-		      const struct perch_abi_thread *bhead, const struct clock_map *clk,
-		      struct perch_abi_event *buf, uint64_t limit)
+/* The entries of one block since perch last read it, up to limit; how many it read. */
+static uint64_t read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
+			  const struct perch_abi_thread *bhead, const struct clock_map *clk,
+			  struct perch_abi_event *buf, uint64_t limit)
 {
 	uint64_t head[2], h2, copied, from;
 	struct ring_cursor *c;
 
 	if (regions_peek(p->pid, addr + RING_AT, head, sizeof(head)))
-		return;
-	c = cursor_of(p, bhead, addr, head[1]);
+		return 0;
+	c = cursor_of(rg, p, bhead, addr, head[1]);
 	if (!c)
-		return;
+		return 0;
 	if (head[0] < c->next) /* not what the runtime writes: go on from where it is */
 		c->next = head[0];
 	/* buf[0] is entry `copied`: the oldest that may still be intact. */
@@ -166,36 +179,35 @@ static void read_ring(struct regions *rg, struct rproc *p, uint64_t addr,
 							 : c->next;
 	if (copied == head[0] || read_entries(p->pid, addr, copied, head[0], buf) ||
 	    regions_peek(p->pid, addr + RING_AT, &h2, sizeof(h2)))
-		return;
+		return 0;
 	from = regions_ring_valid_from(copied, head[0], h2, PERCH_RING_ENTRIES);
 	rg->stats[REGIONS_SPANS_LOST] += from - c->next;
 	if (from > c->next)
 		c->has_size = false;
 	c->next = from + take_entries(rg, p, c, clk, buf + (from - copied), head[0] - from, limit);
+	return head[0] - copied;
 }
 
+/* Each block of the thread list as collect walked it (each once), up to REGIONS_SPAN_BUDGET
+ * entries a read: the rest wait in their rings for the next read. */
 void regions_read_spans(struct regions *rg, struct rproc *p)
 {
 	struct perch_abi_thread *head = rg->head;
-	struct perch_abi_event *buf;
 	struct clock_map clk = {.scale = regions_ns_per_tick(rg, p)};
-	uint64_t addr = p->reg.threads, limit = UINT64_MAX;
+	uint64_t limit = UINT64_MAX, read = 0;
 
 	if (!p->timeline)
 		return;
 	/* A process done (its exit handshake) is read to its last span. */
 	if (rg->spans_until && p->state != P_DONE)
 		limit = rg->spans_until;
-	buf = malloc(PERCH_RING_ENTRIES * sizeof(*buf));
-	if (!buf)
-		return;
 	clk.ticks_are_ns = p->reg.tick_unit == PERCH_TICKS_NS;
 	regions_clock_now(&clk.tsc, &clk.ns);
-	for (size_t k = 0; addr && k < MAX_THREADS; k++) {
+	for (size_t k = 0; k < p->walk.nblocks && read < REGIONS_SPAN_BUDGET; k++) {
+		uint64_t addr = p->walk.blocks[k];
+
 		if (regions_peek(p->pid, addr, head, offsetof(struct perch_abi_thread, node_at)))
 			break;
-		read_ring(rg, p, addr, head, &clk, buf, limit);
-		addr = head->next;
+		read += read_ring(rg, p, addr, head, &clk, rg->ring, limit);
 	}
-	free(buf);
 }

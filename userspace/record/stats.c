@@ -166,6 +166,9 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 		n += cost_kv(kv + n, p->sp);
 	kv[n++] = stat_kv(REC_STAT_timeline_events_dropped, rec_writer__events_dropped(w));
 	kv[n++] = stat_kv(REC_STAT_timeline_spans_dropped, rec_writer__spans_dropped(w));
+	kv[n++] = stat_kv(REC_STAT_entries_refused, rec_writer__refused(w));
+#define REGIONS_REFUSED_KV(k, i) kv[n++] = stat_kv(REC_STAT_##k, regions__stat(p->rg, i));
+	REC_STATS_REGIONS_REFUSED(REGIONS_REFUSED_KV)
 #define GPU_KV(k, i) \
 	if (p->gpu)  \
 		kv[n++] = stat_kv(REC_STAT_##k, gpu__stat(p->gpu, i));
@@ -196,6 +199,9 @@ void stats__write(struct rec_writer *w, const struct stats_parts *p, bool cost)
 		kv[n++] = stat_kv(REC_STAT_region_control_lost,
 				  regions__stat(p->rg, REGIONS_LOG_LOST));
 		kv[n++] = stat_kv(REC_STAT_steps_dropped, steps__dropped(p->steps));
+		kv[n++] = stat_kv(REC_STAT_region_control_refused,
+				  regions__stat(p->rg, REGIONS_LOG_REFUSED));
+		kv[n++] = stat_kv(REC_STAT_steps_refused, steps__refused(p->steps));
 	}
 	if (p->o->off_cpu && p->o->timeline)
 		n += offspans_kv(kv + n, w, p, totals, ok);

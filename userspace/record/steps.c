@@ -33,6 +33,7 @@ struct steps {
 	struct u64map open;   /* pid << 32 ^ step -> index + 1 of its entry (the newest) */
 	struct u64map paused; /* pid -> index + 1 of its open pause */
 	uint64_t dropped;
+	uint64_t refused; /* ends before their start (the program's log is not to be trusted) */
 	bool dirty;
 };
 
@@ -173,7 +174,8 @@ void steps__sample(struct steps *st, uint32_t pid, uint64_t step1, uint32_t key,
 	st->dirty = true;
 }
 
-/* The open step of pid ends at t (its number: the last entry of pid still open). */
+/* The open step of pid ends at t (its number: the last entry of pid still open); an end before
+ * its start is refused (counted): the step stays open. */
 static void end_open_step(struct steps *st, uint32_t pid, uint64_t t)
 {
 	for (size_t i = st->n; i-- > 0;) {
@@ -181,6 +183,10 @@ static void end_open_step(struct steps *st, uint32_t pid, uint64_t t)
 
 		if (s->pid != pid || s->kind != REC_STEP_STEP || s->end_ns)
 			continue;
+		if (!t || t < s->start_ns) {
+			st->refused++;
+			break;
+		}
 		s->end_ns = t;
 		st->dirty = true;
 		if (st->gate && s->n >= st->last)
@@ -196,6 +202,10 @@ static void pause_event(struct steps *st, uint32_t pid, bool pause, uint64_t t)
 
 	if (!pause) {
 		if (u64map__get(&st->paused, pid, &i) && i) {
+			if (!t || t < st->v[i - 1].s.start_ns) {
+				st->refused++; /* resumed before it paused: the pause stays open */
+				return;
+			}
 			st->v[i - 1].s.end_ns = t;
 			u64map__put(&st->paused, pid, 0);
 			st->dirty = true;
@@ -250,6 +260,11 @@ bool steps__done(const struct steps *st)
 uint64_t steps__dropped(const struct steps *st)
 {
 	return st ? st->dropped : 0;
+}
+
+uint64_t steps__refused(const struct steps *st)
+{
+	return st ? st->refused : 0;
 }
 
 void steps__flush(struct steps *st)

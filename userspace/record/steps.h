@@ -33,5 +33,7 @@ bool steps__done(const struct steps *st);
 void steps__flush(struct steps *st);
 /* Steps and pauses not kept (past REC_STEPS_MAX). */
 uint64_t steps__dropped(const struct steps *st);
+/* Ends refused: a step or pause that would end before it started (it stays open). */
+uint64_t steps__refused(const struct steps *st);
 
 #endif /* PERCH_RECORD_STEPS_H */
