@@ -79,13 +79,12 @@ static void reply_reads_chunks_to_the_last(void **state)
 			       "4\r\nabcd\r\n0\r\n",
 			       false, &r),
 			 0);
-	assert_int_equal(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nab", true,
-			       &r),
-			 1);
+	assert_int_equal(
+		parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nab", true, &r), 1);
 	assert_string_equal(r.text, "OK: ab");
-	assert_int_equal(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false,
-			       &r),
-			 -EPROTO);
+	assert_int_equal(
+		parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, &r),
+		-EPROTO);
 	assert_int_equal(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 			       "2\r\nabXY0\r\n\r\n",
 			       false, &r),

@@ -86,7 +86,8 @@ static int wait_fd(int fd, short events, uint64_t deadline)
 /* A non-blocking socket connected to a by the deadline; -errno. */
 static int dial_one(const struct addrinfo *a, uint64_t deadline)
 {
-	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+	int fd =
+		socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
 	int err = 0;
 	socklen_t elen = sizeof(err);
 

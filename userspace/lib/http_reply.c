@@ -158,7 +158,8 @@ static int chunk_size(const char *l, size_t n, uint64_t *size)
 
 	*size = 0;
 	for (; i < n && i < 11 && l[i] && strchr("0123456789abcdefABCDEF", l[i]); i++)
-		*size = *size * 16 + (uint64_t)(l[i] <= '9' ? l[i] - '0' : (l[i] | 0x20) - 'a' + 10);
+		*size = *size * 16 +
+			(uint64_t)(l[i] <= '9' ? l[i] - '0' : (l[i] | 0x20) - 'a' + 10);
 	if (!i || (i < n && l[i] != ';' && l[i] != ' ' && l[i] != '\t'))
 		return -EPROTO;
 	return 0;
@@ -195,8 +196,7 @@ static int parse_chunks(const char *buf, size_t len, size_t pos, struct body *b)
 }
 
 /* The body after a head that ends at pos: 1 when all of it arrived, 0 when not yet, -EPROTO. */
-static int parse_body(const char *buf, size_t len, size_t pos, const struct head *h,
-		      struct body *b)
+static int parse_body(const char *buf, size_t len, size_t pos, const struct head *h, struct body *b)
 {
 	b->p = buf + pos;
 	b->len = len - pos;
