@@ -12,7 +12,7 @@
 //
 // and hostile servers, each on the raw connection once the request is read:
 //
-//	POST /continue500       "100 Continue", then a 500
+//	POST /continue500       "100 Continue", then a 500, then the connection closed
 //	POST /keepopen          a 200 with its Content-Length, then the connection held open 30 s
 //	POST /drip              a 200's head one byte every 1.5 s, for 60 s
 //
@@ -129,7 +129,7 @@ func main() {
 		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
 	})
 	http.HandleFunc("/continue500", raw("HTTP/1.1 100 Continue\r\n\r\n"+
-		"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nrejected\r\n", "", 30*time.Second))
+		"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nrejected\r\n", "", 0))
 	http.HandleFunc("/keepopen", raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", "", 30*time.Second))
 	http.HandleFunc("/drip", raw("", "HTTP/1.1 200 OK\r\nX-Slow: 0123456789012345678901234567890123456789\r\n\r\n",
 		0))
