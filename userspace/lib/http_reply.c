@@ -165,6 +165,23 @@ static int chunk_size(const char *l, size_t n, uint64_t *size)
 	return 0;
 }
 
+/* The line end after a chunk's size bytes of data at pos: its length (1 or 2), 0 when it has
+ * not arrived, -EPROTO when the data is followed by anything else. */
+static int chunk_end(const char *buf, size_t len, size_t pos, uint64_t size)
+{
+	const char *t = buf + pos + size;
+
+	if (len - pos < size + 1)
+		return 0;
+	if (*t == '\n')
+		return 1;
+	if (*t != '\r')
+		return -EPROTO;
+	if (len - pos < size + 2)
+		return 0;
+	return t[1] == '\n' ? 2 : -EPROTO;
+}
+
 /* The chunks from pos: 1 when the last chunk and the trailers arrived, 0 when not yet, -EPROTO
  * for a malformed one. b: the first chunk's data that arrived. */
 static int parse_chunks(const char *buf, size_t len, size_t pos, struct body *b)
@@ -172,6 +189,7 @@ static int parse_chunks(const char *buf, size_t len, size_t pos, struct body *b)
 	const char *l;
 	size_t n;
 	uint64_t size;
+	int ret;
 
 	while (next_line(buf, len, &pos, &l, &n)) {
 		if (chunk_size(l, n, &size))
@@ -186,11 +204,10 @@ static int parse_chunks(const char *buf, size_t len, size_t pos, struct body *b)
 			b->p = buf + pos;
 			b->len = len - pos < size ? len - pos : (size_t)size;
 		}
-		if (len - pos < size + 1 || (buf[pos + size] == '\r' && len - pos < size + 2))
-			return 0;
-		if (buf[pos + size] != '\n' && memcmp(buf + pos + size, "\r\n", 2))
-			return -EPROTO;
-		pos += (size_t)size + (buf[pos + size] == '\n' ? 1 : 2);
+		ret = chunk_end(buf, len, pos, size);
+		if (ret <= 0)
+			return ret;
+		pos += (size_t)size + (size_t)ret;
 	}
 	return 0;
 }
