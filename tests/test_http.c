@@ -82,6 +82,15 @@ static void reply_reads_chunks_to_the_last(void **state)
 	assert_int_equal(
 		parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nab", true, &r), 1);
 	assert_string_equal(r.text, "OK: ab");
+	/* the line end after a chunk's data: waited for, or refused (cut right after the data) */
+	assert_int_equal(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			       "1\r\na\r",
+			       false, &r),
+			 0);
+	assert_int_equal(parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			       "1\r\nab",
+			       false, &r),
+			 -EPROTO);
 	assert_int_equal(
 		parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, &r),
 		-EPROTO);
