@@ -154,10 +154,12 @@ $(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a $
 $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include\"
 
 # Fuzzing. make fuzz: the harnesses tests/fuzz_*.c with libFuzzer and the sanitizers, in
-# build-fuzz/ (run one: build-fuzz/fuzz_report -max_total_time=60 DIR tests/corpus). make
+# build-fuzz/ (run one: build-fuzz/fuzz_report -max_total_time=60 DIR tests/corpus): recordings
+# (recording, report), region blocks as perch reads them (regions), perch push's HTTP replies (http),
+# the --control FIFO's lines (control). make
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
-FUZZ_HARNESSES := recording report regions
+FUZZ_HARNESSES := recording report regions http control
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o

@@ -9,7 +9,9 @@
 #   - Parca's form (--parca): POST /profiles/writeraw, JSON with the base64 profile: the same;
 #   - a merged recording: go tool pprof's -tagfocus origin=LABEL totals each input's samples;
 #   - errors: refused connection (exit 76), an HTTP 503 (78, naming the status), a bad URL
-#     (64), a missing recording (66), each with one line on stderr.
+#     (64), a missing recording (66), each with one line on stderr;
+#   - hostile servers: "100 Continue" then a 500 (78, not 0), a 200 on a connection the server
+#     keeps open (0, at once), a head dripped a byte every 1.5 s (76 at --timeout=2, within ~2 s).
 # Needs no BPF and no root.
 #   bash tests/push.sh [BUILD]
 set -u
@@ -93,10 +95,11 @@ for l in a b; do
 done
 
 # errors: one line on stderr each, distinct statuses
-err_case() { # err_case WHAT STATUS ARGS...
+err_case() { # err_case WHAT STATUS ARGS... (perch push's, or a command line starting "timeout")
 	local what=$1 want=$2
 	shift 2
-	"$PERCH" push "$@" 2>"$T/err" >/dev/null
+	[ "$1" = timeout ] || set -- "$PERCH" push "$@"
+	"$@" 2>"$T/err" >/dev/null
 	check "$what: exit status" $? "$want"
 	check "$what: one line on stderr" "$(wc -l <"$T/err")" 1
 }
@@ -113,6 +116,23 @@ check "HTTP 503: the line names the status" $? 0
 err_case "https URL" 64 --url="https://127.0.0.1/" "$T/a.data"
 err_case "no --url" 64 "$T/a.data"
 err_case "missing recording" 66 --url="$URL" "$T/none.data"
+
+# hostile servers (receiver.go's raw answers); each bounded by timeout(1) should perch hang
+ms() { echo $(($(date +%s%N) / 1000000)); }
+err_case "100 Continue then 500" 78 timeout 20 "$PERCH" push --url="$URL/continue500" "$T/a.data"
+grep -q "answered 500 Internal Server Error: rejected$" "$T/err"
+check "100 Continue then 500: the line names the final status" $? 0
+t0=$(ms)
+timeout 20 "$PERCH" push --timeout=5 --url="$URL/keepopen" "$T/a.data" 2>"$T/err"
+check "a 200 on a kept-open connection: exit status" $? 0
+check "a 200 on a kept-open connection: answered before --timeout" $(($(ms) - t0 < 4000)) 1
+t0=$(ms)
+err_case "a head dripped a byte every 1.5 s" 76 timeout 20 "$PERCH" push --timeout=2 --url="$URL/drip" \
+	"$T/a.data"
+t=$(($(ms) - t0))
+check "a head dripped a byte every 1.5 s: --timeout=2 ends the exchange (${t} ms)" $((t < 3500)) 1
+grep -q "did not answer within --timeout=2 s" "$T/err"
+check "a head dripped a byte every 1.5 s: the line names the timeout" $? 0
 
 echo "push: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

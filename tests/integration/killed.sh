@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Nothing collected is lost when perch itself is killed with SIGKILL: the recording is readable,
 # holds at least the samples of all but its last second, and the report says it did not finish.
+# And the command perch launched dies with it (PR_SET_PDEATHSIG), within a second.
 #
 #   tests/integration/killed.sh [BUILD_DIR]
 set -u
@@ -40,6 +41,30 @@ if [ -n "$end_ns" ] && [ "$lost_ms" -le 1000 ]; then
 	ok "killed perch: the recording's last window ends $lost_ms ms before the kill (<= 1000)"
 else
 	bad "killed perch" "the recording's last window ends ${lost_ms} ms before the kill (want <= 1000; time_end_ns '${end_ns}')"
+fi
+
+# the launched command dies with perch: gone (or a zombie for its new parent to reap) within 1 s
+"$PERCH" record -q -o "$T/orphan.data" -- sleep 30 2>/dev/null >/dev/null &
+ppid=$!
+cpid=
+for _ in $(seq 100); do # until the command has exec'd sleep
+	cpid=$(pgrep -P "$ppid" -x sleep | head -1)
+	[ -n "$cpid" ] && break
+	sleep 0.05
+done
+kill -9 "$ppid"
+wait "$ppid" 2>/dev/null
+state=running
+for i in $(seq 20); do
+	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/${cpid:-0}/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] && { state="gone after $((i * 50)) ms"; break; }
+	sleep 0.05
+done
+if [ -n "$cpid" ] && [ "$state" != running ]; then
+	ok "perch killed with SIGKILL: its command (sleep 30, pid $cpid) $state"
+else
+	bad "orphan" "the command (pid '${cpid}') still runs 1 s after perch was killed"
+	[ -n "$cpid" ] && kill -9 "$cpid"
 fi
 
 it_end

@@ -212,10 +212,11 @@ if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
 	else
 		bad "only" "$n samples ($outside outside hot) for $hot s of CPU inside hot"
 	fi
-	if says "$T/only.data" "^only       samples of threads inside region hot"; then
-		ok "only: the header says so"
+	if says "$T/only.data" "^only       samples of threads inside region hot" &&
+		! grep -q "no sample fell" "$T/only.err"; then
+		ok "only: the header says so (and no warning)"
 	else
-		bad "only header" "no 'only' line"
+		bad "only header" "no 'only' line, or a warning: $(cat "$T/only.err")"
 	fi
 	# no --timeline: no spans, so the steps have no region figures and the report says why
 	if says "$T/only.data" "^  per-step region figures need perch record --timeline" &&
@@ -224,6 +225,17 @@ if perch_record only --only-region=hot -- "$WL/steps" 5 200 0 only; then
 	else
 		bad "only note" "no note on per-step region figures without --timeline"
 	fi
+fi
+
+# --only-region with a name the program never uses: 0 samples, exit 0, and one warning naming it
+"$PERCH" record -q --only-region=nosuch -o "$T/nosuch.data" -- "$WL/steps" 2 100 0 only \
+	>/dev/null 2>"$T/nosuch.err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(wc -l <"$T/nosuch.err")" -eq 1 ] &&
+	grep -q "warning: --only-region=nosuch: no sample fell in region 'nosuch'" "$T/nosuch.err"; then
+	ok "only nosuch: exit 0, one line: $(cat "$T/nosuch.err")"
+else
+	bad "only nosuch" "exit $rc: '$(cat "$T/nosuch.err")'"
 fi
 
 # Attached: the workload runs 8 cold steps (1.2 s) before its first use of region "hot", so the

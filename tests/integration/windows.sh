@@ -141,6 +141,23 @@ else
 	bad "attach" "exit $rc, stopped_at $(rec_stat "$T/att.data" stopped_at): $(cat "$T/att.err")"
 fi
 
+# a flood of unknown commands on the FIFO (the command writes them itself): at most 5 complaints
+# a second, the rest counted in one line each second; a control byte in a line shows as '?'
+mkfifo "$T/flood"
+"$PERCH" record -q "--control=fifo:$T/flood" -o "$T/flood.data" -- sh -c \
+	"printf 'x\\033[2Jy\\n' >'$T/flood'; yes bogus | head -n 100000 >'$T/flood'" 2>"$T/flood.err"
+rc=$?
+lines=$(wc -l <"$T/flood.err")
+shown=$(grep -c "unknown command '" "$T/flood.err")
+held=$(sed -n 's/.*--control: \([0-9]*\) more complaints about the control FIFO not shown.*/\1/p' "$T/flood.err" |
+	awk '{ n += $1 } END { print n + 0 }')
+if [ $rc -eq 0 ] && [ "$lines" -le 12 ] && [ $((shown + held)) -eq 100001 ] &&
+	grep -q "unknown command 'x?\[2Jy'" "$T/flood.err" && ! grep -q $'\033' "$T/flood.err"; then
+	ok "flood: 100001 unknown commands, $lines lines on stderr ($shown shown, $held counted), escaped"
+else
+	bad "flood" "exit $rc, $lines lines, $shown shown + $held counted (want 100001): $(head -3 "$T/flood.err")"
+fi
+
 expect "--delay=-1" 64 "bad --delay '-1'" -- "$PERCH" record --delay=-1 -o "$T/n.data" -- true
 expect "--max-duration=0" 64 "bad --max-duration '0'" -- "$PERCH" record --max-duration=0 -o "$T/n.data" -- true
 expect "--control=tcp:1" 64 "bad value 'tcp:1'" -- "$PERCH" record --control=tcp:1 -o "$T/n.data" -- true

@@ -10,6 +10,12 @@
 //	                       decoded, to DIR/N.pb.gz and the __name__ label to DIR/N.query
 //	POST /fail              answers 503 with a body, for the error path
 //
+// and hostile servers, each on the raw connection once the request is read:
+//
+//	POST /continue500       "100 Continue", then a 500, then the connection closed
+//	POST /keepopen          a 200 with its Content-Length, then the connection held open 30 s
+//	POST /drip              a 200's head one byte every 1.5 s, for 60 s
+//
 // N counts requests from 1. Other paths get 404.
 //
 //	go run tests/push/receiver.go DIR
@@ -24,6 +30,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 var (
@@ -86,6 +93,28 @@ func writeraw(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("{}"))
 }
 
+// raw answers the request on its connection, as a hostile server would: reply, then hold
+// the connection open for hold, writing drip a byte at a time every 1.5 s first.
+func raw(reply, drip string, hold time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		conn.Write([]byte(reply))
+		for i := 0; i < len(drip); i++ {
+			time.Sleep(1500 * time.Millisecond)
+			if _, err := conn.Write([]byte{drip[i]}); err != nil {
+				return
+			}
+		}
+		conn.SetReadDeadline(time.Now().Add(hold))
+		io.Copy(io.Discard, conn) // until perch closes, or hold passes
+	}
+}
+
 func main() {
 	dir = os.Args[1]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -99,6 +128,11 @@ func main() {
 		io.Copy(io.Discard, r.Body)
 		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
 	})
+	http.HandleFunc("/continue500", raw("HTTP/1.1 100 Continue\r\n\r\n"+
+		"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nrejected\r\n", "", 0))
+	http.HandleFunc("/keepopen", raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", "", 30*time.Second))
+	http.HandleFunc("/drip", raw("", "HTTP/1.1 200 OK\r\nX-Slow: 0123456789012345678901234567890123456789\r\n\r\n",
+		0))
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	os.WriteFile(filepath.Join(dir, "port.tmp"), []byte(port+"\n"), 0o600)
 	os.Rename(filepath.Join(dir, "port.tmp"), filepath.Join(dir, "port"))

@@ -51,7 +51,7 @@ static void push_options(FILE *out)
 	      "  --name=APP           the application name (default: the recorded command's)\n"
 	      "  --parca              Parca's /profiles/writeraw form instead of Pyroscope's "
 	      "/ingest\n"
-	      "  --timeout=S          give up after S seconds at each step (default 10)\n",
+	      "  --timeout=S          give up when the exchange takes over S seconds (default 10)\n",
 	      out);
 }
 
@@ -228,6 +228,10 @@ static int send_profile(const struct push *p, const struct body *pb)
 	if (err == -EPROTO) {
 		log_err("push: %s did not answer in HTTP", p->url);
 		return PERCH_EXIT_REJECTED;
+	}
+	if (err == -ETIMEDOUT) {
+		log_err("push: %s did not answer within --timeout=%lu s", p->url, p->timeout_s);
+		return PERCH_EXIT_NOSERVER;
 	}
 	if (err == -EADDRNOTAVAIL) {
 		log_err("push: cannot reach %s: host %s does not resolve", p->url, p->u.host);

@@ -459,13 +459,23 @@ static void hint_idle_pids(const struct record_opts *o, const struct recording *
 	}
 }
 
+/* --only-region=NAME and not one sample in it (a name the program never used, or a region it
+ * never entered while perch sampled): said even with -q, as an empty recording is no answer. */
+static void warn_empty_region(const struct record_opts *o, const struct recording *r)
+{
+	if (o->only_region && sampled_of(r) == 0)
+		log_warn(
+			"--only-region=%s: no sample fell in region '%s' (the recording holds none)",
+			o->only_region, o->only_region);
+}
+
 /* What `perch record` prints when the recording is complete: read back from the file, so the
- * summary is what `perch report` would say. */
+ * summary is what `perch report` would say (with -q, only the warnings). */
 static void print_summary(const struct record_opts *o, const char *path)
 {
 	struct recording *r = NULL;
 	int err = recording__load(path, &r);
-	uint32_t n = r ? report__nevents(r) : 0;
+	uint32_t n = r && !o->quiet ? report__nevents(r) : 0;
 
 	if (r && n == 1)
 		report__summary(r, path, stderr);
@@ -481,8 +491,10 @@ static void print_summary(const struct record_opts *o, const char *path)
 		if (r && !report__select_event(r, ev))
 			report__summary_of(r, path, ev + 1, stderr);
 	}
-	if (r)
+	if (r && !o->quiet)
 		hint_idle_pids(o, r);
+	if (r)
+		warn_empty_region(o, r);
 	recording__free(r);
 }
 
@@ -590,7 +602,7 @@ static int run_record(int argc, char **argv)
 	}
 	o.pids = pids;
 	ret = record__run(&o, &res);
-	if (res.complete && !o.quiet)
+	if (res.complete && (!o.quiet || o.only_region))
 		print_summary(&o, o.output);
 	free(pids);
 	if (res.duration_stopped)

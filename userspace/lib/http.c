@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The HTTP/1.1 client of http.h: getaddrinfo, connect with a timeout, one request written with
- * its Content-Length and "Connection: close", the status line and a little of the body read
- * back.
+ * The HTTP/1.1 client of http.h: getaddrinfo, a non-blocking connect, one request written with
+ * its Content-Length and "Connection: close", and the reply read until http_reply_parse() says
+ * it is complete, all before one deadline.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include "http.h"
 #include "log.h"
@@ -55,95 +56,128 @@ int http_parse_url(const char *url, struct http_url *u)
 	return 0;
 }
 
-/* A socket connected to u within timeout_s; -errno. */
-static int dial(const struct http_url *u, int timeout_s)
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Wait for events on fd until the deadline (CLOCK_MONOTONIC ms): 0, or -ETIMEDOUT. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	uint64_t now;
+	int n;
+
+	for (;;) {
+		now = now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		n = poll(&p, 1, (int)(deadline - now < 60000 ? deadline - now : 60000));
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* A non-blocking socket connected to a by the deadline; -errno. */
+static int dial_one(const struct addrinfo *a, uint64_t deadline)
+{
+	int fd =
+		socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+	int err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, a->ai_addr, a->ai_addrlen))
+		err = errno == EINPROGRESS ? wait_fd(fd, POLLOUT, deadline) : -errno;
+	if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen))
+		err = errno;
+	err = err > 0 ? -err : err;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* A socket connected to u by the deadline; -errno. */
+static int dial(const struct http_url *u, uint64_t deadline)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *a;
-	struct timeval tv = {.tv_sec = timeout_s};
-	int fd = -1, err = -EADDRNOTAVAIL, gai;
+	int fd = -EADDRNOTAVAIL, gai;
 
 	gai = getaddrinfo(u->host, u->port, &hints, &res);
 	if (gai) {
 		log_debug("http: %s: %s", u->host, gai_strerror(gai));
 		return -EADDRNOTAVAIL;
 	}
-	for (a = res; a && fd < 0; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (connect(fd, a->ai_addr, a->ai_addrlen)) {
-			err = errno == EINPROGRESS || errno == EAGAIN ? -ETIMEDOUT : -errno;
-			close(fd);
-			fd = -1;
-		}
-	}
+	for (a = res; a && fd < 0 && fd != -ETIMEDOUT; a = a->ai_next)
+		fd = dial_one(a, deadline);
 	freeaddrinfo(res);
-	return fd >= 0 ? fd : err;
+	return fd;
 }
 
-static int send_all(int fd, const void *p, size_t len)
+static int send_all(int fd, const void *p, size_t len, uint64_t deadline)
 {
 	const char *c = p;
+	int err;
 
 	while (len) {
 		ssize_t n = send(fd, c, len, MSG_NOSIGNAL);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			err = errno == EAGAIN ? wait_fd(fd, POLLOUT, deadline) : 0;
+			if (err)
+				return err;
 			continue;
+		}
 		if (n <= 0)
-			return n < 0 && errno != EAGAIN ? -errno : -ETIMEDOUT;
+			return n < 0 ? -errno : -EPIPE;
 		c += n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
-/* The reply's head and a little body into buf (NUL-terminated); its length or -errno. */
-static ssize_t read_reply(int fd, char *buf, size_t size)
+/* The reply, read until it is complete (not until the server closes), the buffer is full or the
+ * deadline passes: 0 with *reply, or -errno. */
+static int read_reply(int fd, char *buf, size_t size, uint64_t deadline, struct http_reply *reply)
 {
 	size_t len = 0;
+	int ret = 0;
 
-	while (len + 1 < size) {
-		ssize_t n = recv(fd, buf + len, size - 1 - len, 0);
+	while (!ret && len < size) {
+		ssize_t n = recv(fd, buf + len, size - len, 0);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			ret = errno == EAGAIN ? wait_fd(fd, POLLIN, deadline) : 0;
+			if (ret) /* the deadline: a complete head is the answer */
+				return http_reply_parse(buf, len, true, reply) == 1 ? 0 : ret;
 			continue;
+		}
 		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+			return -errno;
 		if (!n)
 			break;
 		len += (size_t)n;
+		ret = http_reply_parse(buf, len, false, reply);
 	}
-	buf[len] = '\0';
-	return (ssize_t)len;
-}
-
-/* "HTTP/1.x NNN reason" and the body's first line into reply. */
-static int parse_reply(const char *buf, struct http_reply *reply)
-{
-	const char *body = strstr(buf, "\r\n\r\n");
-	int code, off = 0;
-
-	if (sscanf(buf, "HTTP/1.%*1[01] %3d%n", &code, &off) != 1 || code < 100 || !off)
-		return -EPROTO;
-	reply->status = code;
-	body = body ? body + 4 : "";
-	snprintf(reply->text, sizeof(reply->text), "%.*s%s%.*s",
-		 (int)strcspn(buf + off + (buf[off] == ' '), "\r\n"), buf + off + (buf[off] == ' '),
-		 *body ? ": " : "", (int)strcspn(body, "\r\n"), body);
-	return 0;
+	if (!ret) /* closed, or the buffer full */
+		ret = http_reply_parse(buf, len, true, reply);
+	return ret < 0 ? ret : 0;
 }
 
 int http_post(const struct http_url *u, const char *path, const char *content_type,
 	      const void *body, size_t len, int timeout_s, struct http_reply *reply)
 {
-	char head[4096], buf[4096];
-	int fd = dial(u, timeout_s), n, err;
-	ssize_t got;
+	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000;
+	char head[4096], buf[16384];
+	int fd = dial(u, deadline), n, err;
 
 	if (fd < 0)
 		return fd;
@@ -151,12 +185,11 @@ int http_post(const struct http_url *u, const char *path, const char *content_ty
 		     "POST %s HTTP/1.1\r\nHost: %s:%s\r\nUser-Agent: perch\r\n"
 		     "Content-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 		     path, u->host, u->port, content_type, len);
-	err = n < 0 || (size_t)n >= sizeof(head) ? -E2BIG : send_all(fd, head, (size_t)n);
+	err = n < 0 || (size_t)n >= sizeof(head) ? -E2BIG : send_all(fd, head, (size_t)n, deadline);
 	if (!err)
-		err = send_all(fd, body, len);
-	got = err ? err : read_reply(fd, buf, sizeof(buf));
+		err = send_all(fd, body, len, deadline);
+	if (!err)
+		err = read_reply(fd, buf, sizeof(buf), deadline, reply);
 	close(fd);
-	if (got < 0)
-		return (int)got;
-	return parse_reply(buf, reply);
+	return err;
 }

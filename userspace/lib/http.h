@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * A small HTTP/1.1 client over plain TCP: one POST with a body of known length, the status
- * line back (perch push). No TLS, no redirects, no chunked or keep-alive requests: what a
+ * A small HTTP/1.1 client over plain TCP: one POST with a body of known length, the final status
+ * back (perch push). No TLS, no redirects, no chunked or keep-alive requests: what a
  * Pyroscope or Parca ingest endpoint behind plain HTTP needs, and nothing a library must bring.
  */
 #ifndef PERCH_HTTP_H
 #define PERCH_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct http_url {
@@ -24,11 +25,19 @@ struct http_reply {
 	char text[256]; /* its reason phrase and the body's first line, for a message */
 };
 
-/* POST body to host:port path (the query included) with content_type; headers: more "Name:
- * value" lines, NULL-terminated, or NULL. Gives up after timeout_s at each step. 0 with *reply
- * filled (any status), or -errno: -EADDRNOTAVAIL for a host name that does not resolve, connect()'s
- * error (-ECONNREFUSED, -ETIMEDOUT, ...), -EPROTO for a reply that is not HTTP. */
+/* POST body to host:port path (the query included) with content_type. timeout_s bounds the whole
+ * exchange (connect, send, the reply; the name lookup aside). 0 with *reply filled (the final
+ * status, any), or -errno: -EADDRNOTAVAIL for a host name that does not resolve, connect()'s
+ * error (-ECONNREFUSED, ...), -ETIMEDOUT when the reply's head had not all come by the deadline,
+ * -EPROTO for a reply that is not HTTP. */
 int http_post(const struct http_url *u, const char *path, const char *content_type,
 	      const void *body, size_t len, int timeout_s, struct http_reply *reply);
+
+/* What has arrived of a reply, buf[0..len) (untrusted, not NUL-terminated); end: no more bytes
+ * will come (the connection closed, the buffer is full, the deadline passed). 1xx interim
+ * answers are skipped. Returns 1 with *reply filled when the final answer is complete (its body
+ * as long as Content-Length or the chunks say, or all there is at the end), 0 when more is
+ * needed, -EPROTO when it is not an HTTP reply (or ended before its final head). */
+int http_reply_parse(const char *buf, size_t len, bool end, struct http_reply *reply);
 
 #endif /* PERCH_HTTP_H */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "control.h"
+#include "control_lines.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 
@@ -20,8 +22,11 @@ struct control {
 	const struct record_opts *o;
 	struct sampler *sp; /* borrowed, from control__start() on */
 	int ctl_fd, ack_fd; /* --control, else -1 */
-	char line[64];	    /* a command read in part */
-	size_t len;
+	struct control_lines lines;
+	/* complaints about the FIFO: this second's, from window on, and those held back */
+	uint64_t window;
+	unsigned int shown;
+	unsigned long long held;
 	uint64_t start_ns, delay_until, cap_at; /* 0: none */
 	bool enabled;
 	enum rec_stop stopped;
@@ -30,6 +35,10 @@ struct control {
 	uint32_t n;	     /* intervals closed */
 	uint64_t starts[REC_END_ENABLED_MAX], ends[REC_END_ENABLED_MAX];
 };
+
+/* At most this many complaints about the FIFO a second (a writer can flood it): then one line
+ * says how many more there were. */
+#define CONTROL_COMPLAINTS_PER_S 5
 
 /* The last of SIGUSR1 (pause) and SIGUSR2 (resume) not yet acted on, or 0. */
 static volatile sig_atomic_t usr_signal;
@@ -124,10 +133,45 @@ int control__open(const struct record_opts *o, struct control **out)
 	return 0;
 }
 
+/* A second past the window's start (or at the end, when end): the complaints held back, in
+ * one line. */
+static void held_back(struct control *c, uint64_t now, bool end)
+{
+	if (!end && now - c->window < 1000000000ull)
+		return;
+	if (c->held)
+		log_warn("--control: %llu more complaints about the control FIFO not shown "
+			 "(at most %d a second)",
+			 c->held, CONTROL_COMPLAINTS_PER_S);
+	c->window = now;
+	c->shown = 0;
+	c->held = 0;
+}
+
+static void complain(struct control *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void complain(struct control *c, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	held_back(c, now_ns(), false);
+	if (c->shown >= CONTROL_COMPLAINTS_PER_S) {
+		c->held++;
+		return;
+	}
+	c->shown++;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_warn("%s", line);
+}
+
 void control__free(struct control *c)
 {
 	if (!c)
 		return;
+	held_back(c, 0, true);
 	if (c->ctl_fd >= 0)
 		close(c->ctl_fd);
 	if (c->ack_fd >= 0)
@@ -185,17 +229,19 @@ void control__start(struct control *c, struct sampler *sp, uint64_t start_ns)
 static void ack(struct control *c)
 {
 	if (c->ack_fd >= 0 && write(c->ack_fd, "ack\n", 4) != 4)
-		log_warn("--control: cannot write the ack: %s", strerror(errno));
+		complain(c, "--control: cannot write the ack: %s", strerror(errno));
 }
 
 /* One command line of the control FIFO (perf's words). */
-static void command(struct control *c, const char *cmd)
+static void command(void *ctx, enum control_cmd cmd, const char *text)
 {
-	if (!strcmp(cmd, "enable") || !strcmp(cmd, "disable")) {
+	struct control *c = ctx;
+
+	if (cmd == CONTROL_ENABLE || cmd == CONTROL_DISABLE) {
 		c->delay_until = 0; /* the user decides from now on */
-		set_enabled(c, cmd[0] == 'e');
-	} else if (strcmp(cmd, "ping")) {
-		log_warn("--control: unknown command '%s' (enable, disable, ping)", cmd);
+		set_enabled(c, cmd == CONTROL_ENABLE);
+	} else if (cmd != CONTROL_PING) {
+		complain(c, "--control: unknown command '%s' (enable, disable, ping)", text);
 		return;
 	}
 	ack(c);
@@ -206,19 +252,8 @@ static void read_commands(struct control *c)
 	char buf[256];
 	ssize_t got;
 
-	while ((got = read(c->ctl_fd, buf, sizeof(buf))) > 0) {
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] != '\n' && c->len + 1 < sizeof(c->line)) {
-				c->line[c->len++] = buf[i];
-				continue;
-			}
-			if (buf[i] != '\n')
-				continue; /* too long: cut, then unknown */
-			c->line[c->len] = '\0';
-			c->len = 0;
-			command(c, c->line);
-		}
-	}
+	while ((got = read(c->ctl_fd, buf, sizeof(buf))) > 0)
+		control_lines__feed(&c->lines, buf, (size_t)got, command, c);
 }
 
 void control__poll(struct control *c, uint64_t now)
@@ -230,8 +265,10 @@ void control__poll(struct control *c, uint64_t now)
 		c->delay_until = 0;
 		set_enabled(c, sig == SIGUSR2);
 	}
-	if (c->ctl_fd >= 0)
+	if (c->ctl_fd >= 0) {
 		read_commands(c);
+		held_back(c, now, false);
+	}
 	if (c->delay_until && now >= c->delay_until) {
 		c->delay_until = 0;
 		set_enabled(c, true);

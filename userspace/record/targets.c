@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -224,6 +225,7 @@ static void set_ctl_env(const struct record_opts *o)
 
 static int launch(struct targets *tg, int *go_fd, int *err_fd)
 {
+	pid_t perch = getpid();
 	int go[2], err[2];
 
 	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) {
@@ -239,6 +241,10 @@ static int launch(struct targets *tg, int *go_fd, int *err_fd)
 		char c, pid[16];
 		int e;
 
+		/* CMD dies with perch, even of SIGKILL (perch forks from its only thread); set before
+		 * the check, so a perch gone already is seen here. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != perch)
+			_exit(PERCH_EXIT_INTERNAL);
 		close(go[1]);
 		close(err[0]);
 		signal(SIGINT, SIG_DFL);
