@@ -248,6 +248,8 @@ static ssize_t term_write(void *cookie, const char *buf, size_t n)
 	const unsigned char *s = (const unsigned char *)buf;
 	size_t i = term_complete(t, s, n), done;
 
+	if (t->nheld) /* all of buf went into the held sequence, which still wants more */
+		return ferror(t->out) ? -1 : (ssize_t)n;
 	done = term_bytes(t->out, s + i, n - i, true, true);
 	t->nheld = n - i - done;
 	memcpy(t->held, s + i + done, t->nheld);
