@@ -75,10 +75,11 @@ c.sendall(b"HTTP/1.1 500 \x1b]0;pwned\x07\x1b[2Jbad\x9b31m\r\nContent-Length: 0\
 c.close()
 EOF
 coproc SERVER { python3 "$T/server.py"; }
-read -r port <&"${SERVER[0]}"
+server_pid=$SERVER_PID # bash unsets SERVER_PID once the coprocess ends
+read -r -t 10 port <&"${SERVER[0]}"
 timeout 20 "$PERCH" push --url="http://127.0.0.1:$port/" "$T/h.data" >/dev/null 2>"$T/err"
 rc=$?
-wait "$SERVER_PID" 2>/dev/null
+wait "$server_pid" 2>/dev/null
 if [ $rc -ne 0 ] && grep -q 'answered 500 \\x1b\]0;pwned\\x07\\x1b\[2Jbad\\x9b31m' "$T/err"; then
 	ok "push: exit $rc, the reply quoted escaped: $(cat "$T/err")"
 else
