@@ -217,6 +217,7 @@ static void assert_terminal_safe(const char *out, size_t len)
 	assert_true(utf8_ok(out, len));
 }
 
+/* text, folded, stats and the summary perch record prints. */
 static void report_text_outputs_never_send_escapes(void **state)
 {
 	struct recording *r = hostile_recording();
@@ -231,6 +232,18 @@ static void report_text_outputs_never_send_escapes(void **state)
 		if (f[i] != REPORT_STATS)
 			assert_non_null(
 				strstr(out, "pwn\\x07\\x1b[2J<b>")); /* folded: ';' as ':' */
+		free(out);
+	}
+	{ /* perch record's summary */
+		char *out = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&out, &len);
+
+		assert_non_null(m);
+		report__summary(r, "hostile.data", m);
+		fclose(m);
+		assert_terminal_safe(out, len);
+		assert_non_null(strstr(out, "pwn\\x07\\x1b[2J<b>"));
 		free(out);
 	}
 	recording__free(r);
