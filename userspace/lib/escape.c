@@ -103,7 +103,7 @@ void esc_json_str(FILE *f, const char *s)
 }
 
 /* Whether the sequence of n bytes at s is a character XML and a CSV field keep: no control
- * byte but tab and line breaks, no DEL, and (XML) neither U+FFFE nor U+FFFF. */
+ * byte but tab and line breaks, no DEL, neither U+FFFE nor U+FFFF (no XML characters). */
 static bool text_char(const unsigned char *s, size_t n)
 {
 	if (n == 1)
