@@ -5,7 +5,7 @@
  * the same arguments give the same file.
  *
  *   mkrec [-n SAMPLES] [-s STACKS] [-t THREADS] [-d DEPTH] [-w WINDOW_MS] [--timeline]
- *         [--regions] OUT
+ *         [--regions] [--hostile] OUT
  *
  * Process 1000 ("mkrec-app") with THREADS threads (tids 1000, 1001, ...; "worker-N" but the
  * first), each ticking every millisecond (frequency 1000), interleaved: tick i is thread
@@ -22,6 +22,11 @@
  *
  * Counts per window of WINDOW_MS (100); --timeline adds every tick as an event and, with
  * --regions, every begin, end and mark as a span.
+ *
+ * --hostile: every name the target controls (functions, module, threads, regions, the command
+ * and the event) starts with HOSTILE: terminal escapes, XML and JSON specials, bytes that are no
+ * UTF-8 (overlong, surrogate, cut short), a C1 control and U+FFFE; the regions' names start with
+ * '=', '+' and '@' (spreadsheet formulas). For tests/integration/hostile-names.sh.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +42,15 @@
 #define START_NS 1000000000ull
 #define BUILD_ID "00112233445566778899aabbccddeeff00112233"
 #define NREGIONS 3 /* region states of a sample: none, outer, outer > inner */
+#define HOSTILE                                                                                  \
+	"\x1b[31m\x1b]0;title\x07\x1b[2J<b>&amp;'\",;\t\xff\xc0\xaf\xed\xa0\x80\xc2\x9b\xef\xbf" \
+	"\xbe\xe2\x82"
+
+#define HOSTILE_EVENT                                     \
+	"\x1b[31m<b>&'\"\xff\xc0\xaf\xed\xa0\x80\xc2\x9b" \
+	"evt" /* ',' lists events */
+
+static const char *pre = ""; /* HOSTILE with --hostile */
 
 struct opts {
 	uint64_t samples;
@@ -60,12 +74,12 @@ struct gen {
 /* The frame of function "prefix_n" ("main" for prefix "main"). */
 static uint32_t frame(struct gen *g, const char *prefix, uint32_t n, uint64_t offset)
 {
-	char name[64];
+	char name[128];
 
 	if (strcmp(prefix, "main"))
-		snprintf(name, sizeof(name), "%s_%u", prefix, n);
+		snprintf(name, sizeof(name), "%s%s_%u", pre, prefix, n);
 	else
-		snprintf(name, sizeof(name), "main");
+		snprintf(name, sizeof(name), "%smain", pre);
 	return rec_writer__frame(g->w, REC_FRAME_USER, g->mod, rec_writer__string(g->w, name),
 				 offset);
 }
@@ -74,14 +88,18 @@ static uint32_t frame(struct gen *g, const char *prefix, uint32_t n, uint64_t of
 static int define(struct gen *g)
 {
 	uint32_t d = g->o.depth, fmain, *lvl = calloc(d, sizeof(*lvl));
-	char comm[32];
+	char comm[128];
 
 	if (!lvl)
 		return -ENOMEM;
-	g->mod = rec_writer__string(g->w, "/usr/bin/mkrec-app");
-	g->s_outer = rec_writer__string(g->w, "outer");
-	g->s_inner = rec_writer__string(g->w, "inner");
-	g->s_tick = rec_writer__string(g->w, "tick");
+	snprintf(comm, sizeof(comm), "/usr/bin/%smkrec-app", pre);
+	g->mod = rec_writer__string(g->w, comm);
+	snprintf(comm, sizeof(comm), "%s%souter", *pre ? "=" : "", pre);
+	g->s_outer = rec_writer__string(g->w, comm);
+	snprintf(comm, sizeof(comm), "%s%sinner", *pre ? "+" : "", pre);
+	g->s_inner = rec_writer__string(g->w, comm);
+	snprintf(comm, sizeof(comm), "%s%stick", *pre ? "@" : "", pre);
+	g->s_tick = rec_writer__string(g->w, comm);
 	fmain = frame(g, "main", 0, 0x1000);
 	for (uint32_t l = 1; l + 2 < d; l++)
 		lvl[l] = frame(g, "lvl", l, 0x2000 + 0x10 * l);
@@ -98,7 +116,10 @@ static int define(struct gen *g)
 	for (uint32_t t = 0; t < g->o.threads; t++) {
 		g->nodes[t][1] = (struct rec_region_node){.name = g->s_outer, .parent = 0};
 		g->nodes[t][2] = (struct rec_region_node){.name = g->s_inner, .parent = 1};
-		snprintf(comm, sizeof(comm), t ? "worker-%u" : "mkrec-app", t);
+		if (t)
+			snprintf(comm, sizeof(comm), "%sworker-%u", pre, t);
+		else
+			snprintf(comm, sizeof(comm), "%smkrec-app", pre);
 		g->comms[t] = rec_writer__string(g->w, comm);
 		if (rec_writer__thread(g->w, PID, PID + t, 1, g->comms[t]))
 			return -EIO;
@@ -236,16 +257,17 @@ static int generate(struct gen *g)
 {
 	uint64_t step = TICK_NS / g->o.threads, start = START_NS, ns = START_NS + step / 2;
 	uint64_t end = START_NS + g->o.samples * step;
-	char cmd[64];
+	char cmd[128], event[128];
 	struct rec_kv meta[] = {{.key = "command", .str = cmd},
 				{.key = "pids", .str = "1000"},
-				{.key = "event", .str = "cpu-clock"},
+				{.key = "event", .str = event},
 				{.key = "frequency", .str = "1000"}};
 	struct rec_kv stats = {.key = "samples", .value = g->o.samples};
 	struct rec_kv fin = {.key = "duration_ns", .value = end - START_NS};
 	int err;
 
-	snprintf(cmd, sizeof(cmd), "mkrec-app %" PRIu64, g->o.samples);
+	snprintf(cmd, sizeof(cmd), "%smkrec-app %" PRIu64, pre, g->o.samples);
+	snprintf(event, sizeof(event), "%s", *pre ? HOSTILE_EVENT : "cpu-clock");
 	err = rec_writer__meta(g->w, meta, 4);
 	err = err ? err : define(g);
 	for (uint64_t i = 0; !err && i < g->o.samples; i++, ns += step) {
@@ -264,15 +286,17 @@ static int generate(struct gen *g)
 static int usage(void)
 {
 	fputs("usage: mkrec [-n SAMPLES] [-s STACKS] [-t THREADS] [-d DEPTH] [-w WINDOW_MS] "
-	      "[--timeline] [--regions] OUT\n",
+	      "[--timeline] [--regions] [--hostile] OUT\n",
 	      stderr);
 	return 64;
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"timeline", no_argument, NULL, 'T'}, {"regions", no_argument, NULL, 'R'}, {0}};
+	static const struct option longopts[] = {{"timeline", no_argument, NULL, 'T'},
+						 {"regions", no_argument, NULL, 'R'},
+						 {"hostile", no_argument, NULL, 'H'},
+						 {0}};
 	int c;
 
 	*o = (struct opts){1000, 10, 1, 8, 100 * 1000000ull, false, false, NULL};
@@ -298,6 +322,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->regions = true;
+			break;
+		case 'H':
+			pre = HOSTILE;
 			break;
 		default:
 			return -EINVAL;

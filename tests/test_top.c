@@ -153,11 +153,38 @@ static void peek_key_walks_leaf_first(void **state)
 	assert_int_equal(rec_writer__close(x.w), 0);
 }
 
+/* A function name the target chose (a JIT's perf map, its own symbols) reaches the terminal under
+ * the terminal rule: no ESC, no C1 control, no byte that is no UTF-8 printed raw. */
+static void top_escapes_control_bytes_in_names(void **state)
+{
+	struct fixture x;
+	struct top_table *t = top_table__new();
+	uint32_t f;
+	char *out;
+
+	(void)state;
+	open_writer(&x);
+	f = rec_writer__frame(x.w, REC_FRAME_USER, 0,
+			      rec_writer__string(x.w, "\x1b]0;pwn\x07\x1b[2Jev\xc2\x9bil\xff"), 48);
+	add(&x, &f, 1, 2, false);
+	assert_int_equal(top_table__add(t, x.w), 0);
+	out = print(t);
+	assert_null(strchr(out, '\x1b'));
+	assert_null(strchr(out, '\x07'));
+	assert_null(strstr(out, "\xc2\x9b"));
+	assert_null(strchr(out, '\xff'));
+	assert_non_null(strstr(out, "\\x1b]0;pwn\\x07\\x1b[2Jev\\xc2\\x9bil\\xff\n"));
+	free(out);
+	top_table__free(t);
+	rec_writer__close(x.w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(top_counts_self_and_total_once_per_stack),
 		cmocka_unit_test(peek_key_walks_leaf_first),
+		cmocka_unit_test(top_escapes_control_bytes_in_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

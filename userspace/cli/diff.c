@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "lib/escape.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "model/diff.h"
@@ -115,16 +116,10 @@ static void print_text(const struct diff *d, const struct diff_cli *c, const cha
 	}
 }
 
-/* A csv field: quoted, quotes doubled. */
+/* A csv field: quoted (lib/escape.h's CSV rule). */
 static void put_csv_name(const char *s, FILE *out)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	esc_csv(out, s, true);
 }
 
 static void put_csv_row(const char *kind, const struct diff_row *r, FILE *out)
@@ -274,6 +269,22 @@ static int pick_event(struct recording *r[2], const char *const path[2], const c
 	return 0;
 }
 
+/* The text and folded diffs, under lib/escape.h's terminal rule (names come from the targets). */
+static int print_lines(const struct diff *d, const struct diff_cli *c, const char *const path[2])
+{
+	FILE *term = esc_term_stream(stdout);
+
+	if (!term) {
+		log_err("diff: out of memory");
+		return PERCH_EXIT_INTERNAL;
+	}
+	if (c->format == DIFF_TEXT)
+		print_text(d, c, path, term);
+	else
+		print_folded(d, term);
+	return fclose(term) ? PERCH_EXIT_OUTPUT : 0;
+}
+
 static int diff_files(const char *const path[2], const struct diff_cli *c)
 {
 	struct recording *r[2] = {NULL, NULL};
@@ -289,14 +300,12 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 		log_err("diff: %s", strerror(errno));
 		ret = PERCH_EXIT_INTERNAL;
 	}
-	if (d && c->format == DIFF_TEXT)
-		print_text(d, c, path, stdout);
-	else if (d && c->format == DIFF_CSV)
+	if (d && c->format == DIFF_CSV)
 		print_csv(d, stdout);
 	else if (d && c->format == DIFF_HTML)
 		ret = print_html(d, path);
 	else if (d)
-		print_folded(d, stdout);
+		ret = print_lines(d, c, path);
 	if (d && (ferror(stdout) | fflush(stdout))) {
 		log_err("cannot write standard output: %s", strerror(errno));
 		ret = PERCH_EXIT_OUTPUT;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "lib/escape.h"
 #include "lib/exitcodes.h"
 #include "lib/http.h"
 #include "lib/log.h"
@@ -114,20 +115,6 @@ static void put_base64(FILE *f, const unsigned char *p, size_t len)
 	}
 }
 
-static void put_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* The request's path and query, into *out (the caller frees it). */
 static int request_path(const struct push *p, char **out)
 {
@@ -169,7 +156,7 @@ static int request_body(const struct push *p, const struct body *pb, struct body
 		return -ENOMEM;
 	if (p->parca) {
 		fputs("{\"series\":[{\"labels\":{\"labels\":[{\"name\":\"__name__\",\"value\":", f);
-		put_json_string(f, p->app);
+		esc_json_str(f, p->app);
 		fputs("}]},\"samples\":[{\"rawProfile\":\"", f);
 		put_base64(f, (const unsigned char *)pb->data, pb->len);
 		fputs("\"}]}]}", f);

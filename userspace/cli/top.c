@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "lib/escape.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "lib/vec.h"
@@ -127,7 +128,7 @@ static void print_header(const struct top *t, double up_s, FILE *out)
 	top_table__samples(t->table, &last, &all);
 	fprintf(out, "perch top: ");
 	if (o->argv)
-		fprintf(out, "%s", o->argv[0]);
+		esc_term(out, o->argv[0]);
 	for (size_t i = 0; !o->argv && i < o->npids; i++)
 		fprintf(out, "%spid %d", i ? ", " : "", (int)o->pids[i]);
 	fprintf(out, "  %u Hz  refresh %.1f s  up %.1f s  (q quits)\n", o->freq, t->refresh_s,

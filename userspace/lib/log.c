@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Diagnostics on stderr: errors and warnings always, debug lines with -v. */
+/* Diagnostics on stderr: errors and warnings always, debug lines with -v; each one line, under
+ * the terminal rule (escape.h): names and a server's reply in it come from the target. */
 #include <stdarg.h>
 #include <stdio.h>
+#include "escape.h"
 #include "exitcodes.h"
 #include "log.h"
 
@@ -20,10 +22,10 @@ int log_verbose(void)
 __attribute__((format(printf, 2, 0))) static void vlog(const char *prefix, const char *fmt,
 						       va_list ap)
 {
-	char line[1024];
+	char line[1024], shown[4 * sizeof(line)];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "perch: %s%s\n", prefix, line);
+	fprintf(stderr, "perch: %s%s\n", prefix, esc_term_buf(shown, sizeof(shown), line));
 }
 
 int log_vlibrary(int level, const char *fmt, va_list ap)

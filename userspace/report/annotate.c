@@ -12,6 +12,7 @@
 #include <string.h>
 #include "annotate.h"
 #include "common.h"
+#include "lib/escape.h"
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "report.h"
@@ -288,6 +289,7 @@ int report__annotate(const struct recording *r, const char *name, FILE *out)
 {
 	struct annot a = {.r = r, .name = name};
 	int err = collect(&a);
+	FILE *term;
 
 	if (!err && !a.all && a.inlined)
 		log_warn("annotate: %s: %llu samples lie in functions inlined into it, none in its "
@@ -297,11 +299,18 @@ int report__annotate(const struct recording *r, const char *name, FILE *out)
 		err = -ENOENT;
 	if (err)
 		goto cleanup;
-	print_header(&a, out);
+	term = esc_term_stream(out); /* source lines and names are the target's */
+	if (!term) {
+		err = -errno;
+		goto cleanup;
+	}
+	print_header(&a, term);
 	if (a.nlines)
-		err = print_lines(&a, out);
+		err = print_lines(&a, term);
 	if (!err && a.npcs)
-		err = annotate_asm(name, a.pcs, a.npcs, a.all, out);
+		err = annotate_asm(name, a.pcs, a.npcs, a.all, term);
+	if (fclose(term) && !err)
+		err = -EIO;
 cleanup:
 	free(a.lines);
 	free(a.pcs);

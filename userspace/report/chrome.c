@@ -268,7 +268,9 @@ static void put_counters(struct chrome *x, uint64_t ns, uint64_t dur_ns)
 				continue;
 			if (!n++) {
 				event_start(x, 'C', t->pid, t->pid, ns);
-				fprintf(x->out, ",\"name\":\"%s/s\",\"args\":{", x->counter);
+				fputs(",\"name\":\"", x->out);
+				report_json_chars(x->out, x->counter);
+				fputs("/s\",\"args\":{", x->out);
 			}
 			fprintf(x->out, "%s\"tid %" PRIu32 "\":%.15g", n > 1 ? "," : "", t->tid,
 				dur_ns ? t->count * 1e9 / (double)dur_ns : 0.0);
@@ -334,7 +336,9 @@ static void put_ticks(struct chrome *x)
 			continue;
 		s = &r->samples[r->events[i].sample];
 		event_start(x, 'i', s->pid, s->tid, r->events[i].time_ns);
-		fprintf(x->out, ",\"s\":\"t\",\"cat\":\"%s\",\"args\":{\"stack\":\"", x->cat);
+		fputs(",\"s\":\"t\",\"cat\":", x->out);
+		report_json_str(x->out, x->cat);
+		fputs(",\"args\":{\"stack\":\"", x->out);
 		put_stack(x, s, &leaf, &any);
 		none = profile__sample_folded(x->p, r->events[i].sample) ? "[folded]"
 									 : "[no stack]";
@@ -598,8 +602,11 @@ static int put_no_time_axis(struct chrome *x)
 			continue;
 		event_start(x, 'X', th->pid, th->tid, x->origin);
 		put_us(x, "dur", x->end - x->origin);
-		fprintf(x->out, ",\"cat\":\"%s\",\"name\":\"%s\",\"args\":{\"samples\":%" PRIu64,
-			x->cat, x->counter, th->count);
+		fputs(",\"cat\":", x->out);
+		report_json_str(x->out, x->cat);
+		fputs(",\"name\":", x->out);
+		report_json_str(x->out, x->counter);
+		fprintf(x->out, ",\"args\":{\"samples\":%" PRIu64, th->count);
 		put_thread_regions(x, t, th);
 		fputs("}}", x->out);
 	}

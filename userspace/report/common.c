@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "lib/escape.h"
 #include "lib/u64map.h"
 
 double report_pct(uint64_t part, uint64_t whole)
@@ -113,18 +114,7 @@ void report_put_oneline(FILE *out, const char *s)
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
 		       s[len - 1] == '\r'))
 		len--;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\x%02x", c);
-		else
-			fputc(c, out);
-	}
+	esc_term_n(out, s, len);
 }
 
 /* A duration in ten columns with three decimals, in ns, µs, ms or s (as perf and Tracy print). */
@@ -164,61 +154,14 @@ struct profile *report_profile(const struct recording *r, const struct report_op
 	return profile__build(r, &po);
 }
 
-/* The length of the valid UTF-8 sequence at s, 0 when it is not one (overlong, surrogate, past
- * U+10FFFF, cut short). */
-static size_t utf8_len(const unsigned char *s)
+void report_json_chars(FILE *f, const char *s)
 {
-	uint32_t cp, min;
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* s inside a JSON string: '"' and '\\' escaped, control characters as \u00XX, and each byte
- * that is not part of valid UTF-8 as \ufffd (JSON text is UTF-8; names come from binaries). */
-void report_json_chars(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		size_t n = utf8_len(s);
-
-		if (!n) {
-			fputs("\\ufffd", f);
-			s++;
-		} else if (*s == '"' || *s == '\\') {
-			fprintf(f, "\\%c", *s++);
-		} else if (*s < 0x20) {
-			fprintf(f, "\\u%04x", *s++);
-		} else {
-			fwrite(s, 1, n, f);
-			s += n;
-		}
-	}
+	esc_json(f, s);
 }
 
 void report_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	report_json_chars(f, s);
-	fputc('"', f);
+	esc_json_str(f, s);
 }
 
 /* Whether window w has a time: counts flushed with no rec_writer__window() have none. */

@@ -85,16 +85,16 @@ bool report_has_time_axis(const struct recording *r);
  * one's end, widened to every tick and region span; without a time axis, 0 to its duration. */
 void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end);
 
-/* s inside a JSON string (the quotes are the caller's): '"' and '\\' escaped, control
- * characters as \u00XX, each byte that is not part of valid UTF-8 as \ufffd; and s quoted. */
+/* s inside a JSON string (the quotes are the caller's); and s quoted: lib/escape.h's JSON rule. */
 void report_json_chars(FILE *f, const char *s);
 void report_json_str(FILE *f, const char *s);
 
-/* report/csv.c: s as one CSV field (RFC 4180 quoting). */
+/* report/csv.c: s as one CSV field (lib/escape.h's CSV rule: RFC 4180 quoting, no formula). */
 void report_csv_field(const char *s, FILE *out);
 
 /* s on one line of a header: trailing white space dropped (an attached process's command line
- * padded with NULs), line breaks and tabs written as \n and \t, other control bytes as \xNN. */
+ * padded with NULs), the rest under lib/escape.h's terminal rule (line breaks and tabs as \n and
+ * \t, control bytes and bytes that are no UTF-8 as \xNN). */
 void report_put_oneline(FILE *out, const char *s);
 /* A duration in ten columns with three decimals, in ns, µs, ms or s. */
 const char *report_fmt_time(char buf[24], uint64_t ns);

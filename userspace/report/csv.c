@@ -1,29 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * --format=csv: the regions table for spreadsheets, one row per region over all threads and one
- * per region and thread (RFC 4180 quoting; times in seconds). gpu_s, the GPU time launched inside
+ * per region and thread (lib/escape.h's CSV rule; times in seconds). gpu_s, the GPU time launched inside
  * the region, is appended when the recording has launch stacks (perch record --gpu).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include "common.h"
+#include "lib/escape.h"
 #include "model/steptab.h"
 
-/* RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 void report_csv_field(const char *s, FILE *out)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	esc_csv(out, s, false);
 }
 
 static void csv_seconds(uint64_t ns, FILE *out)

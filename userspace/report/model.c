@@ -10,6 +10,7 @@
 #include <string.h>
 #include "perch_abi.h"
 #include "common.h"
+#include "lib/escape.h"
 #include "model.h"
 
 static void coefficients(const struct cm_model *m, const struct cm_fit *fit, FILE *out)
@@ -122,12 +123,13 @@ static void region_text(const struct size_fit *f, FILE *out)
 {
 	const struct cm_fit *b = &f->fits[f->best];
 
+	fputs("\nregion ", out);
+	esc_term(out, f->g->name);
 	fprintf(out,
-		"\nregion %s: %llu sized calls in %zu thread%s of %zu recording%s, %zu in the "
+		": %llu sized calls in %zu thread%s of %zu recording%s, %zu in the "
 		"sample; %zu used, %zu culled\n",
-		f->g->name, (unsigned long long)f->g->seen, f->g->nthreads,
-		f->g->nthreads == 1 ? "" : "s", f->g->nfiles, f->g->nfiles == 1 ? "" : "s",
-		f->g->npoints, b->used, b->culled);
+		(unsigned long long)f->g->seen, f->g->nthreads, f->g->nthreads == 1 ? "" : "s",
+		f->g->nfiles, f->g->nfiles == 1 ? "" : "s", f->g->npoints, b->used, b->culled);
 	fprintf(out, "  chosen     %-20s ", f->models[f->best].name);
 	coefficients(&f->models[f->best], b, out);
 	fputs("\n             ", out);

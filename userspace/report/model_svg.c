@@ -4,12 +4,14 @@
  * per region with the sampled calls (culled ones as red crosses), the chosen model's curve, and
  * below it the relative residuals, so a size regime where the model departs shows as a bend.
  * Axes are labelled with units; an axis whose values span more than a decade is logarithmic.
+ * Names go through lib/escape.h's XML rule.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include "common.h"
+#include "lib/escape.h"
 #include "model.h"
 
 #define W	    820.0
@@ -28,23 +30,6 @@ struct axis {
 	bool log;
 	double px0, px1; /* pixels of lo and hi */
 };
-
-/* s as XML character data. */
-static void xml_text(const char *s, FILE *out)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '\'')
-			fputs("&apos;", out);
-		else if ((unsigned char)*s >= 0x20 || *s == '\t')
-			fputc(*s, out);
-	}
-}
 
 static double ax_px(const struct axis *a, double v)
 {
@@ -129,28 +114,29 @@ static void title(const struct size_fit *f, double y, FILE *out)
 
 	fputs("<text x='12' y='", out);
 	fprintf(out, "%.1f' class='title'>region ", y);
-	xml_text(f->g->name, out);
+	esc_xml(out, f->g->name);
 	fputs(": ", out);
 	for (uint32_t j = 0; j < m->nterms; j++) {
 		char name[64];
 
 		cm_term_name(&m->terms[j], name, sizeof(name));
-		fprintf(out, "%s%.4g %s%s", j ? " + " : "t(n) = ", b->coef[j],
-			strcmp(name, "1") ? "ns·" : "ns", strcmp(name, "1") ? name : "");
+		fprintf(out, "%s%.4g %s", j ? " + " : "t(n) = ", b->coef[j],
+			strcmp(name, "1") ? "ns·" : "ns");
+		esc_xml(out, strcmp(name, "1") ? name : "");
 	}
 	fprintf(out, "</text>\n<text x='12' y='%.1f' class='sub'>model ", y + 18);
-	xml_text(m->name, out);
+	esc_xml(out, m->name);
 	fprintf(out,
 		" · R² %.4f · "
 		"relative RMS %.2f%% · held-out %.2f%% · %zu points, %zu culled",
 		b->r2, 100 * b->rel_rms, 100 * b->heldout, b->used, b->culled);
 	fputs("</text>\n", out);
-	if (f->runner != SIZE_MAX)
-		fprintf(out,
-			"<text x='12' y='%.1f' class='sub'>runner-up %s (held-out %.2f%%); %llu "
-			"calls in all, %zu sampled</text>\n",
-			y + 34, f->models[f->runner].name, 100 * f->fits[f->runner].heldout,
-			(unsigned long long)f->g->seen, f->g->npoints);
+	if (f->runner == SIZE_MAX)
+		return;
+	fprintf(out, "<text x='12' y='%.1f' class='sub'>runner-up ", y + 34);
+	esc_xml(out, f->models[f->runner].name);
+	fprintf(out, " (held-out %.2f%%); %llu calls in all, %zu sampled</text>\n",
+		100 * f->fits[f->runner].heldout, (unsigned long long)f->g->seen, f->g->npoints);
 }
 
 /* The data's ranges: n over every point, t over the used points and the curve. */

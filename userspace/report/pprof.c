@@ -33,6 +33,7 @@
 #include <zlib.h>
 #include "common.h"
 #include "model/gpupaths.h"
+#include "lib/escape.h"
 #include "lib/hash.h"
 #include "lib/idxtab.h"
 #include "lib/u64map.h"
@@ -90,12 +91,24 @@ static bool str_eq(const void *ctx, uint32_t idx, const void *key)
 }
 
 /* The index of s in the string table, added on first use; with own, this exporter frees s (at
- * once when the table has it already). -ENOMEM (s freed when owned). */
+ * once when the table has it already). Every string of the table is UTF-8, as protobuf wants
+ * (lib/escape.h's rule: what is not as U+FFFD). -ENOMEM (s freed when owned). */
 static int64_t intern_str(struct pprof *x, char *s, bool own)
 {
-	uint32_t h = hash32(fnv64_str(FNV64_OFFSET, s));
 	struct idxtab_slot *slot;
+	uint32_t h;
 
+	if (!esc_utf8_valid(s)) {
+		char *valid = esc_utf8_dup(s);
+
+		if (own)
+			free(s);
+		if (!valid)
+			return -ENOMEM;
+		s = valid;
+		own = true;
+	}
+	h = hash32(fnv64_str(FNV64_OFFSET, s));
 	if (x->nstrs >= INT32_MAX || idxtab__reserve(&x->str_tab) ||
 	    vec_grow(&x->strs, &x->cap_strs, x->nstrs + 1, sizeof(*x->strs), 256) ||
 	    (own && vec_grow(&x->owned, &x->cap_owned, x->nowned + 1, sizeof(*x->owned), 64)))

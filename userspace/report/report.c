@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "lib/escape.h"
 
 #define REPORT_ROW(id, name, help) [id] = {#name, help, report_##name},
 const struct report_output report_outputs[REPORT_NR] = {REPORT_OUTPUTS(REPORT_ROW)};
@@ -22,16 +23,39 @@ const struct report_output *report__output(const char *name)
 	return NULL;
 }
 
-int report__print(const struct recording *r, const char *path, const struct report_opts *o,
-		  FILE *out)
+/* The outputs of lines a person reads on a terminal (the callers table but as CSV): written
+ * through lib/escape.h's terminal rule, so that no name sends the terminal a control sequence. */
+static bool terminal_output(const struct report_opts *o)
 {
-	if ((unsigned int)o->format >= REPORT_NR)
-		return -EINVAL;
+	if (query__has_focus(o->query, NULL))
+		return o->format != REPORT_CSV;
+	return o->format == REPORT_TEXT || o->format == REPORT_FOLDED || o->format == REPORT_STATS;
+}
+
+static int print_output(const struct recording *r, const char *path, const struct report_opts *o,
+			FILE *out)
+{
 	if (query__has_focus(o->query, NULL))
 		return report_callers(r, path, o, out);
 	if (o->format == REPORT_TEXT)
 		report__view_header(r, o->view, out);
 	return report_outputs[o->format].print(r, path, o, out);
+}
+
+int report__print(const struct recording *r, const char *path, const struct report_opts *o,
+		  FILE *out)
+{
+	FILE *term = NULL;
+	int err;
+
+	if ((unsigned int)o->format >= REPORT_NR)
+		return -EINVAL;
+	if (terminal_output(o) && !(term = esc_term_stream(out)))
+		return -errno;
+	err = print_output(r, path, o, term ?: out);
+	if (term && fclose(term) && !err)
+		err = -EIO;
+	return err;
 }
 
 int report__check_query(const struct recording *r, const struct report_opts *o)
@@ -120,7 +144,7 @@ void report__summary(const struct recording *r, const char *path, FILE *out)
 	report__summary_of(r, path, 0, out);
 }
 
-void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out)
+static void summary(const struct recording *r, const char *path, uint32_t event, FILE *out)
 {
 	struct profile *p = profile__build(r, NULL);
 	uint64_t dur = 0, lost = report_stat(r, REC_STAT_lost_count_map_full);
@@ -149,4 +173,15 @@ void report__summary_of(const struct recording *r, const char *path, uint32_t ev
 	fprintf(out, "\nrecording: %s (%.1f KiB); full report: perch report %s\n", path,
 		r->good_size / 1024.0, path);
 	profile__free(p);
+}
+
+/* Through the terminal rule, as the report's text (report__print()). */
+void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out)
+{
+	FILE *term = esc_term_stream(out);
+
+	if (!term)
+		return; /* out of memory: no summary rather than the target's bytes raw */
+	summary(r, path, event, term);
+	fclose(term);
 }

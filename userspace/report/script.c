@@ -3,13 +3,15 @@
  * `perch script`: the exact timeline of a recording made with --timeline, one entry per sample in
  * perf script's shape: "comm pid/tid seconds: count event:" and the stack below it, leaf first,
  * one frame a line (address: a user frame's file offset in its module, a kernel frame's
- * address), inline frames before the function they were inlined into.
+ * address), inline frames before the function they were inlined into; under lib/escape.h's
+ * terminal rule.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
+#include "lib/escape.h"
 #include "report.h"
 #include "symbolize/demangle.h"
 
@@ -64,12 +66,8 @@ static void print_event(const struct recording *r, const struct rec_event *e, co
 	fputc('\n', out);
 }
 
-int report__script(const struct recording *r, FILE *out)
+static void script(const struct recording *r, const char *event, FILE *out)
 {
-	const char *event = report_meta(r, REC_META_event);
-
-	if (!r->nevents)
-		return -ENODATA;
 	for (size_t i = 0; i < r->nevents; i++) {
 		struct report_event e; /* perch record -e A,B: the sample's own event */
 
@@ -81,5 +79,18 @@ int report__script(const struct recording *r, FILE *out)
 		else
 			print_event(r, &r->events[i], event && *event ? event : "cpu-clock", out);
 	}
-	return 0;
+}
+
+int report__script(const struct recording *r, FILE *out)
+{
+	const char *event = report_meta(r, REC_META_event);
+	FILE *term;
+
+	if (!r->nevents)
+		return -ENODATA;
+	term = esc_term_stream(out);
+	if (!term)
+		return -errno;
+	script(r, event, term);
+	return fclose(term) ? -EIO : 0;
 }

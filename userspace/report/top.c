@@ -4,12 +4,14 @@
  * (format/writer_peek.h), aggregated per function (frames of one name are one function; an
  * unnamed frame is its module+offset), self from the leaf frame, total once per stack (as the
  * report's top-functions tables count it), in the current refresh interval and since the start.
+ * Names are printed under lib/escape.h's terminal rule.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format/writer_peek.h"
+#include "lib/escape.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "top.h"
@@ -158,12 +160,14 @@ static void print_row(const struct top_table *t, const struct top_fn *f, unsigne
 		      FILE *out)
 {
 	uint64_t all = t->samples_all + t->samples;
-	int cols = 52; /* the columns before the name */
+	int cols = 52;		 /* the columns before the name */
+	char label[4 * 512 + 1]; /* what the widest line shows, escaped */
 
 	fprintf(out, "%6.1f%% %6.1f%%   %6.1f%% %6.1f%% %9llu  %.*s\n", pct(f->self, t->samples),
 		pct(f->total, t->samples), pct(f->self_all + f->self, all),
 		pct(f->total_all + f->total, all), (unsigned long long)(f->self_all + f->self),
-		width > (unsigned int)cols + 8 ? (int)(width - cols) : 512, f->label);
+		width > (unsigned int)cols + 8 ? (int)(width - cols) : 512,
+		esc_term_buf(label, sizeof(label), f->label));
 }
 
 /* The interval's counts join the totals; a new interval starts. */
