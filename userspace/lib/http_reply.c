@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include "http.h"
@@ -234,13 +235,22 @@ static int parse_body(const char *buf, size_t len, size_t pos, const struct head
 	return 0; /* until the connection closes */
 }
 
-/* Printable ASCII of p[0..n) at *at in text (size bytes), '?' for anything else. */
+/* Printable ASCII of p[0..n) at *at in text (size bytes), any other byte as \xNN (the terminal
+ * rule of lib/escape.h, which the error line is printed under: a server's escape sequences are
+ * shown, never acted on); a byte whose escape does not fit ends the text. */
 static void put_text(char *text, size_t size, size_t *at, const char *p, size_t n)
 {
 	for (size_t i = 0; i < n && *at + 1 < size; i++) {
 		unsigned char c = (unsigned char)p[i];
 
-		text[(*at)++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+		if (c >= 0x20 && c < 0x7f) {
+			text[(*at)++] = (char)c;
+		} else if (*at + 5 <= size) {
+			snprintf(text + *at, 5, "\\x%02x", c);
+			*at += 4;
+		} else {
+			break;
+		}
 	}
 	text[*at] = '\0';
 }
