@@ -157,7 +157,8 @@ if "$PERCH" merge -o "$T/m2.data" "$T/both.data" "$T/both.data" 2>"$T/err"; then
 	if [ "$a" -eq $((2 * b)) ] && [ "$c" -eq $((2 * d)) ] && [ "$b" -gt 0 ]; then
 		ok "merge of two recordings of two events: each event apart (nap $a = 2 x $b, touch_pages $c = 2 x $d)"
 	else
-		bad "merge two events" "nap $a (one: $b), touch_pages $c (one: $d)"
+		# (once, in a sanitizer pass: nap 0; the stacks the context switches had instead)
+		bad "merge two events" "nap $a (one: $b), touch_pages $c (one: $d); context-switches stacks: $(misses <(folded "$T/both.data" --event=cs) ';main;nap;' '.'); $("$PERCH" report --format=stats "$T/both.data" | awk '$2 != 0 && /^(lost|stacks_|unwind|early|truncated|samples)/ { printf "%s %s, ", $1, $2 }')"
 	fi
 else
 	bad "merge two events" "$(cat "$T/err")"

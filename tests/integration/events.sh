@@ -57,9 +57,12 @@ if perch_record both --timeline -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS
 	count_check "-e page-faults,cs --event=page-faults: touch_pages" \
 		"$(samples <(folded "$T/both.data" --event=page-faults) ';main;touch_pages(;|$)')" \
 		"$(truth_of "$T/both.truth" faults)"
+	folded "$T/both.data" --event=context-switches >"$T/both-cs.folded"
 	count_check "-e page-faults,cs --event=context-switches: nap" \
-		"$(samples <(folded "$T/both.data" --event=context-switches) ';main;nap;')" \
-		"$(truth_of "$T/both.truth" switches)"
+		"$(samples "$T/both-cs.folded" ';main;nap;')" "$(truth_of "$T/both.truth" switches)"
+	# (once, in a sanitizer pass: 101 of 312 under nap; where the others went, should it recur)
+	[ "$(samples "$T/both-cs.folded" ';main;nap;')" -ge "$(truth_of "$T/both.truth" switches)" ] ||
+		echo "events: context-switches stacks not under main;nap: $(misses "$T/both-cs.folded" ';main;nap;' '.'); $("$PERCH" report --format=stats "$T/both.data" | awk '$2 != 0 && /^(lost|stacks_|unwind|early|truncated|samples)/ { printf "%s %s, ", $1, $2 }')"
 	n=$("$PERCH" report "$T/both.data" | grep -c '^sampling   ')
 	if [ "$n" -eq 2 ]; then
 		ok "-e page-faults,cs: the text report shows each event in turn"
