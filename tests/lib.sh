@@ -238,9 +238,14 @@ name_table() {
 		[ -n "$id" ] && [ -f "$dbg" ] || dbg=
 		readelf -sW "$f" $dbg 2>/dev/null | awk '($4 == "FUNC" || $4 == "IFUNC") && $7 != "UND" && $8 != "" { print $2, $8 }' |
 			sort -u >"$T/names.$$"
-		awk '{ print $1 }' "$T/names.$$" | sort -u | "$PERCH" symbolize -e "$f" | awk 'NR % 2 == 1' >"$T/perchnames.$$"
-		awk '{ print $1 }' "$T/names.$$" | sort -u | paste -d' ' - "$T/perchnames.$$" |
-			awk -v b="${f##*/}" 'NR == FNR { p[$1] = $2; next } { print b, $2, p[$1] }' - "$T/names.$$"
+		# the function the address is in: the outermost of its inline chain (-i; the first line
+		# of plain symbolize is the innermost, _int_malloc's first instruction being
+		# checked_request2size's), each chain after its address (-a)
+		awk '{ print $1 }' "$T/names.$$" | sort -u | "$PERCH" symbolize -i -a -e "$f" |
+			awk '/^0x/ { if (a != "") print a, fn; a = $0; sub(/^0x0*/, "", a); n = 0; next }
+				{ if (++n % 2 == 1) fn = $0 } END { if (a != "") print a, fn }' >"$T/perchnames.$$"
+		awk -v b="${f##*/}" 'NR == FNR { p[$1] = substr($0, length($1) + 2); next }
+			{ a = $1; sub(/^0*/, "", a); print b, $2, p[a] }' "$T/perchnames.$$" "$T/names.$$"
 	done
 	rm -f "$T/names.$$" "$T/perchnames.$$"
 }
