@@ -19,6 +19,7 @@
 #include "cachedir.h"
 #include "collect.h"
 #include "linecache.h"
+#include "symbolize/kdyn.h"
 #include "symbolize/ksyms.h"
 #include "lib/log.h"
 #include "symbolize/perfmap.h"
@@ -74,7 +75,8 @@ struct collector {
 	struct symbolizer *sym;
 	struct ksyms *ksyms;
 	bool ksyms_failed;
-	struct linecache *lc; /* lines resolved by earlier runs, per build-id */
+	const struct kdyn *kdyn; /* kernel symbols that came and went (borrowed; NULL: none) */
+	struct linecache *lc;	 /* lines resolved by earlier runs, per build-id */
 	bool lc_tried;
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct procs *ps; /* borrowed: the processes, with our slots */
@@ -86,7 +88,7 @@ struct collector {
 	struct u64map jit_waiting;	  /* frame id -> 1 while a JIT frame waits for its name */
 	struct perfmap_budget jit_budget; /* every process's map, together (`-a`) */
 	bool jit_budget_said;
-	uint32_t kernel_str, unknown_str;
+	uint32_t kernel_str, unknown_str, bpf_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	uint64_t stats[COLLECT_STAT_MAX];
 	bool keys;	   /* --timeline: key ids wanted */
@@ -120,6 +122,7 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, s
 	/* Names are stored as the binary spells them; reports demangle (or not, --no-demangle). */
 	symbolizer__set_demangle(c->sym, false);
 	c->kernel_str = rec_writer__string(w, "[kernel]");
+	c->bpf_str = rec_writer__string(w, "[bpf]");
 	c->unknown_str = rec_writer__string(w, "[unknown]");
 	return c;
 }
@@ -489,6 +492,11 @@ static void proc_exited(void *ctx, struct procs_proc *pp)
 	p->root_fd = -1;
 }
 
+void collector__set_kernel_syms(struct collector *c, const struct kdyn *k)
+{
+	c->kdyn = k;
+}
+
 void collector__set_lines(struct collector *c, bool on)
 {
 	c->lines = on;
@@ -755,12 +763,29 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 /* Kernel symbols are kept here for the rest of the boot (root only; see ksyms_cache.c). */
 #define KSYMS_CACHE CACHEDIR_RUN "/kallsyms"
 
+/* A frame in code the kernel reported registered (a BPF program): named from that record, since
+ * /proc/kallsyms may have lost it by now, and the records' bounds are exact where kallsyms has
+ * none (a program unloaded from the middle of a BPF pack would take its neighbour's name). Not
+ * kept in kframes: another program may hold the address in another drain's window. */
+static bool dyn_frame(struct collector *c, uint64_t addr, bool is_return, uint32_t *id)
+{
+	const struct kdyn_sym *s = kdyn__find(c->kdyn, is_return ? addr - 1 : addr);
+
+	if (!s)
+		return false;
+	*id = rec_writer__frame(c->w, REC_FRAME_KERNEL, s->bpf ? c->bpf_str : c->kernel_str,
+				rec_writer__string(c->w, s->name), s->addr);
+	return true;
+}
+
 static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 {
 	const struct ksym *k;
-	uint32_t name = 0, module = c->kernel_str;
+	uint32_t name = 0, module = c->kernel_str, dyn;
 	uint64_t id;
 
+	if (dyn_frame(c, addr, is_return, &dyn))
+		return dyn;
 	if (u64map__get(&c->kframes, addr, &id))
 		return id;
 	if (!c->ksyms && !c->ksyms_failed) {

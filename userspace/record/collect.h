@@ -56,6 +56,11 @@ uint32_t collector__last_key(const struct collector *c);
  * newest of each process at the drain before this one, and newer, are kept). */
 void collector__drained(struct collector *c);
 
+/* Kernel symbols that come and go (symbolize/kdyn.h, borrowed; NULL: none): a kernel address one
+ * of them holds is named by it first, ahead of /proc/kallsyms. */
+struct kdyn;
+void collector__set_kernel_syms(struct collector *c, const struct kdyn *k);
+
 /* Record source lines and inline chains from DWARF (costs one index build per module). */
 void collector__set_lines(struct collector *c, bool on);
 

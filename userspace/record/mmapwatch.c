@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * mmap_watch: one dummy software perf event per CPU that produces no samples, only the
- * side-band records perf itself relies on: MMAP2 for every executable mapping and COMM with
- * COMM_EXEC for every exec. Owns the events, their ring buffers, and the ordering of records
+ * side-band records perf itself relies on: MMAP2 for every executable mapping, COMM with
+ * COMM_EXEC for every exec, and KSYMBOL for every kernel symbol registered or unregistered (BPF
+ * programs: where the kernel is older than 5.1, the events open without it). Owns the events, their ring buffers, and the ordering of records
  * across CPUs by timestamp.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,6 +38,7 @@ struct mmap_watch {
 	mmap_watch_fn fn;
 	void *ctx;
 	uint64_t lost;
+	bool no_ksymbol; /* the kernel refused attr.ksymbol */
 	struct pending *batch;
 	size_t nbatch, cap;
 	uint8_t *scratch; /* one record that wrapped around the ring */
@@ -47,7 +50,7 @@ struct sample_id {
 	uint64_t time;
 };
 
-static int open_ring(struct ring *r, int cpu)
+static int open_ring(struct ring *r, int cpu, bool *no_ksymbol)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -58,6 +61,7 @@ static int open_ring(struct ring *r, int cpu)
 		.mmap2 = 1,
 		.comm = 1,
 		.comm_exec = 1,
+		.ksymbol = !*no_ksymbol,
 		.sample_id_all = 1,
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,
@@ -65,6 +69,11 @@ static int open_ring(struct ring *r, int cpu)
 	long page = sysconf(_SC_PAGESIZE);
 
 	r->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (r->fd < 0 && errno == EINVAL && attr.ksymbol) {
+		*no_ksymbol = true;
+		attr.ksymbol = 0;
+		r->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (r->fd < 0)
 		return -errno;
 	r->data_size = RING_PAGES * page;
@@ -92,7 +101,7 @@ struct mmap_watch *mmap_watch__new(int ncpus, mmap_watch_fn fn, void *ctx)
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		struct ring *r = &w->rings[w->nrings];
 
-		err = open_ring(r, cpu);
+		err = open_ring(r, cpu, &w->no_ksymbol);
 		if (err == -ENODEV) {
 			err = 0; /* offline CPU */
 			continue;
@@ -188,6 +197,37 @@ static void take_comm(struct mmap_watch *w, const struct perf_event_header *h)
 	pe->e.time_ns = sid->time;
 }
 
+/* A kernel symbol registered or unregistered: addr, len, ksym_type, flags, then its name. */
+static void take_ksymbol(struct mmap_watch *w, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	const struct sample_id *sid = (const void *)((const uint8_t *)h + h->size - sizeof(*sid));
+	size_t fixed = 8 + 4 + 2 + 2;
+	struct pending *pe;
+	uint32_t len;
+	uint16_t type, flags;
+
+	if (h->size < sizeof(*h) + fixed + sizeof(*sid))
+		return;
+	pe = batch_slot(w);
+	if (!pe)
+		return;
+	pe->e.type = MW_KSYMBOL;
+	memcpy(&pe->e.start, p, 8);
+	memcpy(&len, p + 8, 4);
+	memcpy(&type, p + 12, 2);
+	memcpy(&flags, p + 14, 2);
+	pe->e.len = len;
+	pe->e.ksym_bpf = type == PERF_RECORD_KSYMBOL_TYPE_BPF;
+	pe->e.ksym_gone = flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER;
+	memcpy(&pe->e.pid, sid, 4);
+	memcpy(&pe->e.tid, (const uint8_t *)sid + 4, 4);
+	pe->e.time_ns = sid->time;
+	pe->path = strndup((const char *)p + fixed, h->size - sizeof(*h) - fixed - sizeof(*sid));
+	if (!pe->path)
+		w->nbatch--;
+}
+
 static void take_record(struct mmap_watch *w, const struct perf_event_header *h)
 {
 	uint64_t lost;
@@ -198,6 +238,9 @@ static void take_record(struct mmap_watch *w, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_COMM:
 		take_comm(w, h);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		take_ksymbol(w, h);
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= sizeof(*h) + 16) {

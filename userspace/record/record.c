@@ -190,6 +190,7 @@ static int add_listeners(struct session *s)
 	if (!s->col)
 		return PERCH_EXIT_INTERNAL;
 	collector__set_lines(s->col, !s->o->no_lines);
+	collector__set_kernel_syms(s->col, sampler__kernel_syms(s->sp));
 	/* Key ids name --timeline's ticks, --gpu's launch stacks and the samples of steps. */
 	collector__set_keys(s->col, true);
 	sampler__on_tick(s->sp, add_tick, s);

@@ -22,6 +22,7 @@
 #include "mmapwatch.h"
 #include "proc.h"
 #include "sampler_impl.h"
+#include "symbolize/kdyn.h"
 
 const char *sampler_kernel_btf(void)
 {
@@ -249,6 +250,7 @@ void sampler__free(struct sampler *sp)
 	sampler_ticks_free(sp);
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
+	kdyn__free(sp->kdyn);
 	sampler_timeline_free(sp);
 	sampler_launch_free(sp);
 	sampler_gpucall_free(sp);

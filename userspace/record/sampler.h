@@ -20,6 +20,7 @@
 #define SAMPLER_DRAIN_MS 100
 
 struct sampler;
+struct kdyn;
 
 /* The sampler's maps the record-time parts keep in step (borrowed: valid until sampler__free). */
 struct sampler_fds {
@@ -40,6 +41,11 @@ const char *sampler_kernel_btf(void);
  * first ticks after its exec should unwind as completely as the rest (see sampler__wait_ms()).
  * 0 or PERCH_EXIT_BPF (logged). */
 int sampler__add_target(struct sampler *sp, pid_t pid, bool launched);
+
+/* The kernel symbols registered and unregistered while it runs (BPF programs, from the mmap
+ * watch's records), each looked up in the window of the buffer being drained; NULL without
+ * them. Borrowed: valid until sampler__free. */
+const struct kdyn *sampler__kernel_syms(const struct sampler *sp);
 
 /* Read the process events waiting (the ring buffer, then the mmap records), waiting at most
  * timeout_ms for the first. */

@@ -14,6 +14,7 @@
 #include "lib/hash.h"
 #include "lib/vec.h"
 #include "sampler_impl.h"
+#include "symbolize/kdyn.h"
 
 /* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
  * old value to finish before the idle buffer is drained. */
@@ -214,6 +215,7 @@ uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 {
 	unsigned int old = sp->skel->bss->active;
 	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS}, now;
+	uint64_t flip;
 
 	test_delay();
 	sp->skel->bss->active = !old;
@@ -226,6 +228,11 @@ uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 	 * would have its ticks looked up in a process the table does not know as forked, in the maps
 	 * /proc shows after its exec (samples_without_mappings). */
 	sampler_events_catch_up(sp);
+	flip = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	/* The buffer's ticks were taken between the last flip and this one: the BPF programs then. */
+	if (sp->kdyn)
+		kdyn__window(sp->kdyn, sp->last_flip, flip);
 	drain_buffer(sp, old, fn, ctx);
-	return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	sp->last_flip = flip;
+	return flip;
 }

@@ -13,6 +13,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "mmapwatch.h"
+#include "symbolize/kdyn.h"
 #include "sampler_impl.h"
 
 /* After an exec, poll the mmap records this often for a while, so the new image's unwind tables
@@ -74,12 +75,36 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* A kernel symbol registered or unregistered, whoever's: into the table of kernel symbols that
+ * come and go (a full table counts the drop; a record it refuses names nothing). */
+static void on_ksymbol(struct sampler *sp, const struct mmap_watch_event *e)
+{
+	size_t n = strlen(e->path);
+	int err;
+
+	if (e->ksym_gone)
+		err = kdyn__unregister(sp->kdyn, e->start, e->len, e->ksym_bpf, e->path, n,
+				       e->time_ns);
+	else
+		err = kdyn__register(sp->kdyn, e->start, e->len, e->ksym_bpf, e->path, n,
+				     e->time_ns);
+	if (err == -ENOSPC && kdyn__dropped(sp->kdyn) == 1)
+		log_warn(
+			"over %d BPF programs loaded at once: those loaded from now on and unloaded "
+			"before a drain may stay unnamed",
+			KDYN_MAX);
+}
+
 static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 {
 	struct sampler *sp = ctx;
 	__u32 pid = e->pid, v;
 	struct proc_map m;
 
+	if (e->type == MW_KSYMBOL) {
+		on_ksymbol(sp, e);
+		return;
+	}
 	if (bpf_map_lookup_elem(bpf_map__fd(sp->skel->maps.targets), &pid, &v))
 		return; /* another process on the system */
 	if (e->type == MW_EXEC) {
@@ -98,6 +123,12 @@ static void on_mmap_event(void *ctx, const struct mmap_watch_event *e)
 
 static void start_mmap_watch(struct sampler *sp)
 {
+	sp->kdyn = kdyn__new();
+	if (!sp->kdyn) {
+		log_warn("no mmap events (%s): processes that exit within %d ms may stay unnamed",
+			 strerror(errno), SAMPLER_DRAIN_MS);
+		return;
+	}
 	sp->mw = mmap_watch__new(sp->ncpus, on_mmap_event, sp);
 	if (!sp->mw)
 		log_warn("no mmap events (%s): processes that exit within %d ms may stay unnamed",
@@ -110,6 +141,11 @@ static void target_exited(void *ctx, struct procs_proc *p)
 	struct sampler *sp = ctx;
 
 	bpf_map_delete_elem(bpf_map__fd(sp->skel->maps.targets), &p->pid);
+}
+
+const struct kdyn *sampler__kernel_syms(const struct sampler *sp)
+{
+	return sp->mw ? sp->kdyn : NULL;
 }
 
 void sampler__read_events(struct sampler *sp, int timeout_ms)

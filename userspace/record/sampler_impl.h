@@ -41,7 +41,9 @@ struct sampler {
 	struct sampler_fds fds;
 	struct ring_buffer *rb;
 	struct mmap_watch *mw;
-	pid_t launched; /* the command perch launched, or 0 */
+	struct kdyn *kdyn;  /* the mmap watch's kernel symbols that come and go (BPF programs) */
+	uint64_t last_flip; /* CLOCK_MONOTONIC ns: the drained buffer's ticks are from then on */
+	pid_t launched;	    /* the command perch launched, or 0 */
 	uint64_t fast_poll_until, spin_until;
 	bool spun;
 	uint64_t *stack_buf; /* one bucket's user and kernel stacks */
