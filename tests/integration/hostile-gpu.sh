@@ -95,8 +95,8 @@ check() {
 }
 
 FLOOD_MS=300 hostile stop
-# Without --timeline the cap stops the GPU writing and the join with it (the channel is still
-# drained): whether the 70,000 orphan copies reach the join's waiting table before that depends
+# Without --timeline the cap stops the GPU writing (the channel is still
+# drained): whether the 70,000 orphan copies fill the join's waiting table before that depends
 # on how the channel's reads fall (once, in a full run: gpu_activities_waits_cut=0), so that count
 # is asked of the --timeline run only, which joins to the end.
 check stop "stopped at the cap" gpu_channel_damaged gpu_launches_dropped \
