@@ -12,7 +12,10 @@
  *   nvtx     NVTX-style markers: calls through global function pointers to no-op stubs, which
  *            is what nvtxRangePush/Pop cost with no tool attached
  *   usdt     a USDT probe pair (sys/sdt.h), not traced
- *   rdtsc2   two time-stamp counter reads: the floor of any pair that is timed (x86)
+ *   rdtsc2   two time-stamp counter reads back to back, their values unused (x86)
+ *   timed    the least a timed pair does, in the loop perch's rows run: begin (a call) stores a
+ *            time-stamp counter read, end (a call) reads it again and adds the difference and a
+ *            call to thread-local sums: the floor of any pair that is timed (x86)
  *   empty    the loop alone
  * Built twice by bench/regions.sh: normally and with -DPERCH_DISABLE (the "perch" row of that
  * build is the compiled-out cost).
@@ -41,6 +44,21 @@ __attribute__((noinline)) static void nvtx_noop_pop(void)
 
 static void (*volatile nvtx_push)(const char *) = nvtx_noop_push;
 static void (*volatile nvtx_pop)(void) = nvtx_noop_pop;
+
+#if defined(__x86_64__)
+static __thread unsigned long long timed_start, timed_sum, timed_calls;
+
+__attribute__((noinline)) static void timed_begin(void)
+{
+	timed_start = __builtin_ia32_rdtsc();
+}
+
+__attribute__((noinline)) static void timed_end(void)
+{
+	timed_sum += __builtin_ia32_rdtsc() - timed_start;
+	timed_calls++;
+}
+#endif
 
 static double now(void)
 {
@@ -86,6 +104,12 @@ static void *loop(void *arg)
 		for (unsigned long long i = 0; i < ITERS; i++) {
 			sink = __builtin_ia32_rdtsc();
 			sink = __builtin_ia32_rdtsc();
+		}
+	} else if (!strcmp(mode, "timed")) {
+		for (unsigned long long i = 0; i < ITERS; i++) {
+			timed_begin();
+			sink = i;
+			timed_end();
 		}
 #endif
 	} else {

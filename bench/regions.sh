@@ -26,7 +26,8 @@ row() { echo "| $1 | $(run "${@:2}" 1) | $(run "${@:2}" 2) |"; }
 row "empty loop (baseline)" "$out/regions" empty
 row "perch, no profiler" "$out/regions" perch
 row "perch, -DPERCH_DISABLE" "$out/regions-disabled" perch
-row "two rdtsc reads (the floor of a timed pair)" "$out/regions" rdtsc2
+row "two rdtsc reads, back to back, values unused" "$out/regions" rdtsc2
+row "a minimal timed pair: two calls, rdtsc each, the difference summed (the floor)" "$out/regions" timed
 row "perch, profiler active (timestamps + region tree)" "$out/regions" active
 row "perch, profiler active with the timeline ring (--timeline)" "$out/regions" timeline
 row "perch, under perch record -F 997 (sampled, regions timed)" "$BUILD/perch" record -q -o "$out/regions.data" -- "$out/regions" perch
