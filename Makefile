@@ -82,6 +82,7 @@ SKEL_USERS += sampler_offcpu
 SKEL_USERS += sampler_ticks
 SKEL_USERS += sampler_early
 $(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
+$(BUILD)/tests/test_btfmin.o: $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

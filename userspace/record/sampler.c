@@ -16,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "btfcache.h"
+#include "btfmin.h"
 #include "cachedir.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
@@ -114,20 +115,17 @@ static void gpu_progs(struct sampler *sp)
 	}
 }
 
-static int open_and_load(struct sampler *sp, uint32_t mode)
+static int open_and_load(struct sampler *sp, uint32_t mode, const char *btf)
 {
 	struct bpf_map *buffers[6];
 	__u32 entries = buffer_entries(sp);
 	int err;
 
-	char *btf = btfcache__path(sampler_kernel_btf(), CACHEDIR_RUN);
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf);
 
-	sp->skel = sample_bpf__open_opts(&opts);
-	err = -errno;
-	free(btf); /* libbpf keeps its own copy of the path */
+	sp->skel = sample_bpf__open_opts(&opts); /* libbpf keeps its own copy of the path */
 	if (!sp->skel)
-		return err;
+		return -errno;
 	buffers[0] = sp->skel->maps.stacks0;
 	buffers[1] = sp->skel->maps.stacks1;
 	buffers[2] = sp->skel->maps.counts0;
@@ -171,16 +169,38 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 
 /* The sampler, unwinding in the kernel unless --unwind=fp; a kernel that refuses the unwinder
  * (before 5.17: no bpf_loop) still samples with frame pointers under --unwind=auto. */
+/* With the kernel's BTF cut down to what the object relocates (btfmin.h) when there is one; a
+ * refusal with it is tried again with the whole (a cut that missed a type must not cost a run). */
+static int load_with_btf(struct sampler *sp, uint32_t mode, const char *cut, const char *full)
+{
+	int err = open_and_load(sp, mode, cut ? cut : full);
+
+	if (err && cut && err != -EPERM && err != -EACCES) {
+		log_debug("BPF load with the cut BTF %s: %s; again with the whole", cut,
+			  strerror(-err));
+		err = open_and_load(sp, mode, full);
+	}
+	return err;
+}
+
 static int load_sampler(struct sampler *sp, enum record_unwind unwind)
 {
 	uint32_t mode = bpf_unwind_mode(unwind);
-	int err = open_and_load(sp, mode);
+	char *full = btfcache__path(sampler_kernel_btf(), CACHEDIR_RUN), *cut = NULL;
+	size_t obj_len = 0;
+	const void *obj = sample_bpf__elf_bytes(&obj_len);
+	int err;
 
+	if (full && !getenv("PERCH_WHOLE_BTF"))
+		cut = btfmin__path(full, obj, obj_len);
+	err = load_with_btf(sp, mode, cut, full);
 	if (err && mode == PERCH_UNWIND_AUTO && err != -EPERM && err != -EACCES) {
 		log_warn("the kernel refused the DWARF unwinder (%s): frame-pointer stacks only",
 			 strerror(-err));
-		err = open_and_load(sp, PERCH_UNWIND_FP);
+		err = load_with_btf(sp, PERCH_UNWIND_FP, cut, full);
 	}
+	free(cut);
+	free(full);
 	return err;
 }
 
