@@ -3,9 +3,10 @@
 # time): read from the program fds perch holds while it records (/proc/PID/fdinfo prog_type).
 # A plain run: the tick (perf_event) and the three process tracepoints (raw_tracepoint), no
 # uprobe (the GPU probes) and no tracing program (off-CPU); --off-cpu adds its tracing program.
-# And the verifier's walk of the tick program stays within 25 times its length (the kernel's
-# verified_insns over its instructions in build/sample.bpf.o; a branch per step of a 64-step loop made it 50:
-# ~100 ms more of every start).
+# And the verifier's walk of the tick program stays within 16 times its length (the kernel's
+# verified_insns over its instructions in build/sample.bpf.o; a branch per step of a 64-step loop
+# made it 50: ~100 ms more of every start; the region stack's loops inlined into the tick, 19:
+# 26,944 against 20,088 with them in global functions).
 #
 #   tests/integration/startup.sh [BUILD_DIR]
 set -u
@@ -51,10 +52,10 @@ for h in $(readelf -SW "$BUILD/sample.bpf.o" | sed 's/^ *\[ *[0-9]*\] //' |
 	awk '$1 == "perf_event" || $1 == ".text" { print $5 }'); do
 	len=$((len + 0x$h / 8))
 done
-if [ "$len" -gt 0 ] && [ "${verified:-0}" -gt 0 ] && [ "$verified" -le $((25 * len)) ]; then
+if [ "$len" -gt 0 ] && [ "${verified:-0}" -gt 0 ] && [ "$verified" -le $((16 * len)) ]; then
 	ok "startup: the verifier walked the tick program $verified instructions ($len long)"
 else
-	bad "startup verifier" "walked '$verified' instructions of a $len-instruction tick program (budget 25x)"
+	bad "startup verifier" "walked '$verified' instructions of a $len-instruction tick program (budget 16x)"
 fi
 got=$(prog_types --off-cpu)
 if [ "$got" = "7 17 17 17 26 " ]; then
