@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "ksyms.h"
@@ -36,8 +37,13 @@ struct ksyms {
 	const char *last_module; /* consecutive lines of one module share its name */
 	size_t lines;
 	bool any_nonzero;
-	char *strings;		   /* a cached table's names (ksyms_cache.c) */
-	struct ksym_range *ranges; /* a cached table: what it covers; NULL: everything */
+	/* A cached table (ksyms_cache.c): the file mapped whole, its symbols as stored (syms:
+	 * each made on first use, name NULL until then), its names and what it covers. */
+	void *map;
+	size_t map_len;
+	const struct ksym_stored *stored;
+	const char *strings;
+	const struct ksym_range *ranges; /* NULL: everything */
 	size_t nranges;
 };
 
@@ -359,9 +365,24 @@ void ksyms__free(struct ksyms *k)
 		free(b);
 	}
 	free(k->syms);
-	free(k->strings);
-	free(k->ranges);
+	if (k->map)
+		munmap(k->map, k->map_len);
 	free(k);
+}
+
+/* Stored symbol i of a cached table as a struct ksym, made the first time (a memo: the table
+ * stays const to its readers). */
+static const struct ksym *stored_at(const struct ksyms *k, size_t i)
+{
+	struct ksym *s = &k->syms[i];
+	const struct ksym_stored *st = &k->stored[i];
+
+	if (!s->addr) {
+		s->name = st->name == KSYM_NO_STR ? NULL : k->strings + st->name;
+		s->module = st->module == KSYM_NO_STR ? NULL : k->strings + st->module;
+		s->addr = st->addr;
+	}
+	return s;
 }
 
 size_t ksyms__count(const struct ksyms *k)
@@ -371,7 +392,7 @@ size_t ksyms__count(const struct ksyms *k)
 
 const struct ksym *ksyms__at(const struct ksyms *k, size_t i)
 {
-	return &k->syms[i];
+	return k->stored ? stored_at(k, i) : &k->syms[i];
 }
 
 struct ksym_range ksyms__core_range(const struct ksyms *k)
@@ -391,36 +412,29 @@ struct ksym_range ksyms__core_range(const struct ksyms *k)
 	return r;
 }
 
-struct ksyms *ksyms__from_parts(const char *strings, size_t len, size_t nsyms,
-				const struct ksym_range *ranges, size_t nranges)
+struct ksyms *ksyms__from_mapping(void *map, size_t len, const struct ksym_stored *syms,
+				  size_t nsyms, const char *strings,
+				  const struct ksym_range *ranges, size_t nranges)
 {
 	struct ksyms *k = calloc(1, sizeof(*k));
 
 	if (!k)
 		return NULL;
-	k->strings = malloc(len + 1);
-	k->ranges = malloc((nranges ? nranges : 1) * sizeof(*ranges));
+	/* Zero pages until used: a run touches the few symbols its samples hit. */
 	k->syms = calloc(nsyms ? nsyms : 1, sizeof(*k->syms));
-	if (!k->strings || !k->ranges || !k->syms) {
-		ksyms__free(k);
+	if (!k->syms) {
+		free(k);
 		return NULL;
 	}
-	memcpy(k->strings, strings, len);
-	k->strings[len] = '\0';
-	memcpy(k->ranges, ranges, nranges * sizeof(*ranges));
-	k->nranges = nranges;
+	k->map = map;
+	k->map_len = len;
+	k->stored = syms;
+	k->nr = nsyms;
 	k->cap = nsyms ? nsyms : 1;
+	k->strings = strings;
+	k->ranges = ranges;
+	k->nranges = nranges;
 	return k;
-}
-
-const char *ksyms__string(const struct ksyms *k, uint32_t off)
-{
-	return k->strings + off;
-}
-
-int ksyms__push(struct ksyms *k, const struct ksym *s)
-{
-	return push_sym(k, s);
 }
 
 bool ksyms__covers(const struct ksyms *k, uint64_t addr)
@@ -440,6 +454,12 @@ const struct ksym *ksyms__find(const struct ksyms *k, uint64_t addr)
 
 	if (!k)
 		return NULL;
+	if (k->stored) {
+		lo = search_last_le(k->stored, k->nr, addr, addr);
+		if (!lo || k->stored[lo - 1].name == KSYM_NO_STR)
+			return NULL;
+		return stored_at(k, lo - 1);
+	}
 	lo = search_last_le(k->syms, k->nr, addr, addr);
 	if (!lo || !k->syms[lo - 1].name)
 		return NULL;

@@ -15,11 +15,18 @@ size_t ksyms__count(const struct ksyms *k);
 const struct ksym *ksyms__at(const struct ksyms *k, size_t i);
 /* The kernel's own text: from its first text symbol to the end of its last one's page. */
 struct ksym_range ksyms__core_range(const struct ksyms *k);
-/* An empty table that will hold cached symbols: strings (copied) and what it covers. */
-struct ksyms *ksyms__from_parts(const char *strings, size_t len, size_t nsyms,
-				const struct ksym_range *ranges, size_t nranges);
-const char *ksyms__string(const struct ksyms *k, uint32_t off);
-/* Append a symbol (in address order, as built by a full load). 0 or -ENOMEM. */
-int ksyms__push(struct ksyms *k, const struct ksym *s);
+/* A symbol as the boot's cache stores it: offsets into its strings, KSYM_NO_STR for none. */
+struct ksym_stored {
+	uint64_t addr;
+	uint32_t name, module;
+};
+#define KSYM_NO_STR UINT32_MAX
+
+/* A table over a cache file mapped whole (map, len: unmapped by ksyms__free): its symbols
+ * (sorted, validated), strings (each offset inside them, the last byte NUL) and ranges stay in
+ * the mapping, and each struct ksym is made when it is first looked up. */
+struct ksyms *ksyms__from_mapping(void *map, size_t len, const struct ksym_stored *syms,
+				  size_t nsyms, const char *strings,
+				  const struct ksym_range *ranges, size_t nranges);
 
 #endif /* PERCH_KSYMS_IMPL_H */

@@ -851,6 +851,71 @@ static void ksyms_cache_not_written_into_dir_of_another_user(void **state)
 	assert_true(dir_is_empty(dir));
 }
 
+/* Patch len bytes at off of path; the file's bytes before into old (not bytes itself). */
+static void patch_file(const char *path, off_t off, const void *bytes, size_t len, void *old)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, old, len, off), (ssize_t)len);
+	assert_int_equal(pwrite(fd, bytes, len, off), (ssize_t)len);
+	close(fd);
+}
+
+/* The boot's cache is mapped and used in place: one whose strings do not end in NUL, whose
+ * name offset points past them or whose addresses are out of order is refused (with the
+ * kallsyms file gone, there is then no table at all), and the same file put right is used. */
+static void ksyms_cache_damaged_is_refused(void **state)
+{
+	char ks[PATH_MAX], mods[PATH_MAX], boot[PATH_MAX], cache[PATH_MAX];
+	const char *text = "ffffffff81000000 T core_a\nffffffff81000100 T core_b\n"
+			   "ffffffff81000200 T _etext\n";
+	uint32_t nsyms, nranges, bad = UINT32_MAX - 1;
+	uint64_t strings, a0, a1;
+	off_t syms, last;
+	char old[8], was[8], x = 'x';
+	struct ksyms *k;
+	int fd;
+
+	(void)state;
+	ksyms_cache_inputs(ks, mods, boot, PATH_MAX);
+	write_file(ks, text, strlen(text));
+	tmp_path(cache, sizeof(cache), "kscache.damaged");
+	unlink(cache);
+	k = ksyms__load_cached(ks, cache, mods, boot);
+	assert_non_null(k);
+	ksyms__free(k);
+	unlink(ks);
+	/* struct cache_hdr: magic[8], boot_id[40], modules_hash, nsyms, nranges, strings */
+	fd = open(cache, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &nsyms, 4, 56), 4);
+	assert_int_equal(pread(fd, &nranges, 4, 60), 4);
+	assert_int_equal(pread(fd, &strings, 8, 64), 8);
+	syms = 72 + 16 * (off_t)nranges;
+	assert_int_equal(pread(fd, &a0, 8, syms), 8);
+	assert_int_equal(pread(fd, &a1, 8, syms + 16), 8);
+	close(fd);
+	assert_true(nsyms >= 2 && strings > 0);
+	last = syms + 16 * (off_t)nsyms + (off_t)strings - 1;
+	patch_file(cache, last, &x, 1, old);
+	assert_null(ksyms__load_cached(ks, cache, mods, boot));
+	patch_file(cache, last, old, 1, was);
+	patch_file(cache, syms + 8, &bad, 4, old);
+	assert_null(ksyms__load_cached(ks, cache, mods, boot));
+	patch_file(cache, syms + 8, old, 4, was);
+	patch_file(cache, syms, &a1, 8, old);
+	patch_file(cache, syms + 16, &a0, 8, old);
+	assert_null(ksyms__load_cached(ks, cache, mods, boot));
+	patch_file(cache, syms, &a0, 8, was);
+	patch_file(cache, syms + 16, &a1, 8, was);
+	k = ksyms__load_cached(ks, cache, mods, boot);
+	assert_non_null(k);
+	assert_ksym(k, 0xffffffff81000180, "core_b", NULL);
+	ksyms__free(k);
+	unlink(cache);
+}
+
 static void ksyms_stops_at_text_end_and_data_symbols(void **state)
 {
 	struct ksyms *k = load_fixture(kallsyms_fixture);
@@ -1020,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(ksyms_cache_for_the_boot),
 		cmocka_unit_test(ksyms_cache_fifo_is_skipped_without_blocking),
 		cmocka_unit_test(ksyms_cache_not_written_into_dir_of_another_user),
+		cmocka_unit_test(ksyms_cache_damaged_is_refused),
 		cmocka_unit_test(ksyms_module_text_ends_before_next_module),
 		cmocka_unit_test(ksyms_returns_null_below_first_and_past_last),
 		cmocka_unit_test(ksyms_hidden_addresses_give_eacces),
