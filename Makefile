@@ -1,4 +1,4 @@
-# perch — build, demo and tests. See README.md.
+# perch — build, demo and tests. See README.md and docs/.
 #
 #   make            build/perch (and the BPF skeleton, the test workloads)
 #   make demo       install missing packages, build, profile bench/demo and print the report
@@ -6,7 +6,8 @@
 #                   BPF integration tests and the format check
 #   make san        the sanitizer configuration in build-san/
 #   make fuzz       the libFuzzer harnesses (tests/fuzz_*.c) in build-fuzz/
-#   make bench      bench/overhead.sh, symbolize.sh, regions.sh (tables for the README)
+#   make bench      bench/overhead.sh, symbolize.sh, unwind.sh, regions.sh: each table printed and
+#                   written into its section of docs/BENCHMARKS.md (BENCH_OUT= for stdout only)
 #   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local);
 #                   lib/perch/libperch_cuda.so where the CUDA toolkit is
 
@@ -341,15 +342,17 @@ format:
 san:
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all $(TESTS:build/%=build-san/%)
 
+# Each script also writes its table into its own section of BENCH_OUT (bench/publish.sh).
+BENCH_OUT ?= docs/BENCHMARKS.md
 bench: all
-	@bash bench/overhead.sh $(BUILD)
-	@bash bench/symbolize.sh $(BUILD)
-	@bash bench/unwind.sh $(BUILD)
-	@bash bench/regions.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/overhead.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/symbolize.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/unwind.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/regions.sh $(BUILD)
 
 # Recording size against run length (10 s, 60 s, 600 s: some 22 minutes); not in `make bench`.
 bench-size: all
-	@bash bench/size.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/size.sh $(BUILD)
 
 clean:
 	rm -rf build build-san build-fuzz
@@ -434,7 +437,7 @@ $(BUILD)/tests/cuda/storm: tests/cuda/storm.c include/perch.c include/perch.h in
 # A launch storm through the stand-in: ns per launch with no profiler, perch record, --gpu.
 .PHONY: bench-gpu-storm
 bench-gpu-storm: all $(CUDA_E2E)
-	@bash bench/gpu_storm.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/gpu_storm.sh $(BUILD)
 
 $(BUILD)/tests/cuda/dump: $(BUILD)/tests/cuda/dump.o \
 			  $(BUILD)/libperchcore.a

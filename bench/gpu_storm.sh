@@ -22,6 +22,8 @@
 #
 #   bash bench/gpu_storm.sh [BUILD_DIR]      env: RUNS (5), N (200000), WORK_NS (10000)
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" gpu-storm "$@"
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
 N=${N:-200000}

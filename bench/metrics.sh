@@ -12,6 +12,8 @@
 # 50 % of a CPU each (what it does changes nothing the sampler reads, only how many pages
 # it touches).
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" metrics "$@"
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
 SECONDS_RUN=${SECONDS_RUN:-10}

@@ -18,6 +18,8 @@
 # profiler's own CPU is what bench/rusage.c charges to the whole run minus the workload's.
 # Medians of RUNS. Needs root.
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" offcpu "$@"
 
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}

@@ -16,6 +16,8 @@
 # Needs root (BPF, perf at any paranoid level, the sysctl). Takes about 40 s at RUNS=3; the last
 # run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/runs/.
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" overhead "$@"
 
 cd "$(dirname "$0")/.."
 BENCH_NAME=overhead

@@ -2,13 +2,15 @@
 # What a paused perch costs its target: bench/cpu_work.c's CPU time unprofiled, under a sampling
 # `perch record -p PID`, and under one that is paused the whole run (--delay longer than the run:
 # the BPF program's perch_paused flag is set), with the BPF program's own run time per run
-# (kernel.bpf_stats_enabled=1, set for the run). Prints a Markdown table for the README.
+# (kernel.bpf_stats_enabled=1, set for the run). Prints a Markdown table for docs/BENCHMARKS.md.
 #
 #   bash bench/pause.sh [BUILD]      env: RUNS (rounds, default 3), FREQ (Hz, default 999), ROUNDS
 #
 # Each round runs the three modes interleaved, attach-then-release as bench/overhead.sh does
 # (bench/lib.sh). Needs root. About 45 s at RUNS=3.
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" pause "$@"
 
 cd "$(dirname "$0")/.."
 BENCH_NAME=pause

@@ -3,6 +3,8 @@
 # RUNS runs each (default 5), the loop's own cost shown separately.
 # Usage: [RUNS=N] bash bench/regions.sh [BUILD_DIR]
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" regions "$@"
 BUILD=${1:-build}
 RUNS=${RUNS:-5}
 cd "$(dirname "$0")/.."

@@ -15,6 +15,8 @@
 # law); perf's grows with every sample. The recordings stay in BUILD/bench/size/. Needs root; takes
 # as long as the lengths add up to, three times (3 x 670 s by default).
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" size "$@"
 
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}

@@ -12,6 +12,8 @@
 # warm run may take, default 10: a slower tool gets fewer addresses), COLD_BATCHES (fresh
 # processes per cold figure, default 10), SEED.
 set -u
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" symbolize "$@"
 export LC_ALL=C
 BUILD=${1:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost of `perch record -a` (system-wide: every process, kernel threads and idle) on an idle
-# and on a busy machine, as a Markdown table (README, "System-wide and events").
+# and on a busy machine, as a Markdown table (docs/BENCHMARKS.md, "System-wide cost").
 #
 #   bash bench/system.sh [BUILD]     BUILD: the build folder holding perch (default build)
 #   env: RUNS (rounds, default 3), SECS (seconds of an idle recording, default 5), FREQ (Hz,
@@ -16,6 +16,8 @@
 # BPF programs' run time (bpf_run_time_ns, with kernel.bpf_stats_enabled=1 for the run, restored
 # on exit), per second of recording. Needs root. Takes about RUNS x (SECS + 4 x the work) s.
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" system "$@"
 
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}

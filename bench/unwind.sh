@@ -20,6 +20,8 @@
 # Needs root (BPF, perf at any paranoid level, the sysctl). Takes about 1.5 minutes at RUNS=3; the
 # last run's recordings and per-run numbers (results.tsv) stay in BUILD/bench/unwind/.
 set -euo pipefail
+# the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
+. "$(dirname "$0")/publish.sh" unwind "$@"
 
 MODES="baseline perch perch-cold perch-fp perf-dwarf perf-fp"
 

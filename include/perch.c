@@ -4,7 +4,7 @@
  * process's name table and registry (read by the profiler through the symbol perch_registry),
  * each thread's region stack in initial-exec TLS (read by the sampler at every tick), and, while
  * a profiler has set perch_registry.active, each thread's exact statistics: a bounded path tree
- * of regions (recursion folded as in DESIGN.md) with calls and TSC-tick wall times.
+ * of regions (recursion folded as in docs/DESIGN.md) with calls and TSC-tick wall times.
  *
  * Never exits, aborts or writes to stdout; one diagnostic line on stderr for the first
  * mismatched end. Statistics blocks are taken only while profiled, by a thread's first marker,

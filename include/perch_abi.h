@@ -56,7 +56,7 @@ struct perch_abi_event {
 	uint32_t aux;
 };
 
-/* One node of a thread's bounded path tree of regions (recursion folded as in DESIGN.md). */
+/* One node of a thread's bounded path tree of regions (recursion folded as in docs/DESIGN.md). */
 struct perch_abi_node {
 	uint32_t name;			    /* name id; 0 for the root */
 	uint32_t parent;		    /* node index */

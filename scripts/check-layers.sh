@@ -1,7 +1,7 @@
 #!/bin/bash
-# The layering rule of DESIGN.md ("Dependencies point one way"): every quoted #include that
+# The layering rule of docs/DESIGN.md ("Dependencies point one way"): every quoted #include that
 # crosses into another part must follow an allowed arrow below. A new arrow is a design change:
-# add it here and to DESIGN.md together, or move the code to the part that owns it.
+# add it here and to docs/DESIGN.md together, or move the code to the part that owns it.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -43,11 +43,11 @@ while read -r file; do
 		case " ${ALLOW[$from]} " in
 		*" $to "*) ;;
 		*)
-			echo "layers: $file includes \"$inc\": $from may not depend on $to (DESIGN.md, data flow)"
+			echo "layers: $file includes \"$inc\": $from may not depend on $to (docs/DESIGN.md, data flow)"
 			bad=1
 			;;
 		esac
 	done < <(sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$file")
 done < <(git ls-files '*.c' '*.h')
-[ $bad -eq 0 ] && echo "layers: every include follows DESIGN.md's arrows"
+[ $bad -eq 0 ] && echo "layers: every include follows docs/DESIGN.md's arrows"
 exit $bad

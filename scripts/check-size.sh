@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# STYLE.md's size rules: no C function over 90 lines, no block nested deeper than 3 levels.
+# docs/STYLE.md's size rules: no C function over 90 lines, no block nested deeper than 3 levels.
 # Prints every offender and the median function length; fails when there is an offender.
 #
 #   scripts/check-size.sh [FILE...]   (default: the tracked C of bpf userspace symbolize unwind

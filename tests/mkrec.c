@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * mkrec: writes a synthetic recording through the real writer (format/recording.h), for the
- * exporters' tests and memory measurements (tests/chrome.sh, README "Exports"). Deterministic:
- * the same arguments give the same file.
+ * exporters' tests and memory measurements (tests/chrome.sh, docs/BENCHMARKS.md "Exports:
+ * memory"). Deterministic: the same arguments give the same file.
  *
  *   mkrec [-n SAMPLES] [-s STACKS] [-t THREADS] [-d DEPTH] [-w WINDOW_MS] [--timeline]
  *         [--regions] [--hostile] OUT

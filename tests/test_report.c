@@ -570,7 +570,7 @@ static void write_separator_fixture(void)
 }
 
 /* A ';' inside a name would split a frame in two and a line break would split the line: they
- * become ':' and ' ' (README: folded output). */
+ * become ':' and ' ' (docs/exports.md: folded output). */
 static void report_folded_escapes_separators_in_names(void **state)
 {
 	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};

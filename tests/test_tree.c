@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for userspace/model/tree.c, the bounded path tree: the examples of DESIGN.md and of
- * seeds/fble-profiling-notes.txt, the per-label views, and random stacks checked against a naive
- * reference implementation of the same insertion rule.
+ * Unit tests for userspace/model/tree.c, the bounded path tree: the examples of docs/DESIGN.md
+ * and of seeds/fble-profiling-notes.txt, the per-label views, and random stacks checked against a
+ * naive reference implementation of the same insertion rule.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -188,7 +188,7 @@ static void tree_node_queries_out_of_range_read_empty(void **state)
 	tree__free(t);
 }
 
-/* Shape: DESIGN.md ------------------------------------------------------------------------- */
+/* Shape: docs/DESIGN.md -------------------------------------------------------------------- */
 
 static void tree_folds_self_recursion_a_b_b_b_c(void **state)
 {

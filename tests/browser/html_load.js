@@ -1,4 +1,5 @@
-// The HTML report's load time in headless chromium (README, "HTML report: size and load time"):
+// The HTML report's load time in headless chromium (docs/BENCHMARKS.md, "HTML report: size and
+// load time"):
 //   node tests/browser/html_load.js PAGE.html [FUNCTION]
 // Opens the page five times (navigation start to the viewer's first render, data-ready) and
 // prints the median and range and the JS heap; then, on the last, the time to add an exclude of

@@ -25,9 +25,9 @@ sleep 1.2 # the workload runs on to its end
 "$PERCH" report "$T/killed.data" >"$T/killed.txt" 2>"$T/err"
 rc=$?
 samples=$(rec_stat "$T/killed.data" sampled)
-# perch loses at most the last second it held (README): the ticks of all but the last second of
-# the workload's CPU time before the kill must be on disk (python3's start-up above runs after
-# the CPU time was read, so it only adds time perch held)
+# perch loses at most the last second it held (docs/internals.md): the ticks of all but the last
+# second of the workload's CPU time before the kill must be on disk (python3's start-up above runs
+# after the CPU time was read, so it only adds time perch held)
 mink=$(min_samples "$(awk -v c="${wcpu:-2.5}" 'BEGIN { c -= 1; print (c > 0 ? c : 0) }')" "$(freq "$T/killed.data")")
 if [ $rc -eq 0 ] && grep -q "did not finish" "$T/killed.txt" && [ "${samples:-0}" -ge "${mink:-1}" ]; then
 	ok "perch killed with SIGKILL: $samples samples readable (>= $mink: the workload had ${wcpu:-?} CPU s), report says it did not finish"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tree: the bounded path tree, perch's profile model (DESIGN.md, "Bounded path trees").
+ * tree: the bounded path tree, perch's profile model (docs/DESIGN.md, "Bounded path trees").
  *
  * Owns the nodes (node 0 is the virtual root), each node's list of children in creation order,
  * an index from (parent, label) to child (lib/idxtab.h: the key is in the node) so that a step

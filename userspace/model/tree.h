@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The profile model: a bounded path tree (DESIGN.md, "Bounded path trees").
+ * The profile model: a bounded path tree (docs/DESIGN.md, "Bounded path trees").
  *
  * A stack is a sequence of labels, root first. Labels are small dense integers chosen by the
  * caller (perch uses string-table ids of function names). On any root-to-node path a
