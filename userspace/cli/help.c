@@ -67,8 +67,8 @@ static void entry(const struct cli_opts *t, size_t *i, char *buf, size_t size)
 /* -h and --help, every command's: a row of no table. */
 static const struct cli_opt help_row = {
 	'h', "help", NULL,
-	"this help; --help=markdown, --help=man: the option list as the command's docs page "
-	"(docs/perch-CMD.md) and man page hold it",
+	"this help; --help=markdown (the option list), --help=synopsis, --help=man (the option "
+	"list in troff): what the command's docs page docs/perch-CMD.md and its man page hold",
 	.type = CLI_OPT_NOP};
 
 /* One synopsis item of o into buf: "-F HZ", "--timeline", "[...]" unless bare. */
@@ -136,6 +136,13 @@ static void text_entry(const char *s, bool has_short, const char *help, FILE *ou
 	col += fprintf(out, "%*s", col + 2 > HELP_COL ? 2 : HELP_COL - col, "");
 	put_wrapped(help, (size_t)col, HELP_COL, HELP_WIDTH, out);
 	fputc('\n', out);
+}
+
+void cli_help__md_synopsis(const struct cli_command *cmd, FILE *out)
+{
+	fputs("```\n", out);
+	cli_help__synopsis(cmd, "", "", out);
+	fputs("```\n", out);
 }
 
 void cli_help__text(const struct cli_command *cmd, FILE *out)

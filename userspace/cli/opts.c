@@ -68,7 +68,7 @@ static int set(const struct cli_opt *o, void *ctx, const char *arg)
 	}
 }
 
-/* -h, --help (text), --help=markdown, --help=man. */
+/* -h, --help (text); --help=markdown, =synopsis, =man: for the docs and man pages. */
 static int help(const struct cli_command *cmd, const char *how)
 {
 	if (!how)
@@ -77,8 +77,10 @@ static int help(const struct cli_command *cmd, const char *how)
 		cli_help__markdown(cmd, stdout);
 	else if (!strcmp(how, "man"))
 		cli_help__man(cmd, stdout);
+	else if (!strcmp(how, "synopsis"))
+		cli_help__md_synopsis(cmd, stdout);
 	else
-		return log_usage(NULL, "bad --help '%s' (markdown or man)", how);
+		return log_usage(NULL, "bad --help '%s' (markdown, synopsis or man)", how);
 	return CLI_HELP_DONE;
 }
 

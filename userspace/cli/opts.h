@@ -83,6 +83,8 @@ void cli_help__text(const struct cli_command *cmd, FILE *out);
  * page's OPTIONS). */
 void cli_help__markdown(const struct cli_command *cmd, FILE *out);
 void cli_help__man(const struct cli_command *cmd, FILE *out);
+/* The synopsis as a markdown code block (docs/perch-CMD.md's SYNOPSIS). */
+void cli_help__md_synopsis(const struct cli_command *cmd, FILE *out);
 /* The synopsis lines, each "perch CMD ..." (one a line; `prefix` before each but the first,
  * `first` before the first). */
 void cli_help__synopsis(const struct cli_command *cmd, const char *first, const char *prefix,
