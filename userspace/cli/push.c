@@ -162,7 +162,7 @@ static int request_body(const struct push *p, const struct body *pb, struct body
 /* The recording's pprof into pb; the exit status. */
 static int build_pprof(const struct recording *r, const char *file, struct body *pb)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF, .top = 20};
+	struct report_opts o = {.format = REPORT_PPROF, .top = 20};
 	FILE *f = open_memstream(&pb->data, &pb->len);
 	int err;
 
