@@ -84,8 +84,7 @@ const struct cli_command cli_annotate = {
 			.flags = "",
 			.lines = (const char *const[]){"FUNCTION", NULL},
 			.summary =
-				"where inside FUNCTION its self samples fell, per source line or per "
-				"instruction",
+				"where inside FUNCTION its self samples fell, per line or instruction",
 			.about =
 				"FUNCTION as the report names it (MODULE+0xSTART? too); its self samples (the "
 				"leaf frames, as the report counts them) per source line, beside the source "

@@ -141,7 +141,6 @@ const struct cli_command cli_merge = {
 			.flags = "",
 			.lines = (const char *const[]){"FILE...", NULL},
 			.summary =
-				"several recordings (hosts, runs) into one, each process labelled with the "
-				"input it came from",
+				"several recordings (hosts, runs) into one, each process labelled by origin",
 		},
 };

@@ -276,9 +276,7 @@ const struct cli_command cli_model = {
 			CLI_OPTS(model_rows),
 			.flags = "",
 			.lines = (const char *const[]){"[FILE...]", NULL},
-			.summary =
-				"cost models time(n) of sized regions (perch_region_begin_n), pooled over "
-				"the recordings given (default perch.data)",
+			.summary = "cost models time(n) of sized regions (perch_region_begin_n)",
 			.about =
 				"Per region: the chosen model, its fit and the runner-up among constant, n, "
 				"n log n, n^2, log n and --model's, fitted by non-negative least squares with "

@@ -323,7 +323,6 @@ const struct cli_command cli_push = {
 			.flags = "",
 			.lines = (const char *const[]){"[FILE]", NULL},
 			.summary =
-				"a recording as pprof to a fleet backend: Pyroscope's /ingest, or Parca's "
-				"/profiles/writeraw",
+				"a recording as pprof to Pyroscope (/ingest) or Parca (/profiles/writeraw)",
 		},
 };

@@ -597,8 +597,7 @@ static const struct cli_opts record_table = {
 	CLI_OPTS(record_rows),
 	.flags = "+",
 	.lines = record_lines,
-	.summary = "record a profile of CMD, of running processes (-p) or of the whole system (-a) "
-		   "into perch.data",
+	.summary = "record CMD, running processes (-p) or every CPU (-a) into perch.data",
 	.about =
 		"With -- CMD, perch launches CMD and records it and every child it forks until it "
 		"exits; with -p, the given processes until Ctrl-C, -d or their exit; with -a, every "

@@ -54,8 +54,7 @@ const struct cli_command cli_script = {
 			.flags = "",
 			.lines = (const char *const[]){"", NULL},
 			.summary =
-				"every sample of a recording made with --timeline, one entry each, as perf "
-				"script prints them",
+				"every sample of a --timeline recording, as perf script prints them",
 			.about =
 				"perf script's shape: comm pid/tid seconds: count event:, then the stack, leaf "
 				"first. A recording without a timeline is refused (exit 64).",

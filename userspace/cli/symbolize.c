@@ -334,8 +334,7 @@ const struct cli_command cli_symbolize = {
 			.own_errors = true,
 			.lines = (const char *const[]){"[ADDR...]", NULL},
 			.summary =
-				"the function and source file:line of addresses of an ELF file, like "
-				"addr2line -f -C",
+				"function and file:line of addresses of an ELF file, like addr2line -f -C",
 			.about =
 				"FILE is an ELF executable or shared object; addresses as nm and addr2line "
 				"show them, in hex. Without ADDR arguments, addresses are read from stdin, one "

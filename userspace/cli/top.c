@@ -321,8 +321,7 @@ const struct cli_command cli_top = {
 			.flags = "+",
 			.lines = (const char *const[]){"-- CMD [ARGS...]", "", "", NULL},
 			.summary =
-				"a live view of the hottest functions of CMD, of running processes or of "
-				"the whole system",
+				"a live view of the hottest functions of CMD, of processes or of the system",
 			.about =
 				"q or Ctrl-C quits (exit 0; a launched CMD gets SIGTERM); top ends when the "
 				"targets exit, with CMD's exit status.",
