@@ -2,7 +2,8 @@
 /*
  * perch's command line (cli/ only): the command table main.c dispatches through, one file per
  * command (cli/record.c, report.c, symbolize.c), and what the commands share. A new command is a
- * file defining its cli_command and a row in main.c's table.
+ * file defining its cli_command with its option table (cli/opts.h), a row in main.c's table and
+ * its page docs/perch-NAME.md.
  */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H

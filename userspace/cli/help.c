@@ -10,9 +10,8 @@
 #include "cli.h"
 #include "opts.h"
 
-#define HELP_COL   23 /* where the option texts start */
-#define HELP_WIDTH 88 /* the widest line of help */
-#define MD_WIDTH   100
+#define HELP_COL   23	  /* where the option texts start */
+#define HELP_WIDTH 88	  /* the widest line of help */
 #define NBSP	   '\x01' /* a space the wrapping keeps ("[-F HZ]" stays whole) */
 
 /* Words of text from column col on, wrapped at width to column indent; the column after. */
@@ -38,17 +37,19 @@ static size_t put_wrapped(const char *text, size_t col, size_t indent, size_t wi
 	return col;
 }
 
-/* o's spelling: "-F, --freq=HZ", "--freq=HZ", "-r SEC" (sep between name and argument). */
+/* o's spelling: "-F, --freq=HZ", "--freq=HZ", "-r SEC" (sep between a short name and its
+ * argument). */
 static int spell(const struct cli_opt *o, char *buf, size_t size, char sep)
 {
+	char arg[64] = "";
+
+	if (o->arg)
+		snprintf(arg, sizeof(arg), "%c%s", o->long_name ? '=' : sep, o->arg);
 	if (o->short_name && o->long_name)
-		return snprintf(buf, size, "-%c, --%s%s%s", o->short_name, o->long_name,
-				o->arg ? "=" : "", o->arg ? o->arg : "");
+		return snprintf(buf, size, "-%c, --%s%s", o->short_name, o->long_name, arg);
 	if (o->long_name)
-		return snprintf(buf, size, "--%s%s%s", o->long_name, o->arg ? "=" : "",
-				o->arg ? o->arg : "");
-	return snprintf(buf, size, "-%c%c%s", o->short_name, o->arg ? sep : '\0',
-			o->arg ? o->arg : "");
+		return snprintf(buf, size, "--%s%s", o->long_name, arg);
+	return snprintf(buf, size, "-%c%s", o->short_name, arg);
 }
 
 /* The spellings of row *i and the rows after it without help (other spellings of it), "a, b",
@@ -59,8 +60,10 @@ static void entry(const struct cli_opts *t, size_t *i, char *buf, size_t size)
 
 	buf[0] = '\0';
 	do {
-		len += snprintf(buf + len, size - len, "%s", len ? ", " : "");
-		len += spell(&t->rows[*i], buf + len, size - len, ' ');
+		if (len + 2 < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s", len ? ", " : "");
+		if (len < size)
+			len += (size_t)spell(&t->rows[*i], buf + len, size - len, ' ');
 	} while (*i + 1 < t->n && !t->rows[*i + 1].help && ++*i);
 }
 
@@ -74,13 +77,11 @@ static const struct cli_opt help_row = {
 /* One synopsis item of o into buf: "-F HZ", "--timeline", "[...]" unless bare. */
 static void item(const struct cli_opt *o, bool bare, char *buf, size_t size)
 {
+	const struct cli_opt alone = {o->short_name, o->short_name ? NULL : o->long_name, o->arg,
+				      .type = CLI_OPT_NOP};
 	char s[128];
 
-	if (o->short_name)
-		snprintf(s, sizeof(s), "-%c%c%s", o->short_name, o->arg ? NBSP : '\0',
-			 o->arg ? o->arg : "");
-	else
-		spell(o, s, sizeof(s), NBSP);
+	spell(&alone, s, sizeof(s), NBSP); /* "-F HZ" where there is a short name */
 	snprintf(buf, size, bare ? "%s" : "[%s]", s);
 }
 

@@ -38,8 +38,8 @@ struct cli_opt {
 	 * without argument). */
 	int (*fn)(void *ctx, const struct cli_opt *opt, const char *arg);
 	int val; /* for fn: which of the options it serves is this one */
-	/* The synopsis lines (bits of enum-like 1 << line) listing it: in brackets (in), or bare
-	 * as the line's must (needs). */
+	/* The synopsis lines listing it (bit k: line k of cli_opts.lines): in brackets (in), or
+	 * bare, as what that way of calling the command needs (needs). */
 	unsigned int in, needs;
 };
 
