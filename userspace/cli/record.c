@@ -516,9 +516,9 @@ static const struct cli_opt record_rows[] = {
 	{'a', "all-cpus", NULL,
 	 "system-wide: every process, kernel threads and idle too; with -- CMD, until CMD exits; "
 	 "alone, until -d or Ctrl-C",
-	 OPT_TRUE(o.all_cpus), .in = L, .needs = A},
+	 OPT_TRUE(o.all_cpus), .needs = A},
 	{'C', "cpu", "LIST", "sample only on these CPUs (\"0,2-3\"); alone, implies -a",
-	 OPT_FN(set_cpus), .in = L | A},
+	 OPT_FN(set_cpus), .in = L | P | A},
 	{'d', "duration", "SEC",
 	 "stop after SEC seconds (attach mode; launch: terminate CMD with SIGTERM; perch then exits "
 	 "0, \"stopped after -d\")",
@@ -560,12 +560,12 @@ static const struct cli_opt record_rows[] = {
 	 "to the calls that launched them (with -p: launches, copies and memsets counted from "
 	 "uprobes on the process's libcuda.so, with their stacks; no durations); on by itself when "
 	 "CMD links CUDA (libcuda, libcudart)",
-	 OPT_TRUE(o.gpu), .in = L | P},
-	{0, "no-gpu", NULL, "not even when CMD links CUDA", OPT_TRUE(gpu_off), .in = L},
+	 OPT_TRUE(o.gpu), .in = L | P | A},
+	{0, "no-gpu", NULL, "not even when CMD links CUDA", OPT_TRUE(gpu_off), .in = L | A},
 	{0, "gpu-stacks", "MODE",
 	 "the CPU stack of a launch: site (default: once per call site, later calls attributed to "
 	 "it), every (each call)",
-	 OPT_FN(set_gpu_stacks), .in = L},
+	 OPT_FN(set_gpu_stacks), .in = L | P | A},
 	{0, "metrics", "MS|off",
 	 "system metrics every MS milliseconds (default 100, at least 100): CPU busy per CPU; the "
 	 "targets' CPU user/system, RSS, faults, context switches, bytes read and written; GPU "
@@ -575,18 +575,18 @@ static const struct cli_opt record_rows[] = {
 	 "also the time target threads spend off the CPU (blocked or preempted), with the stacks "
 	 "they left it with (report --view=off|wall); with --timeline each block is also a timed "
 	 "span (chrome slices, speedscope evented profiles)",
-	 OPT_TRUE(o.off_cpu), .in = L | P},
+	 OPT_TRUE(o.off_cpu), .in = L | P | A},
 	{0, "off-cpu-min", "US", "leave out blocks shorter than US microseconds (default 100)",
-	 OPT_FN(set_off_cpu_min), .in = L | P},
+	 OPT_FN(set_off_cpu_min), .in = L | P | A},
 	{0, "steps", "A[:B]",
 	 "record only steps A to B of a program that marks them with perch_step(n) (perch.h): "
 	 "nothing before step A starts; the recording ends when step B ends (a launched CMD runs "
 	 "on)",
-	 OPT_FN(set_steps), .in = L | P},
+	 OPT_FN(set_steps), .in = L | P | A},
 	{0, "only-region", "NAME",
 	 "count only ticks whose thread is inside region NAME (decided in the kernel; NAME may "
 	 "register later)",
-	 OPT_FN(set_only_region), .in = L | P},
+	 OPT_FN(set_only_region), .in = L | P | A},
 	{'v', "verbose", NULL, "debug output (twice: libbpf debug)", OPT_FN(set_verbose),
 	 .in = L | P | A},
 };
