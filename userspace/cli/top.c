@@ -298,7 +298,7 @@ static const struct cli_opt top_rows[] = {
 	 .in = L | P | A},
 	{'a', "all-cpus", NULL,
 	 "every process on every CPU, as record -a (until q, or CMD ends when one is given)",
-	 OPT_TRUE(o.all_cpus), .in = L, .needs = A},
+	 OPT_TRUE(o.all_cpus), .needs = A},
 	{'p', "pid", "PID,...", "attach to running processes (and children they fork)",
 	 OPT_FN(set_pids), .needs = P},
 	{'d', "delay-secs", "SEC",
@@ -319,7 +319,8 @@ const struct cli_command cli_top = {
 		&(const struct cli_opts){
 			CLI_OPTS(top_rows),
 			.flags = "+",
-			.lines = (const char *const[]){"-- CMD [ARGS...]", "", "", NULL},
+			.lines = (const char *const[]){"-- CMD [ARGS...]", "", "[-- CMD [ARGS...]]",
+						       NULL},
 			.summary =
 				"a live view of the hottest functions of CMD, of processes or of the system",
 			.about =
