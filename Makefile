@@ -9,7 +9,8 @@
 #   make bench      bench/overhead.sh, symbolize.sh, unwind.sh, regions.sh: each table printed and
 #                   written into its section of docs/BENCHMARKS.md (BENCH_OUT= for stdout only)
 #   make install    perch, include/perch.h and libperch.{a,so} under PREFIX (/usr/local);
-#                   lib/perch/libperch_cuda.so where the CUDA toolkit is
+#                   lib/perch/libperch_cuda.so where the CUDA toolkit is; the man pages
+#                   share/man/man1/perch-CMD.1 (from docs/perch-CMD.md)
 
 BUILD    ?= build
 SAN      ?=
@@ -198,6 +199,13 @@ install: all
 	install -m 644 include/perch.h include/perch_abi.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libperch.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libperch.so $(DESTDIR)$(PREFIX)/lib/
+	bash scripts/man.sh install $(BUILD)/perch $(DESTDIR)$(PREFIX)/share/man/man1
+
+# The man pages alone (perch-CMD.1 from docs/perch-CMD.md and BUILD/perch's option tables), with
+# no build: tests/help.sh installs them from the perch it tests.
+.PHONY: install-man
+install-man:
+	bash scripts/man.sh install $(BUILD)/perch $(DESTDIR)$(PREFIX)/share/man/man1
 	-ldconfig
 
 # Test workloads: frame pointers on, no inlining of the functions the tests look for.

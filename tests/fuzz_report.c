@@ -33,8 +33,7 @@ static const char *some_region(const struct recording *r)
 static void print_as(const struct recording *r, enum report_format format, bool lines,
 		     const char *region, bool keyed)
 {
-	struct report_opts o = {.sz = sizeof(o),
-				.format = format,
+	struct report_opts o = {.format = format,
 				.min_percent = 0,
 				.top = 5,
 				.lines = lines,

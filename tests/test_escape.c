@@ -198,7 +198,7 @@ static struct recording *hostile_recording(void)
 
 static char *render(const struct recording *r, enum report_format format, size_t *len)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = format, .top = 10};
+	struct report_opts o = {.format = format, .top = 10};
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 

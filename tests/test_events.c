@@ -223,7 +223,7 @@ static void same_events_compares_names_aliases_and_periods(void **state)
 /* The text header says what one sample of the event shown is. */
 static void header_says_what_a_sample_is(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .min_percent = 0.5, .top = 5, .event = 2};
+	struct report_opts o = {.min_percent = 0.5, .top = 5, .event = 2};
 	struct recording *r = NULL;
 	char *text = NULL;
 	size_t len = 0;

@@ -58,7 +58,7 @@ static void write_fixture(void)
 static char *html_of(void)
 {
 	struct recording *r = NULL;
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_HTML, .top = 20};
+	struct report_opts o = {.format = REPORT_HTML, .top = 20};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;

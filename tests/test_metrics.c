@@ -127,8 +127,7 @@ static void writer_rejects_bad_series(void **state)
 static void origin_markers_label_each_inputs_rows(void **state)
 {
 	const char *path = tmp_path("origins.data");
-	struct report_opts o = {
-		.sz = sizeof(o), .format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
+	struct report_opts o = {.format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
 	struct rec_writer *w = rec_writer__open(path);
 	struct rec_metric_point a[] = {{1100, 3000}, {1200, 5000}}, b[] = {{1100, 7000}};
 	struct rec_metric m[4] = {{REC_METRIC_ORIGIN, 0, 0, 0, NULL},
@@ -292,8 +291,7 @@ static void series_stay_within_budget_keeping_totals(void **state)
 static void many_cpus_show_the_machine_and_the_busiest(void **state)
 {
 	const char *path = tmp_path("cpus.data");
-	struct report_opts o = {
-		.sz = sizeof(o), .format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
+	struct report_opts o = {.format = REPORT_TEXT, .top = 1, .metrics = REPORT_METRICS_ALL};
 	struct rec_writer *w = rec_writer__open(path);
 	struct rec_series s[20];
 	struct rec_metric m[20];

@@ -277,7 +277,7 @@ static void assert_lines_equal(const char *got, const char *want)
 
 static void report_folded_merges_stacks_and_marks_kernel_frames(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	struct report_opts o = {.format = REPORT_FOLDED};
 	char *out = render(&o);
 
 	(void)state;
@@ -311,7 +311,7 @@ static void write_renamed_fixture(void)
  * a sample without one). */
 static void report_folded_names_each_sample_as_its_thread_was_named(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	struct report_opts o = {.format = REPORT_FOLDED};
 	char *out = render_with(write_renamed_fixture, &o);
 
 	(void)state;
@@ -322,7 +322,7 @@ static void report_folded_names_each_sample_as_its_thread_was_named(void **state
 
 static void report_text_shows_header_tables_and_folded_tree(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 6, .top = 4};
 	char *out = render(&o);
 	const char *want =
 		"# perch report of fixture.data\n"
@@ -449,7 +449,7 @@ static const char region_tree_and_notes[] =
  * on one "also lost" line, and only when not zero. */
 static void report_header_names_every_nonzero_loss_counter(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 6, .top = 4};
 	char *out = render(&o);
 
 	(void)state;
@@ -466,8 +466,7 @@ static void report_header_names_every_nonzero_loss_counter(void **state)
 
 static void report_text_shows_region_table_tree_and_notes(void **state)
 {
-	struct report_opts o = {
-		.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 0, .top = 20};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 0, .top = 20};
 	char *out = render_with(write_region_fixture, &o), *want;
 	const char *head =
 		"# perch report of fixture.data\n"
@@ -533,7 +532,7 @@ static void report_text_shows_region_table_tree_and_notes(void **state)
 
 static void report_folded_puts_region_frames_at_the_root(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	struct report_opts o = {.format = REPORT_FOLDED};
 	char *out = render_with(write_region_fixture, &o);
 
 	(void)state;
@@ -573,7 +572,7 @@ static void write_separator_fixture(void)
  * become ':' and ' ' (docs/exports.md: folded output). */
 static void report_folded_escapes_separators_in_names(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED};
+	struct report_opts o = {.format = REPORT_FOLDED};
 	char *out = render_with(write_separator_fixture, &o);
 
 	(void)state;
@@ -604,7 +603,7 @@ static void write_json_escape_fixture(void)
  * as \ufffd, valid UTF-8 as it is. */
 static void report_speedscope_escapes_json_strings(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_SPEEDSCOPE};
+	struct report_opts o = {.format = REPORT_SPEEDSCOPE};
 	char *out = render_with(write_json_escape_fixture, &o);
 
 	(void)state;
@@ -668,7 +667,7 @@ static void v4_recording(struct recording *r)
  * end), the mark, all in microseconds from the first window's start. */
 static void report_chrome_writes_counters_ticks_and_nested_spans(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CHROME};
+	struct report_opts o = {.format = REPORT_CHROME};
 	struct recording r;
 	char *out = NULL;
 	size_t len = 0;
@@ -779,7 +778,7 @@ static void gpu_recording(struct recording *r)
 
 static char *print_format(const struct recording *r, enum report_format format)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = format, .top = 20};
+	struct report_opts o = {.format = format, .top = 20};
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -925,8 +924,7 @@ static void report_chrome_has_gpu_tracks_and_launch_flows(void **state)
 static void report_gpu_tree_honours_min_percent_and_region(void **state)
 {
 	static const uint32_t keys[] = {1, 1, 1, 0, 2, 0, 0};
-	struct report_opts o = {
-		.sz = sizeof(o), .format = REPORT_TEXT, .top = 20, .min_percent = 0.5};
+	struct report_opts o = {.format = REPORT_TEXT, .top = 20, .min_percent = 0.5};
 	struct rec_gpu gpu[7];
 	struct recording r;
 	char *out = NULL, *tree;
@@ -975,7 +973,7 @@ static void report_gpu_tree_honours_min_percent_and_region(void **state)
 static Perftools__Profiles__Profile *pprof_of(const struct recording *r)
 {
 	static unsigned char plain[1 << 16];
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF};
+	struct report_opts o = {.format = REPORT_PPROF};
 	Perftools__Profiles__Profile *pb;
 	char *out = NULL;
 	size_t len = 0;
@@ -1179,7 +1177,7 @@ static void gpu_tree_folds_recursion_as_the_cpu_tree(void **state)
  * nested, the unmatched end and the mark left out, the open span closed at the end. */
 static void report_speedscope_writes_region_spans_as_evented_profile(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_SPEEDSCOPE};
+	struct report_opts o = {.format = REPORT_SPEEDSCOPE};
 	struct recording r;
 	char *out = NULL;
 	size_t len = 0;
@@ -1209,7 +1207,7 @@ static void report_speedscope_writes_region_spans_as_evented_profile(void **stat
  * profile holds it as a string (go tool pprof -raw shows it: tests/chrome.sh). */
 static void report_pprof_mapping_carries_build_id(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF};
+	struct report_opts o = {.format = REPORT_PPROF};
 	struct recording r;
 	char *out = NULL;
 	size_t len = 0;
@@ -1236,7 +1234,7 @@ static void report_pprof_mapping_carries_build_id(void **state)
 /* At any depth of the region stack, and a sample in a recursion of the region counted once. */
 static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_FOLDED, .region = "io"};
+	struct report_opts o = {.format = REPORT_FOLDED, .region = "io"};
 	char *out = render_with(write_region_fixture, &o);
 
 	(void)state;
@@ -1263,11 +1261,7 @@ static void report_region_filter_keeps_exactly_the_samples_inside(void **state)
 
 static void report_region_filter_shows_its_share_and_filters_tables_and_tree(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o),
-				.format = REPORT_TEXT,
-				.min_percent = 0,
-				.top = 20,
-				.region = "io"};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 0, .top = 20, .region = "io"};
 	char *out = render_with(write_region_fixture, &o), *part;
 
 	(void)state;
@@ -1311,7 +1305,7 @@ static void report_region_filter_shows_its_share_and_filters_tables_and_tree(voi
 
 static void report_csv_has_region_rows_over_threads_then_per_thread(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
+	struct report_opts o = {.format = REPORT_CSV};
 	char *out = render_with(write_region_fixture, &o);
 
 	(void)state;
@@ -1468,7 +1462,7 @@ static void annotate_shows_only_sources_the_binarys_owner_may_read(void **state)
 
 static void report_csv_without_regions_is_the_header_only(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_CSV};
+	struct report_opts o = {.format = REPORT_CSV};
 	char *out = render(&o);
 
 	(void)state;
@@ -1540,8 +1534,7 @@ static void report_finds_regions_by_name_and_lists_them(void **state)
 /* perch stopped before it wrote the trees: the samples still say which regions ran. */
 static void report_regions_without_trees_count_samples_only(void **state)
 {
-	struct report_opts o = {
-		.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 0, .top = 20};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 0, .top = 20};
 	char *out, *part;
 
 	(void)state;
@@ -1722,7 +1715,7 @@ static void downgrade_to_version_1(void)
 /* A version 1 file (no region frames, no REGIONS, no sample names) reports as it always did. */
 static void report_of_version_1_file_is_unchanged(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT, .min_percent = 6, .top = 4};
+	struct report_opts o = {.format = REPORT_TEXT, .min_percent = 6, .top = 4};
 	struct recording *r = NULL;
 	char *v2 = render(&o), *v1 = NULL;
 	size_t len = 0;
@@ -1762,8 +1755,8 @@ static void write_timed_fixture(void)
 
 static void report_header_gives_the_time_axis_of_version_4(void **state)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_TEXT};
-	struct report_opts st = {.sz = sizeof(st), .format = REPORT_STATS};
+	struct report_opts o = {.format = REPORT_TEXT};
+	struct report_opts st = {.format = REPORT_STATS};
 	char *text = render_with(write_timed_fixture, &o);
 	char *stats = render_with(write_timed_fixture, &st);
 

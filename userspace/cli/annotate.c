@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <string.h>
 #include "cli.h"
 #include "lib/exitcodes.h"
@@ -13,41 +14,27 @@
 #include "format/recording.h"
 #include "report/report.h"
 
-#define HELP_DONE (-1)
+/* annotate's and script's -i FILE. */
+struct input_cli {
+	const char *path;
+};
 
-static void annotate_options(FILE *out)
+#define CLI_CTX struct input_cli
+
+const struct cli_opt cli_input_rows[1] = {
+	{'i', "input", "FILE", "the recording (default perch.data; FILE alone works too)",
+	 OPT_STR(path), .in = 1},
+};
+
+int cli_input_option(const struct cli_command *cmd, int argc, char **argv, const char **path,
+		     const char **arg)
 {
-	fputs("annotate and script options:\n"
-	      "  -i, --input=FILE     the recording (default perch.data; FILE alone works too)\n"
-	      "annotate: FUNCTION as the report names it (MODULE+0xSTART? too); its self samples\n"
-	      "  (the leaf frames, as the report counts them) per source line, beside the source\n"
-	      "  where the file is readable; without DWARF lines (stripped debug info, record\n"
-	      "  --no-lines) per instruction of its disassembly (capstone), read from the module\n"
-	      "  file the recording names, bounds from its symbol table or .eh_frame FDE\n"
-	      "script: one entry per sample of a recording made with --timeline (perf script's\n"
-	      "  shape: comm pid/tid seconds: count event:, then the stack, leaf first)\n",
-	      out);
-}
+	struct input_cli c = {*path};
+	int ret = cli_opts__parse(cmd, argc, argv, &c);
 
-/* -i FILE, or FILE after the other arguments: 0, HELP_DONE or the usage status. */
-int cli_input_option(int argc, char **argv, const char **path, const char **arg)
-{
-	static const struct option longopts[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			cli_usage(stdout);
-			return HELP_DONE;
-		}
-		if (c != 'i')
-			return cli_bad_option(argv);
-		*path = optarg;
-	}
+	if (ret)
+		return ret;
+	*path = c.path;
 	if (arg && optind < argc)
 		*arg = argv[optind++];
 	if (optind < argc && !strcmp(*path, "perch.data"))
@@ -61,10 +48,10 @@ static int run_annotate(int argc, char **argv)
 {
 	const char *path = "perch.data", *name = NULL;
 	struct recording *r = NULL;
-	int ret = cli_input_option(argc, argv, &path, &name), err;
+	int ret = cli_input_option(&cli_annotate, argc, argv, &path, &name), err;
 
 	if (ret)
-		return ret == HELP_DONE ? 0 : ret;
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	if (!name || !*name)
 		return log_usage(NULL, "annotate: which function? (perch annotate FUNCTION)");
 	err = recording__load(path, &r);
@@ -91,6 +78,19 @@ static int run_annotate(int argc, char **argv)
 const struct cli_command cli_annotate = {
 	.name = "annotate",
 	.run = run_annotate,
-	.synopsis = "perch annotate FUNCTION [-i FILE]\n",
-	.options = annotate_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(cli_input_rows),
+			.flags = "",
+			.lines = (const char *const[]){"FUNCTION", NULL},
+			.summary =
+				"where inside FUNCTION its self samples fell, per line or instruction",
+			.about =
+				"FUNCTION as the report names it (MODULE+0xSTART? too); its self samples (the "
+				"leaf frames, as the report counts them) per source line, beside the source "
+				"where the file is readable; without DWARF lines (stripped debug info, record "
+				"--no-lines) per instruction of its disassembly (capstone), read from the "
+				"module file the recording names, bounds from its symbol table or .eh_frame "
+				"FDE.",
+		},
 };

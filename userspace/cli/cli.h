@@ -2,7 +2,8 @@
 /*
  * perch's command line (cli/ only): the command table main.c dispatches through, one file per
  * command (cli/record.c, report.c, symbolize.c), and what the commands share. A new command is a
- * file defining its cli_command and a row in main.c's table.
+ * file defining its cli_command with its option table (cli/opts.h), a row in main.c's table and
+ * its page docs/perch-NAME.md.
  */
 #ifndef PERCH_CLI_H
 #define PERCH_CLI_H
@@ -11,16 +12,14 @@
 #include <sys/types.h>
 
 #include "record/record.h"
+#include "opts.h"
 
 struct cli_command {
 	const char *name;
 	/* argv[0] is the command's name. Returns perch's exit status (lib/exitcodes.h). */
 	int (*run)(int argc, char **argv);
-	/* Its lines of `perch --help`: each line that starts "perch " is one way to call it, the
-	 * others continue the line before. */
-	const char *synopsis;
-	/* Its "NAME options:" block of `perch --help`, or NULL for a command with its own -h. */
-	void (*options)(FILE *out);
+	/* Its options (cli/opts.h): parsing, synopsis, --help and docs come from them. */
+	const struct cli_opts *opts;
 };
 
 extern const struct cli_command cli_record, cli_report, cli_symbolize;
@@ -28,15 +27,15 @@ extern const struct cli_command cli_diff, cli_merge, cli_push;
 extern const struct cli_command cli_model;
 extern const struct cli_command cli_top, cli_annotate, cli_script;
 
-/* `perch --help`: every command's synopsis, then every options block. */
+/* `perch --help`: the commands, one line each. */
 void cli_usage(FILE *out);
 
-/* "unknown option" for the option getopt just refused; the usage exit status. */
-int cli_bad_option(char **argv);
-/* cli/annotate.c: annotate's and script's arguments: -i FILE (or a FILE after *arg, when arg
- * is not NULL, else alone) into *path, the first other argument into *arg. 0, -1 after --help,
- * or the usage exit status. */
-int cli_input_option(int argc, char **argv, const char **path, const char **arg);
+/* cli/annotate.c: annotate's and script's arguments by cmd's table (-i FILE, or a FILE after
+ * *arg, when arg is not NULL, else alone) into *path, the first other argument into *arg. 0,
+ * CLI_HELP_DONE after --help, or the usage exit status. */
+extern const struct cli_opt cli_input_rows[1];
+int cli_input_option(const struct cli_command *cmd, int argc, char **argv, const char **path,
+		     const char **arg);
 /* A decimal in [1, max] into *out; -EINVAL otherwise. */
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
 /* cli/record.c, for record and top: a PID list "1,2,3" appended to *pids (*n of them, grown
@@ -44,6 +43,8 @@ int cli_parse_uint(const char *s, unsigned long max, unsigned long *out);
  * (-ENOMEM). */
 int cli_parse_pids(const char *s, pid_t **pids, size_t *n);
 int cli_parse_unwind(const char *s, enum record_unwind *mode);
+/* The row setter of --unwind (record's --call-graph too): the record_opts at opt->field. */
+int cli_set_unwind(void *ctx, const struct cli_opt *opt, const char *arg);
 
 struct safeout;
 /* cli/output.c, for report and model: -o path (NULL: standard output) opened the safe way

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,27 +25,6 @@ struct diff_cli {
 	unsigned long top;
 	const char *event; /* --event=NAME: that event's samples of each recording */
 };
-
-#define HELP_DONE (-1)
-
-static void diff_options(FILE *out)
-{
-	fputs("diff options:\n"
-	      "  --format=FMT         text (default: functions and call-tree nodes by change, "
-	      "significant\n"
-	      "                       first), csv (every row) or folded (stack base new: "
-	      "flamegraph.pl draws\n"
-	      "                       it colored by difference)\n"
-	      "                       or html (one self-contained page: the table and an icicle\n"
-	      "                       colored by change; > FILE.html)\n"
-	      "  --top=N              rows in each text table (default 20)\n"
-	      "  --event=NAME         compare event NAME's samples of each recording (both must\n"
-	      "                       hold it; needed when either holds several events, perch\n"
-	      "                       record -e A,B); without it both must have sampled the same\n"
-	      "                       event\n"
-	      "  --region=NAME, --lines, --no-demangle   as for report\n",
-	      out);
-}
 
 /* "pct" of a share, "+pct" of a change, in points. */
 static void put_row(const struct diff_row *r, FILE *out)
@@ -188,44 +168,27 @@ static int print_html(const struct diff *d, const char *const path[2])
 	return err ? PERCH_EXIT_INTERNAL : 0;
 }
 
-static int diff_option(int ch, struct diff_cli *c, char **argv)
+static int set_format(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	switch (ch) {
-	case 'f':
-		if (!strcmp(optarg, "text"))
-			c->format = DIFF_TEXT;
-		else if (!strcmp(optarg, "csv"))
-			c->format = DIFF_CSV;
-		else if (!strcmp(optarg, "folded"))
-			c->format = DIFF_FOLDED;
-		else if (!strcmp(optarg, "html"))
-			c->format = DIFF_HTML;
-		else
-			return log_usage(NULL, "unknown diff format '%s' (text, csv, folded, html)",
-					 optarg);
-		return 0;
-	case 't':
-		return cli_parse_uint(optarg, 1000000, &c->top)
-			       ? log_usage(NULL, "bad --top '%s'", optarg)
-			       : 0;
-	case 'r':
-		c->o.region = optarg;
-		return 0;
-	case 'l':
-		c->o.lines = true;
-		return 0;
-	case 'D':
-		c->o.no_demangle = true;
-		return 0;
-	case 'e':
-		c->event = optarg;
-		return 0;
-	case 'h':
-		cli_usage(stdout);
-		return HELP_DONE;
-	default:
-		return cli_bad_option(argv);
+	static const char *const names[] = {"text", "csv", "folded", "html"};
+	struct diff_cli *c = ctx;
+
+	(void)opt;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			c->format = (enum diff_format)i;
+			return 0;
+		}
 	}
+	return log_usage(NULL, "unknown diff format '%s' (text, csv, folded, html)", arg);
+}
+
+static int set_top(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_parse_uint(arg, 1000000, &((struct diff_cli *)ctx)->top))
+		return log_usage(NULL, "bad --top '%s'", arg);
+	return 0;
 }
 
 /* Both recordings loaded into r (the exit status of the first that cannot be), *damage the
@@ -316,22 +279,16 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 	return ret ? ret : damage;
 }
 
+extern const struct cli_command cli_diff;
+
 static int run_diff(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'}, {"top", required_argument, NULL, 't'},
-		{"region", required_argument, NULL, 'r'}, {"lines", no_argument, NULL, 'l'},
-		{"no-demangle", no_argument, NULL, 'D'},  {"event", required_argument, NULL, 'e'},
-		{"help", no_argument, NULL, 'h'},	  {0},
-	};
-	struct diff_cli c = {.o = {.sz = sizeof(c.o)}, .top = 20};
+	struct diff_cli c = {.top = 20};
 	const char *path[2];
-	int ch, ret = 0;
+	int ret = cli_opts__parse(&cli_diff, argc, argv, &c);
 
-	while (!ret && (ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-		ret = diff_option(ch, &c, argv);
 	if (ret)
-		return ret == HELP_DONE ? 0 : ret;
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	if (argc - optind != 2)
 		return log_usage(NULL, "diff takes two recordings: BASE NEW");
 	path[0] = argv[optind];
@@ -339,11 +296,40 @@ static int run_diff(int argc, char **argv)
 	return diff_files(path, &c);
 }
 
+#define CLI_CTX struct diff_cli
+
+static const struct cli_opt diff_rows[] = {
+	{0, "format", "text|csv|folded|html",
+	 "text (default: functions and call-tree nodes by change, significant first), csv (every "
+	 "row), folded (stack base new: flamegraph.pl draws it colored by difference) or html (one "
+	 "self-contained page: the table and an icicle colored by change; > FILE.html)",
+	 OPT_FN(set_format), .in = 1},
+	{0, "top", "N", "rows in each text table (default 20)", OPT_FN(set_top), .in = 1},
+	{0, "region", "NAME", "only the samples taken inside region NAME, in both (as report's)",
+	 OPT_STR(o.region), .in = 1},
+	{0, "lines", NULL, "one entry per source line, not per function (as report's)",
+	 OPT_TRUE(o.lines), .in = 1},
+	{0, "no-demangle", NULL, "show C++ names as the binary spells them",
+	 OPT_TRUE(o.no_demangle), .in = 1},
+	{0, "event", "NAME",
+	 "compare event NAME's samples of each recording (both must hold it; needed when either "
+	 "holds several events, perch record -e A,B); without it both must have sampled the same "
+	 "event",
+	 OPT_STR(event), .in = 1},
+};
+
 const struct cli_command cli_diff = {
 	.name = "diff",
 	.run = run_diff,
-	.synopsis =
-		"perch diff [--format=text|csv|folded|html] [--top=N] [--region=NAME] [--lines]\n"
-		"                    [--no-demangle] [--event=NAME] BASE NEW\n",
-	.options = diff_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(diff_rows),
+			.flags = "",
+			.lines = (const char *const[]){"BASE NEW", NULL},
+			.summary =
+				"what changed between two recordings, function by function and node by node",
+			.about =
+				"Shares of each recording's samples, their difference in points and a "
+				"two-proportion z score; significant changes first.",
+		},
 };

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,40 +23,25 @@ static const struct cli_command *const commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* Each synopsis line that starts "perch " behind "usage: " (the first) or its indentation. */
-static void print_synopsis(const char *s, bool *first, FILE *out)
+/* The command called name, or NULL. */
+static const struct cli_command *command(const char *name)
 {
-	while (*s) {
-		size_t len = strcspn(s, "\n");
-
-		if (!strncmp(s, "perch ", 6)) {
-			fputs(*first ? "usage: " : "       ", out);
-			*first = false;
-		}
-		fprintf(out, "%.*s\n", (int)len, s);
-		s += len + (s[len] == '\n');
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (!strcmp(name, commands[i]->name))
+			return commands[i];
 	}
+	return NULL;
 }
 
 void cli_usage(FILE *out)
 {
-	bool first = true;
-
+	fputs("usage: perch COMMAND [OPTIONS] [ARGS...]\n\ncommands:\n", out);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		print_synopsis(commands[i]->synopsis, &first, out);
-	print_synopsis("perch --version      perch's version and commit; libbpf's, libdw's, "
-		       "capstone's\n",
-		       &first, out);
-	fputs("\n  -h, --help           this help (perch --help, or perch CMD --help)\n\n", out);
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (commands[i]->options)
-			commands[i]->options(out);
-	}
-}
-
-int cli_bad_option(char **argv)
-{
-	return log_usage(NULL, "unknown option '%s'", argv[optind - 1]);
+		fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->opts->summary);
+	fputs("\n  perch COMMAND --help (or perch help COMMAND): that command's usage and options\n"
+	      "  perch --version: perch's version and commit; libbpf's, libdw's, capstone's\n"
+	      "  man perch-COMMAND, or docs/perch-COMMAND.md: each command's page\n",
+	      out);
 }
 
 int cli_parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -92,6 +76,22 @@ static int print_version(void)
 	return ferror(stdout) ? PERCH_EXIT_OUTPUT : 0;
 }
 
+/* `perch help`: the commands; `perch help COMMAND [--help=markdown|man]`: its help. */
+static int help_command(int argc, char **argv)
+{
+	char *args[] = {argv[1], argc > 2 ? argv[2] : "--help", NULL};
+
+	if (argc < 2) {
+		cli_usage(stdout);
+		return 0;
+	}
+	if (!command(argv[1]))
+		return unknown_command(argv[1]);
+	if (argc > 3 || strncmp(args[1], "--help", 6))
+		return log_usage(NULL, "perch help COMMAND takes no more arguments");
+	return command(argv[1])->run(2, args);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -103,9 +103,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
 		return print_version();
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (!strcmp(cmd, commands[i]->name))
-			return commands[i]->run(argc - 1, argv + 1);
-	}
-	return unknown_command(cmd);
+	if (!strcmp(cmd, "help")) /* perch help [COMMAND]: as perch COMMAND --help */
+		return help_command(argc - 1, argv + 1);
+	return command(cmd) ? command(cmd)->run(argc - 1, argv + 1) : unknown_command(cmd);
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -13,18 +14,7 @@
 #include "format/merge.h"
 #include "report/report.h"
 
-#define HELP_DONE  (-1)
 #define MAX_INPUTS 4096
-
-static void merge_options(FILE *out)
-{
-	fputs("merge options:\n"
-	      "  -o, --output=FILE    the merged recording (default merged.data)\n"
-	      "  --label=NAME         the origin of the next input, in order (default: its file "
-	      "name);\n"
-	      "                       give one per input or none\n",
-	      out);
-}
 
 /* Input i sampled what the first did (the same events, -e, with the same periods, -c): each
  * sample's event index and count mean the same in the merged file. 0 or the exit status. */
@@ -95,42 +85,62 @@ static int merge_files(char **paths, size_t n, const char **labels, const char *
 	return ret;
 }
 
+/* What the options set. */
+struct merge_cli {
+	const char *labels[MAX_INPUTS], *out;
+	size_t nlabels;
+};
+
+static int add_label(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct merge_cli *c = ctx;
+
+	(void)opt;
+	if (c->nlabels == MAX_INPUTS || !arg[0])
+		return log_usage(NULL, "bad --label '%s'", arg);
+	c->labels[c->nlabels++] = arg;
+	return 0;
+}
+
+extern const struct cli_command cli_merge;
+
 static int run_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"label", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const char *labels[MAX_INPUTS] = {0}, *out = "merged.data";
-	size_t nlabels = 0, n;
-	int c;
+	static struct merge_cli c = {.out = "merged.data"};
+	int ret = cli_opts__parse(&cli_merge, argc, argv, &c);
+	size_t n;
 
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (c == 'o')
-			out = optarg;
-		else if (c == 'L' && nlabels < MAX_INPUTS && optarg[0])
-			labels[nlabels++] = optarg;
-		else if (c == 'L')
-			return log_usage(NULL, "bad --label '%s'", optarg);
-		else if (c == 'h')
-			return cli_usage(stdout), 0;
-		else
-			return cli_bad_option(argv);
-	}
+	if (ret)
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	n = (size_t)(argc - optind);
 	if (n < 1 || n > MAX_INPUTS)
 		return log_usage(NULL, "merge takes 1 to %d recordings", MAX_INPUTS);
-	if (nlabels && nlabels != n)
+	if (c.nlabels && c.nlabels != n)
 		return log_usage(NULL, "%zu --label for %zu recordings: give one per input",
-				 nlabels, n);
-	return merge_files(argv + optind, n, labels, out);
+				 c.nlabels, n);
+	return merge_files(argv + optind, n, c.labels, c.out);
 }
+
+#define CLI_CTX struct merge_cli
+
+static const struct cli_opt merge_rows[] = {
+	{'o', "output", "FILE", "the merged recording (default merged.data)", OPT_STR(out),
+	 .in = 1},
+	{0, "label", "NAME",
+	 "the origin of the next input, in order (default: its file name); give one per input or "
+	 "none",
+	 OPT_FN(add_label), .in = 1},
+};
 
 const struct cli_command cli_merge = {
 	.name = "merge",
 	.run = run_merge,
-	.synopsis = "perch merge [-o FILE] [--label=NAME]... FILE...\n",
-	.options = merge_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(merge_rows),
+			.flags = "",
+			.lines = (const char *const[]){"FILE...", NULL},
+			.summary =
+				"several recordings (hosts, runs) into one, each process labelled by origin",
+		},
 };

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -36,83 +37,49 @@ struct model_args {
 	int status; /* the first bad input's exit status (the rest still fitted) */
 };
 
-static void model_options(FILE *out)
-{
-	fputs("model options:\n"
-	      "  --region=NAME[,NAME] only these regions (repeatable; default: every sized one)\n"
-	      "  --model=TERMS        one more candidate, its basis terms comma-separated: 1, n,\n"
-	      "                       log2(n), sqrt(n), n^K (or n**K), products with *\n"
-	      "                       (e.g. '1,n,n*log2(n)')\n"
-	      "  --cull=NSIGMA        drop calls whose relative residual passes NSIGMA robust\n"
-	      "                       sigmas (from the median absolute residual, at least 1 %),\n"
-	      "                       and fit again until none does (default 3; 0: no culling)\n"
-	      "  --format=F           text (default), csv (points and fitted values), fits (every\n"
-	      "                       candidate's coefficients), svg (a plot per region)\n"
-	      "  -o, --output=FILE    write there instead of standard output\n",
-	      out);
-}
-
 static void bad(struct model_args *a, int status)
 {
 	if (!a->status)
 		a->status = status;
 }
 
-static int parse_format(const char *s, enum model_format *f)
+static int set_format(void *ctx, const struct cli_opt *opt, const char *arg)
 {
+	(void)opt;
 	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (!strcmp(s, format_names[i])) {
-			*f = (enum model_format)i;
+		if (!strcmp(arg, format_names[i])) {
+			((struct model_args *)ctx)->format = (enum model_format)i;
 			return 0;
 		}
 	}
-	return -EINVAL;
+	return log_usage(NULL, "unknown --format '%s' (text, csv, fits, svg)", arg);
 }
 
-static int add_regions(struct model_args *a, char *list)
+/* --region=NAME[,NAME]: the list is split in place (argv's own string). */
+static int add_regions(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	for (char *save, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	struct model_args *a = ctx;
+	char *save, *list = (char *)arg;
+
+	(void)opt;
+	if (!arg[0])
+		return log_usage(NULL, "bad --region '%s'", arg);
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (a->nregions == MAX_REGIONS)
-			return -E2BIG;
+			return log_usage(NULL, "bad --region '%s'", arg);
 		a->regions[a->nregions++] = tok;
 	}
 	return 0;
 }
 
-/* The options; 0, or the usage exit status (-1 for --help, printed). */
-static int parse_args(int argc, char **argv, struct model_args *a)
+static int set_cull(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"region", required_argument, NULL, 'r'},
-		{"model", required_argument, NULL, 'm'},
-		{"cull", required_argument, NULL, 'c'},
-		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	double *nsigma = &((struct model_args *)ctx)->nsigma;
 	char *end;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (c == 'r' && (!optarg[0] || add_regions(a, optarg)))
-			return log_usage(NULL, "bad --region '%s'", optarg);
-		if (c == 'm')
-			a->expr = optarg;
-		if (c == 'c' && ((a->nsigma = strtod(optarg, &end)) < 0 || end == optarg || *end ||
-				 a->nsigma > 1000))
-			return log_usage(NULL, "bad --cull '%s' (a number of sigmas, 0: none)",
-					 optarg);
-		if (c == 'f' && parse_format(optarg, &a->format))
-			return log_usage(NULL, "unknown --format '%s' (text, csv, fits, svg)",
-					 optarg);
-		if (c == 'o')
-			a->output = optarg;
-		if (c == 'h')
-			return cli_usage(stdout), -1;
-		if (c == '?')
-			return cli_bad_option(argv);
-	}
+	(void)opt;
+	if ((*nsigma = strtod(arg, &end)) < 0 || end == arg || *end || *nsigma > 1000)
+		return log_usage(NULL, "bad --cull '%s' (a number of sigmas, 0: none)", arg);
 	return 0;
 }
 
@@ -252,6 +219,8 @@ static int fit_and_write(struct model_args *a, const struct size_set *s, char **
 	return ret;
 }
 
+extern const struct cli_command cli_model;
+
 static int run_model(int argc, char **argv)
 {
 	struct model_args a = {.nsigma = 3};
@@ -259,10 +228,10 @@ static int run_model(int argc, char **argv)
 	char *def[] = {"perch.data"};
 	char **paths = def;
 	size_t n = 1;
-	int ret = parse_args(argc, argv, &a);
+	int ret = cli_opts__parse(&cli_model, argc, argv, &a);
 
 	if (ret)
-		return ret < 0 ? 0 : ret;
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	if (optind < argc) {
 		paths = argv + optind;
 		n = (size_t)(argc - optind);
@@ -279,10 +248,38 @@ static int run_model(int argc, char **argv)
 	return ret ? ret : a.status;
 }
 
+#define CLI_CTX struct model_args
+
+static const struct cli_opt model_rows[] = {
+	{0, "region", "NAME[,NAME]", "only these regions (repeatable; default: every sized one)",
+	 OPT_FN(add_regions), .in = 1},
+	{0, "model", "TERMS",
+	 "one more candidate, its basis terms comma-separated: 1, n, log2(n), sqrt(n), n^K (or "
+	 "n**K), products with * (e.g. '1,n,n*log2(n)')",
+	 OPT_STR(expr), .in = 1},
+	{0, "cull", "NSIGMA",
+	 "drop calls whose relative residual passes NSIGMA robust sigmas (from the median absolute "
+	 "residual, at least 1 %), and fit again until none does (default 3; 0: no culling)",
+	 OPT_FN(set_cull), .in = 1},
+	{0, "format", "text|csv|fits|svg",
+	 "text (default), csv (points and fitted values), fits (every candidate's coefficients), "
+	 "svg (a plot per region)",
+	 OPT_FN(set_format), .in = 1},
+	{'o', "output", "FILE", "write there instead of standard output", OPT_STR(output), .in = 1},
+};
+
 const struct cli_command cli_model = {
 	.name = "model",
 	.run = run_model,
-	.synopsis = "perch model [--region=NAME[,NAME]] [--model=TERMS] [--cull=NSIGMA] "
-		    "[--format=text|csv|fits|svg] [-o FILE] [FILE...]\n",
-	.options = model_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(model_rows),
+			.flags = "",
+			.lines = (const char *const[]){"[FILE...]", NULL},
+			.summary = "cost models time(n) of sized regions (perch_region_begin_n)",
+			.about =
+				"Per region: the chosen model, its fit and the runner-up among constant, n, "
+				"n log n, n^2, log n and --model's, fitted by non-negative least squares with "
+				"outliers culled, chosen by held-out error.",
+		},
 };

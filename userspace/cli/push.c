@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,8 +24,6 @@
 #include "lib/log.h"
 #include "format/recording.h"
 #include "report/report.h"
-
-#define HELP_DONE (-1)
 
 struct push {
 	const char *url, *name, *path;
@@ -41,20 +40,6 @@ struct body {
 	char *data;
 	size_t len;
 };
-
-static void push_options(FILE *out)
-{
-	fputs("push options:\n"
-	      "  --url=URL            http://HOST:PORT[/PATH] of a Pyroscope server (PATH default "
-	      "/ingest)\n"
-	      "                       or, with --parca, of Parca's HTTP API (default "
-	      "/profiles/writeraw)\n"
-	      "  --name=APP           the application name (default: the recorded command's)\n"
-	      "  --parca              Parca's /profiles/writeraw form instead of Pyroscope's "
-	      "/ingest\n"
-	      "  --timeout=S          give up when the exchange takes over S seconds (default 10)\n",
-	      out);
-}
 
 /* The recorded command's program name, as the default application name. */
 static void default_name(const struct recording *r, char *out, size_t size)
@@ -177,7 +162,7 @@ static int request_body(const struct push *p, const struct body *pb, struct body
 /* The recording's pprof into pb; the exit status. */
 static int build_pprof(const struct recording *r, const char *file, struct body *pb)
 {
-	struct report_opts o = {.sz = sizeof(o), .format = REPORT_PPROF, .top = 20};
+	struct report_opts o = {.format = REPORT_PPROF, .top = 20};
 	FILE *f = open_memstream(&pb->data, &pb->len);
 	int err;
 
@@ -265,49 +250,46 @@ static int push_file(struct push *p, const char *file)
 	return ret;
 }
 
-static int push_option(int c, struct push *p, char **argv)
+static int set_url(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	switch (c) {
-	case 'u':
-		p->url = optarg;
-		return http_parse_url(optarg, &p->u)
-			       ? log_usage(NULL, "bad --url '%s' (http://HOST:PORT[/PATH])", optarg)
-			       : 0;
-	case 'n':
-		p->name = optarg;
-		return *optarg && strlen(optarg) < sizeof(p->app)
-			       ? 0
-			       : log_usage(NULL, "bad --name '%s'", optarg);
-	case 'P':
-		p->parca = true;
-		return 0;
-	case 't':
-		return cli_parse_uint(optarg, 3600, &p->timeout_s)
-			       ? log_usage(NULL, "bad --timeout '%s'", optarg)
-			       : 0;
-	case 'h':
-		cli_usage(stdout);
-		return HELP_DONE;
-	default:
-		return cli_bad_option(argv);
-	}
+	struct push *p = ctx;
+
+	(void)opt;
+	p->url = arg;
+	if (http_parse_url(arg, &p->u))
+		return log_usage(NULL, "bad --url '%s' (http://HOST:PORT[/PATH])", arg);
+	return 0;
 }
+
+static int set_name(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct push *p = ctx;
+
+	(void)opt;
+	p->name = arg;
+	if (!*arg || strlen(arg) >= sizeof(p->app))
+		return log_usage(NULL, "bad --name '%s'", arg);
+	return 0;
+}
+
+static int set_timeout(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (cli_parse_uint(arg, 3600, &((struct push *)ctx)->timeout_s))
+		return log_usage(NULL, "bad --timeout '%s'", arg);
+	return 0;
+}
+
+extern const struct cli_command cli_push;
 
 static int run_push(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"url", required_argument, NULL, 'u'}, {"name", required_argument, NULL, 'n'},
-		{"parca", no_argument, NULL, 'P'},     {"timeout", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},      {0},
-	};
 	struct push p = {.timeout_s = 10};
 	const char *file = "perch.data";
-	int c, ret = 0;
+	int ret = cli_opts__parse(&cli_push, argc, argv, &p);
 
-	while (!ret && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1)
-		ret = push_option(c, &p, argv);
 	if (ret)
-		return ret == HELP_DONE ? 0 : ret;
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	if (!p.url)
 		return log_usage(NULL, "push needs --url=http://HOST:PORT[/PATH]");
 	if (optind < argc)
@@ -317,11 +299,30 @@ static int run_push(int argc, char **argv)
 	return push_file(&p, file);
 }
 
+#define CLI_CTX struct push
+
+static const struct cli_opt push_rows[] = {
+	{0, "url", "URL",
+	 "http://HOST:PORT[/PATH] of a Pyroscope server (PATH default /ingest) or, with --parca, of "
+	 "Parca's HTTP API (default /profiles/writeraw)",
+	 OPT_FN(set_url), .needs = 1},
+	{0, "name", "APP", "the application name (default: the recorded command's)",
+	 OPT_FN(set_name), .in = 1},
+	{0, "parca", NULL, "Parca's /profiles/writeraw form instead of Pyroscope's /ingest",
+	 OPT_TRUE(parca), .in = 1},
+	{0, "timeout", "S", "give up when the exchange takes over S seconds (default 10)",
+	 OPT_FN(set_timeout), .in = 1},
+};
+
 const struct cli_command cli_push = {
 	.name = "push",
 	.run = run_push,
-	.synopsis =
-		"perch push --url=http://HOST:PORT[/PATH] [--name=APP] [--parca] [--timeout=S]\n"
-		"                    [FILE]\n",
-	.options = push_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(push_rows),
+			.flags = "",
+			.lines = (const char *const[]){"[FILE]", NULL},
+			.summary =
+				"a recording as pprof to Pyroscope (/ingest) or Parca (/profiles/writeraw)",
+		},
 };

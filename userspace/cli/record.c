@@ -29,92 +29,6 @@
 
 #define DEFAULT_OFF_CPU_MIN_US 100 /* --off-cpu-min */
 
-#define HELP_DONE (-1) /* --help was printed: exit 0 */
-
-static void record_options(FILE *out)
-{
-	fputs("record options:\n"
-	      "  -F, --freq=HZ        samples per second per CPU (default 997); max: the kernel's\n"
-	      "                       highest (/proc/sys/kernel/perf_event_max_sample_rate)\n"
-	      "  -c, --count=PERIOD   one sample every PERIOD events (nanoseconds for a clock)\n"
-	      "                       instead of -F HZ\n"
-	      "  -e, --event=EV,...   sample on these events (repeatable): cpu-clock (default;\n"
-	      "                       cycles where the machine has a PMU), task-clock,\n"
-	      "                       page-faults, minor-faults, major-faults, context-switches,\n"
-	      "                       cpu-migrations, cycles, instructions (these two need a PMU);\n"
-	      "                       clocks at -F HZ, the others every event (-c 1) by default\n"
-	      "  -o, --output=FILE    recording file (default perch.data)\n"
-	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
-	      "  -a, --all-cpus       system-wide: every process, kernel threads and idle too;\n"
-	      "                       with -- CMD, until CMD exits; alone, until -d or Ctrl-C\n"
-	      "  -C, --cpu=LIST       sample only on these CPUs (\"0,2-3\"); alone, implies -a\n"
-	      "  -d, --duration=SEC   stop after SEC seconds (attach mode; launch: terminate CMD\n"
-	      "                       with SIGTERM; perch then exits 0, \"stopped after -d\")\n"
-	      "  -D, --delay=SEC      start sampling SEC seconds after CMD starts (or the attach);\n"
-	      "                       the targets run meanwhile, unsampled\n"
-	      "      --max-duration=SEC  stop sampling for good after SEC seconds; a launched CMD\n"
-	      "                       runs on to its end (the recording says where it stopped)\n"
-	      "      --control=fifo:CTL[,ACK]  pause and resume through a FIFO, as perf's: the lines\n"
-	      "                       'disable', 'enable' (and 'ping'), each answered 'ack' on ACK;\n"
-	      "                       SIGUSR1 pauses a recording too, SIGUSR2 resumes it\n"
-	      "  -q, --quiet          no summary when recording ends\n"
-	      "      --no-lines       no source lines or inline frames (skips reading DWARF)\n"
-	      "      --unwind=MODE    user stacks: auto (default: in the kernel from .eh_frame "
-	      "tables,\n"
-	      "                       frame pointers where a module has none), dwarf (tables "
-	      "only), fp\n"
-	      "      --call-graph=MODE  the same as --unwind (perf's spelling: fp, dwarf)\n"
-	      "  -g                   perf's \"record call graphs\": perch always does (accepted)\n"
-	      "      --timeline       every sample's time and thread, every region begin, end and\n"
-	      "                       mark (grows with the run; see --max-size)\n"
-	      "      --max-size=SIZE  cap the bytes the timeline adds to the file (K, M, G\n"
-	      "                       suffixes): past it, sample times and spans are dropped, "
-	      "counted;\n"
-	      "                       without --timeline: cap the file, sampling stops for good\n"
-	      "                       there (checked every 100 ms drain)\n"
-	      "      --gpu            CUDA kernels, copies and syncs of CMD (CUPTI, through perch's\n"
-	      "                       injection library), joined to the calls that launched them\n"
-	      "                       (with -p: launches, copies and memsets counted from uprobes on\n"
-	      "                       the process's libcuda.so, with their stacks; no durations);\n"
-	      "                       on by itself when CMD links CUDA (libcuda, libcudart)\n"
-	      "      --no-gpu         not even when CMD links CUDA\n"
-	      "      --gpu-stacks=MODE  the CPU stack of a launch: site (default: once per call\n"
-	      "                       site, later calls attributed to it), every (each call)\n"
-	      "      --metrics=MS     system metrics every MS milliseconds (default 100, at least\n"
-	      "                       100): CPU busy per CPU; the targets' CPU user/system, RSS,\n"
-	      "                       faults, context switches, bytes read and written; GPU\n"
-	      "                       utilization and memory through NVML; --metrics=off: none\n"
-	      "      --off-cpu        also the time target threads spend off the CPU (blocked or\n"
-	      "                       preempted), with the stacks they left it with (report\n"
-	      "                       --view=off|wall); with --timeline each block is also a\n"
-	      "                       timed span (chrome slices, speedscope evented profiles)\n"
-	      "      --off-cpu-min=US  leave out blocks shorter than US microseconds (default 100)\n"
-	      "      --steps=A[:B]    record only steps A to B of a program that marks them with\n"
-	      "                       perch_step(n) (perch.h): nothing before step A starts; the\n"
-	      "                       recording ends when step B ends (a launched CMD runs on)\n"
-	      "      --only-region=NAME  count only ticks whose thread is inside region NAME\n"
-	      "                       (decided in the kernel; NAME may register later)\n"
-	      "  -v, --verbose        debug output (twice: libbpf debug)\n",
-	      out);
-}
-
-/* --off-cpu (O), --off-cpu-min=US (m). */
-static int off_cpu_option(int c, struct record_opts *o)
-{
-	char *end;
-	double us;
-
-	if (c == 'O') {
-		o->off_cpu = true;
-		return 0;
-	}
-	us = strtod(optarg, &end);
-	if (*end || end == optarg || !(us >= 0) || us > 1e9)
-		return log_usage(NULL, "bad --off-cpu-min '%s' (microseconds)", optarg);
-	o->off_cpu_min_ns = (uint64_t)(us * 1000);
-	return 0;
-}
-
 int cli_parse_pids(const char *s, pid_t **pids, size_t *n)
 {
 	char *copy = strdup(s), *save = NULL;
@@ -193,29 +107,33 @@ struct event_choice {
 	bool freq_max; /* -F max */
 };
 
-/* The options that do not go into record_opts. */
-struct gpu_choice {
-	bool off;	    /* --no-gpu */
+/* What the options set: record_opts, and what does not go into it. */
+struct record_cli {
+	struct record_opts o;
+	bool gpu_off;	    /* --no-gpu */
 	const char *stacks; /* --gpu-stacks */
 	struct event_choice events;
+	pid_t *pids;
 };
 
 /* --gpu-stacks=MODE: the injection library reads it from the environment CMD inherits. */
-static int gpu_stacks(struct gpu_choice *g, const char *mode)
+static int set_gpu_stacks(void *ctx, const struct cli_opt *opt, const char *mode)
 {
+	(void)opt;
 	if (strcmp(mode, "site") && strcmp(mode, "every"))
 		return log_usage(NULL, "unknown --gpu-stacks mode '%s' (site, every)", mode);
-	g->stacks = mode;
+	((struct record_cli *)ctx)->stacks = mode;
 	return 0;
 }
 
-/* One option c (getopt's) into o; 0, HELP_DONE, or the exit status after a usage line. */
 /* --metrics: off, or a period in ms ("250" or "250ms"), from the drain period up to an hour. */
-static int parse_metrics(const char *s, unsigned int *ms)
+static int set_metrics(void *ctx, const struct cli_opt *opt, const char *s)
 {
+	unsigned int *ms = &((struct record_cli *)ctx)->o.metrics_ms;
 	unsigned long v;
 	char *end;
 
+	(void)opt;
 	if (!strcmp(s, "off")) {
 		*ms = 0;
 		return 0;
@@ -232,11 +150,13 @@ static int parse_metrics(const char *s, unsigned int *ms)
 }
 
 /* -e EV,...: each name checked, kept as the table spells it. */
-static int parse_events(const char *s, struct event_choice *e)
+static int set_events(void *ctx, const struct cli_opt *opt, const char *s)
 {
+	struct event_choice *e = &((struct record_cli *)ctx)->events;
 	char *copy = strdup(s), *save = NULL;
 	int ret = 0;
 
+	(void)opt;
 	if (!copy)
 		return PERCH_EXIT_INTERNAL;
 	for (char *t = strtok_r(copy, ",", &save); !ret && t; t = strtok_r(NULL, ",", &save)) {
@@ -256,11 +176,13 @@ static int parse_events(const char *s, struct event_choice *e)
 }
 
 /* -C LIST: against the machine's CPUs. */
-static int check_cpus(const char *list)
+static int set_cpus(void *ctx, const struct cli_opt *opt, const char *list)
 {
 	int n = cpulist_ncpus(), err;
 	bool *set;
 
+	(void)opt;
+	((struct record_cli *)ctx)->o.cpus = list;
 	if (n <= 0)
 		return PERCH_EXIT_INTERNAL;
 	set = calloc(n, sizeof(*set));
@@ -277,11 +199,14 @@ static int check_cpus(const char *list)
 }
 
 /* -F HZ, or -F max: the highest frequency the kernel allows (as perf reads it). */
-static int parse_freq(const char *s, struct record_opts *o, struct event_choice *e)
+static int set_freq(void *ctx, const struct cli_opt *opt, const char *s)
 {
+	struct record_opts *o = &((struct record_cli *)ctx)->o;
+	struct event_choice *e = &((struct record_cli *)ctx)->events;
 	unsigned long v;
 	FILE *f;
 
+	(void)opt;
 	if (!strcmp(s, "max")) {
 		f = fopen(PERF_MAX_RATE, "r");
 		if (!f || fscanf(f, "%lu", &v) != 1 || !v || v > UINT32_MAX)
@@ -299,117 +224,105 @@ static int parse_freq(const char *s, struct record_opts *o, struct event_choice 
 	return 0;
 }
 
-/* -a, -C, -e, -c, -F, -g: the perf user's options. */
-static int perf_option(int c, struct record_opts *o, struct event_choice *e)
+/* -c PERIOD. */
+static int set_period(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	unsigned long v;
 
-	switch (c) {
-	case 'F':
-		return parse_freq(optarg, o, e);
-	case 'g':
-		return 0; /* perf's "record call graphs": perch always does (--call-graph: how) */
-	case 'a':
-		o->all_cpus = true;
-		return 0;
-	case 'C':
-		o->cpus = optarg;
-		return check_cpus(optarg);
-	case 'e':
-		return parse_events(optarg, e);
-	default: /* 'c' */
-		if (cli_parse_uint(optarg, ULONG_MAX, &v) || !v)
-			return log_usage(NULL, "bad -c period '%s' (events per sample, 1 or more)",
-					 optarg);
-		o->period = v;
-		return 0;
-	}
+	(void)opt;
+	if (cli_parse_uint(arg, ULONG_MAX, &v) || !v)
+		return log_usage(NULL, "bad -c period '%s' (events per sample, 1 or more)", arg);
+	((struct record_cli *)ctx)->o.period = v;
+	return 0;
 }
 
-static int record_option(int c, struct record_opts *o, struct gpu_choice *g, pid_t **pids,
-			 char **argv)
+static int set_pids(void *ctx, const struct cli_opt *opt, const char *arg)
 {
+	struct record_cli *c = ctx;
+
+	(void)opt;
+	if (cli_parse_pids(arg, &c->pids, &c->o.npids))
+		return log_usage(NULL, "bad PID list '%s'", arg);
+	return 0;
+}
+
+static int set_duration(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	double *d = &((struct record_cli *)ctx)->o.duration_s;
 	char *end;
 
-	switch (c) {
-	case 'a':
-	case 'C':
-	case 'e':
-	case 'c':
-	case 'F':
-	case 'g':
-		return perf_option(c, o, &g->events);
-	case 'o':
-		o->output = optarg;
-		return 0;
-	case 'p':
-		if (cli_parse_pids(optarg, pids, &o->npids))
-			return log_usage(NULL, "bad PID list '%s'", optarg);
-		return 0;
-	case 'd':
-		o->duration_s = strtod(optarg, &end);
-		if (*end || end == optarg || !(o->duration_s > 0))
-			return log_usage(NULL, "bad duration '%s'", optarg);
-		return 0;
-	case 'D':
-		return parse_seconds(optarg, "--delay", true, &o->delay_s);
-	case 'M':
-		return parse_seconds(optarg, "--max-duration", false, &o->max_duration_s);
-	case 'x':
-		o->control = optarg;
-		return 0;
-	case 'q':
-		o->quiet = true;
-		return 0;
-	case 'L':
-		o->no_lines = true;
-		return 0;
-	case 'U':
-		if (cli_parse_unwind(optarg, &o->unwind))
-			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
-					 optarg);
-		return 0;
-	case 'G':
-		o->gpu = true;
-		return 0;
-	case 'N':
-		g->off = true;
-		return 0;
-	case 'K':
-		return gpu_stacks(g, optarg);
-	case 'T':
-		o->timeline = true;
-		return 0;
-	case 'Y':
-		return parse_metrics(optarg, &o->metrics_ms);
-	case 'S':
-		if (parse_size(optarg, &o->max_size))
-			return log_usage(NULL, "bad size '%s' (a number, optionally K, M or G)",
-					 optarg);
-		return 0;
-	case 'O':
-	case 'm':
-		return off_cpu_option(c, o);
-	case 'W':
-		if (steps_parse(optarg, &o->steps_first, &o->steps_last))
-			return log_usage(NULL, "bad --steps '%s' (A or A:B, step numbers, A <= B)",
-					 optarg);
-		o->steps = true;
-		return 0;
-	case 'R':
-		if (!*optarg)
-			return log_usage(NULL, "--only-region needs a region name");
-		o->only_region = optarg;
-		return 0;
-	case 'v':
-		log_set_verbose(log_verbose() + 1);
-		return 0;
-	case 'h':
-		cli_usage(stdout);
-		return HELP_DONE;
-	default:
-		return cli_bad_option(argv);
-	}
+	(void)opt;
+	*d = strtod(arg, &end);
+	if (*end || end == arg || !(*d > 0))
+		return log_usage(NULL, "bad duration '%s'", arg);
+	return 0;
+}
+
+/* --delay (val 1: 0 allowed) and --max-duration: the double at opt->field. */
+static int set_seconds(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "--%s", opt->long_name);
+	return parse_seconds(arg, name, opt->val, (double *)((char *)ctx + opt->field));
+}
+
+int cli_set_unwind(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct record_opts *o = (struct record_opts *)((char *)ctx + opt->field);
+
+	if (cli_parse_unwind(arg, &o->unwind))
+		return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)", arg);
+	return 0;
+}
+
+static int set_max_size(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_size(arg, &((struct record_cli *)ctx)->o.max_size))
+		return log_usage(NULL, "bad size '%s' (a number, optionally K, M or G)", arg);
+	return 0;
+}
+
+static int set_off_cpu_min(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	char *end;
+	double us = strtod(arg, &end);
+
+	(void)opt;
+	if (*end || end == arg || !(us >= 0) || us > 1e9)
+		return log_usage(NULL, "bad --off-cpu-min '%s' (microseconds)", arg);
+	((struct record_cli *)ctx)->o.off_cpu_min_ns = (uint64_t)(us * 1000);
+	return 0;
+}
+
+static int set_steps(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct record_opts *o = &((struct record_cli *)ctx)->o;
+
+	(void)opt;
+	if (steps_parse(arg, &o->steps_first, &o->steps_last))
+		return log_usage(NULL, "bad --steps '%s' (A or A:B, step numbers, A <= B)", arg);
+	o->steps = true;
+	return 0;
+}
+
+static int set_only_region(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (!*arg)
+		return log_usage(NULL, "--only-region needs a region name");
+	((struct record_cli *)ctx)->o.only_region = arg;
+	return 0;
+}
+
+static int set_verbose(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)ctx;
+	(void)opt;
+	(void)arg;
+	log_set_verbose(log_verbose() + 1);
+	return 0;
 }
 
 /* pid's children, as "A, B, ..." into buf (the first few; /proc/PID/task/TID/children); false
@@ -500,11 +413,11 @@ static void print_summary(const struct record_opts *o, const char *path)
 
 /* --gpu by itself when the command links CUDA and this perch has the injection library; the
  * --gpu-stacks mode for the library. 0, or the exit status. */
-static int gpu_choose(struct record_opts *o, const struct gpu_choice *g)
+static int gpu_choose(struct record_opts *o, const struct record_cli *g)
 {
 	char lib[PATH_MAX];
 
-	if (!o->gpu && !g->off && o->argv && targets__links_cuda(o->argv[0])) {
+	if (!o->gpu && !g->gpu_off && o->argv && targets__links_cuda(o->argv[0])) {
 		o->gpu = !gpu_find_library(lib, sizeof(lib));
 		if (!o->quiet && o->gpu)
 			fprintf(stderr,
@@ -539,91 +452,161 @@ static int check_perf_options(struct record_opts *o, const struct event_choice *
 	return 0;
 }
 
+extern const struct cli_command cli_record;
+
 static int run_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'},
-		{"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},
-		{"duration", required_argument, NULL, 'd'},
-		{"delay", required_argument, NULL, 'D'},
-		{"max-duration", required_argument, NULL, 'M'},
-		{"control", required_argument, NULL, 'x'},
-		{"all-cpus", no_argument, NULL, 'a'},
-		{"cpu", required_argument, NULL, 'C'},
-		{"event", required_argument, NULL, 'e'},
-		{"count", required_argument, NULL, 'c'},
-		{"call-graph", required_argument, NULL, 'U'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"no-lines", no_argument, NULL, 'L'},
-		{"unwind", required_argument, NULL, 'U'},
-		{"timeline", no_argument, NULL, 'T'},
-		{"max-size", required_argument, NULL, 'S'},
-		{"metrics", required_argument, NULL, 'Y'},
-		{"gpu", no_argument, NULL, 'G'},
-		{"no-gpu", no_argument, NULL, 'N'},
-		{"gpu-stacks", required_argument, NULL, 'K'},
-		{"off-cpu", no_argument, NULL, 'O'},
-		{"off-cpu-min", required_argument, NULL, 'm'},
-		{"steps", required_argument, NULL, 'W'},
-		{"only-region", required_argument, NULL, 'R'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct record_opts o = {.sz = sizeof(o),
-				.freq = DEFAULT_FREQ,
-				.output = "perch.data",
-				.metrics_ms = 100,
-				.off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000};
-	struct gpu_choice g = {0};
-	pid_t *pids = NULL;
+	struct record_cli c = {.o = {.freq = DEFAULT_FREQ,
+				     .output = "perch.data",
+				     .metrics_ms = 100,
+				     .off_cpu_min_ns = DEFAULT_OFF_CPU_MIN_US * 1000}};
+	struct record_opts *o = &c.o;
 	struct record_result res;
-	int c, ret = 0;
+	int ret = cli_opts__parse(&cli_record, argc, argv, &c);
 
-	while (!ret &&
-	       (c = getopt_long(argc, argv, "+F:o:p:d:D:aC:e:c:gqvh", longopts, NULL)) != -1)
-		ret = record_option(c, &o, &g, &pids, argv);
 	if (!ret && optind < argc)
-		o.argv = argv + optind;
+		o->argv = argv + optind;
 	if (!ret)
-		ret = check_perf_options(&o, &g.events);
-	if (!ret && g.off && o.gpu)
+		ret = check_perf_options(o, &c.events);
+	if (!ret && c.gpu_off && o->gpu)
 		ret = log_usage(NULL, "give either --gpu or --no-gpu, not both");
 	if (!ret)
-		ret = gpu_choose(&o, &g);
-	if (!ret && !o.all_cpus && !o.argv == !o.npids)
+		ret = gpu_choose(o, &c);
+	if (!ret && !o->all_cpus && !o->argv == !o->npids)
 		ret = log_usage(NULL, "%s",
-				o.argv ? "give either -p PID or a command, not both"
-				       : "nothing to record: give -- CMD or -p PID");
+				o->argv ? "give either -p PID or a command, not both"
+					: "nothing to record: give -- CMD or -p PID");
 	if (ret) {
-		free(pids);
-		return ret == HELP_DONE ? 0 : ret;
+		free(c.pids);
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	}
-	o.pids = pids;
-	ret = record__run(&o, &res);
-	if (res.complete && (!o.quiet || o.only_region))
-		print_summary(&o, o.output);
-	free(pids);
+	o->pids = c.pids;
+	ret = record__run(o, &res);
+	if (res.complete && (!o->quiet || o->only_region))
+		print_summary(o, o->output);
+	free(c.pids);
 	if (res.duration_stopped)
-		fprintf(stderr, "perch: %s stopped after -d %g s (exit status 0)\n", o.argv[0],
-			o.duration_s);
+		fprintf(stderr, "perch: %s stopped after -d %g s (exit status 0)\n", o->argv[0],
+			o->duration_s);
 	return ret;
 }
+
+/* The synopsis lines: launch, attach, system-wide. */
+enum { L = 1, P = 2, A = 4 };
+#define CLI_CTX struct record_cli
+
+static const struct cli_opt record_rows[] = {
+	{'F', "freq", "HZ",
+	 "samples per second per CPU (default 997); max: the kernel's highest "
+	 "(/proc/sys/kernel/perf_event_max_sample_rate)",
+	 OPT_FN(set_freq), .in = L | P | A},
+	{'c', "count", "PERIOD",
+	 "one sample every PERIOD events (nanoseconds for a clock) instead of -F HZ",
+	 OPT_FN(set_period), .in = L | P | A},
+	{'e', "event", "EV,...",
+	 "sample on these events (repeatable): cpu-clock (default; cycles where the machine has a "
+	 "PMU), task-clock, page-faults, minor-faults, major-faults, context-switches, "
+	 "cpu-migrations, cycles, instructions (these two need a PMU); clocks at -F HZ, the others "
+	 "every event (-c 1) by default",
+	 OPT_FN(set_events), .in = L | P | A},
+	{'o', "output", "FILE", "recording file (default perch.data)", OPT_STR(o.output),
+	 .in = L | P | A},
+	{'p', "pid", "PID,...", "attach to running processes (and children they fork)",
+	 OPT_FN(set_pids), .needs = P},
+	{'a', "all-cpus", NULL,
+	 "system-wide: every process, kernel threads and idle too; with -- CMD, until CMD exits; "
+	 "alone, until -d or Ctrl-C",
+	 OPT_TRUE(o.all_cpus), .needs = A},
+	{'C', "cpu", "LIST", "sample only on these CPUs (\"0,2-3\"); alone, implies -a",
+	 OPT_FN(set_cpus), .in = L | P | A},
+	{'d', "duration", "SEC",
+	 "stop after SEC seconds (attach mode; launch: terminate CMD with SIGTERM; perch then exits "
+	 "0, \"stopped after -d\")",
+	 OPT_FN(set_duration), .in = L | P | A},
+	{'D', "delay", "SEC",
+	 "start sampling SEC seconds after CMD starts (or the attach); the targets run meanwhile, "
+	 "unsampled",
+	 OPT_FN(set_seconds), .field = OPT_FIELD(o.delay_s), .val = 1, .in = L | P | A},
+	{0, "max-duration", "SEC",
+	 "stop sampling for good after SEC seconds; a launched CMD runs on to its end (the recording "
+	 "says where it stopped)",
+	 OPT_FN(set_seconds), .field = OPT_FIELD(o.max_duration_s), .in = L | P | A},
+	{0, "control", "fifo:CTL[,ACK]",
+	 "pause and resume through a FIFO, as perf's: the lines 'disable', 'enable' (and 'ping'), "
+	 "each answered 'ack' on ACK; SIGUSR1 pauses a recording too, SIGUSR2 resumes it",
+	 OPT_STR(o.control), .in = L | P | A},
+	{'q', "quiet", NULL, "no summary when recording ends", OPT_TRUE(o.quiet), .in = L | P | A},
+	{0, "no-lines", NULL, "no source lines or inline frames (skips reading DWARF)",
+	 OPT_TRUE(o.no_lines), .in = L | P | A},
+	{0, "unwind", "MODE",
+	 "user stacks: auto (default: in the kernel from .eh_frame tables, frame pointers where a "
+	 "module has none), dwarf (tables only), fp",
+	 OPT_FN(cli_set_unwind), .field = OPT_FIELD(o), .in = L | P | A},
+	{0, "call-graph", "MODE", "the same as --unwind (perf's spelling: fp, dwarf)",
+	 OPT_FN(cli_set_unwind), .field = OPT_FIELD(o)},
+	{'g', NULL, NULL, "perf's \"record call graphs\": perch always does (accepted)",
+	 .type = CLI_OPT_NOP},
+	{0, "timeline", NULL,
+	 "every sample's time and thread, every region begin, end and mark (grows with the run; see "
+	 "--max-size)",
+	 OPT_TRUE(o.timeline), .in = L | P | A},
+	{0, "max-size", "SIZE",
+	 "cap the bytes the timeline adds to the file (K, M, G suffixes): past it, sample times and "
+	 "spans are dropped, counted; without --timeline: cap the file, sampling stops for good "
+	 "there (checked every 100 ms drain)",
+	 OPT_FN(set_max_size), .in = L | P | A},
+	{0, "gpu", NULL,
+	 "CUDA kernels, copies and syncs of CMD (CUPTI, through perch's injection library), joined "
+	 "to the calls that launched them (with -p: launches, copies and memsets counted from "
+	 "uprobes on the process's libcuda.so, with their stacks; no durations); on by itself when "
+	 "CMD links CUDA (libcuda, libcudart)",
+	 OPT_TRUE(o.gpu), .in = L | P | A},
+	{0, "no-gpu", NULL, "not even when CMD links CUDA", OPT_TRUE(gpu_off), .in = L | A},
+	{0, "gpu-stacks", "MODE",
+	 "the CPU stack of a launch: site (default: once per call site, later calls attributed to "
+	 "it), every (each call)",
+	 OPT_FN(set_gpu_stacks), .in = L | P | A},
+	{0, "metrics", "MS|off",
+	 "system metrics every MS milliseconds (default 100, at least 100): CPU busy per CPU; the "
+	 "targets' CPU user/system, RSS, faults, context switches, bytes read and written; GPU "
+	 "utilization and memory through NVML; --metrics=off: none",
+	 OPT_FN(set_metrics), .in = L | P | A},
+	{0, "off-cpu", NULL,
+	 "also the time target threads spend off the CPU (blocked or preempted), with the stacks "
+	 "they left it with (report --view=off|wall); with --timeline each block is also a timed "
+	 "span (chrome slices, speedscope evented profiles)",
+	 OPT_TRUE(o.off_cpu), .in = L | P | A},
+	{0, "off-cpu-min", "US", "leave out blocks shorter than US microseconds (default 100)",
+	 OPT_FN(set_off_cpu_min), .in = L | P | A},
+	{0, "steps", "A[:B]",
+	 "record only steps A to B of a program that marks them with perch_step(n) (perch.h): "
+	 "nothing before step A starts; the recording ends when step B ends (a launched CMD runs "
+	 "on)",
+	 OPT_FN(set_steps), .in = L | P | A},
+	{0, "only-region", "NAME",
+	 "count only ticks whose thread is inside region NAME (decided in the kernel; NAME may "
+	 "register later)",
+	 OPT_FN(set_only_region), .in = L | P | A},
+	{'v', "verbose", NULL, "debug output (twice: libbpf debug)", OPT_FN(set_verbose),
+	 .in = L | P | A},
+};
+
+static const char *const record_lines[] = {"-- CMD [ARGS...]", "", "[-- CMD [ARGS...]]", NULL};
+
+static const struct cli_opts record_table = {
+	CLI_OPTS(record_rows),
+	.flags = "+",
+	.lines = record_lines,
+	.summary = "record CMD, running processes (-p) or every CPU (-a) into perch.data",
+	.about =
+		"With -- CMD, perch launches CMD and records it and every child it forks until it "
+		"exits; with -p, the given processes until Ctrl-C, -d or their exit; with -a, every "
+		"CPU. When the recording is complete, perch prints a summary of it (as perch report "
+		"would) on standard error.",
+};
 
 const struct cli_command cli_record = {
 	.name = "record",
 	.run = run_record,
-	.synopsis =
-		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
-		"[--max-size=SIZE] [--gpu|--no-gpu] [--gpu-stacks=MODE] [-d SEC] [-D SEC] "
-		"[-a] [-C CPUS] [-e EVENT,...] [-c PERIOD] [-g] [--call-graph=fp|dwarf] "
-		"[--max-duration=SEC] [--control=fifo:CTL[,ACK]] [--metrics=MS|off] "
-		"[--off-cpu [--off-cpu-min=US]] -- CMD [ARGS...]\n"
-		"perch record [-F HZ] [-o FILE] [-q] [-v] [--no-lines] [--unwind=MODE] [--timeline] "
-		"[--max-size=SIZE] [--gpu] [-D SEC] [--max-duration=SEC] "
-		"[--control=fifo:CTL[,ACK]] [--metrics=MS|off] [--off-cpu [--off-cpu-min=US]] "
-		"-p PID[,PID...] [-d SEC]\n"
-		"perch record -a [-C CPUS] [-e EVENT,...] [-c PERIOD | -F HZ] [-d SEC] [options]\n",
-	.options = record_options,
+	.opts = &record_table,
 };

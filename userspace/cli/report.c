@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,105 +18,29 @@
 #include "model/query.h"
 #include "report/report.h"
 
-#define HELP_DONE  (-1) /* --help was printed: exit 0 */
-#define HELP_COL   23	/* where the option texts start */
-#define HELP_WIDTH 88	/* the widest line of help */
+/* What the options set. */
+struct report_cli {
+	struct report_opts o;
+	const char *output; /* -o */
+	const char *path;   /* the recording */
+	const char *event;  /* --event=NAME, what only the loaded recording can resolve */
+};
 
-/* text from column HELP_COL on (where the caller is), wrapped at HELP_WIDTH. */
-static void put_wrapped(const char *text, FILE *out)
+/* --format's help: every output of report/'s table with its help, "A (..), B (..) or C (..)";
+ * written before the options are parsed. */
+static char format_help[2048];
+
+static void make_format_help(void)
 {
-	size_t col = HELP_COL;
-
-	while (*text) {
-		size_t len = strcspn(text, " ");
-
-		if (col > HELP_COL && col + 1 + len > HELP_WIDTH) {
-			fprintf(out, "\n%*s", HELP_COL, "");
-			col = HELP_COL;
-		} else if (col > HELP_COL) {
-			fputc(' ', out);
-			col++;
-		}
-		fprintf(out, "%.*s", (int)len, text);
-		col += len;
-		text += len + (text[len] == ' ');
-	}
-	fputc('\n', out);
-}
-
-/* --format: every output of report/'s table with its help, "A (..), B (..) or C (..)". */
-static void format_help(FILE *out)
-{
-	char text[2048];
 	size_t len = 0;
 
-	for (int i = 0; i < REPORT_NR && len < sizeof(text); i++) {
+	for (int i = 0; i < REPORT_NR && len < sizeof(format_help); i++) {
 		const char *sep = !i ? "" : i + 1 < REPORT_NR ? ", " : " or ";
 
-		len += snprintf(text + len, sizeof(text) - len, "%s%s %s", sep,
+		len += snprintf(format_help + len, sizeof(format_help) - len, "%s%s %s", sep,
 				report_outputs[i].name, report_outputs[i].help);
 	}
-	fprintf(out, "%-*s", HELP_COL, "  --format=FMT");
-	put_wrapped(text, out);
 }
-
-static void report_options(FILE *out)
-{
-	fputs("report options:\n", out);
-	format_help(out);
-	fputs("  --region=NAME        only the samples taken inside region NAME (at any depth)\n"
-	      "  --min-percent=N      hide call-tree nodes below N% of samples (default 0.5)\n"
-	      "  --top=N              rows in the top-functions tables (default 20)\n"
-	      "  --lines              one entry per source line (function (file:line)), not per "
-	      "function\n"
-	      "  --no-demangle        show C++ names as the binary spells them\n"
-	      "  --inline             code inlined into a function is its own function, which takes\n"
-	      "                       the self time (the default)\n"
-	      "  --no-inline          each frame is its out-of-line function alone, which takes the\n"
-	      "                       self time of code inlined into it (perf report --no-inline);\n"
-	      "                       the recording keeps the inline chains for --inline\n"
-	      "  -o, --output=FILE    write the report to FILE (default: standard output)\n"
-	      "  -i, --input=FILE     the recording (as FILE alone; default perch.data)\n"
-	      "queries (fble's; every format's samples and call trees, not the region times or GPU\n"
-	      "tables; F is a function's name as the report prints it, exactly, or /REGEX/ (POSIX\n"
-	      "extended, matched anywhere in the name); F,G a list; applied in the order given, each\n"
-	      "repeatable; a name no function has is an error, exit 64):\n"
-	      "  --select=F[,G]       keep the samples whose stack holds every one of F, G\n"
-	      "  --exclude=F[,G]      drop the samples whose stack holds any of F, G\n"
-	      "  --fold=F[,G]         remove F's frames from each stack (its self goes to its caller;\n"
-	      "                       a stack left empty is \"[folded]\")\n"
-	      "  --callers=F          instead of the report, F's callers (\"going in\": samples holding\n"
-	      "                       the edge caller->F, each once) as text or --format=csv\n"
-	      "  --callees=F          the same for F's callees (F->callee, and F's self)\n"
-	      "  --merge-chains=P     call tree: show a node whose callee holds >= P% of its samples\n"
-	      "                       as one row \"a > b\"\n"
-	      "  --sort=KEYS          perf's: comm, pid, tid (each once, in any order) then function:\n"
-	      "                       the keys go on top of the call tree, the top tables and\n"
-	      "                       folded's stacks (rows per keys, and function when listed);\n"
-	      "                       dso (after the keys): the top tables per module (self: the\n"
-	      "                       leaf is in it; total: a frame is); dso,sym: per function\n"
-	      "                       (sym: function); self or total: only the top table by self,\n"
-	      "                       or by total\n"
-	      "  --children, --no-children\n"
-	      "                       perf's: --sort=total, --sort=self\n"
-	      "  --stdio              perf's: the text report (the default)\n"
-	      "  --per-thread         --sort=pid,tid,function\n"
-	      "  --pid=LIST, --tid=LIST, --comm=NAME[,NAME]\n"
-	      "                       keep only the samples of these processes, threads or thread\n"
-	      "                       names (every format; with the queries, in any order)\n"
-	      "  --view=cpu|off|wall  what the samples weigh: on-CPU ticks (default), off-CPU\n"
-	      "                       time, or both in ns (a recording made with --off-cpu)\n"
-	      "  --metrics=WHICH      the text's system metrics: summary (default: the CPUs, the\n"
-	      "                       busiest processes, the GPUs), all (every series of every\n"
-	      "                       process; why GPU metrics are missing), none\n"
-	      "  --event=NAME         only event NAME's samples (a recording of perch record -e A,B;\n"
-	      "                       without it the text report shows each event in turn, and the\n"
-	      "                       other formats need it)\n",
-	      out);
-}
-
-/* --event=NAME, the one option that names what only the loaded recording can resolve. */
-static const char *event_arg;
 
 /* The output called name into *format. */
 static int parse_format(const char *name, enum report_format *format)
@@ -193,21 +118,19 @@ static int unknown_region(const struct recording *r, const char *path, const cha
 	return ret;
 }
 
-/* A query option: c is its getopt code, one of "SXFCE". */
-static int query_option(int c, struct report_opts *o)
+/* A query option: opt->val its enum query_kind. */
+static int query_option(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	static const char codes[] = "SXFCE";
-	static const char *const names[] = {"select", "exclude", "fold", "callers", "callees"};
-	enum query_kind kind = (enum query_kind)(strchr(codes, c) - codes);
+	struct report_opts *o = ctx;
 	int err;
 
 	if (!o->query && !(o->query = query__new()))
 		return log_usage(NULL, "out of memory");
-	err = query__add(o->query, kind, optarg);
+	err = query__add(o->query, (enum query_kind)opt->val, arg);
 	if (err == -ENOMEM)
 		return log_usage(NULL, "out of memory");
 	if (err)
-		return log_usage(NULL, "bad --%s '%s': %s", names[kind], optarg,
+		return log_usage(NULL, "bad --%s '%s': %s", opt->long_name, arg,
 				 query__error(o->query));
 	return 0;
 }
@@ -258,10 +181,12 @@ static int sort_word(const char *w, size_t len, struct report_opts *o)
 
 /* --sort=KEY[,KEY...] (perf's): thread keys, "function", and self or total. Keys or function
  * replace the keys of an earlier --sort or --per-thread; self or total its table choice. */
-static int parse_sort(const char *arg, struct report_opts *o)
+static int parse_sort(void *ctx, const struct cli_opt *opt, const char *arg)
 {
+	struct report_opts *o = ctx;
 	struct report_opts s = {.sort = REPORT_SORT_BOTH};
 
+	(void)opt;
 	for (const char *w = arg;; w++) {
 		size_t len = strcspn(w, ",");
 
@@ -287,12 +212,14 @@ static int parse_sort(const char *arg, struct report_opts *o)
 }
 
 /* --metrics=summary|all|none: the text's Metrics section. */
-static int parse_metrics(const char *s, struct report_opts *o)
+static int parse_metrics(void *ctx, const struct cli_opt *opt, const char *s)
 {
 	static const char *const names[] = {[REPORT_METRICS_SUMMARY] = "summary",
 					    [REPORT_METRICS_ALL] = "all",
 					    [REPORT_METRICS_NONE] = "none"};
+	struct report_opts *o = ctx;
 
+	(void)opt;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {
 			o->metrics = (enum report_metrics)i;
@@ -303,131 +230,100 @@ static int parse_metrics(const char *s, struct report_opts *o)
 }
 
 /* perf report's spellings: --stdio (the text report: perch's default output), --children
- * (order by total: the top table by total) and --no-children (by self: the table by self). */
-static int perf_report_option(int c, struct report_opts *o)
+ * (order by total: the top table by total) and --no-children (by self: the table by self);
+ * opt->val is the letter. */
+static int perf_report_option(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	if (c == 's')
+	struct report_opts *o = ctx;
+
+	(void)arg;
+	if (opt->val == 's')
 		o->format = REPORT_TEXT;
 	else
-		o->sort = c == 'c' ? REPORT_SORT_TOTAL : REPORT_SORT_SELF;
+		o->sort = opt->val == 'c' ? REPORT_SORT_TOTAL : REPORT_SORT_SELF;
 	return 0;
 }
 
-/* --merge-chains=P and --sort. */
-static int tree_option(int c, struct report_opts *o)
+static int set_merge_chains(void *ctx, const struct cli_opt *opt, const char *arg)
 {
+	struct report_opts *o = ctx;
 	char *end;
 
-	if (c == 'O')
-		return parse_sort(optarg, o);
-	o->merge_chains = strtod(optarg, &end);
-	if (*end || end == optarg || !(o->merge_chains > 0 && o->merge_chains <= 100))
-		return log_usage(NULL,
-				 "bad --merge-chains '%s' (a percentage above 0, at most 100)",
-				 optarg);
+	(void)opt;
+	o->merge_chains = strtod(arg, &end);
+	if (*end || end == arg || !(o->merge_chains > 0 && o->merge_chains <= 100))
+		return log_usage(
+			NULL, "bad --merge-chains '%s' (a percentage above 0, at most 100)", arg);
 	return 0;
 }
 
-/* --per-thread, and the thread filters --pid, --tid, --comm (c: 'W', 'P', 'T', 'N'). */
-static int thread_option(int c, struct report_opts *o)
+static int set_per_thread(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	static const char codes[] = "PTN";
-	static const char *const names[] = {"pid", "tid", "comm"};
-	enum query_thread_key key;
+	struct report_opts *o = ctx;
+
+	(void)opt;
+	(void)arg;
+	o->keys[0] = PROFILE_KEY_PID;
+	o->keys[1] = PROFILE_KEY_TID;
+	o->nkeys = 2;
+	o->by_function = true;
+	return 0;
+}
+
+/* The thread filters --pid, --tid, --comm: opt->val their enum query_thread_key. */
+static int thread_option(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct report_opts *o = ctx;
 	int err;
 
-	if (c == 'W') {
-		o->keys[0] = PROFILE_KEY_PID;
-		o->keys[1] = PROFILE_KEY_TID;
-		o->nkeys = 2;
-		o->by_function = true;
-		return 0;
-	}
-	key = (enum query_thread_key)(strchr(codes, c) - codes);
 	if (!o->query && !(o->query = query__new()))
 		return log_usage(NULL, "out of memory");
-	err = query__add_thread(o->query, key, optarg);
+	err = query__add_thread(o->query, (enum query_thread_key)opt->val, arg);
 	if (err == -ENOMEM)
 		return log_usage(NULL, "out of memory");
 	if (err)
-		return log_usage(NULL, "bad --%s '%s': %s", names[key], optarg,
+		return log_usage(NULL, "bad --%s '%s': %s", opt->long_name, arg,
 				 query__error(o->query));
 	return 0;
 }
 
-/* One option c (getopt's) into o (and -o into *output); 0, HELP_DONE, or the exit status after
- * a usage line. */
-static int report_option(int c, struct report_opts *o, const char **output, char **argv)
+static int set_format(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	unsigned long v;
+	(void)opt;
+	if (parse_format(arg, &((struct report_opts *)ctx)->format))
+		return unknown_format(arg);
+	return 0;
+}
+
+static int set_min_percent(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct report_opts *o = ctx;
 	char *end;
 
-	switch (c) {
-	case 'f':
-		if (parse_format(optarg, &o->format))
-			return unknown_format(optarg);
-		return 0;
-	case 'm':
-		o->min_percent = strtod(optarg, &end);
-		if (*end || end == optarg || o->min_percent < 0 || o->min_percent > 100)
-			return log_usage(NULL, "bad --min-percent '%s'", optarg);
-		return 0;
-	case 't':
-		if (cli_parse_uint(optarg, 1000000, &v))
-			return log_usage(NULL, "bad --top '%s'", optarg);
-		o->top = v;
-		return 0;
-	case 'l':
-		o->lines = true;
-		return 0;
-	case 'D':
-		o->no_demangle = true;
-		return 0;
-	case 'n':
-		o->no_inline = false;
-		return 0;
-	case 'U':
-		o->no_inline = true;
-		return 0;
-	case 'r':
-		o->region = optarg;
-		return 0;
-	case 'o':
-		*output = optarg;
-		return 0;
-	case 'S':
-	case 'X':
-	case 'F':
-	case 'C':
-	case 'E':
-		return query_option(c, o);
-	case 'M':
-	case 'O':
-		return tree_option(c, o);
-	case 's':
-	case 'c':
-	case 'k':
-		return perf_report_option(c, o);
-	case 'W':
-	case 'P':
-	case 'T':
-	case 'N':
-		return thread_option(c, o);
-	case 'e':
-		event_arg = optarg;
-		return 0;
-	case 'Y':
-		return parse_metrics(optarg, o);
-	case 'V':
-		if (report__parse_view(optarg, &o->view))
-			return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", optarg);
-		return 0;
-	case 'h':
-		cli_usage(stdout);
-		return HELP_DONE;
-	default:
-		return cli_bad_option(argv);
-	}
+	(void)opt;
+	o->min_percent = strtod(arg, &end);
+	if (*end || end == arg || o->min_percent < 0 || o->min_percent > 100)
+		return log_usage(NULL, "bad --min-percent '%s'", arg);
+	return 0;
+}
+
+static int set_top(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned long v;
+
+	(void)opt;
+	if (cli_parse_uint(arg, 1000000, &v))
+		return log_usage(NULL, "bad --top '%s'", arg);
+	((struct report_opts *)ctx)->top = v;
+	return 0;
+}
+
+static int set_view(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	(void)opt;
+	if (report__parse_view(arg, &((struct report_opts *)ctx)->view))
+		return log_usage(NULL, "bad --view '%s' (cpu, off or wall)", arg);
+	return 0;
 }
 
 /* The report of r into output (NULL: standard output); the exit status. */
@@ -512,7 +408,7 @@ static int print_each_event(const char *path, const struct report_opts *o, const
 
 /* --event=NAME, or every event in turn (text), or the one event there is. */
 static int print_events(struct recording *r, const char *path, const struct report_opts *o,
-			const char *output)
+			const char *output, const char *event_arg)
 {
 	struct report_opts eo = *o;
 	uint32_t n = report__nevents(r), ev;
@@ -533,8 +429,10 @@ static int print_events(struct recording *r, const char *path, const struct repo
 	return print_each_event(path, o, output);
 }
 
-static int report_file(const char *path, const struct report_opts *o, const char *output)
+static int report_file(const struct report_cli *c)
 {
+	const struct report_opts *o = &c->o;
+	const char *path = c->path, *output = c->output;
 	struct recording *r = NULL;
 	int err, ret = 0;
 
@@ -548,81 +446,128 @@ static int report_file(const char *path, const struct report_opts *o, const char
 		recording__free(r);
 		return ret;
 	}
-	ret = print_events(r, path, o, output);
+	ret = print_events(r, path, o, output, c->event);
 	if (err)
 		ret = report_damage(path, r, err);
 	recording__free(r);
 	return ret;
 }
 
+extern const struct cli_command cli_report;
+
 static int run_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"min-percent", required_argument, NULL, 'm'},
-		{"top", required_argument, NULL, 't'},
-		{"lines", no_argument, NULL, 'l'},
-		{"no-demangle", no_argument, NULL, 'D'},
-		{"inline", no_argument, NULL, 'n'},
-		{"no-inline", no_argument, NULL, 'U'},
-		{"region", required_argument, NULL, 'r'},
-		{"output", required_argument, NULL, 'o'},
-		{"select", required_argument, NULL, 'S'},
-		{"exclude", required_argument, NULL, 'X'},
-		{"fold", required_argument, NULL, 'F'},
-		{"callers", required_argument, NULL, 'C'},
-		{"callees", required_argument, NULL, 'E'},
-		{"merge-chains", required_argument, NULL, 'M'},
-		{"sort", required_argument, NULL, 'O'},
-		{"view", required_argument, NULL, 'V'},
-		{"per-thread", no_argument, NULL, 'W'},
-		{"pid", required_argument, NULL, 'P'},
-		{"tid", required_argument, NULL, 'T'},
-		{"comm", required_argument, NULL, 'N'},
-		{"event", required_argument, NULL, 'e'},
-		{"metrics", required_argument, NULL, 'Y'},
-		{"stdio", no_argument, NULL, 's'},
-		{"children", no_argument, NULL, 'c'},
-		{"no-children", no_argument, NULL, 'k'},
-		{"input", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	struct report_opts o = {
-		.sz = sizeof(o), .min_percent = 0.5, .top = 20, .by_function = true};
-	const char *dflt = "perch.data", *path = dflt, *output = NULL;
-	int c, ret = 0;
+	static const char dflt[] = "perch.data";
+	struct report_cli c = {.o = {.min_percent = 0.5, .top = 20, .by_function = true},
+			       .path = dflt};
+	int ret;
 
-	while (!ret && (c = getopt_long(argc, argv, "hi:o:", longopts, NULL)) != -1) {
-		if (c == 'i')
-			path = optarg; /* perf's spelling of the positional FILE */
-		else
-			ret = report_option(c, &o, &output, argv);
-	}
-	if (!ret && optind < argc && path == dflt)
-		path = argv[optind++];
+	make_format_help();
+	ret = cli_opts__parse(&cli_report, argc, argv, &c);
+	if (!ret && optind < argc && c.path == dflt)
+		c.path = argv[optind++];
 	if (!ret && optind < argc)
 		ret = log_usage(NULL, "unexpected argument '%s'", argv[optind]);
 	if (!ret)
-		ret = focus_format(&o);
+		ret = focus_format(&c.o);
 	if (!ret)
-		ret = report_file(path, &o, output);
-	query__free(o.query);
-	return ret == HELP_DONE ? 0 : ret;
+		ret = report_file(&c);
+	query__free(c.o.query);
+	return ret == CLI_HELP_DONE ? 0 : ret;
 }
+
+#define CLI_CTX struct report_cli
+
+static const struct cli_opt report_rows[] = {
+	{0, "format", "FMT", format_help, OPT_FN(set_format), .in = 1},
+	{0, "region", "NAME", "only the samples taken inside region NAME (at any depth)",
+	 OPT_STR(o.region), .in = 1},
+	{0, "min-percent", "N", "hide call-tree nodes below N% of samples (default 0.5)",
+	 OPT_FN(set_min_percent), .in = 1},
+	{0, "top", "N", "rows in the top-functions tables (default 20)", OPT_FN(set_top), .in = 1},
+	{0, "lines", NULL, "one entry per source line (function (file:line)), not per function",
+	 OPT_TRUE(o.lines), .in = 1},
+	{0, "no-demangle", NULL, "show C++ names as the binary spells them",
+	 OPT_TRUE(o.no_demangle), .in = 1},
+	{0, "inline", NULL,
+	 "code inlined into a function is its own function, which takes the self time (the "
+	 "default)",
+	 OPT_FALSE(o.no_inline), .in = 1},
+	{0, "no-inline", NULL,
+	 "each frame is its out-of-line function alone, which takes the self time of code inlined "
+	 "into it (perf report --no-inline); the recording keeps the inline chains for --inline",
+	 OPT_TRUE(o.no_inline), .in = 1},
+	{'o', "output", "FILE", "write the report to FILE (default: standard output)",
+	 OPT_STR(output), .in = 1},
+	{'i', "input", "FILE", "the recording (as FILE alone; default perch.data)", OPT_STR(path),
+	 .in = 1},
+	OPT_TEXT("Queries (fble's; every format's samples and call trees, not the region times or "
+		 "GPU tables; F is a function's name as the report prints it, exactly, or /REGEX/ "
+		 "(POSIX extended, matched anywhere in the name); F,G a list; applied in the order "
+		 "given, each repeatable; a name no function has is an error, exit 64):"),
+	{0, "select", "F[,G]", "keep the samples whose stack holds every one of F, G",
+	 OPT_FN(query_option), .val = QUERY_SELECT, .in = 1},
+	{0, "exclude", "F[,G]", "drop the samples whose stack holds any of F, G",
+	 OPT_FN(query_option), .val = QUERY_EXCLUDE, .in = 1},
+	{0, "fold", "F[,G]",
+	 "remove F's frames from each stack (its self goes to its caller; a stack left empty is "
+	 "\"[folded]\")",
+	 OPT_FN(query_option), .val = QUERY_FOLD, .in = 1},
+	{0, "callers", "F",
+	 "instead of the report, F's callers (\"going in\": samples holding the edge caller->F, "
+	 "each once) as text or --format=csv",
+	 OPT_FN(query_option), .val = QUERY_CALLERS, .in = 1},
+	{0, "callees", "F", "the same for F's callees (F->callee, and F's self)",
+	 OPT_FN(query_option), .val = QUERY_CALLEES, .in = 1},
+	{0, "merge-chains", "P",
+	 "call tree: show a node whose callee holds >= P% of its samples as one row \"a > b\"",
+	 OPT_FN(set_merge_chains), .in = 1},
+	{0, "sort", "KEYS",
+	 "perf's: comm, pid, tid (each once, in any order) then function: the keys go on top of the "
+	 "call tree, the top tables and folded's stacks (rows per keys, and function when listed); "
+	 "dso (after the keys): the top tables per module (self: the leaf is in it; total: a frame "
+	 "is); dso,sym: per function (sym: function); self or total: only the top table by self, or "
+	 "by total",
+	 OPT_FN(parse_sort), .in = 1},
+	{0, "children", NULL, "perf's: --sort=total, --sort=self", OPT_FN(perf_report_option),
+	 .val = 'c', .in = 1},
+	{0, "no-children", NULL, NULL, OPT_FN(perf_report_option), .val = 'k', .in = 1},
+	{0, "stdio", NULL, "perf's: the text report (the default)", OPT_FN(perf_report_option),
+	 .val = 's', .in = 1},
+	{0, "per-thread", NULL, "--sort=pid,tid,function", OPT_FN(set_per_thread), .in = 1},
+	{0, "pid", "LIST",
+	 "keep only the samples of these processes, threads or thread names (every format; with "
+	 "the queries, in any order)",
+	 OPT_FN(thread_option), .val = QUERY_PID, .in = 1},
+	{0, "tid", "LIST", NULL, OPT_FN(thread_option), .val = QUERY_TID, .in = 1},
+	{0, "comm", "NAME[,NAME]", NULL, OPT_FN(thread_option), .val = QUERY_COMM, .in = 1},
+	{0, "view", "cpu|off|wall",
+	 "what the samples weigh: on-CPU ticks (default), off-CPU time, or both in ns (a recording "
+	 "made with --off-cpu)",
+	 OPT_FN(set_view), .in = 1},
+	{0, "metrics", "summary|all|none",
+	 "the text's system metrics: summary (default: the CPUs, the busiest processes, the GPUs), "
+	 "all (every series of every process; why GPU metrics are missing), none",
+	 OPT_FN(parse_metrics), .in = 1},
+	{0, "event", "NAME",
+	 "only event NAME's samples (a recording of perch record -e A,B; without it the text report "
+	 "shows each event in turn, and the other formats need it)",
+	 OPT_STR(event), .in = 1},
+};
 
 const struct cli_command cli_report = {
 	.name = "report",
 	.run = run_report,
-	.synopsis =
-		"perch report [--format=FMT] [--region=NAME] [--min-percent=N] [--top=N]\n"
-		"                    [--lines] [--no-demangle] [--inline|--no-inline]\n"
-		"                    [--select=F] [--exclude=F] [--fold=F]\n"
-		"                    [--callers=F | --callees=F] [--merge-chains=P]\n"
-		"                    [--sort=self|total|comm,pid,tid,dso,function|sym] [--per-thread]\n"
-		"                    [--children|--no-children] [--stdio]\n"
-		"                    [--pid=LIST] [--tid=LIST] [--comm=NAME[,NAME]] [--view=cpu|off|wall]\n"
-		"                    [--event=NAME] [--metrics=summary|all|none]\n"
-		"                    [-o FILE] [FILE | -i FILE]\n",
-	.options = report_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(report_rows),
+			.flags = "",
+			.lines = (const char *const[]){"[FILE]", NULL},
+			.summary = "a recording (default perch.data) as a text report or an export",
+			.about =
+				"The text report: the call tree (bounded under recursion), the top functions "
+				"by self and by total, regions, GPU kernels, off-CPU time and system metrics, "
+				"each saying which view its numbers come from. The other formats are files "
+				"for other tools.",
+		},
 };

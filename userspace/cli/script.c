@@ -11,17 +11,15 @@
 #include "format/recording.h"
 #include "report/report.h"
 
-#define HELP_DONE (-1)
-
 static int run_script(int argc, char **argv)
 {
 	const char *path = "perch.data";
 	struct recording *r = NULL;
 	uint64_t dropped = 0;
-	int ret = cli_input_option(argc, argv, &path, NULL), err;
+	int ret = cli_input_option(&cli_script, argc, argv, &path, NULL), err;
 
 	if (ret)
-		return ret == HELP_DONE ? 0 : ret;
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	err = recording__load(path, &r);
 	if (!r)
 		return load_error(path, err);
@@ -50,6 +48,15 @@ static int run_script(int argc, char **argv)
 const struct cli_command cli_script = {
 	.name = "script",
 	.run = run_script,
-	.synopsis = "perch script [-i FILE]\n",
-	.options = NULL,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(cli_input_rows),
+			.flags = "",
+			.lines = (const char *const[]){"", NULL},
+			.summary =
+				"every sample of a --timeline recording, as perf script prints them",
+			.about =
+				"perf script's shape: comm pid/tid seconds: count event:, then the stack, leaf "
+				"first. A recording without a timeline is refused (exit 64).",
+		},
 };

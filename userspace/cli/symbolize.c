@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,33 +32,6 @@
 #define MAX_FRAMES 256	       /* deeper inline chains are cut to their innermost frames */
 #define IN_BUF	   (64 * 1024) /* stdin is read this much at a time */
 #define OUT_BUF	   (64 * 1024)
-
-static const char help_text[] =
-	"usage: perch symbolize -e FILE [-i] [-a] [--no-demangle] [--addr2line] [ADDR...]\n"
-	"\n"
-	"Print the function and source file:line of each address of FILE (an ELF executable or\n"
-	"shared object; addresses as nm and addr2line show them, in hex), like addr2line -f -C.\n"
-	"Without ADDR arguments, addresses are read from stdin, one per line. Functions get the\n"
-	"names every perch report gives them (the public alias, no symbol version, MODULE+0xSTART?\n"
-	"for code only an .eh_frame FDE bounds); --addr2line gives GNU addr2line's names instead.\n"
-	"\n";
-/* The options, in `perch symbolize -h` and `perch --help` alike. */
-static const char options_text[] =
-	"  -e, --exe=FILE       the ELF file the addresses belong to\n"
-	"  -i, --inlines        also print the functions the address was inlined into\n"
-	"  -a, --addresses      print each address (0x%016x) before its frames\n"
-	"      --no-demangle    show C++ names as the binary spells them\n"
-	"      --addr2line      name functions as GNU addr2line does: DWARF's own name (glibc's\n"
-	"                       __GI___libc_malloc for malloc), ?? where no symbol covers\n"
-	"  -C, --demangle, -f, --functions\n"
-	"                       accepted for addr2line compatibility (always on)\n";
-
-static void symbolize_options(FILE *out)
-{
-	fputs("symbolize options (like addr2line -f -C; addresses in hex, or one a line on stdin):\n",
-	      out);
-	fputs(options_text, out);
-}
 
 struct symcmd_opts {
 	const char *file;
@@ -268,59 +242,19 @@ static int open_module(struct symcmd *c, const char *file)
 	return 0;
 }
 
-/* The options into o; 0, or the exit status after the usage line (or help text). */
+extern const struct cli_command cli_symbolize;
+
+/* The options into o; 0, CLI_HELP_DONE, or the exit status after the usage line. */
 static int parse_opts(int argc, char **argv, struct symcmd_opts *o)
 {
-	static const struct option longopts[] = {
-		{"exe", required_argument, NULL, 'e'},
-		{"inlines", no_argument, NULL, 'i'},
-		{"addresses", no_argument, NULL, 'a'},
-		{"functions", no_argument, NULL, 'f'},
-		{"demangle", no_argument, NULL, 'C'},
-		{"no-demangle", no_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{"addr2line", no_argument, NULL, 'A'},
-		{0},
-	};
-	int opt;
+	int ret;
 
 	*o = (struct symcmd_opts){.demangle = true};
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":e:iafCh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'e':
-			o->file = optarg;
-			break;
-		case 'i':
-			o->inlines = true;
-			break;
-		case 'a':
-			o->addresses = true;
-			break;
-		case 'f':
-		case 'C':
-			break; /* addr2line's -f and -C: what perch always does */
-		case 'D':
-			o->demangle = false;
-			break;
-		case 'A':
-			o->addr2line = true;
-			break;
-		case 'h':
-			fputs(help_text, stdout);
-			fputs(options_text, stdout);
-			return -1;
-		case ':':
-			return log_usage("symbolize", "option '%s' needs an argument",
-					 argv[optind - 1]);
-		default:
-			return log_usage("symbolize", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (!o->file)
+	ret = cli_opts__parse(&cli_symbolize, argc, argv, o);
+	if (!ret && !o->file)
 		return log_usage("symbolize", "no file: -e FILE is required");
-	return 0;
+	return ret;
 }
 
 static int run_symbolize(int argc, char **argv)
@@ -331,7 +265,7 @@ static int run_symbolize(int argc, char **argv)
 
 	ret = parse_opts(argc, argv, &o);
 	if (ret)
-		return ret < 0 ? PERCH_EXIT_OK : ret;
+		return ret == CLI_HELP_DONE ? PERCH_EXIT_OK : ret;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		log_err("symbolize: out of memory");
@@ -371,9 +305,41 @@ cleanup:
 	return ret;
 }
 
+#define CLI_CTX struct symcmd_opts
+
+static const struct cli_opt symbolize_rows[] = {
+	{'e', "exe", "FILE", "the ELF file the addresses belong to", OPT_STR(file), .needs = 1},
+	{'i', "inlines", NULL, "also print the functions the address was inlined into",
+	 OPT_TRUE(inlines), .in = 1},
+	{'a', "addresses", NULL, "print each address (0x%016x) before its frames",
+	 OPT_TRUE(addresses), .in = 1},
+	{0, "no-demangle", NULL, "show C++ names as the binary spells them", OPT_FALSE(demangle),
+	 .in = 1},
+	{0, "addr2line", NULL,
+	 "name functions as GNU addr2line does: DWARF's own name (glibc's __GI___libc_malloc for "
+	 "malloc), ?? where no symbol covers",
+	 OPT_TRUE(addr2line), .in = 1},
+	{'C', "demangle", NULL, "accepted for addr2line compatibility (always on)",
+	 .type = CLI_OPT_NOP},
+	{'f', "functions", NULL, NULL, .type = CLI_OPT_NOP},
+};
+
 const struct cli_command cli_symbolize = {
 	.name = "symbolize",
 	.run = run_symbolize,
-	.synopsis = "perch symbolize -e FILE [-i] [-a] [--no-demangle] [--addr2line] [ADDR...]\n",
-	.options = symbolize_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(symbolize_rows),
+			.flags = ":",
+			.own_errors = true,
+			.lines = (const char *const[]){"[ADDR...]", NULL},
+			.summary =
+				"function and file:line of addresses of an ELF file, like addr2line -f -C",
+			.about =
+				"FILE is an ELF executable or shared object; addresses as nm and addr2line "
+				"show them, in hex. Without ADDR arguments, addresses are read from stdin, one "
+				"per line. Functions get the names every perch report gives them (the public "
+				"alias, no symbol version, MODULE+0xSTART? for code only an .eh_frame FDE "
+				"bounds); --addr2line gives GNU addr2line's names instead.",
+		},
 };

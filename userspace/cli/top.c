@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -30,7 +31,6 @@
 #define DEFAULT_FREQ	  997
 #define DEFAULT_REFRESH_S 2.0
 #define HEADER_LINES	  6 /* the lines above the rows */
-#define HELP_DONE	  (-1)
 
 struct top {
 	struct top_table *table;
@@ -186,79 +186,64 @@ static int on_drain(void *ctx, const struct rec_writer *w)
 	return t->quit ? SIGTERM : 0;
 }
 
-static void top_options(FILE *out)
-{
-	fputs("top options:\n"
-	      "  -F, --freq=HZ        samples per second per CPU (default 997)\n"
-	      "  -a, --all-cpus       every process on every CPU, as record -a (until q, or CMD\n"
-	      "                       ends when one is given)\n"
-	      "  -p, --pid=PID,...    attach to running processes (and children they fork)\n"
-	      "  -d, -r, --delay-secs=SEC  refresh every SEC seconds (default 2); the columns\n"
-	      "                       show the last interval and the whole run since start\n"
-	      "  -n, --rows=N         function rows (default: as many as the terminal holds, or 20)\n"
-	      "      --unwind=MODE    user stacks: auto (default), dwarf, fp (as record's)\n"
-	      "  q or Ctrl-C quits (exit 0; a launched CMD gets SIGTERM); top ends when the\n"
-	      "  targets exit, with CMD's exit status\n",
-	      out);
-}
+/* What the options set. */
+struct top_cli {
+	struct record_opts o;
+	struct top *t;
+	pid_t *pids;
+};
 
-static int top_option(int c, struct top *t, struct record_opts *o, pid_t **pids, char **argv)
+static int set_freq(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	unsigned long v;
-	char *end;
 
-	switch (c) {
-	case 'F':
-		if (cli_parse_uint(optarg, 100000, &v))
-			return log_usage(NULL, "bad frequency '%s'", optarg);
-		o->freq = v;
-		return 0;
-	case 'a':
-		o->all_cpus = true;
-		return 0;
-	case 'p':
-		if (cli_parse_pids(optarg, pids, &o->npids))
-			return log_usage(NULL, "bad PID list '%s'", optarg);
-		return 0;
-	case 'd':
-		t->refresh_s = strtod(optarg, &end);
-		if (*end || end == optarg || !(t->refresh_s >= 0.1 && t->refresh_s <= 3600))
-			return log_usage(NULL, "bad refresh '%s' (seconds, 0.1 to 3600)", optarg);
-		return 0;
-	case 'n':
-		if (cli_parse_uint(optarg, 100000, &v))
-			return log_usage(NULL, "bad row count '%s'", optarg);
-		t->rows = v;
-		return 0;
-	case 'U':
-		if (cli_parse_unwind(optarg, &o->unwind))
-			return log_usage(NULL, "unknown unwind mode '%s' (fp, dwarf, auto)",
-					 optarg);
-		return 0;
-	case 'h':
-		cli_usage(stdout);
-		return HELP_DONE;
-	default:
-		return cli_bad_option(argv);
-	}
+	(void)opt;
+	if (cli_parse_uint(arg, 100000, &v))
+		return log_usage(NULL, "bad frequency '%s'", arg);
+	((struct top_cli *)ctx)->o.freq = v;
+	return 0;
 }
 
-static int parse_top(int argc, char **argv, struct top *t, struct record_opts *o, pid_t **pids)
+static int set_pids(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"freq", required_argument, NULL, 'F'},
-		{"all-cpus", no_argument, NULL, 'a'},
-		{"pid", required_argument, NULL, 'p'},
-		{"delay-secs", required_argument, NULL, 'd'},
-		{"rows", required_argument, NULL, 'n'},
-		{"unwind", required_argument, NULL, 'U'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	int c, ret = 0;
+	struct top_cli *c = ctx;
 
-	while (!ret && (c = getopt_long(argc, argv, "+aF:p:d:r:n:h", longopts, NULL)) != -1)
-		ret = top_option(c == 'r' ? 'd' : c, t, o, pids, argv);
+	(void)opt;
+	if (cli_parse_pids(arg, &c->pids, &c->o.npids))
+		return log_usage(NULL, "bad PID list '%s'", arg);
+	return 0;
+}
+
+static int set_refresh(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct top *t = ((struct top_cli *)ctx)->t;
+	char *end;
+
+	(void)opt;
+	t->refresh_s = strtod(arg, &end);
+	if (*end || end == arg || !(t->refresh_s >= 0.1 && t->refresh_s <= 3600))
+		return log_usage(NULL, "bad refresh '%s' (seconds, 0.1 to 3600)", arg);
+	return 0;
+}
+
+static int set_rows(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	unsigned long v;
+
+	(void)opt;
+	if (cli_parse_uint(arg, 100000, &v))
+		return log_usage(NULL, "bad row count '%s'", arg);
+	((struct top_cli *)ctx)->t->rows = v;
+	return 0;
+}
+
+extern const struct cli_command cli_top;
+
+static int parse_top(int argc, char **argv, struct top_cli *c)
+{
+	struct record_opts *o = &c->o;
+	int ret = cli_opts__parse(&cli_top, argc, argv, c);
+
 	if (!ret && optind < argc)
 		o->argv = argv + optind;
 	if (!ret && o->all_cpus && o->npids)
@@ -273,43 +258,73 @@ static int parse_top(int argc, char **argv, struct top *t, struct record_opts *o
 static int run_top(int argc, char **argv)
 {
 	struct top t = {.refresh_s = DEFAULT_REFRESH_S, .tty_out = isatty(STDOUT_FILENO)};
-	struct record_opts o = {.sz = sizeof(o),
-				.freq = DEFAULT_FREQ,
-				.output = "/dev/null",
-				.quiet = true,
-				.no_lines = true,
-				.on_drain = on_drain,
-				.drain_ctx = &t};
-	pid_t *pids = NULL;
+	struct top_cli c = {.o = {.freq = DEFAULT_FREQ,
+				  .output = "/dev/null",
+				  .quiet = true,
+				  .no_lines = true,
+				  .on_drain = on_drain,
+				  .drain_ctx = &t},
+			    .t = &t};
 	struct record_result res;
-	int ret = parse_top(argc, argv, &t, &o, &pids);
+	int ret = parse_top(argc, argv, &c);
 
 	if (ret) {
-		free(pids);
-		return ret == HELP_DONE ? 0 : ret;
+		free(c.pids);
+		return ret == CLI_HELP_DONE ? 0 : ret;
 	}
-	o.pids = pids;
-	t.o = &o;
+	c.o.pids = c.pids;
+	t.o = &c.o;
 	t.table = top_table__new();
 	if (!t.table) {
-		free(pids);
+		free(c.pids);
 		log_err("top: out of memory");
 		return PERCH_EXIT_INTERNAL;
 	}
-	ret = record__run(&o, &res);
+	ret = record__run(&c.o, &res);
 	tty_restore();
 	if (!t.quit && t.start_ns)
 		draw(&t, now_ns()); /* the targets ended: what the last interval got */
 	top_table__free(t.table);
-	free(pids);
+	free(c.pids);
 	return t.quit ? 0 : ret;
 }
+
+#define CLI_CTX struct top_cli
+
+enum { L = 1, P = 2, A = 4 }; /* the synopsis lines: launch, attach, system-wide */
+
+static const struct cli_opt top_rows[] = {
+	{'F', "freq", "HZ", "samples per second per CPU (default 997)", OPT_FN(set_freq),
+	 .in = L | P | A},
+	{'a', "all-cpus", NULL,
+	 "every process on every CPU, as record -a (until q, or CMD ends when one is given)",
+	 OPT_TRUE(o.all_cpus), .needs = A},
+	{'p', "pid", "PID,...", "attach to running processes (and children they fork)",
+	 OPT_FN(set_pids), .needs = P},
+	{'d', "delay-secs", "SEC",
+	 "refresh every SEC seconds (default 2); the columns show the last interval and the whole "
+	 "run since start",
+	 OPT_FN(set_refresh), .in = L | P | A},
+	{'r', NULL, "SEC", NULL, OPT_FN(set_refresh)},
+	{'n', "rows", "N", "function rows (default: as many as the terminal holds, or 20)",
+	 OPT_FN(set_rows), .in = L | P | A},
+	{0, "unwind", "MODE", "user stacks: auto (default), dwarf, fp (as record's)",
+	 OPT_FN(cli_set_unwind), .field = OPT_FIELD(o), .in = L | P | A},
+};
 
 const struct cli_command cli_top = {
 	.name = "top",
 	.run = run_top,
-	.synopsis = "perch top [-a] [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -- CMD [ARGS...]\n"
-		    "perch top [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE] -p PID[,PID...]\n"
-		    "perch top -a [-F HZ] [-d SEC] [-n ROWS] [--unwind=MODE]\n",
-	.options = top_options,
+	.opts =
+		&(const struct cli_opts){
+			CLI_OPTS(top_rows),
+			.flags = "+",
+			.lines = (const char *const[]){"-- CMD [ARGS...]", "", "[-- CMD [ARGS...]]",
+						       NULL},
+			.summary =
+				"a live view of the hottest functions of CMD, of processes or of the system",
+			.about =
+				"q or Ctrl-C quits (exit 0; a launched CMD gets SIGTERM); top ends when the "
+				"targets exit, with CMD's exit status.",
+		},
 };

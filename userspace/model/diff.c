@@ -249,7 +249,7 @@ static size_t *rank(const struct diff_row *rows, size_t first, size_t n)
 struct diff *diff__build(const struct recording *base, const struct recording *new,
 			 const struct diff_opts *o)
 {
-	struct profile_opts po = {.sz = sizeof(po)};
+	struct profile_opts po = {0};
 	struct diff *d = calloc(1, sizeof(*d));
 	int err = -ENOMEM;
 

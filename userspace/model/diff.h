@@ -32,7 +32,6 @@
 struct diff;
 
 struct diff_opts {
-	size_t sz;
 	bool lines;	    /* functions by source line, as `perch report --lines` */
 	bool no_demangle;   /* C++ names as the binary spells them */
 	const char *region; /* only the samples inside this region, in both */

@@ -23,7 +23,6 @@ enum profile_key { PROFILE_KEY_COMM, PROFILE_KEY_PID, PROFILE_KEY_TID, PROFILE_K
 #define PROFILE_KEYS_MAX 3
 
 struct profile_opts {
-	size_t sz;
 	bool lines;	  /* one function per source line: "name (file:line)" */
 	bool no_demangle; /* keep C++ names as the binary spells them */
 	/* A frame inside inlined code is its out-of-line function alone, which then takes the

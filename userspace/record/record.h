@@ -24,7 +24,6 @@ enum record_unwind {
 };
 
 struct record_opts {
-	size_t sz;
 	unsigned int freq;  /* samples per second per CPU */
 	const char *output; /* recording file */
 	char *const *argv;  /* command to launch, or NULL when attaching */

@@ -142,8 +142,7 @@ uint64_t report_mean_ns(const struct region_stat *s)
 
 struct profile *report_profile(const struct recording *r, const struct report_opts *o)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
+	struct profile_opts po = {.lines = o->lines,
 				  .no_demangle = o->no_demangle,
 				  .no_inline = o->no_inline,
 				  .region = o->region,

@@ -60,8 +60,7 @@ int report__print(const struct recording *r, const char *path, const struct repo
 
 int report__check_query(const struct recording *r, const struct report_opts *o)
 {
-	struct profile_opts po = {.sz = sizeof(po),
-				  .lines = o->lines,
+	struct profile_opts po = {.lines = o->lines,
 				  .no_demangle = o->no_demangle,
 				  .no_inline = o->no_inline,
 				  .region = o->region,

@@ -61,7 +61,6 @@ enum report_sort { REPORT_SORT_BOTH, REPORT_SORT_SELF, REPORT_SORT_TOTAL };
 enum report_metrics { REPORT_METRICS_SUMMARY, REPORT_METRICS_ALL, REPORT_METRICS_NONE };
 
 struct report_opts {
-	size_t sz;
 	enum report_format format;
 	double min_percent; /* call tree: hide nodes below this share of all samples */
 	unsigned int top;   /* rows in each top-functions table */
