@@ -20,7 +20,10 @@
  * Each call is timed twice: inside its markers (inner) and around them (outer, the markers'
  * own cost included); the region's time as the runtime takes it lies between the two.
  *
- *   truth REGION inner|outer a=NS b=NS_PER_UNIT calls=K used=U
+ *   truth REGION inner|outer|all a=NS b=NS_PER_UNIT calls=K used=U
+ *
+ * ("all": every normal call timed inside its markers, the preempted ones too: what perch, which
+ * cannot tell them apart, fits from on a busy machine.)
  */
 #include <math.h>
 #include <stdint.h>
@@ -100,15 +103,20 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Which calls a fit takes: the undisturbed ones timed inside their markers, or around them; or
+ * every normal call timed inside, the preempted too (what a profiler that cannot tell them apart
+ * sees: on a busy machine the truth lies between this and the undisturbed fit). */
+enum { FIT_INNER, FIT_OUTER, FIT_ALL };
+
 /* Weighted least squares on relative error of t = a + b*g(n) over the normal calls. */
 static void own_fit(const char *name, struct call *c, int k, double (*g)(double), double base,
-		    int outer)
+		    int how)
 {
 	double ratio[MAX_CALLS], med, s[5] = {0};
-	int m = 0, used = 0;
+	int m = 0, used = 0, outer = how == FIT_OUTER, all = how == FIT_ALL;
 
 	for (int i = 0; i < k; i++) {
-		if (!c[i].slow && !c[i].disturbed)
+		if (!c[i].slow && (all || !c[i].disturbed))
 			ratio[m++] = c[i].t / c[i].target;
 	}
 	if (!m) {
@@ -120,7 +128,7 @@ static void own_fit(const char *name, struct call *c, int k, double (*g)(double)
 	for (int i = 0; i < k; i++) {
 		double w, x, t;
 
-		if (c[i].slow || c[i].disturbed || c[i].t / c[i].target > 1.5 * med)
+		if (c[i].slow || (!all && c[i].disturbed) || c[i].t / c[i].target > 1.5 * med)
 			continue;
 		t = outer ? c[i].outer : c[i].t;
 		w = 1 / (t * t);
@@ -136,9 +144,12 @@ static void own_fit(const char *name, struct call *c, int k, double (*g)(double)
 	double det = s[0] * s[2] - s[1] * s[1];
 	double a = (s[3] * s[2] - s[1] * s[4]) / det, b = (s[0] * s[4] - s[1] * s[3]) / det;
 
-	printf("truth %s %s a=%.4f b=%.6f calls=%d used=%d\n", name, outer ? "outer" : "inner", a,
-	       b / base, k, used);
-	if (used < k / 4)
+	printf("truth %s %s a=%.4f b=%.6f calls=%d used=%d\n", name,
+	       all     ? "all"
+	       : outer ? "outer"
+		       : "inner",
+	       a, b / base, k, used);
+	if (!all && used < k / 4)
 		printf("warning %s: only %d of %d calls ran undisturbed\n", name, used, k);
 }
 
@@ -226,10 +237,10 @@ int main(int argc, char **argv)
 			c[r][i].disturbed = (double)cpu[r][i] < c[r][i].t * 0.98 - 5000;
 		}
 	}
-	for (int outer = 0; outer < 2; outer++) {
-		own_fit("linear", c[0], k, g_lin, 1000, outer);
-		own_fit("nlogn", c[1], k, g_nlogn, 1e5, outer);
-		own_fit("quadratic", c[2], k, g_sq, 1e6, outer);
+	for (int how = FIT_INNER; how <= FIT_ALL; how++) {
+		own_fit("linear", c[0], k, g_lin, 1000, how);
+		own_fit("nlogn", c[1], k, g_nlogn, 1e5, how);
+		own_fit("quadratic", c[2], k, g_sq, 1e6, how);
 	}
 	printf("ns_per_iter %.4f ns_per_tick %.6f\n", ns_per_iter, ns_per_tick);
 	return 0;
