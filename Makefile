@@ -75,13 +75,8 @@ $(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BU
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# The parts of the recording run that include the BPF skeleton (or headers that do).
-SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
-SKEL_USERS += sampler_gpucall gpu_attach
-SKEL_USERS += sampler_offcpu
-SKEL_USERS += sampler_ticks
-SKEL_USERS += sampler_early
-$(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
+# The parts of the recording run include the BPF skeleton (or headers that do): built after it.
+$(filter $(BUILD)/userspace/record/%,$(CORE_OBJS)): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

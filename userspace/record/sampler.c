@@ -90,30 +90,6 @@ static __u32 stack_entries(const struct sampler *sp)
 	return entries_for(sp, 2 * 64);
 }
 
-/* The GPU probes, loaded only for the runs that attach them (the kernel verifies each program it
- * loads: ~10 ms apiece here); their rings take memory when made: one page each when unused. */
-static void gpu_progs(struct sampler *sp)
-{
-	struct sample_bpf *skel = sp->skel;
-
-	bpf_program__set_autoattach(skel->progs.on_launch, false); /* --gpu attaches it */
-	bpf_program__set_autoload(skel->progs.on_launch, sp->gpu_launches);
-	/* --gpu -p attaches them to libcuda.so (sampler_gpucall.c) */
-	bpf_program__set_autoattach(skel->progs.on_gpu_call, false);
-	bpf_program__set_autoattach(skel->progs.on_gpu_namer, false);
-	bpf_program__set_autoattach(skel->progs.on_gpu_named, false);
-	bpf_program__set_autoload(skel->progs.on_gpu_call, sp->gpu_calls);
-	bpf_program__set_autoload(skel->progs.on_gpu_namer, sp->gpu_calls);
-	bpf_program__set_autoload(skel->progs.on_gpu_named, sp->gpu_calls);
-	if (!sp->gpu_launches)
-		bpf_map__set_max_entries(skel->maps.launches, 4096);
-	if (!sp->gpu_calls) {
-		bpf_map__set_max_entries(skel->maps.gpu_calls, 4096);
-		bpf_map__set_max_entries(skel->maps.gpu_names, 4096);
-		bpf_map__set_max_entries(skel->maps.gpu_pending, 1);
-	}
-}
-
 static int open_and_load(struct sampler *sp, uint32_t mode)
 {
 	struct bpf_map *buffers[6];
@@ -140,9 +116,8 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 	sp->skel->rodata->multi_event = sp->nevents > 1;
 	sp->skel->rodata->gate_steps = sp->gate_steps;
 	sp->skel->rodata->only_region = sp->only_region;
-	sampler_timeline_size(sp, sp->timeline);
-	sampler_offcpu_setup(sp);
-	gpu_progs(sp);
+	sp->unwind_mode = mode;
+	sampler_parts_setup(sp);
 	/* -a: every module of the machine, not one program's: four times the rows (48 MiB). */
 	if (sp->all_cpus && mode != PERCH_UNWIND_FP)
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, PERCH_UNWIND_ROWS * 2);
@@ -151,21 +126,12 @@ static int open_and_load(struct sampler *sp, uint32_t mode)
 		bpf_map__set_max_entries(sp->skel->maps.unwind_rows, 1);
 		bpf_map__set_max_entries(sp->skel->maps.proc_unwind, 1);
 	}
-	/* Early stacks (sampler_early.c): wherever tables are walked. */
-	sp->skel->rodata->early_stacks = mode != PERCH_UNWIND_FP;
-	if (!sp->skel->rodata->early_stacks) {
-		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
-		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
-	} else if (libbpf_num_possible_cpus() > 0) {
-		bpf_map__set_max_entries(sp->skel->maps.early_scratch, libbpf_num_possible_cpus());
-	}
 	err = sample_bpf__load(sp->skel);
 	if (err) {
 		sample_bpf__destroy(sp->skel);
 		sp->skel = NULL;
 		return err;
 	}
-	sp->unwind_mode = mode;
 	return 0;
 }
 
@@ -212,12 +178,8 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		return PERCH_EXIT_BPF;
 	}
 	err = sampler_open_events(sp);
-	if (!err && sp->timeline)
-		err = sampler_timeline_open(sp);
 	if (!err)
-		err = sampler_offcpu_open(sp);
-	if (!err)
-		err = sampler_early_open(sp);
+		err = sampler_parts_open(sp);
 	return err ? err : sampler_attach_ticks(sp);
 }
 
@@ -233,9 +195,8 @@ int sampler__open(const struct record_opts *o, struct procs *ps, struct sampler 
 	sp->timeline = o->timeline;
 	sp->gpu_calls = o->gpu && !o->argv;
 	sp->gpu_launches = o->gpu && o->argv;
-	sp->off_cpu = o->off_cpu;
+	sp->o = o;
 	sp->all_cpus = o->all_cpus;
-	sp->off_cpu_min_ns = o->off_cpu_min_ns;
 	sp->gate_steps = o->steps;
 	sp->only_region = o->only_region != NULL;
 	sp->procs = ps;
@@ -251,11 +212,7 @@ void sampler__free(struct sampler *sp)
 	ring_buffer__free(sp->rb);
 	mmap_watch__free(sp->mw);
 	kdyn__free(sp->kdyn);
-	sampler_timeline_free(sp);
-	sampler_launch_free(sp);
-	sampler_gpucall_free(sp);
-	sampler_offcpu_free(sp);
-	sampler_early_free(sp);
+	sampler_parts_free(sp);
 	sample_bpf__destroy(sp->skel);
 	sampler_drain_free(sp);
 	free(sp);

@@ -59,11 +59,15 @@ static void index_keys(struct sampler *sp, size_t n)
 		u64map__put(&sp->kindex, key_hash(&sp->keys[i]), i);
 }
 
-uint32_t sampler_key_id(const struct sampler *sp, const struct perch_key *key, size_t n,
+uint32_t sampler_key_id(struct sampler *sp, const struct perch_key *key, size_t n,
 			const uint32_t *key_ids)
 {
 	uint64_t i;
 
+	if (!sp->kindexed) {
+		index_keys(sp, n);
+		sp->kindexed = true;
+	}
 	if (!u64map__get(&sp->kindex, key_hash(key), &i) || i >= n ||
 	    memcmp(&sp->keys[i], key, sizeof(*key)))
 		return SAMPLER_NO_KEY;
@@ -188,15 +192,9 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 		sp->key_ids[i] =
 			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
 	}
-	if (sp->tl || sp->lc || sp->gc || sp->oc)
-		index_keys(sp, n);
-	/* Before the timeline's ticks: the early ticks handed on join them; those still waiting
-	 * hold later ticks back. */
-	sampler_early_drained(sp, fn, ctx, sp->ending);
-	sampler_timeline_drained(sp, which, n, sp->key_ids);
-	sampler_launch_drained(sp, which, n, sp->key_ids);
-	sampler_gpucall_drained(sp, which, n, sp->key_ids);
-	sampler_offcpu_drained(sp, which, n, sp->key_ids);
+	sp->kindexed = false; /* indexed for the first part that asks */
+	sampler_parts_drained(
+		sp, &(const struct sampler_drain){which, n, sp->key_ids, fn, ctx, sp->ending});
 	clear_stacks(sfd);
 }
 

@@ -133,7 +133,20 @@ static int handle_early(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int sampler_early_open(struct sampler *sp)
+/* Wherever tables are walked. */
+static void early_setup(struct sampler *sp)
+{
+	sp->skel->rodata->early_stacks = sp->unwind_mode != PERCH_UNWIND_FP;
+	if (!sp->skel->rodata->early_stacks) {
+		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
+		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
+	} else if (libbpf_num_possible_cpus() > 0) {
+		bpf_map__set_max_entries(sp->skel->maps.early_scratch, libbpf_num_possible_cpus());
+	}
+}
+
+/* The early stacks' ring (0 always: without it the early ticks count as they are). */
+static int early_open(struct sampler *sp)
 {
 	if (!sp->skel->rodata->early_stacks)
 		return 0;
@@ -197,7 +210,7 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
  * The time is taken after the ring is read: a tick taken while it was read is newer than a time
  * taken before, and `now - time` wrapped around made it look older than PERCH_EARLY_NS: handed on
  * at once by frame pointers, in a process the table had not seen yet (no mappings). */
-void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, bool last)
+static void early_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	uint64_t now;
 	size_t kept = 0;
@@ -206,14 +219,14 @@ void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, 
 	now = now_ns();
 	for (size_t i = 0; i < sp->nearly; i++) {
 		struct early_tick *t = sp->early[i];
-		bool old =
-			last || (now > t->raw->time_ns && now - t->raw->time_ns > PERCH_EARLY_NS);
+		bool old = d->last ||
+			   (now > t->raw->time_ns && now - t->raw->time_ns > PERCH_EARLY_NS);
 
 		if (!t->walked && !try_walk(sp, t, true, old)) {
 			sp->early[kept++] = t;
 			continue;
 		}
-		hand_on(sp, t, fn, ctx);
+		hand_on(sp, t, d->fn, d->ctx);
 		free(t->raw);
 		free(t);
 	}
@@ -235,7 +248,7 @@ uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat w
 	return which < SAMPLER_EARLY_MAX ? sp->early_stats[which] : 0;
 }
 
-void sampler_early_free(struct sampler *sp)
+static void early_free(struct sampler *sp)
 {
 	ring_buffer__free(sp->early_rb);
 	for (size_t i = 0; i < sp->nearly; i++) {
@@ -244,6 +257,14 @@ void sampler_early_free(struct sampler *sp)
 	}
 	free(sp->early);
 }
+
+const struct sampler_part sampler_early_part = {
+	.name = "early stacks",
+	.setup = early_setup,
+	.open = early_open,
+	.drained = early_drained,
+	.free = early_free,
+};
 
 void sampler__ending(struct sampler *sp)
 {

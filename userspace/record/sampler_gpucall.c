@@ -112,7 +112,26 @@ void sampler__poll_gpu_calls(struct sampler *sp)
 	ring_buffer__consume(sp->gc->calls); /* held until their drain; the ring stays free */
 }
 
-void sampler_gpucall_free(struct sampler *sp)
+/* --gpu -p attaches them to libcuda.so (sampler__probe_gpu()); loaded only then, their rings
+ * and maps a page or an entry when unused. */
+static void gpucall_setup(struct sampler *sp)
+{
+	struct sample_bpf *skel = sp->skel;
+
+	bpf_program__set_autoattach(skel->progs.on_gpu_call, false);
+	bpf_program__set_autoattach(skel->progs.on_gpu_namer, false);
+	bpf_program__set_autoattach(skel->progs.on_gpu_named, false);
+	bpf_program__set_autoload(skel->progs.on_gpu_call, sp->gpu_calls);
+	bpf_program__set_autoload(skel->progs.on_gpu_namer, sp->gpu_calls);
+	bpf_program__set_autoload(skel->progs.on_gpu_named, sp->gpu_calls);
+	if (!sp->gpu_calls) {
+		bpf_map__set_max_entries(skel->maps.gpu_calls, 4096);
+		bpf_map__set_max_entries(skel->maps.gpu_names, 4096);
+		bpf_map__set_max_entries(skel->maps.gpu_pending, 1);
+	}
+}
+
+static void gpucall_free(struct sampler *sp)
 {
 	struct gpu_call_probe *gc = sp->gc;
 
@@ -133,8 +152,7 @@ uint64_t sampler__gpu_calls_unkeyed(const struct sampler *sp)
 	return sp->gc ? sp->gc->unkeyed : 0;
 }
 
-void sampler_gpucall_drained(struct sampler *sp, unsigned int which, size_t n,
-			     const uint32_t *key_ids)
+static void gpucall_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	struct gpu_call_probe *gc = sp->gc;
 	size_t kept = 0;
@@ -147,14 +165,21 @@ void sampler_gpucall_drained(struct sampler *sp, unsigned int which, size_t n,
 		const struct perch_gpu_call *c = &gc->waiting[i];
 		uint32_t key;
 
-		if (c->buf != which) {
+		if (c->buf != d->which) {
 			gc->waiting[kept++] = *c;
 			continue;
 		}
-		key = sampler_key_id(sp, &c->key, n, key_ids);
+		key = sampler_key_id(sp, &c->key, d->n, d->key_ids);
 		if (key == SAMPLER_NO_KEY)
 			gc->unkeyed++;
 		gc->fn(gc->ctx, c, key);
 	}
 	gc->nwaiting = kept;
 }
+
+const struct sampler_part sampler_gpucall_part = {
+	.name = "libcuda probes",
+	.setup = gpucall_setup,
+	.drained = gpucall_drained,
+	.free = gpucall_free,
+};

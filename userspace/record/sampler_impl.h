@@ -3,9 +3,10 @@
  * Internal to record/sampler*: the sampler as its parts see it. sampler.c owns the BPF object,
  * its perf events, its target map and its counters; sampler_events.c turns its ring buffer and
  * the mmap watch into events of the process table and paces the waits for them; sampler_drain.c
- * drains the double-buffered counts and stacks; sampler_timeline.c gives each tick of
- * --timeline the key id of the bucket it was counted in, sampler_launch.c each CUDA launch's
- * stack (--gpu) its key id.
+ * drains the double-buffered counts and stacks; its parts (struct sampler_part, the table in
+ * sampler_parts.c) follow each drain: sampler_timeline.c gives each tick of --timeline the key
+ * id of the bucket it was counted in, sampler_launch.c each CUDA launch's stack (--gpu) its key
+ * id, sampler_offcpu.c each blocked time (--off-cpu), sampler_early.c hands on the early stacks.
  */
 #ifndef PERCH_RECORD_SAMPLER_IMPL_H
 #define PERCH_RECORD_SAMPLER_IMPL_H
@@ -54,14 +55,14 @@ struct sampler {
 	struct perch_ustack *dvals;
 	struct u64map dindex;
 	struct u64map kindex;	   /* one drain's buckets: key hash -> index (ticks, launches) */
+	bool kindexed;		   /* kindex is this drain's (made at the first sampler_key_id()) */
 	struct timeline *tl;	   /* --timeline, else NULL */
 	struct launch_probe *lc;   /* --gpu, else NULL */
 	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
-	bool off_cpu;		   /* --off-cpu */
-	uint64_t off_cpu_min_ns;   /* --off-cpu-min */
-	bool gate_steps;	   /* --steps: the BPF program's gate_steps */
-	bool only_region;	   /* --only-region: its only_region */
-	struct offcpu_probe *oc;   /* --off-cpu, else NULL (sampler_offcpu.c) */
+	const struct record_opts *o; /* borrowed: what the parts were asked for */
+	bool gate_steps;	     /* --steps: the BPF program's gate_steps */
+	bool only_region;	     /* --only-region: its only_region */
+	struct offcpu_probe *oc;     /* --off-cpu, else NULL (sampler_offcpu.c) */
 	/* sampler_early.c: the early stacks' ring, the ticks waiting for their walk or drain */
 	struct ring_buffer *early_rb;
 	struct early_tick **early;
@@ -86,56 +87,55 @@ int sampler_open_events(struct sampler *sp);
 int sampler_drain_alloc(struct sampler *sp);
 void sampler_drain_free(struct sampler *sp);
 
-/* sampler_timeline.c. The ticks' ring buffer, sized to the machine before loading (one page
- * without --timeline); read it from the loaded object (0 or PERCH_EXIT_INTERNAL). */
-void sampler_timeline_size(struct sampler *sp, bool on);
-int sampler_timeline_open(struct sampler *sp);
-void sampler_timeline_free(struct sampler *sp);
-/* The drain of buffer `which` is done: keys[i] (n of them) were counted under key_ids[i]. */
-void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
-			      const uint32_t *key_ids);
-/* An early stack's tick (sampler_early.c), counted under key id key at this drain, before
- * sampler_timeline_drained(); nothing without --timeline. */
-void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key);
+/* One drain of buffer `which`: its n buckets were counted under key_ids[i] (sampler_key_id());
+ * fn and ctx take what a part hands on as samples of its own (early stacks); last: the recording
+ * ends, nothing may wait for a later drain. */
+struct sampler_drain {
+	unsigned int which;
+	size_t n;
+	const uint32_t *key_ids;
+	sampler_sample_fn fn;
+	void *ctx;
+	bool last;
+};
+
+/*
+ * A part of the sampler, one row of sampler_parts.c's table, walked in its order: setup before
+ * the BPF object loads (its programs and maps on or off, sized), open once it is loaded and
+ * attached (0 or the enum perch_exit to end with, logged), drained after each drain's buckets
+ * went to the caller, free at the end. Any may be NULL. A new part is its own file and a row.
+ */
+struct sampler_part {
+	const char *name;
+	void (*setup)(struct sampler *sp);
+	int (*open)(struct sampler *sp);
+	void (*drained)(struct sampler *sp, const struct sampler_drain *d);
+	void (*free)(struct sampler *sp);
+};
+
+/* sampler_parts.c: the walks of its table. */
+void sampler_parts_setup(struct sampler *sp);
+int sampler_parts_open(struct sampler *sp);
+void sampler_parts_drained(struct sampler *sp, const struct sampler_drain *d);
+void sampler_parts_free(struct sampler *sp);
 
 /* sampler_drain.c: the key id the drain just gave the bucket of key (n buckets, key_ids[i]
  * each); SAMPLER_NO_KEY when it has none. */
-uint32_t sampler_key_id(const struct sampler *sp, const struct perch_key *key, size_t n,
+uint32_t sampler_key_id(struct sampler *sp, const struct perch_key *key, size_t n,
 			const uint32_t *key_ids);
 
-/* sampler_launch.c: the launch probe's records of buffer `which` to their key ids. */
-void sampler_launch_drained(struct sampler *sp, unsigned int which, size_t n,
-			    const uint32_t *key_ids);
-void sampler_launch_free(struct sampler *sp);
-
-/* sampler_gpucall.c: libcuda's entry point hits of buffer `which` to their key ids (the name
- * lookups before them). */
-void sampler_gpucall_drained(struct sampler *sp, unsigned int which, size_t n,
-			     const uint32_t *key_ids);
-void sampler_gpucall_free(struct sampler *sp);
-
-/* sampler_offcpu.c (--off-cpu): before loading, its program and maps on or off; after, its
- * buffers (0 or PERCH_EXIT_INTERNAL); at the drain of buffer `which`, its blocked times to
- * their key ids. */
-void sampler_offcpu_setup(struct sampler *sp);
-int sampler_offcpu_open(struct sampler *sp);
-void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
-			    const uint32_t *key_ids);
-void sampler_offcpu_free(struct sampler *sp);
+/* sampler_timeline.c: an early stack's tick (sampler_early.c), counted under key id key at this
+ * drain, before the timeline's part is drained; nothing without --timeline. */
+void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key);
 
 /* sampler_events.c: the process events and mmap records so far into the process table, as
  * sampler__read_events reads them (no wait, no early ticks). */
 void sampler_events_catch_up(struct sampler *sp);
 
-/* sampler_early.c: the early stacks' ring (0; without it the early ticks count as they are);
- * read it and walk what waits (at every read of the events); at a drain, hand on to fn what is
- * walked or will never be (every one waiting when `last`); freed. */
-int sampler_early_open(struct sampler *sp);
+/* sampler_early.c: read the early stacks' ring and walk what waits (at every read of the
+ * events). The time of the oldest early tick still waiting for its walk (UINT64_MAX: none):
+ * --timeline holds every later tick back until it is handed on. */
 void sampler_early_read(struct sampler *sp);
-void sampler_early_drained(struct sampler *sp, sampler_sample_fn fn, void *ctx, bool last);
-/* The time of the oldest early tick still waiting for its walk (UINT64_MAX: none): --timeline
- * holds every later tick back until it is handed on. */
 uint64_t sampler_early_oldest(const struct sampler *sp);
-void sampler_early_free(struct sampler *sp);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

@@ -90,7 +90,19 @@ int sampler__probe_launches(struct sampler *sp, const char *library, sampler_lau
 	return 0;
 }
 
-void sampler_launch_free(struct sampler *sp)
+/* Loaded only for the runs that attach it (the kernel verifies each program it loads: ~10 ms
+ * apiece here); --gpu attaches it. Its ring takes a page when unused. */
+static void launch_setup(struct sampler *sp)
+{
+	struct sample_bpf *skel = sp->skel;
+
+	bpf_program__set_autoattach(skel->progs.on_launch, false);
+	bpf_program__set_autoload(skel->progs.on_launch, sp->gpu_launches);
+	if (!sp->gpu_launches)
+		bpf_map__set_max_entries(skel->maps.launches, 4096);
+}
+
+static void launch_free(struct sampler *sp)
 {
 	struct launch_probe *lc = sp->lc;
 
@@ -108,8 +120,7 @@ uint64_t sampler__launches_unkeyed(const struct sampler *sp)
 	return sp->lc ? sp->lc->unkeyed : 0;
 }
 
-void sampler_launch_drained(struct sampler *sp, unsigned int which, size_t n,
-			    const uint32_t *key_ids)
+static void launch_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	struct launch_probe *lc = sp->lc;
 	size_t kept = 0;
@@ -121,14 +132,21 @@ void sampler_launch_drained(struct sampler *sp, unsigned int which, size_t n,
 		const struct perch_launch *l = &lc->waiting[i];
 		uint32_t key;
 
-		if (l->buf != which) {
+		if (l->buf != d->which) {
 			lc->waiting[kept++] = *l;
 			continue;
 		}
-		key = sampler_key_id(sp, &l->key, n, key_ids);
+		key = sampler_key_id(sp, &l->key, d->n, d->key_ids);
 		if (key == SAMPLER_NO_KEY)
 			lc->unkeyed++;
 		lc->fn(lc->ctx, l, key);
 	}
 	lc->nwaiting = kept;
 }
+
+const struct sampler_part sampler_launch_part = {
+	.name = "launch probe",
+	.setup = launch_setup,
+	.drained = launch_drained,
+	.free = launch_free,
+};

@@ -22,6 +22,7 @@
 #include "lib/log.h"
 #include "lib/vec.h"
 #include "sampler_impl.h"
+#include "sampler_offcpu.h"
 
 struct named_key {
 	struct perch_key key;
@@ -61,14 +62,17 @@ static __u32 span_ring_size(const struct sampler *sp)
 	return size;
 }
 
-void sampler_offcpu_setup(struct sampler *sp)
+/* Before loading: its program and maps on or off. */
+static void offcpu_setup(struct sampler *sp)
 {
+	bool on = sp->o->off_cpu;
+
 	struct sample_bpf *skel = sp->skel;
 
-	skel->rodata->off_cpu_min_ns = sp->off_cpu_min_ns;
+	skel->rodata->off_cpu_min_ns = sp->o->off_cpu_min_ns;
 	bpf_map__set_max_entries(skel->maps.offspans,
-				 sp->off_cpu && sp->timeline ? span_ring_size(sp) : 4096);
-	if (sp->off_cpu)
+				 on && sp->timeline ? span_ring_size(sp) : 4096);
+	if (on)
 		return;
 	bpf_program__set_autoload(skel->progs.on_switch, false);
 	bpf_map__set_max_entries(skel->maps.offcpu_start, 1);
@@ -89,11 +93,12 @@ static int on_span(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int sampler_offcpu_open(struct sampler *sp)
+/* After loading: its buffers (0 or the enum perch_exit, logged). */
+static int offcpu_open(struct sampler *sp)
 {
 	struct offcpu_probe *oc;
 
-	if (!sp->off_cpu)
+	if (!sp->o->off_cpu)
 		return 0;
 	oc = calloc(1, sizeof(*oc));
 	if (!oc)
@@ -144,7 +149,7 @@ uint64_t sampler__off_spans_unkeyed(const struct sampler *sp)
 	return sp->oc ? sp->oc->spans_unkeyed : 0;
 }
 
-void sampler_offcpu_free(struct sampler *sp)
+static void offcpu_free(struct sampler *sp)
 {
 	struct offcpu_probe *oc = sp->oc;
 
@@ -245,8 +250,8 @@ static void spans_drained(struct offcpu_probe *oc, unsigned int which)
 	oc->nwaiting = kept;
 }
 
-void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
-			    const uint32_t *key_ids)
+/* The drain of buffer `which`: its keys named, its blocked times to their key ids. */
+static void offcpu_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	struct offcpu_probe *oc = sp->oc;
 	struct bpf_map *map;
@@ -254,11 +259,11 @@ void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 
 	if (!oc)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (key_ids[i] != SAMPLER_NO_KEY)
-			name_key(oc, &sp->keys[i], key_ids[i]);
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->key_ids[i] != SAMPLER_NO_KEY)
+			name_key(oc, &sp->keys[i], d->key_ids[i]);
 	}
-	map = which ? sp->skel->maps.offcpu1 : sp->skel->maps.offcpu0;
+	map = d->which ? sp->skel->maps.offcpu1 : sp->skel->maps.offcpu0;
 	m = take_offcpu(oc, bpf_map__fd(map));
 	for (size_t i = 0; i < m; i++) {
 		uint32_t key = named_id(oc, &oc->keys[i]);
@@ -270,5 +275,13 @@ void sampler_offcpu_drained(struct sampler *sp, unsigned int which, size_t n,
 		if (oc->fn)
 			oc->fn(oc->ctx, key, oc->vals[i]);
 	}
-	spans_drained(oc, which);
+	spans_drained(oc, d->which);
 }
+
+const struct sampler_part sampler_offcpu_part = {
+	.name = "off-CPU",
+	.setup = offcpu_setup,
+	.open = offcpu_open,
+	.drained = offcpu_drained,
+	.free = offcpu_free,
+};

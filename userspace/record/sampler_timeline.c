@@ -38,8 +38,9 @@ struct timeline {
 
 /* Room for eight drain periods of every CPU's ticks (a drain may come late; -a: 32), 16 MiB
  * with -c; a page without --timeline (the map must exist). */
-void sampler_timeline_size(struct sampler *sp, bool on)
+static void timeline_setup(struct sampler *sp)
 {
+	bool on = sp->timeline;
 	uint64_t need = (uint64_t)sp->ncpus * sp->freq * SAMPLER_DRAIN_MS / 1000 * 8 *
 			(sizeof(struct perch_tick) + 8);
 	__u32 size = RING_MIN;
@@ -66,10 +67,13 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int sampler_timeline_open(struct sampler *sp)
+static int timeline_open(struct sampler *sp)
 {
-	struct timeline *tl = calloc(1, sizeof(*tl));
+	struct timeline *tl;
 
+	if (!sp->timeline)
+		return 0;
+	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return PERCH_EXIT_INTERNAL;
 	sp->tl = tl;
@@ -81,7 +85,7 @@ int sampler_timeline_open(struct sampler *sp)
 	return 0;
 }
 
-void sampler_timeline_free(struct sampler *sp)
+static void timeline_free(struct sampler *sp)
 {
 	struct timeline *tl = sp->tl;
 
@@ -147,8 +151,8 @@ void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key)
 		add_ready(sp->tl, time_ns, key);
 }
 
-void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
-			      const uint32_t *key_ids)
+/* The drain's ticks to their key ids, in time order up to the oldest still to come. */
+static void timeline_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	struct timeline *tl = sp->tl;
 	uint64_t cutoff = sampler_early_oldest(sp);
@@ -160,16 +164,24 @@ void sampler_timeline_drained(struct sampler *sp, unsigned int which, size_t n,
 	for (size_t i = 0; i < tl->nwaiting; i++) {
 		const struct perch_tick *t = &tl->waiting[i];
 
-		if (t->buf != which) {
+		if (t->buf != d->which) {
 			cutoff = t->time_ns < cutoff ? t->time_ns : cutoff;
 			tl->waiting[kept++] = *t;
 			continue;
 		}
-		add_ready(tl, t->time_ns, sampler_key_id(sp, &t->key, n, key_ids));
+		add_ready(tl, t->time_ns, sampler_key_id(sp, &t->key, d->n, d->key_ids));
 	}
 	tl->nwaiting = kept;
 	emit_before(tl, cutoff);
 }
+
+const struct sampler_part sampler_timeline_part = {
+	.name = "timeline",
+	.setup = timeline_setup,
+	.open = timeline_open,
+	.drained = timeline_drained,
+	.free = timeline_free,
+};
 
 void sampler__flush_ticks(struct sampler *sp)
 {
