@@ -59,22 +59,26 @@ static int write_offcpu(struct rec_writer *w, bool all)
 	return wr_write_block(w, REC_OFFCPU, &w->block, n);
 }
 
-/* After KEYS (wr_time_flush): only keys the file defines. */
-int wr_offcpu_flush(struct rec_writer *w)
+/* After KEYS (its row of writer_blocks.c's table): only keys the file defines. */
+static int flush_offcpu(struct rec_writer *w)
 {
 	return write_offcpu(w, false);
 }
 
-int wr_offcpu_all(struct rec_writer *w)
+static int rewrite_offcpu(struct rec_writer *w, const struct wr_rewrite *rw)
 {
+	(void)rw;
 	return write_offcpu(w, true);
 }
 
-void wr_offcpu_free(struct rec_writer *w)
+static void free_offcpu(struct rec_writer *w)
 {
 	free(w->offcpu);
 	free(w->offcpu_dirty);
 }
+
+const struct wr_block wr_offcpu_block = {REC_OFFCPU, flush_offcpu, rewrite_offcpu, NULL,
+					 free_offcpu};
 
 /* A later block's total replaces an earlier one's: totals only grow. */
 int parse_offcpu(struct loaded *L, struct cur *c)

@@ -46,10 +46,19 @@ uint64_t rec_writer__offspans_dropped(const struct rec_writer *w)
 	return w ? w->offspans_dropped : 0;
 }
 
-void wr_offspans_free(struct rec_writer *w)
+/* Its pending block, under the timeline's cap; copied as it is into a compacted file (with the
+ * TIMELINE row's blocks). */
+static int flush_offspans(struct rec_writer *w)
+{
+	return wr_timeline_write(w, REC_OFFSPANS, &w->offspans, &w->noffspans);
+}
+
+static void free_offspans(struct rec_writer *w)
 {
 	free(w->offspans.data);
 }
+
+const struct wr_block wr_offspans_block = {REC_OFFSPANS, flush_offspans, NULL, NULL, free_offspans};
 
 /* A span's start: the one before plus a signed delta, never out of u64's range. */
 static bool read_span(struct cur *c, const struct loaded *L, uint64_t *t, struct rec_offspan *s)

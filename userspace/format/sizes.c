@@ -159,20 +159,24 @@ static int put_sthread_bytes(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-int wr_write_sizes(struct rec_writer *w)
+/* Every thread's latest entry again (compaction). */
+static int rewrite_sizes(struct rec_writer *w, const struct wr_rewrite *rw)
 {
 	size_t done = 0;
 
+	(void)rw;
 	return wr_write_range(w, REC_SIZES, &done, w->nsthreads, put_sthread_bytes);
 }
 
-void wr_sizes_free(struct rec_writer *w)
+static void free_sizes(struct rec_writer *w)
 {
 	for (size_t i = 0; i < w->nsthreads; i++)
 		free(w->sthreads[i].bytes.data);
 	free(w->sthreads);
 	u64map__clear(&w->sthread_tab);
 }
+
+const struct wr_block wr_sizes_block = {REC_SIZES, NULL, rewrite_sizes, NULL, free_sizes};
 
 static void free_sthread(struct rec_size_thread *t)
 {
