@@ -69,7 +69,8 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BUILD)/vmlinux.h
+$(BUILD)/sample.bpf.o: bpf/sample.bpf.c $(wildcard bpf/*.bpf.h) bpf/perch_bpf.h unwind/unwind_row.h \
+		       $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
