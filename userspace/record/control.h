@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "format/keys.h"
 #include "format/recording.h"
-#include "record.h"
+#include "record_opts.h"
 #include "sampler.h"
 
 struct control;

@@ -12,7 +12,7 @@
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
 #include "format/recording.h"
-#include "record.h"
+#include "record_opts.h"
 
 struct procs;
 struct sampler;

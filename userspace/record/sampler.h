@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
 #include "procs.h"
-#include "record.h"
+#include "record_opts.h"
 
 /* Drains come every SAMPLER_DRAIN_MS; the buffers are sized for it. */
 #define SAMPLER_DRAIN_MS 100

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "procs.h"
-#include "record.h"
+#include "record_opts.h"
 #include "regions.h"
 #include "sampler.h"
 
