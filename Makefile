@@ -37,7 +37,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-pr
 CLI_SRCS  := $(wildcard userspace/cli/*.c)
 CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 # cuda/'s stream reader and join need no CUPTI header: perch reads the channel with them always.
-CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c)) \
+CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c userspace/*/*/*.c symbolize/*.c unwind/*.c)) \
 	     cuda/gpu_stream.c cuda/gpu_join.c
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
@@ -76,8 +76,9 @@ $(BUILD)/sample.bpf.o: bpf/sample.bpf.c $(wildcard bpf/*.bpf.h) bpf/perch_bpf.h 
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# The parts of the recording run include the BPF skeleton (or headers that do): built after it.
-$(filter $(BUILD)/userspace/record/%,$(CORE_OBJS)): $(BUILD)/sample.skel.h
+# The sampler (record/sampler/) includes the BPF skeleton: built after it.
+SKEL_SRCS := $(wildcard userspace/record/sampler/*.c)
+$(SKEL_SRCS:%.c=$(BUILD)/%.o): $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -157,7 +158,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # (tests/fuzz_replay.c), plain and under the sanitizers.
 FUZZ_HARNESSES := recording report regions http control
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
+FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_SRCS),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 
@@ -328,6 +329,7 @@ check-integration: all
 check-format:
 	@bash scripts/check-format.sh
 	@bash scripts/check-layers.sh
+	@bash tests/layers.sh
 	@bash scripts/check-size.sh
 
 format:

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "record/regions_impl.h"
+#include "record/regions/regions_impl.h"
 
 #define FAKE_BASE  0x10000ull
 #define THREAD_HD  offsetof(struct perch_abi_thread, nodes)

@@ -22,11 +22,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perch.h"
 #include "format/recording.h"
+#include "perch.h"
 #include "record/procs.h"
-#include "record/regions.h"
-#include "record/regions_impl.h"
+#include "record/regions/regions.h"
+#include "record/regions/regions_impl.h"
 
 static struct perch_abi_thread *me(void)
 {

@@ -5,8 +5,8 @@
  * (format/offcpu.c, format/offspans.c), and what it counted into STATS.
  */
 #include "format/keys.h"
+#include "record/sampler/sampler_offcpu.h"
 #include "run.h"
-#include "sampler_offcpu.h"
 
 /* A key's blocked time. */
 static void add_offcpu(void *ctx, uint32_t key, uint64_t ns)

@@ -9,7 +9,7 @@
 #include <time.h>
 #include "control.h"
 #include "format/keys.h"
-#include "sampler.h"
+#include "record/sampler/sampler.h"
 #include "stats.h"
 #include "targets.h"
 

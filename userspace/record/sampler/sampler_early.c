@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 #include "lib/log.h"
 #include "lib/vec.h"
-#include "early_walk.h"
+#include "record/early_walk.h"
 #include "sampler_impl.h"
 
 #define FNV_OFFSET 0xcbf29ce484222325ull

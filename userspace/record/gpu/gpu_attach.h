@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "format/recording.h"
-#include "procs.h"
-#include "sampler.h"
+#include "record/procs.h"
+#include "record/sampler/sampler.h"
 
 enum gpu_attach_stat {
 	GPU_ATTACH_PROCESSES,  /* processes whose libcuda.so was probed */

@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "sample.skel.h"
 #include "format/events.h"
 #include "lib/u64map.h"
+#include "sample.skel.h"
 #include "sampler.h"
 
 struct sampler {

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
-#include "procs.h"
 #include "format/recording.h"
+#include "record/procs.h"
 
 struct collector;
 

@@ -16,15 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "format/gpu_entries.h"
+#include "gpu_attach.h"
 #include "lib/elfinit.h"
 #include "lib/exitcodes.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
-#include "gpu_attach.h"
-#include "proc.h"
-#include "procs.h"
+#include "record/proc.h"
+#include "record/procs.h"
 
 #define MAX_LOADS 8
 

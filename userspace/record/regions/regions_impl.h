@@ -15,11 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "perch_abi.h"
 #include "bpf/perch_bpf.h"
 #include "format/recording.h"
 #include "lib/u64map.h"
-#include "procs.h"
+#include "perch_abi.h"
+#include "record/procs.h"
 #include "regions.h"
 
 #define REG_FIELD(f) offsetof(struct perch_abi_registry, f)

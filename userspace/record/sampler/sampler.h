@@ -13,8 +13,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
-#include "procs.h"
-#include "record_opts.h"
+#include "record/procs.h"
+#include "record/record_opts.h"
 
 /* Drains come every SAMPLER_DRAIN_MS; the buffers are sized for it. */
 #define SAMPLER_DRAIN_MS 100

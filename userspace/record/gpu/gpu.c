@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include "cuda/gpu_join.h"
 #include "cuda/gpu_records.h"
+#include "gpu.h"
 #include "lib/log.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
-#include "gpu.h"
 
 #define CHANNEL_BUF (256u << 10)
 /* A SITE record whose site's key has not come this long after the call will not get it (the

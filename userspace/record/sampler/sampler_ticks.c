@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <bpf/libbpf.h>
-#include "cpulist.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "proc.h"
+#include "record/cpulist.h"
+#include "record/proc.h"
 #include "sampler_impl.h"
 
 /* The events of o, each with its period (0: at o->freq Hz). 0 or PERCH_EXIT_USAGE (logged). */

@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "procs.h"
 #include "format/recording.h"
+#include "record/procs.h"
 
 struct regions;
 

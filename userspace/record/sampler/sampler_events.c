@@ -12,9 +12,9 @@
 #include <bpf/libbpf.h>
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "mmapwatch.h"
-#include "symbolize/kdyn.h"
+#include "record/mmapwatch.h"
 #include "sampler_impl.h"
+#include "symbolize/kdyn.h"
 
 /* After an exec, poll the mmap records this often for a while, so the new image's unwind tables
  * are in the kernel within a millisecond of its libraries being mapped; after the launched

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib/log.h"
-#include "proc.h"
+#include "record/proc.h"
 #include "regions_impl.h"
 
 #define CLAIM_LOCK    "perch-regions-claim" /* abstract socket name: perches claim one at a time */

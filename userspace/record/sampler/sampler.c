@@ -15,12 +15,12 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "btfcache.h"
-#include "cachedir.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "mmapwatch.h"
-#include "proc.h"
+#include "record/btfcache.h"
+#include "record/cachedir.h"
+#include "record/mmapwatch.h"
+#include "record/proc.h"
 #include "sampler_impl.h"
 #include "symbolize/kdyn.h"
 

@@ -16,84 +16,18 @@
 #include <sys/sysmacros.h>
 #include <signal.h>
 #include <unistd.h>
-#include "cachedir.h"
-#include "collect.h"
-#include "linecache.h"
-#include "symbolize/kdyn.h"
-#include "symbolize/ksyms.h"
+#include "collect_impl.h"
 #include "lib/log.h"
-#include "symbolize/perfmap.h"
-#include "proc.h"
-#include "procs.h"
-#include "symbolize/symbolizer.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
-
-/* A JIT frame written without a name: named later if the map comes to cover it. */
-struct jit_unnamed {
-	uint32_t frame;
-	uint64_t lookup; /* the address looked up (a return address less one) */
-};
-
-struct proc;
-
-/* One exec generation of a process (see perch_bpf.h): what it had mapped, and what its addresses
- * meant. Samples carry their generation, so each is resolved in the image it was taken in. */
-struct image {
-	struct proc *p;
-	uint32_t gen;
-	struct proc_maps *maps;
-	bool maps_failed;     /* tried and the process was gone (or had exec'd past it) */
-	uint64_t reread_at;   /* 1 + the drain it last reread /proc/PID/maps in */
-	struct u64map frames; /* address -> frame id */
-	struct u64map leaf;   /* leaf pc -> 1 + (return address on top of the stack there?) */
-	struct u64map ret_ok; /* address -> 1 + (does a call instruction precede it?) */
-};
-
-/* A process, in its collector slot of the process table (procs.h), which has its pid, parent
- * and exec generation (a forked child's generation 0 runs the parent's image until it maps
- * something of its own). */
-struct proc {
-	const struct procs_proc *pp;
-	uint32_t keep_from;  /* images older than this are drained and freed */
-	struct image **imgs; /* by generation, oldest first */
-	size_t nimgs, capimgs;
-	struct perfmap *jit; /* /tmp/perf-PID.map of a JIT, when the process writes one */
-	long long jit_size;  /* its size when loaded: reload when it grew */
-	uint64_t jit_drain;  /* 1 + the drain it was last read in: once a drain at most */
-	int root_fd;	     /* the process's root directory, held open to find the map in */
-	uint32_t nspid;	     /* its pid in its own pid namespace: the map's name */
-	uid_t uid;	     /* its effective uid: who must own the map */
-	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES or the budget (counted once) */
-	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
-	size_t nunnamed, capunnamed;
-};
-
-struct collector {
-	struct rec_writer *w;
-	unsigned int max_stack;
-	struct symbolizer *sym;
-	struct ksyms *ksyms;
-	bool ksyms_failed;
-	const struct kdyn *kdyn; /* kernel symbols that came and went (borrowed; NULL: none) */
-	struct linecache *lc;	 /* lines resolved by earlier runs, per build-id */
-	bool lc_tried;
-	bool lines;	  /* record source lines and inline chains (DWARF) */
-	struct procs *ps; /* borrowed: the processes, with our slots */
-	int id;
-	uint64_t drains;		  /* collector__drained() calls so far */
-	struct u64map kframes;		  /* kernel address -> frame id */
-	struct u64map threads;		  /* pid << 32 | tid -> 1 */
-	struct u64map lines_done;	  /* frame id -> 1 once its LINES are written */
-	struct u64map jit_waiting;	  /* frame id -> 1 while a JIT frame waits for its name */
-	struct perfmap_budget jit_budget; /* every process's map, together (`-a`) */
-	bool jit_budget_said;
-	uint32_t kernel_str, unknown_str, bpf_str;
-	uint32_t *frames; /* scratch: one sample's frame ids */
-	uint64_t stats[COLLECT_STAT_MAX];
-	bool keys;	   /* --timeline: key ids wanted */
-	uint32_t last_key; /* the last bucket's, UINT32_MAX: none */
-};
+#include "record/cachedir.h"
+#include "record/linecache.h"
+#include "record/proc.h"
+#include "record/procs.h"
+#include "symbolize/kdyn.h"
+#include "symbolize/ksyms.h"
+#include "symbolize/perfmap.h"
+#include "symbolize/symbolizer.h"
 
 static const struct procs_listener listener;
 
@@ -360,7 +294,7 @@ static void jit_load(struct collector *c, struct proc *p, bool final)
 }
 
 /* Code a JIT generated: named by the perf map the process writes (perf's convention). */
-static const char *jit_name(struct collector *c, struct proc *p, uint64_t addr, uint64_t *start)
+const char *collect_jit_name(struct collector *c, struct proc *p, uint64_t addr, uint64_t *start)
 {
 	const char *name = p->jit ? perfmap__find(p->jit, addr, start) : NULL;
 
@@ -471,7 +405,7 @@ static int proc_started(void *ctx, struct procs_proc *pp, const struct proc_maps
 	return 0;
 }
 
-/* A forked child borrows its parent's image (find_map()). */
+/* A forked child borrows its parent's image (collect_find_map()). */
 static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc *child)
 {
 	(void)parent;
@@ -557,7 +491,7 @@ static char *pin_path(uint32_t pid, const struct proc_map *m)
 
 /* The symbolizer's module for a file mapping (the one place its id is built); NULL for anonymous
  * and special mappings and for files that cannot be read. */
-static struct sym_module *map_module(struct collector *c, const struct proc_map *m)
+struct sym_module *collect_map_module(struct collector *c, const struct proc_map *m)
 {
 	struct sym_module_id mid = {makedev(m->dev_major, m->dev_minor), m->inode, m->path};
 	struct sym_module *mod;
@@ -590,7 +524,7 @@ static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map 
 		m.open_path = proc_vdso_path(m.path) ? strdup(proc_vdso_path(m.path)) : NULL;
 	/* Pin the file: the module keeps it open after the process unmaps it or exits. */
 	if (proc_maps__add(img->maps, &m) == 0)
-		map_module(c, &m);
+		collect_map_module(c, &m);
 	free(m.open_path);
 	img->maps_failed = false;
 	/* Addresses in the new range may mean something else now. */
@@ -601,7 +535,7 @@ static void proc_mapped(void *ctx, struct procs_proc *pp, const struct proc_map 
 
 /* The mapping that holds addr in the image, reading /proc/PID/maps as needed; a forked child's
  * first image is its parent's until it maps something of its own. */
-static const struct proc_map *find_map(struct collector *c, struct image *img, uint64_t addr)
+const struct proc_map *collect_find_map(struct collector *c, struct image *img, uint64_t addr)
 {
 	const struct proc_map *m;
 
@@ -723,13 +657,13 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 	 * instruction at it): user addresses leave bit 63 free to tell them apart here. */
 	if (u64map__get(&img->frames, addr | (uint64_t)is_return << 63, &id))
 		return id;
-	m = find_map(c, img, addr);
+	m = collect_find_map(c, img, addr);
 	/* Anonymous memory (JIT code) has no file offset: keep the address. */
 	off = m && m->path[0] ? addr - m->start + m->pgoff : addr;
 	/* A return address points after the call; the call itself is one byte before it. */
 	lookup = is_return && off ? off - 1 : off;
 	if (m && m->open_path) {
-		struct sym_module *mod = map_module(c, m);
+		struct sym_module *mod = collect_map_module(c, m);
 
 		if (mod && sym_module__resolve(mod, lookup, &res) == 0 && res.name)
 			name = rec_writer__string(c->w, res.name);
@@ -745,7 +679,7 @@ static uint32_t user_frame(struct collector *c, struct image *img, uint64_t addr
 		u64map__put(&img->frames, addr | (uint64_t)is_return << 63, id);
 		return id;
 	} else {
-		const char *jit = jit_name(c, img->p, is_return ? addr - 1 : addr, &lookup);
+		const char *jit = collect_jit_name(c, img->p, is_return ? addr - 1 : addr, &lookup);
 
 		if (jit)
 			name = rec_writer__string(c->w, jit);
@@ -830,116 +764,6 @@ static size_t stack_len(const uint64_t *s)
 	return n;
 }
 
-/* Code bytes at addr: from the mapped file, or from the live process for anonymous (JIT) code. */
-static int read_code(struct collector *c, struct image *img, uint64_t addr, void *buf, size_t len)
-{
-	const struct proc_map *m = find_map(c, img, addr);
-	const struct proc *p = img->p;
-	struct sym_module *mod;
-
-	if (!m || !m->open_path) {
-		struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
-
-		if (p->pp->exited ||
-		    process_vm_readv(p->pp->pid, &local, 1, &remote, 1, 0) != (ssize_t)len)
-			return -ENOENT;
-		return 0;
-	}
-	mod = map_module(c, m);
-	if (!mod)
-		return -ENOENT;
-	return sym_module__read(mod, addr - m->start + m->pgoff, buf, len);
-}
-
-/* Is ret preceded by a call instruction? (x86-64: call rel32, call *r/m with 2..7 bytes.) */
-static bool after_call_uncached(struct collector *c, struct image *img, uint64_t ret)
-{
-	uint8_t b[8];
-
-	if (read_code(c, img, ret - 8, b, 8))
-		return false;
-	if (b[3] == 0xe8)
-		return true;
-	for (int len = 2; len <= 7; len++) {
-		const uint8_t *ins = b + 8 - len;
-
-		if (ins[0] == 0xff && (ins[1] & 0x38) == 0x10)
-			return true;
-	}
-	return false;
-}
-
-static bool after_call(struct collector *c, struct image *img, uint64_t ret)
-{
-	uint64_t v;
-
-	if (!u64map__get(&img->ret_ok, ret, &v)) {
-		v = 1 + after_call_uncached(c, img, ret);
-		u64map__put(&img->ret_ok, ret, v);
-	}
-	return v == 2;
-}
-
-/*
- * A frame-pointer walk starts from the leaf's pc and then follows rbp. A leaf that has not set
- * up its own frame (GCC 12 emits such leaves even with -mno-omit-leaf-frame-pointer, and every
- * -fomit-frame-pointer library has them) leaves rbp pointing at its caller's frame, so the walk
- * skips the caller. The word at the stack pointer is then the return address into that caller.
- * Returns that address when this sample needs it, else 0.
- */
-/* Where the function holding pc starts, as an address in the process; 0 when unknown. */
-static uint64_t function_start(struct collector *c, struct image *img, uint64_t pc)
-{
-	const struct proc_map *m = find_map(c, img, pc);
-	struct sym_module *mod;
-	struct sym_result res;
-	uint64_t start = 0;
-
-	if (!m || !m->open_path)
-		return jit_name(c, img->p, pc, &start) ? start : 0;
-	mod = map_module(c, m);
-	if (!mod || sym_module__resolve(mod, pc - m->start + m->pgoff, &res) || !res.name)
-		return 0;
-	return pc - (res.vaddr - res.sym_start);
-}
-
-static bool ret_on_top(struct collector *c, struct image *img, uint64_t pc)
-{
-	uint64_t start = function_start(c, img, pc);
-	uint8_t code[8], at_pc = 0;
-	size_t skip = 0;
-
-	if (!start || read_code(c, img, start, code, sizeof(code)))
-		return false;
-	if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
-		skip = 4; /* endbr64 */
-	if (code[skip] == 0x55 && code[skip + 1] == 0x48 && code[skip + 2] == 0x89 &&
-	    code[skip + 3] == 0xe5) {
-		/* push %rbp; mov %rsp,%rbp: only at its first instruction or at the final ret is
-		 * the return address on top of the stack with rbp still the caller's. */
-		read_code(c, img, pc, &at_pc, 1);
-		if (pc != start + skip && at_pc != 0xc3)
-			return false;
-	}
-	return true;
-}
-
-static uint64_t hidden_caller(struct collector *c, struct image *img, const struct perch_key *key,
-			      const uint64_t *u, size_t nu)
-{
-	uint64_t v;
-
-	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
-		return 0;
-	if (!u64map__get(&img->leaf, u[0], &v)) {
-		v = 1 + ret_on_top(c, img, u[0]);
-		u64map__put(&img->leaf, u[0], v);
-	}
-	if (v != 2)
-		return 0;
-	return after_call(c, img, key->user_ret) ? key->user_ret : 0;
-}
-
 static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 {
 	uint64_t key = (uint64_t)p->pp->pid << 32 | tid, one;
@@ -952,20 +776,6 @@ static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 		comm_id = rec_writer__string(c->w, comm);
 	rec_writer__thread(c->w, p->pp->pid, tid, p->pp->ppid, comm_id);
 	u64map__put(&c->threads, key, 1);
-}
-
-/* How many user frames, leaf first, to believe: a walk that reads a stale slot or a damaged frame
- * goes on from garbage (ASCII text, small integers, data pointers), and none of that can be a
- * return address, which always lies in executable memory the process mapped. The first caller
- * outside all of it ends the stack. Only for a process whose leaf is mapped, so one whose mappings
- * are unknown keeps its raw addresses. */
-static size_t believable_frames(struct collector *c, struct image *img, const uint64_t *ustack,
-				size_t nu)
-{
-	for (size_t i = 1; i < nu; i++)
-		if (!find_map(c, img, ustack[i]))
-			return i;
-	return nu;
 }
 
 /* The thread's name when the sample was taken, as the sampler read it: what the process was
@@ -1020,10 +830,10 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 		flags |= REC_SAMPLE_TRUNCATED;
 		c->stats[COLLECT_UNWIND_STOPPED] += count;
 	}
-	if (nu && !find_map(c, img, ustack[0])) {
+	if (nu && !collect_find_map(c, img, ustack[0])) {
 		c->stats[COLLECT_NO_MAPS] += count;
 	} else if (nu > 1) {
-		size_t keep = believable_frames(c, img, ustack, nu);
+		size_t keep = collect_believable_frames(c, img, ustack, nu);
 
 		if (keep < nu) {
 			nu = keep;
@@ -1035,7 +845,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	 * too, where its leaf had no table: PERCH_KEY_FP_LEAF). */
 	hidden = dwarf && !(key->flags & PERCH_KEY_FP_LEAF)
 			 ? 0
-			 : hidden_caller(c, img, key, ustack, nu);
+			 : collect_hidden_caller(c, img, key, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += count;
 	/* Root first: user frames outermost to leaf, then the kernel frames. */
