@@ -22,12 +22,13 @@ declare -A ALLOW=(
 	[lib]=""
 	[bpf]="unwind"
 	[cuda]="lib include"
+	[runtime]="include lib cuda" # inside the user's process: the region runtime, CUDA injection
 )
 
 part_of() {
 	case $1 in
 	userspace/*/*) p=${1#userspace/}; echo "${p%%/*}" ;;
-	symbolize/* | unwind/* | bpf/* | cuda/* | include/*) echo "${1%%/*}" ;;
+	symbolize/* | unwind/* | bpf/* | cuda/* | include/* | runtime/*) echo "${1%%/*}" ;;
 	*) echo "" ;;
 	esac
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the region runtime (include/perch.c) in-process: the region stack the sampler reads,
+ * Tests of the region runtime (runtime/perch.c) in-process: the region stack the sampler reads,
  * the bounded path tree of regions with exact calls and times while a profiler has set
  * perch_registry.active, recursion folding, mismatched ends, threads, regions opened before a
  * profiler attached, that nothing is allocated while nobody profiles, and (with the profiler's

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <cupti.h>
-#include "gpu_records.h"
+#include "cuda/gpu_records.h"
 #include "inject_sites.h"
 
 #define EXPORT __attribute__((visibility("default")))
