@@ -53,6 +53,8 @@ struct wrthread {
 	struct buf bytes;
 };
 
+#define WR_STATES 32 /* above every enum rec_block_type */
+
 struct rec_writer {
 	int fd;
 	int err; /* the first write error, returned by every call after it */
@@ -125,19 +127,16 @@ struct rec_writer {
 	struct buf metrics;	  /* the latest METRICS payload, after its count (metrics.c) */
 	uint32_t nmetrics;
 	bool has_metrics;
-	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
-	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
-	size_t noffcpu, cap_offcpu;
 	struct buf steps; /* the latest STEPS payload, after its count (steps.c) */
 	uint32_t nsteps;
 	bool has_steps;
 	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
 	size_t nsthreads, cap_sthreads;
 	struct u64map sthread_tab;
-	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
-	uint32_t noffspans;
-	uint64_t offspan_last, offspans_dropped;
 	uint64_t refused; /* entries refused with -ERANGE: values the reader would refuse */
+	/* By block type: the state of a block whose file keeps it to itself (NULL until it is
+	 * first written; freed by its row of writer_blocks.c's table): OFFCPU, OFFSPANS. */
+	void *state[WR_STATES];
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);

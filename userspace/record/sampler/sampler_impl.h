@@ -19,6 +19,8 @@
 #include "sample.skel.h"
 #include "sampler.h"
 
+#define SAMPLER_PARTS_MAX 8 /* rows of sampler_parts.c's table, at most */
+
 struct sampler {
 	unsigned int freq;
 	struct procs *procs; /* borrowed: where the process events go */
@@ -59,10 +61,10 @@ struct sampler {
 	struct timeline *tl;	   /* --timeline, else NULL */
 	struct launch_probe *lc;   /* --gpu, else NULL */
 	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
-	const struct record_opts *o; /* borrowed: what the parts were asked for */
-	bool gate_steps;	     /* --steps: the BPF program's gate_steps */
-	bool only_region;	     /* --only-region: its only_region */
-	struct offcpu_probe *oc;     /* --off-cpu, else NULL (sampler_offcpu.c) */
+	const struct record_opts *o;	     /* borrowed: what the parts were asked for */
+	bool gate_steps;		     /* --steps: the BPF program's gate_steps */
+	bool only_region;		     /* --only-region: its only_region */
+	void *part_state[SAMPLER_PARTS_MAX]; /* a part's own (sampler_part_state()), or NULL */
 	/* sampler_early.c: the early stacks' ring, the ticks waiting for their walk or drain */
 	struct ring_buffer *early_rb;
 	struct early_tick **early;
@@ -113,7 +115,10 @@ struct sampler_part {
 	void (*free)(struct sampler *sp);
 };
 
-/* sampler_parts.c: the walks of its table. */
+/* sampler_parts.c: the state a part keeps to itself (NULL until it sets it), by its row. */
+void *sampler_part_state(const struct sampler *sp, const struct sampler_part *part);
+void sampler_part_set_state(struct sampler *sp, const struct sampler_part *part, void *state);
+/* The walks of its table. */
 void sampler_parts_setup(struct sampler *sp);
 int sampler_parts_open(struct sampler *sp);
 void sampler_parts_drained(struct sampler *sp, const struct sampler_drain *d);

@@ -29,6 +29,8 @@ struct named_key {
 	uint32_t id;
 };
 
+extern const struct sampler_part sampler_offcpu_part;
+
 #define SPAN_RING_MIN (256u * 1024)	  /* bytes */
 #define SPAN_RING_MAX (64u * 1024 * 1024) /* bytes */
 
@@ -48,6 +50,12 @@ struct offcpu_probe {
 	void *span_ctx;
 	uint64_t spans, spans_unkeyed;
 };
+
+/* Its state (sampler_part_state()), or NULL: no --off-cpu. */
+static struct offcpu_probe *probe(const struct sampler *sp)
+{
+	return sampler_part_state(sp, &sampler_offcpu_part);
+}
 
 /* Room for the spans of 64k blocks a drain period (a context-switch-heavy target blocks ~100k
  * times a second: the drain comes ten times a second), times the CPUs' share of it. */
@@ -103,7 +111,7 @@ static int offcpu_open(struct sampler *sp)
 	oc = calloc(1, sizeof(*oc));
 	if (!oc)
 		return PERCH_EXIT_INTERNAL;
-	sp->oc = oc;
+	sampler_part_set_state(sp, &sampler_offcpu_part, oc);
 	oc->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->keys));
 	oc->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*oc->vals));
 	if (!oc->keys || !oc->vals)
@@ -120,38 +128,48 @@ static int offcpu_open(struct sampler *sp)
 
 void sampler__on_off_cpu(struct sampler *sp, sampler_offcpu_fn fn, void *ctx)
 {
-	if (!sp->oc)
+	struct offcpu_probe *oc = probe(sp);
+
+	if (!oc)
 		return;
-	sp->oc->fn = fn;
-	sp->oc->ctx = ctx;
+	oc->fn = fn;
+	oc->ctx = ctx;
 }
 
 uint64_t sampler__off_cpu_unkeyed(const struct sampler *sp)
 {
-	return sp->oc ? sp->oc->unkeyed : 0;
+	const struct offcpu_probe *oc = probe(sp);
+
+	return oc ? oc->unkeyed : 0;
 }
 
 void sampler__on_off_span(struct sampler *sp, sampler_offspan_fn fn, void *ctx)
 {
-	if (!sp->oc)
+	struct offcpu_probe *oc = probe(sp);
+
+	if (!oc)
 		return;
-	sp->oc->span_fn = fn;
-	sp->oc->span_ctx = ctx;
+	oc->span_fn = fn;
+	oc->span_ctx = ctx;
 }
 
 uint64_t sampler__off_spans(const struct sampler *sp)
 {
-	return sp->oc ? sp->oc->spans : 0;
+	const struct offcpu_probe *oc = probe(sp);
+
+	return oc ? oc->spans : 0;
 }
 
 uint64_t sampler__off_spans_unkeyed(const struct sampler *sp)
 {
-	return sp->oc ? sp->oc->spans_unkeyed : 0;
+	const struct offcpu_probe *oc = probe(sp);
+
+	return oc ? oc->spans_unkeyed : 0;
 }
 
 static void offcpu_free(struct sampler *sp)
 {
-	struct offcpu_probe *oc = sp->oc;
+	struct offcpu_probe *oc = probe(sp);
 
 	if (!oc)
 		return;
@@ -162,7 +180,7 @@ static void offcpu_free(struct sampler *sp)
 	ring_buffer__free(oc->rb);
 	free(oc->waiting);
 	free(oc);
-	sp->oc = NULL;
+	sampler_part_set_state(sp, &sampler_offcpu_part, NULL);
 }
 
 static uint64_t key_hash(const struct perch_key *key)
@@ -253,7 +271,7 @@ static void spans_drained(struct offcpu_probe *oc, unsigned int which)
 /* The drain of buffer `which`: its keys named, its blocked times to their key ids. */
 static void offcpu_drained(struct sampler *sp, const struct sampler_drain *d)
 {
-	struct offcpu_probe *oc = sp->oc;
+	struct offcpu_probe *oc = probe(sp);
 	struct bpf_map *map;
 	size_t m;
 

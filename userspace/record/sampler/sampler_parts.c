@@ -4,6 +4,7 @@
  * the drain's: the early stacks hand on their ticks before the timeline orders the drain's ticks,
  * which they join; the probes whose records name the drain's buckets after them.
  */
+#include <assert.h>
 #include "lib/log.h"
 #include "sampler_impl.h"
 
@@ -19,6 +20,31 @@ static const struct sampler_part *const parts[] = {
 };
 
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))
+static_assert(NPARTS <= SAMPLER_PARTS_MAX, "struct sampler's part_state");
+
+static size_t row_of(const struct sampler_part *part)
+{
+	size_t i = 0;
+
+	while (i < NPARTS && parts[i] != part)
+		i++;
+	return i;
+}
+
+void *sampler_part_state(const struct sampler *sp, const struct sampler_part *part)
+{
+	size_t i = row_of(part);
+
+	return i < NPARTS ? sp->part_state[i] : NULL;
+}
+
+void sampler_part_set_state(struct sampler *sp, const struct sampler_part *part, void *state)
+{
+	size_t i = row_of(part);
+
+	if (i < NPARTS)
+		sp->part_state[i] = state;
+}
 
 void sampler_parts_setup(struct sampler *sp)
 {
