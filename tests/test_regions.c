@@ -4,7 +4,8 @@
  * the bounded path tree of regions with exact calls and times while a profiler has set
  * perch_registry.active, recursion folding, mismatched ends, threads, regions opened before a
  * profiler attached, that nothing is allocated while nobody profiles, and (with the profiler's
- * side, userspace/record/regions.c) that what a child process ran is read back into a recording.
+ * side, userspace/record/regions/regions.c) that what a child process ran is read back into a
+ * recording.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The launch-site cache of the injection library (cuda/inject.c, inside the user's program):
- * decides at the exit of each launch, copy or memset call whether perch's probe must take its
- * stack, or whether the same call site's stack was taken already and the call can be
+ * The launch-site cache of the injection library (runtime/cuda/inject.c, inside the user's
+ * program): decides at the exit of each launch, copy or memset call whether perch's probe must take
+ * its stack, or whether the same call site's stack was taken already and the call can be
  * attributed to it (a PERCH_CUDA_SITE record), which costs the program no uprobe and no unwind.
  *
  * A site is keyed, per thread, by the API call (domain and callback id), the thread's region

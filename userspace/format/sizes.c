@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The SIZES block (recording.h): the cost-model data of sized regions per thread (buckets by
- * log2(n) and a reservoir of raw (n, t) calls), written by record/regions_sizes.c as the region
- * tables are read, loaded into recording.sthreads. Both sides here, as the block is one part: the
- * last entry of a (pid, tid) wins, on load and in a compacted file.
+ * log2(n) and a reservoir of raw (n, t) calls), written by record/regions/regions_sizes.c as the
+ * region tables are read, loaded into recording.sthreads. Both sides here, as the block is one
+ * part: the last entry of a (pid, tid) wins, on load and in a compacted file.
  */
 #include <errno.h>
 #include <stdlib.h>

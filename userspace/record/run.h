@@ -46,7 +46,7 @@ struct record_run {
 	uint64_t drains;
 	unsigned int max_stack;
 	bool duration_stop; /* -d ran out: a launched command was sent SIGTERM */
-	int stop_signal;    /* perch --on-drain asked to stop as if sent this signal (0: no) */
+	int stop_signal;    /* o->on_drain (perch top) asked to stop as if sent it (0: no) */
 };
 
 /* What a part's STATS entries are made of: the BPF counters (enum perch_stat, summed over CPUs;

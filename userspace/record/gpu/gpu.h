@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * `perch record --gpu`: the channel from the CUDA injection library (cuda/inject.c, loaded into
- * the launched command through CUDA_INJECTION64_PATH) read in the event loop without blocking,
+ * `perch record --gpu`: the channel from the CUDA injection library (runtime/cuda/inject.c, loaded
+ * into the launched command through CUDA_INJECTION64_PATH) read in the event loop without blocking,
  * decoded (cuda/gpu_records.h), each activity joined to its launch (cuda/gpu_join.h) and written
  * to the recording's GPU block with the library's notes; the counts go to STATS (format/keys.h,
  * REC_STATS_GPU). It needs no process events: every channel record names its process.
