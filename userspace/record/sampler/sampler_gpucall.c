@@ -28,6 +28,14 @@ struct gpu_call_probe {
 	uint64_t unkeyed;
 };
 
+extern const struct sampler_part sampler_gpucall_part;
+
+/* Its state (sampler_part_state()), or NULL: not asked for. */
+static struct gpu_call_probe *gpucall_of(const struct sampler *sp)
+{
+	return sampler_part_state(sp, &sampler_gpucall_part);
+}
+
 static int on_call(void *ctx, void *data, size_t len)
 {
 	struct gpu_call_probe *gc = ctx;
@@ -57,7 +65,7 @@ int sampler__gpu_calls(struct sampler *sp, sampler_gpu_call_fn fn, sampler_gpu_n
 
 	if (!gc)
 		return PERCH_EXIT_INTERNAL;
-	sp->gc = gc;
+	sampler_part_set_state(sp, &sampler_gpucall_part, gc);
 	gc->fn = fn;
 	gc->name_fn = name_fn;
 	gc->ctx = ctx;
@@ -86,7 +94,7 @@ int sampler__probe_gpu(struct sampler *sp, pid_t pid, const char *path, uint64_t
 		       uint32_t cookie)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
-	struct gpu_call_probe *gc = sp->gc;
+	struct gpu_call_probe *gc = gpucall_of(sp);
 	int err;
 
 	if (!gc)
@@ -106,10 +114,12 @@ int sampler__probe_gpu(struct sampler *sp, pid_t pid, const char *path, uint64_t
 
 void sampler__poll_gpu_calls(struct sampler *sp)
 {
-	if (!sp->gc)
+	struct gpu_call_probe *gc = gpucall_of(sp);
+
+	if (!gc)
 		return;
-	ring_buffer__consume(sp->gc->names);
-	ring_buffer__consume(sp->gc->calls); /* held until their drain; the ring stays free */
+	ring_buffer__consume(gc->names);
+	ring_buffer__consume(gc->calls); /* held until their drain; the ring stays free */
 }
 
 /* --gpu -p attaches them to libcuda.so (sampler__probe_gpu()); loaded only then, their rings
@@ -133,7 +143,7 @@ static void gpucall_setup(struct sampler *sp)
 
 static void gpucall_free(struct sampler *sp)
 {
-	struct gpu_call_probe *gc = sp->gc;
+	struct gpu_call_probe *gc = gpucall_of(sp);
 
 	if (!gc)
 		return;
@@ -144,17 +154,19 @@ static void gpucall_free(struct sampler *sp)
 	ring_buffer__free(gc->names);
 	free(gc->waiting);
 	free(gc);
-	sp->gc = NULL;
+	sampler_part_set_state(sp, &sampler_gpucall_part, NULL);
 }
 
 uint64_t sampler__gpu_calls_unkeyed(const struct sampler *sp)
 {
-	return sp->gc ? sp->gc->unkeyed : 0;
+	const struct gpu_call_probe *gc = gpucall_of(sp);
+
+	return gc ? gc->unkeyed : 0;
 }
 
 static void gpucall_drained(struct sampler *sp, const struct sampler_drain *d)
 {
-	struct gpu_call_probe *gc = sp->gc;
+	struct gpu_call_probe *gc = gpucall_of(sp);
 	size_t kept = 0;
 
 	if (!gc)

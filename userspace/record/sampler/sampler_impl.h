@@ -56,11 +56,8 @@ struct sampler {
 	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
-	struct u64map kindex;	   /* one drain's buckets: key hash -> index (ticks, launches) */
-	bool kindexed;		   /* kindex is this drain's (made at the first sampler_key_id()) */
-	struct timeline *tl;	   /* --timeline, else NULL */
-	struct launch_probe *lc;   /* --gpu, else NULL */
-	struct gpu_call_probe *gc; /* --gpu -p, else NULL */
+	struct u64map kindex; /* one drain's buckets: key hash -> index (ticks, launches) */
+	bool kindexed;	      /* kindex is this drain's (made at the first sampler_key_id()) */
 	const struct record_opts *o;	     /* borrowed: what the parts were asked for */
 	bool gate_steps;		     /* --steps: the BPF program's gate_steps */
 	bool only_region;		     /* --only-region: its only_region */

@@ -28,6 +28,14 @@ struct launch_probe {
 	uint64_t unkeyed;
 };
 
+extern const struct sampler_part sampler_launch_part;
+
+/* Its state (sampler_part_state()), or NULL: not asked for. */
+static struct launch_probe *launch_of(const struct sampler *sp)
+{
+	return sampler_part_state(sp, &sampler_launch_part);
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct launch_probe *lc = ctx;
@@ -73,7 +81,7 @@ int sampler__probe_launches(struct sampler *sp, const char *library, sampler_lau
 
 	if (!lc)
 		return PERCH_EXIT_INTERNAL;
-	sp->lc = lc;
+	sampler_part_set_state(sp, &sampler_launch_part, lc);
 	lc->fn = fn;
 	lc->ctx = ctx;
 	lc->rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.launches), on_record, lc, NULL);
@@ -104,7 +112,7 @@ static void launch_setup(struct sampler *sp)
 
 static void launch_free(struct sampler *sp)
 {
-	struct launch_probe *lc = sp->lc;
+	struct launch_probe *lc = launch_of(sp);
 
 	if (!lc)
 		return;
@@ -112,17 +120,19 @@ static void launch_free(struct sampler *sp)
 	ring_buffer__free(lc->rb);
 	free(lc->waiting);
 	free(lc);
-	sp->lc = NULL;
+	sampler_part_set_state(sp, &sampler_launch_part, NULL);
 }
 
 uint64_t sampler__launches_unkeyed(const struct sampler *sp)
 {
-	return sp->lc ? sp->lc->unkeyed : 0;
+	const struct launch_probe *lc = launch_of(sp);
+
+	return lc ? lc->unkeyed : 0;
 }
 
 static void launch_drained(struct sampler *sp, const struct sampler_drain *d)
 {
-	struct launch_probe *lc = sp->lc;
+	struct launch_probe *lc = launch_of(sp);
 	size_t kept = 0;
 
 	if (!lc)

@@ -36,6 +36,14 @@ struct timeline {
 	uint64_t unkeyed;
 };
 
+extern const struct sampler_part sampler_timeline_part;
+
+/* Its state (sampler_part_state()), or NULL: not asked for. */
+static struct timeline *timeline_of(const struct sampler *sp)
+{
+	return sampler_part_state(sp, &sampler_timeline_part);
+}
+
 /* Room for eight drain periods of every CPU's ticks (a drain may come late; -a: 32), 16 MiB
  * with -c; a page without --timeline (the map must exist). */
 static void timeline_setup(struct sampler *sp)
@@ -76,7 +84,7 @@ static int timeline_open(struct sampler *sp)
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return PERCH_EXIT_INTERNAL;
-	sp->tl = tl;
+	sampler_part_set_state(sp, &sampler_timeline_part, tl);
 	tl->rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.ticks), on_record, tl, NULL);
 	if (!tl->rb) {
 		log_err("timeline ring buffer: %s", strerror(errno));
@@ -87,7 +95,7 @@ static int timeline_open(struct sampler *sp)
 
 static void timeline_free(struct sampler *sp)
 {
-	struct timeline *tl = sp->tl;
+	struct timeline *tl = timeline_of(sp);
 
 	if (!tl)
 		return;
@@ -95,20 +103,24 @@ static void timeline_free(struct sampler *sp)
 	free(tl->waiting);
 	free(tl->ready);
 	free(tl);
-	sp->tl = NULL;
+	sampler_part_set_state(sp, &sampler_timeline_part, NULL);
 }
 
 void sampler__on_tick(struct sampler *sp, sampler_tick_fn fn, void *ctx)
 {
-	if (sp->tl) {
-		sp->tl->fn = fn;
-		sp->tl->ctx = ctx;
+	struct timeline *tl = timeline_of(sp);
+
+	if (tl) {
+		tl->fn = fn;
+		tl->ctx = ctx;
 	}
 }
 
 uint64_t sampler__ticks_unkeyed(const struct sampler *sp)
 {
-	return sp->tl ? sp->tl->unkeyed : 0;
+	const struct timeline *tl = timeline_of(sp);
+
+	return tl ? tl->unkeyed : 0;
 }
 
 static int by_time(const void *a, const void *b)
@@ -147,14 +159,16 @@ static void add_ready(struct timeline *tl, uint64_t time_ns, uint32_t key)
 
 void sampler_timeline_late(struct sampler *sp, uint64_t time_ns, uint32_t key)
 {
-	if (sp->tl)
-		add_ready(sp->tl, time_ns, key);
+	struct timeline *tl = timeline_of(sp);
+
+	if (tl)
+		add_ready(tl, time_ns, key);
 }
 
 /* The drain's ticks to their key ids, in time order up to the oldest still to come. */
 static void timeline_drained(struct sampler *sp, const struct sampler_drain *d)
 {
-	struct timeline *tl = sp->tl;
+	struct timeline *tl = timeline_of(sp);
 	uint64_t cutoff = sampler_early_oldest(sp);
 	size_t kept = 0;
 
@@ -185,6 +199,8 @@ const struct sampler_part sampler_timeline_part = {
 
 void sampler__flush_ticks(struct sampler *sp)
 {
-	if (sp->tl)
-		emit_before(sp->tl, UINT64_MAX);
+	struct timeline *tl = timeline_of(sp);
+
+	if (tl)
+		emit_before(tl, UINT64_MAX);
 }
