@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "format/events.h"
-#include "format/recording.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "lib/vec.h"
+#include "format/events.h"
 #include "record/cpulist.h"
 #include "record/gpu/gpu.h"
 #include "record/record.h"
 #include "record/steps.h"
 #include "record/targets.h"
+#include "format/recording.h"
 #include "report/report.h"
 
 #define DEFAULT_FREQ  997 /* a prime: ticks don't lock step with periodic work */
