@@ -39,7 +39,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-missing-pr
 CLI_SRCS  := $(wildcard userspace/cli/*.c)
 CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 # cuda/'s stream reader and join need no CUPTI header: perch reads the channel with them always.
-CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c symbolize/*.c unwind/*.c)) \
+CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c userspace/*/*/*.c symbolize/*.c unwind/*.c)) \
 	     cuda/gpu_stream.c cuda/gpu_join.c
 CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
@@ -71,19 +71,16 @@ $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/sample.bpf.o: bpf/sample.bpf.c bpf/perch_bpf.h unwind/unwind_row.h $(BUILD)/vmlinux.h
+$(BUILD)/sample.bpf.o: bpf/sample.bpf.c $(wildcard bpf/*.bpf.h) bpf/perch_bpf.h unwind/unwind_row.h \
+		       $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/sample.skel.h: $(BUILD)/sample.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
-# The parts of the recording run that include the BPF skeleton (or headers that do).
-SKEL_USERS := record sampler sampler_events sampler_drain sampler_timeline sampler_launch stats targets
-SKEL_USERS += sampler_gpucall gpu_attach
-SKEL_USERS += sampler_offcpu
-SKEL_USERS += sampler_ticks
-SKEL_USERS += sampler_early
-$(SKEL_USERS:%=$(BUILD)/userspace/record/%.o): $(BUILD)/sample.skel.h
+# The sampler (record/sampler/) includes the BPF skeleton: built after it.
+SKEL_SRCS := $(wildcard userspace/record/sampler/*.c)
+$(SKEL_SRCS:%.c=$(BUILD)/%.o): $(BUILD)/sample.skel.h
 $(BUILD)/tests/test_btfmin.o: $(BUILD)/sample.skel.h
 
 $(BUILD)/%.o: %.c
@@ -141,14 +138,14 @@ $(BUILD)/tests/mkrec: $(BUILD)/tests/mkrec.o $(BUILD)/libperchcore.a
 
 # The region runtime users link into their programs (include/perch.h): no dependencies beyond
 # libc and pthreads, position independent for the shared library.
-$(BUILD)/runtime/perch.o: include/perch.c include/perch.h include/perch_abi.h
+$(BUILD)/runtime/region_runtime.o: runtime/perch.c runtime/perch_models.h include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -I%,$(CFLAGS)) -Iinclude -fPIC -c $< -o $@
 
-$(BUILD)/libperch.a: $(BUILD)/runtime/perch.o
+$(BUILD)/libperch.a: $(BUILD)/runtime/region_runtime.o
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libperch.so: $(BUILD)/runtime/perch.o
+$(BUILD)/libperch.so: $(BUILD)/runtime/region_runtime.o
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,libperch.so -o $@ $^ -pthread
 
 $(BUILD)/tests/test_regions: $(BUILD)/tests/test_regions.o $(BUILD)/libperch.a $(BUILD)/libperchcore.a
@@ -164,7 +161,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # (tests/fuzz_replay.c), plain and under the sanitizers.
 FUZZ_HARNESSES := recording report regions http control
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_USERS:%=userspace/record/%.c),$(CORE_SRCS)) \
+FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_SRCS),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 
@@ -225,29 +222,29 @@ $(BUILD)/tests/nvml/libnvidia-ml.so.1: tests/nvml/fake_nvml.c
 
 # Region markers: the runtime built in, and (regions-so) from a libperch.so beside it. Built
 # from source here so the sanitizer build's runtime flags stay out of the workloads.
-$(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h include/perch.c \
+$(BUILD)/workloads/regions: tests/workloads/regions.c tests/workloads/burn.h runtime/perch.c \
 			    include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< runtime/perch.c -lm
 
-$(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h include/perch.c \
+$(BUILD)/workloads/steps: tests/workloads/steps.c tests/workloads/burn.h runtime/perch.c \
 			  include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< runtime/perch.c -lm
 
 # A region runtime gone bad (tests/integration/hostile-regions.sh).
 $(BUILD)/workloads/hostile-regions: tests/workloads/hostile-regions.c tests/workloads/burn.h \
-				    include/perch.c include/perch.h include/perch_abi.h
+				    runtime/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< runtime/perch.c -lm
 
 # Cost models (tests/integration/model.sh): three sized regions of known cost shape.
-$(BUILD)/workloads/costs: tests/workloads/costs.c include/perch.c include/perch.h \
+$(BUILD)/workloads/costs: tests/workloads/costs.c runtime/perch.c include/perch.h \
 			  include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< include/perch.c -lm
+	$(CC) $(WL_CFLAGS) -Iinclude -o $@ $< runtime/perch.c -lm
 
-$(BUILD)/workloads/libperch.so: include/perch.c include/perch.h include/perch_abi.h
+$(BUILD)/workloads/libperch.so: runtime/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(WL_CFLAGS) -Iinclude -fPIC -shared -Wl,-soname,libperch.so -o $@ $<
 
@@ -342,6 +339,7 @@ check-integration: all
 check-format:
 	@bash scripts/check-format.sh
 	@bash scripts/check-layers.sh
+	@bash tests/layers.sh
 	@bash scripts/check-size.sh
 
 format:
@@ -375,7 +373,7 @@ CUDA_CFLAGS += $(if $(shell grep -l cuptiSubscribe_v2 $(dir $(CUPTI_H))cupti_cal
 CUPTI_LIB   := $(dir $(firstword $(wildcard $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so $(CUDA_HOME)/lib64/libcupti.so)))
 # (the sanitizer build's -O1 too: the stand-ins are built as a user builds them, their frames as at -O2)
 NOSAN       := $(filter-out -fsanitize% -fno-sanitize% -O1,$(CFLAGS))
-INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,cuda/inject.c cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
+INJECT_OBJS := $(patsubst %.c,$(BUILD)/cuda-pic/%.o,runtime/cuda/inject.c runtime/cuda/inject_sites.c cuda/gpu_records.c userspace/lib/u64map.c)
 CUDA_E2E    := $(BUILD)/libperch_cuda.so $(BUILD)/tests/cuda/libcupti.so.13 $(BUILD)/tests/cuda/host \
 	       $(BUILD)/tests/cuda/dump $(BUILD)/tests/cuda/storm $(BUILD)/tests/cuda/host-linked \
 	       $(BUILD)/tests/cuda/fatbin $(BUILD)/tests/cuda/flood
@@ -413,18 +411,18 @@ $(BUILD)/tests/cuda/libcupti.so.13: tests/cuda/fake_cupti.c
 	$(CC) $(NOSAN) $(CUDA_CFLAGS) -fPIC -shared -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
 
 # with the region runtime built in (unsanitized, as the program a user builds)
-$(BUILD)/tests/cuda/host: tests/cuda/host.c include/perch.c include/perch.h include/perch_abi.h
+$(BUILD)/tests/cuda/host: tests/cuda/host.c runtime/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< runtime/perch.c -ldl -pthread
 
 # host again, linked against a stand-in libcudart (DT_NEEDED): perch record turns --gpu on for it
 $(BUILD)/tests/cuda/libcudart.so.13: tests/cuda/fake_cudart.c
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN) -fPIC -shared -Wl,-soname,libcudart.so.13 -o $@ $<
 
-$(BUILD)/tests/cuda/host-linked: tests/cuda/host.c include/perch.c include/perch.h include/perch_abi.h \
+$(BUILD)/tests/cuda/host-linked: tests/cuda/host.c runtime/perch.c include/perch.h include/perch_abi.h \
 				 $(BUILD)/tests/cuda/libcudart.so.13
-	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread \
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< runtime/perch.c -ldl -pthread \
 		-Wl,--no-as-needed $(BUILD)/tests/cuda/libcudart.so.13
 
 # a program with nvcc's device-code section and no CUDA library in DT_NEEDED (a static runtime)
@@ -438,9 +436,9 @@ $(BUILD)/tests/cuda/flood: tests/cuda/flood.c cuda/perch_cuda.h
 	$(CC) $(NOSAN) -Icuda -o $@ $<
 
 # the launch storm of bench/gpu_storm.sh (frame pointers and .eh_frame, as host)
-$(BUILD)/tests/cuda/storm: tests/cuda/storm.c include/perch.c include/perch.h include/perch_abi.h
+$(BUILD)/tests/cuda/storm: tests/cuda/storm.c runtime/perch.c include/perch.h include/perch_abi.h
 	@mkdir -p $(@D)
-	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< include/perch.c -ldl -pthread
+	$(CC) $(NOSAN) -fno-omit-frame-pointer -Iinclude -o $@ $< runtime/perch.c -ldl -pthread
 
 # A launch storm through the stand-in: ns per launch with no profiler, perch record, --gpu.
 .PHONY: bench-gpu-storm
@@ -496,9 +494,9 @@ $(BUILD)/tests/cuda/libcuda.so.1: $(BUILD)/tests/cuda/fake_libcuda-plain.o \
 
 # with the region runtime built in (unsanitized, as the program a user builds), linked to the
 # stand-in as a CUDA program is to the driver (-lcuda), found beside it (rpath $ORIGIN)
-$(BUILD)/tests/cuda/attach_host: tests/cuda/attach_host.c include/perch.c include/perch.h \
+$(BUILD)/tests/cuda/attach_host: tests/cuda/attach_host.c runtime/perch.c include/perch.h \
 				 include/perch_abi.h $(BUILD)/tests/cuda/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) -O2 -g $(WARN) -fno-omit-frame-pointer -isystem $(CUDA_HOME)/include -Iinclude \
-		-o $@ $< include/perch.c -L$(@D) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN' -pthread
+		-o $@ $< runtime/perch.c -L$(@D) -l:libcuda.so.1 -Wl,-rpath,'$$ORIGIN' -pthread
 endif

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 out="$BUILD/bench"
 mkdir -p "$out"
 CFLAGS=(-O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Iinclude -pthread)
-gcc "${CFLAGS[@]}" -o "$out/regions" bench/regions.c include/perch.c
+gcc "${CFLAGS[@]}" -o "$out/regions" bench/regions.c runtime/perch.c
 gcc "${CFLAGS[@]}" -DPERCH_DISABLE -o "$out/regions-disabled" bench/regions.c
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Record layouts shared by the BPF sampler (bpf/sample.bpf.c) and the userspace loader
- * (userspace/record/sampler*.c). Both sides include this one header; fixed-width types only, no pointers.
+ * (userspace/record/sampler/). Both sides include this one header; fixed-width types only, no
+ * pointers.
  */
 #ifndef PERCH_BPF_H
 #define PERCH_BPF_H
@@ -214,8 +215,8 @@ struct perch_tick {
 };
 
 /*
- * --gpu: each hit of the uprobe on perch_cuda_launch() (cuda/inject.c, at the exit of a CUDA
- * launch call) captures the launching thread's user stack and region stack as a tick does, and
+ * --gpu: each hit of the uprobe on perch_cuda_launch() (runtime/cuda/inject.c, at the exit of a
+ * CUDA launch call) captures the launching thread's user stack and region stack as a tick does, and
  * puts the key in the counts map with no count (so the drain of that buffer gives it a key id)
  * and this record in the `launches` ring buffer: the loader names the key's id at that drain,
  * as it does for --timeline's ticks, and joins it to the GPU activities of the correlation id.
@@ -319,8 +320,8 @@ struct perch_offspan {
  * walk from the tables stops short copies its registers, its kernel stack and up to
  * PERCH_EARLY_STACK bytes of its user stack from sp into the `early` ring instead of being
  * counted; the loader walks the copy with the same rows once the tables are listed and adds the
- * sample with its whole stack (record/sampler_early.c). Ticks of the normal path (a walk that
- * reaches the outermost frame) pay nothing for it.
+ * sample with its whole stack (record/sampler/sampler_early.c). Ticks of the normal path (a walk
+ * that reaches the outermost frame) pay nothing for it.
  */
 #define PERCH_EARLY_NS	  2000000000ull
 #define PERCH_EARLY_STACK 65536

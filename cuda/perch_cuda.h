@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The channel from the CUDA injection library (cuda/inject.c, inside the user's program) to perch:
- * the one header both sides include.
+ * The channel from the CUDA injection library (runtime/cuda/inject.c, inside the user's program)
+ * to perch: the one header both sides include.
  *
  * perch opens a pipe (or a file) and passes its descriptor to the launched command in the
  * environment variable PERCH_CUDA_FD, as "FD:DEV:INO" (the descriptor, and the st_dev and st_ino

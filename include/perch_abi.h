@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The memory layout the region runtime (include/perch.c, inside the user's process) shares with
+ * The memory layout the region runtime (runtime/perch.c, inside the user's process) shares with
  * the profiler, which reads it from outside: the registry (found by the symbol `perch_registry`)
  * and, per thread, the region stack the sampler reads at every tick and the exact per-region
  * statistics. Fixed-width fields only, no pointers (addresses are u64), so the BPF sampler, the

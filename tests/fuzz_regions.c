@@ -3,9 +3,9 @@
  * Fuzz harness for what perch reads out of a region runtime and what it writes of it: the bytes
  * are a target's memory (at FAKE_BASE). The thread list is walked as perch walks it (each block
  * once, bounded, whatever the next pointers say), each block's tree taken apart as perch does
- * (record/regions_parse.c) and handed to the recording writer, and the rest of the bytes fed to
- * every timed block writer as hostile values. Whatever the writer accepts, its reader must load:
- * recording__load() returns 0, and the trees come back as they were written.
+ * (record/regions/regions_parse.c) and handed to the recording writer, and the rest of the bytes
+ * fed to every timed block writer as hostile values. Whatever the writer accepts, its reader must
+ * load: recording__load() returns 0, and the trees come back as they were written.
  *
  *   make fuzz && build-fuzz/fuzz_regions -max_total_time=60 CORPUS_DIR tests/corpus
  *
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "record/regions_impl.h"
+#include "record/regions/regions_impl.h"
 
 #define FAKE_BASE  0x10000ull
 #define THREAD_HD  offsetof(struct perch_abi_thread, nodes)

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "record/collect.h"
+#include "record/collect/collect.h"
 #include "record/procs.h"
 
 static __attribute__((noinline, used)) int collect_target(int x)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Tests of the region runtime (include/perch.c) in-process: the region stack the sampler reads,
+ * Tests of the region runtime (runtime/perch.c) in-process: the region stack the sampler reads,
  * the bounded path tree of regions with exact calls and times while a profiler has set
  * perch_registry.active, recursion folding, mismatched ends, threads, regions opened before a
  * profiler attached, that nothing is allocated while nobody profiles, and (with the profiler's
- * side, userspace/record/regions.c) that what a child process ran is read back into a recording.
+ * side, userspace/record/regions/regions.c) that what a child process ran is read back into a
+ * recording.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,11 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perch.h"
 #include "format/recording.h"
+#include "perch.h"
 #include "record/procs.h"
-#include "record/regions.h"
-#include "record/regions_impl.h"
+#include "record/regions/regions.h"
+#include "record/regions/regions_impl.h"
 
 static struct perch_abi_thread *me(void)
 {

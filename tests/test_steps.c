@@ -26,7 +26,7 @@
 #include "format/recording.h"
 #include "model/steptab.h"
 #include "perch_abi.h"
-#include "record/regions.h"
+#include "record/regions/regions.h"
 #include "record/steps.h"
 
 static char tmpdir[] = "/tmp/perch-test-steps.XXXXXX";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A stand-in libcupti.so.13 for tests/cuda.sh: NOT a GPU and not CUPTI. It exports the CUPTI
- * entry points the injection library (cuda/inject.c) calls, remembers what it was asked for
+ * entry points the injection library (runtime/cuda/inject.c) calls, remembers what it was asked for
  * (subscriber name, the clock registered before any kind was enabled, kinds, callbacks), and on
  * the test program's request (fake_cupti_*) calls the subscriber's API callbacks the way CUPTI
  * does (runtime enter, driver enter/exit, runtime exit, one correlation id) and hands buffers of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a profiled region pair runs (include/perch.c), counted rather than timed, so a shared or
+# What a profiled region pair runs (runtime/perch.c), counted rather than timed, so a shared or
 # loaded machine cannot make it pass or fail: under callgrind, 20,000 begin/end pairs of
 # bench/regions.c with the profiler's flag set make no call beyond perch__begin_slow and
 # perch__end_slow (the thread's block, the epoch, pauses and the node found without a call); and
@@ -27,7 +27,7 @@ if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/nul
 	exit
 fi
 gcc -O2 -std=gnu11 -D_GNU_SOURCE -I"$SRC/include" -pthread -o "$T/regions" \
-	"$SRC/bench/regions.c" "$SRC/include/perch.c"
+	"$SRC/bench/regions.c" "$SRC/runtime/perch.c"
 valgrind -q --tool=callgrind --callgrind-out-file="$T/cg" "$T/regions" active 1 20000 >/dev/null
 # calls out of the two entry points: the thread's first begin takes its block (a handful of calls)
 callgrind_annotate --tree=calling "$T/cg" 2>/dev/null | awk '

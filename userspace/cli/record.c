@@ -17,7 +17,7 @@
 #include "lib/vec.h"
 #include "format/events.h"
 #include "record/cpulist.h"
-#include "record/gpu.h"
+#include "record/gpu/gpu.h"
 #include "record/record.h"
 #include "record/steps.h"
 #include "record/targets.h"

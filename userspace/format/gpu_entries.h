@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The libcuda.so entry points `perch record --gpu -p PID` probes (attach mode: CUPTI cannot be
- * injected into a running process), written once: record/gpu_attach.c attaches a uprobe to each
+ * injected into a running process), written once: record/gpu/gpu_attach.c attaches a uprobe to each
  * one the library exports, with its index here as the probe's cookie, and a CALL entry of the
  * GPU block (format/recording.h) names the entry point by that index, which the report reads
  * back. Appending an entry is a compatible change; reordering one is a format change.

@@ -32,7 +32,7 @@
 	X(region_stack_unreadable, PERCH_STAT_REGION_LOST)            \
 	X(timeline_ticks_lost, PERCH_STAT_TICK_LOST)
 
-/* Counted by the collector (record/collect.h). */
+/* Counted by the collector (record/collect/collect.h). */
 #define REC_STATS_COLLECT(X)                            \
 	X(truncated_stacks, COLLECT_TRUNCATED)          \
 	X(leaf_caller_restored, COLLECT_LEAF_FIXED)     \
@@ -53,7 +53,7 @@
 	X(unwind_mappings_over_limit, UNWINDER_MAPS_FULL)   \
 	X(unwind_processes_not_listed, UNWINDER_PROCS_FULL)
 
-/* Counted by the region reader (record/regions.h). */
+/* Counted by the region reader (record/regions/regions.h). */
 #define REC_STATS_REGIONS(X)                                   \
 	X(region_processes, REGIONS_PROCS)                     \
 	X(region_processes_unreadable, REGIONS_UNREADABLE)     \
@@ -85,15 +85,16 @@
 	X(timeline_spans_dropped, 1)  \
 	X(entries_refused, 2)
 
-/* What the region reader refused of a runtime's memory (record/regions.h): spans whose time is
- * outside the run, reads whose thread list came back on itself, blocks past a process's budget.
- * After the writer's counters: `report --format=stats` shows them where a recording has them. */
+/* What the region reader refused of a runtime's memory (record/regions/regions.h): spans whose
+ * time is outside the run, reads whose thread list came back on itself, blocks past a process's
+ * budget. After the writer's counters: `report --format=stats` shows them where a recording has
+ * them. */
 #define REC_STATS_REGIONS_REFUSED(X)                        \
 	X(region_spans_refused, REGIONS_SPANS_REFUSED)      \
 	X(region_thread_list_cycles, REGIONS_THREAD_CYCLES) \
 	X(region_threads_refused, REGIONS_THREADS_REFUSED)
 
-/* --gpu (record/gpu.h): the channel from the CUDA injection library and the correlation join;
+/* --gpu (record/gpu/gpu.h): the channel from the CUDA injection library and the correlation join;
  * written only with --gpu. */
 #define REC_STATS_GPU(X)                                           \
 	X(gpu_activities, GPU_ACTIVITIES)                          \
@@ -120,7 +121,7 @@
 	X(gpu_launch_stacks, PERCH_STAT_LAUNCHES) \
 	X(gpu_launch_stacks_lost, PERCH_STAT_LAUNCH_LOST)
 
-/* --gpu -p (record/gpu_attach.h): libcuda's entry points probed in attach mode; written only
+/* --gpu -p (record/gpu/gpu_attach.h): libcuda's entry points probed in attach mode; written only
  * then. */
 #define REC_STATS_GPU_ATTACH(X)                                        \
 	X(gpu_attach_processes, GPU_ATTACH_PROCESSES)                  \
@@ -150,9 +151,9 @@
 	X(off_cpu_blocks, PERCH_STAT_OFF_CPU) \
 	X(off_cpu_blocks_lost, PERCH_STAT_OFF_CPU_LOST)
 
-/* Steps and program pauses (record/steps.h, record/regions.h): control log entries a program
- * overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only when
- * a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
+/* Steps and program pauses (record/steps.h, record/regions/regions.h): control log entries a
+ * program overwrote before perch read them, and steps or pauses past REC_STEPS_MAX; written only
+ * when a process with a region runtime of ABI 5 was recorded (0 and 1: their sources' own ids). */
 #define REC_STATS_STEPS(X)                             \
 	X(region_control_lost, REGIONS_LOG_LOST)       \
 	X(steps_dropped, 0)                            \
@@ -161,9 +162,10 @@
 
 /* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
  * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
- * gave (record/sampler.h): whole stacks, stacks still short, stacks walked by frame pointers
- * (no tables came), copies not kept. Written only when the sampler unwound from tables (after
- * the writer's counters: `report --format=stats` shows them only where a recording has them). */
+ * gave (record/sampler/sampler.h): whole stacks, stacks still short, stacks walked by frame
+ * pointers (no tables came), copies not kept. Written only when the sampler unwound from tables
+ * (after the writer's counters: `report --format=stats` shows them only where a recording has
+ * them). */
 #define REC_STATS_EARLY_BPF(X)                   \
 	X(early_stacks_copied, PERCH_STAT_EARLY) \
 	X(early_stacks_ring_full, PERCH_STAT_EARLY_LOST)

@@ -139,6 +139,8 @@ static int check_series(const struct rec_metric *m, size_t n, size_t nstrs, size
 	return *bytes + COUNT_SIZE > MAX_BLOCK ? -EFBIG : 0;
 }
 
+static int write_metrics(struct rec_writer *w);
+
 int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t note,
 			const struct rec_metric *m, size_t n)
 {
@@ -165,10 +167,10 @@ int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t not
 		put_series(keep, &m[i]);
 	w->nmetrics = (uint32_t)n;
 	w->has_metrics = true;
-	return wr_write_metrics(w);
+	return write_metrics(w);
 }
 
-int wr_write_metrics(struct rec_writer *w)
+static int write_metrics(struct rec_writer *w)
 {
 	int err;
 
@@ -182,6 +184,20 @@ int wr_write_metrics(struct rec_writer *w)
 	put_bytes(&w->block, w->metrics.data, w->metrics.len);
 	return wr_write_block(w, REC_METRICS, &w->block, w->nmetrics);
 }
+
+/* The latest METRICS block again (compaction). */
+static int rewrite_metrics(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	(void)rw;
+	return write_metrics(w);
+}
+
+static void free_metrics(struct rec_writer *w)
+{
+	free(w->metrics.data);
+}
+
+const struct wr_block wr_metrics_block = {REC_METRICS, NULL, rewrite_metrics, NULL, free_metrics};
 
 /* One series' points into pts (room for k checked by the caller's cur_count on the block). */
 static int parse_points(struct cur *c, struct rec_metric *m, struct rec_metric_point *pts)

@@ -4,6 +4,7 @@
  * --off-cpu`), written by the writer as totals change, loaded by the reader into
  * rec_sample.offcpu_ns. Both sides here: the block is small and only --off-cpu makes it.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include "lib/vec.h"
@@ -12,46 +13,73 @@
 
 #define MIN_OFFCPU 2 /* key, ns: a byte each at least */
 
+/* The writer's side, in w->state[REC_OFFCPU]. */
+struct wr_offcpu {
+	uint64_t *ns;	/* by key: off-CPU ns so far */
+	uint8_t *dirty; /* by key: changed since its last OFFCPU block */
+	size_t n, cap;
+};
+
+static_assert(REC_OFFCPU < WR_STATES, "the writer's state slots");
+
+/* Room for key (its total and dirty flag zeroed); NULL: out of memory. */
+static struct wr_offcpu *room(struct rec_writer *w, uint32_t key)
+{
+	struct wr_offcpu *o = w->state[REC_OFFCPU];
+	size_t cap;
+
+	if (!o && !(o = w->state[REC_OFFCPU] = calloc(1, sizeof(*o))))
+		return NULL;
+	if (key < o->n)
+		return o;
+	cap = o->cap;
+	if (vec_grow(&o->ns, &o->cap, key + 1, sizeof(*o->ns), 64) ||
+	    vec_grow(&o->dirty, &cap, key + 1, sizeof(*o->dirty), 64))
+		return NULL;
+	for (size_t i = o->n; i <= key; i++) {
+		o->ns[i] = 0;
+		o->dirty[i] = 0;
+	}
+	o->n = key + 1;
+	return o;
+}
+
 int rec_writer__offcpu(struct rec_writer *w, uint32_t key, uint64_t ns)
 {
-	size_t cap;
+	struct wr_offcpu *o;
 
 	if (!w || key >= w->nkeys)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	if (key >= w->noffcpu) {
-		cap = w->cap_offcpu;
-		if (vec_grow(&w->offcpu, &w->cap_offcpu, key + 1, sizeof(*w->offcpu), 64) ||
-		    vec_grow(&w->offcpu_dirty, &cap, key + 1, sizeof(*w->offcpu_dirty), 64))
-			return -ENOMEM;
-		for (size_t i = w->noffcpu; i <= key; i++) {
-			w->offcpu[i] = 0;
-			w->offcpu_dirty[i] = 0;
-		}
-		w->noffcpu = key + 1;
-	}
+	o = room(w, key);
+	if (!o)
+		return -ENOMEM;
 	if (!ns)
 		return 0;
-	w->offcpu[key] = w->offcpu[key] + ns < ns ? UINT64_MAX : w->offcpu[key] + ns;
-	w->offcpu_dirty[key] = 1;
+	o->ns[key] = o->ns[key] + ns < ns ? UINT64_MAX : o->ns[key] + ns;
+	o->dirty[key] = 1;
 	return 0;
 }
 
 /* The totals that changed since the last block (all: every nonzero total, for compaction). */
 static int write_offcpu(struct rec_writer *w, bool all)
 {
+	struct wr_offcpu *o = w->state[REC_OFFCPU];
 	uint32_t n = 0;
-	int err = wr_block_start(&w->block);
+	int err;
 
-	for (size_t k = 0; !err && k < w->noffcpu; k++) {
-		if (!w->offcpu[k] || (!all && !w->offcpu_dirty[k]))
+	if (!o)
+		return 0;
+	err = wr_block_start(&w->block);
+	for (size_t k = 0; !err && k < o->n; k++) {
+		if (!o->ns[k] || (!all && !o->dirty[k]))
 			continue;
 		if (buf_reserve(&w->block, 2 * ULEB_MAX))
 			return -ENOMEM;
 		put_uleb(&w->block, k);
-		put_uleb(&w->block, w->offcpu[k]);
-		w->offcpu_dirty[k] = 0;
+		put_uleb(&w->block, o->ns[k]);
+		o->dirty[k] = 0;
 		n++;
 	}
 	if (err || !n)
@@ -59,22 +87,31 @@ static int write_offcpu(struct rec_writer *w, bool all)
 	return wr_write_block(w, REC_OFFCPU, &w->block, n);
 }
 
-/* After KEYS (wr_time_flush): only keys the file defines. */
-int wr_offcpu_flush(struct rec_writer *w)
+/* After KEYS (its row of writer_blocks.c's table): only keys the file defines. */
+static int flush_offcpu(struct rec_writer *w)
 {
 	return write_offcpu(w, false);
 }
 
-int wr_offcpu_all(struct rec_writer *w)
+static int rewrite_offcpu(struct rec_writer *w, const struct wr_rewrite *rw)
 {
+	(void)rw;
 	return write_offcpu(w, true);
 }
 
-void wr_offcpu_free(struct rec_writer *w)
+static void free_offcpu(struct rec_writer *w)
 {
-	free(w->offcpu);
-	free(w->offcpu_dirty);
+	struct wr_offcpu *o = w->state[REC_OFFCPU];
+
+	if (!o)
+		return;
+	free(o->ns);
+	free(o->dirty);
+	free(o);
 }
+
+const struct wr_block wr_offcpu_block = {REC_OFFCPU, flush_offcpu, rewrite_offcpu, NULL,
+					 free_offcpu};
 
 /* A later block's total replaces an earlier one's: totals only grow. */
 int parse_offcpu(struct loaded *L, struct cur *c)

@@ -7,6 +7,7 @@
  * recording.offspans, sorted by start, and can turn a loaded recording's windows into off-CPU
  * (or wall) time per window (`perch report --view=off|wall`).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include "lib/search.h"
@@ -16,40 +17,70 @@
 
 #define MIN_OFFSPAN 3 /* key, start delta, duration: a byte each at least */
 
+/* The writer's side, in w->state[REC_OFFSPANS]. */
+struct wr_offspans {
+	struct buf pending; /* the pending OFFSPANS block */
+	uint32_t n;
+	uint64_t last, dropped;
+};
+
+static_assert(REC_OFFSPANS < WR_STATES, "the writer's state slots");
+
 int rec_writer__offspan(struct rec_writer *w, uint32_t key, uint64_t start_ns, uint64_t end_ns)
 {
 	uint8_t bytes[3 * ULEB_MAX];
 	struct buf e = {bytes, 0, sizeof(bytes)};
-	uint64_t last = w && w->offspans.len ? w->offspan_last : 0;
+	struct wr_offspans *o;
 	int err;
 
 	if (!w || key >= w->nkeys || end_ns < start_ns)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
+	o = w->state[REC_OFFSPANS];
+	if (!o && !(o = w->state[REC_OFFSPANS] = calloc(1, sizeof(*o))))
+		return -ENOMEM;
 	err = wr_time_ok(w, start_ns);
 	if (err)
 		return err;
 	put_uleb(&e, key);
-	put_sleb(&e, (int64_t)(start_ns - last));
+	put_sleb(&e, (int64_t)(start_ns - (o->pending.len ? o->last : 0)));
 	put_uleb(&e, end_ns - start_ns);
-	err = wr_timeline_room(w, &e, &w->offspans_dropped);
+	err = wr_timeline_room(w, &e, &o->dropped);
 	if (!err)
-		err = wr_timeline_add(w, &w->offspans, &w->noffspans, &e);
+		err = wr_timeline_add(w, &o->pending, &o->n, &e);
 	if (!err)
-		w->offspan_last = start_ns;
+		o->last = start_ns;
 	return err;
 }
 
 uint64_t rec_writer__offspans_dropped(const struct rec_writer *w)
 {
-	return w ? w->offspans_dropped : 0;
+	const struct wr_offspans *o = w ? w->state[REC_OFFSPANS] : NULL;
+
+	return o ? o->dropped : 0;
 }
 
-void wr_offspans_free(struct rec_writer *w)
+/* Its pending block, under the timeline's cap; copied as it is into a compacted file (with the
+ * TIMELINE row's blocks). */
+static int flush_offspans(struct rec_writer *w)
 {
-	free(w->offspans.data);
+	struct wr_offspans *o = w->state[REC_OFFSPANS];
+
+	return o ? wr_timeline_write(w, REC_OFFSPANS, &o->pending, &o->n) : 0;
 }
+
+static void free_offspans(struct rec_writer *w)
+{
+	struct wr_offspans *o = w->state[REC_OFFSPANS];
+
+	if (!o)
+		return;
+	free(o->pending.data);
+	free(o);
+}
+
+const struct wr_block wr_offspans_block = {REC_OFFSPANS, flush_offspans, NULL, NULL, free_offspans};
 
 /* A span's start: the one before plus a signed delta, never out of u64's range. */
 static bool read_span(struct cur *c, const struct loaded *L, uint64_t *t, struct rec_offspan *s)

@@ -39,17 +39,25 @@ static int put_origin(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-/* After the strings they name (wr_time_flush follows the definitions). */
-int wr_origins_flush(struct rec_writer *w)
+/* After the strings they name (a row of writer_blocks.c's table after the definitions). */
+static int flush_origins(struct rec_writer *w)
 {
 	return wr_write_range(w, REC_ORIGINS, &w->origins_done, w->norigins, put_origin);
 }
 
-void wr_origins_free(struct rec_writer *w)
+static void restart_origins(struct rec_writer *w, bool in_file)
+{
+	w->origins_done = in_file ? w->norigins : 0;
+}
+
+static void free_origins(struct rec_writer *w)
 {
 	free(w->origins);
 	u64map__clear(&w->origin_tab);
 }
+
+const struct wr_block wr_origins_block = {REC_ORIGINS, flush_origins, NULL, restart_origins,
+					  free_origins};
 
 int parse_origins(struct loaded *L, struct cur *c)
 {

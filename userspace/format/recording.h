@@ -37,7 +37,7 @@
  *            it was inlined into with the call site's file:line, the out-of-line function last;
  *            string ids (0: unknown); a later definition for the same frame replaces it
  *   REGIONS  u32 n, n x region thread               exact region statistics of threads, from
- *            the region runtime (include/perch.c); the last definition of a (pid, tid) wins
+ *            the region runtime (runtime/perch.c); the last definition of a (pid, tid) wins
  *            region thread = u32 pid, u32 tid, u64 mismatches, u32 nnodes, nnodes x node
  *            node = u32 name string id (0 only for node 0, the root), u32 parent (< own index
  *                   for every node but the root), u64 calls, u64 total_ns, u64 self_ns,

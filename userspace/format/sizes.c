@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The SIZES block (recording.h): the cost-model data of sized regions per thread (buckets by
- * log2(n) and a reservoir of raw (n, t) calls), written by record/regions_sizes.c as the region
- * tables are read, loaded into recording.sthreads. Both sides here, as the block is one part: the
- * last entry of a (pid, tid) wins, on load and in a compacted file.
+ * log2(n) and a reservoir of raw (n, t) calls), written by record/regions/regions_sizes.c as the
+ * region tables are read, loaded into recording.sthreads. Both sides here, as the block is one
+ * part: the last entry of a (pid, tid) wins, on load and in a compacted file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -159,20 +159,24 @@ static int put_sthread_bytes(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-int wr_write_sizes(struct rec_writer *w)
+/* Every thread's latest entry again (compaction). */
+static int rewrite_sizes(struct rec_writer *w, const struct wr_rewrite *rw)
 {
 	size_t done = 0;
 
+	(void)rw;
 	return wr_write_range(w, REC_SIZES, &done, w->nsthreads, put_sthread_bytes);
 }
 
-void wr_sizes_free(struct rec_writer *w)
+static void free_sizes(struct rec_writer *w)
 {
 	for (size_t i = 0; i < w->nsthreads; i++)
 		free(w->sthreads[i].bytes.data);
 	free(w->sthreads);
 	u64map__clear(&w->sthread_tab);
 }
+
+const struct wr_block wr_sizes_block = {REC_SIZES, NULL, rewrite_sizes, NULL, free_sizes};
 
 static void free_sthread(struct rec_size_thread *t)
 {

@@ -35,6 +35,8 @@ static int check_steps(struct rec_writer *w, const struct rec_step *s, size_t n,
 	return 0;
 }
 
+static int write_steps(struct rec_writer *w);
+
 int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n)
 {
 	struct buf *keep;
@@ -68,10 +70,10 @@ int rec_writer__steps(struct rec_writer *w, const struct rec_step *s, size_t n)
 	}
 	w->nsteps = (uint32_t)n;
 	w->has_steps = true;
-	return wr_write_steps(w);
+	return write_steps(w);
 }
 
-int wr_write_steps(struct rec_writer *w)
+static int write_steps(struct rec_writer *w)
 {
 	int err;
 
@@ -85,6 +87,20 @@ int wr_write_steps(struct rec_writer *w)
 	put_bytes(&w->block, w->steps.data, w->steps.len);
 	return wr_write_block(w, REC_STEPS, &w->block, w->nsteps);
 }
+
+/* The latest STEPS block again (compaction). */
+static int rewrite_steps(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	(void)rw;
+	return write_steps(w);
+}
+
+static void free_steps(struct rec_writer *w)
+{
+	free(w->steps.data);
+}
+
+const struct wr_block wr_steps_block = {REC_STEPS, NULL, rewrite_steps, NULL, free_steps};
 
 /* One entry's head; its counts are checked by the caller. */
 static bool parse_head(struct cur *c, struct rec_step *s)

@@ -158,20 +158,75 @@ static int write_lines(struct rec_writer *w)
 	return 0;
 }
 
-/* What the file has not got yet of the definitions, in dependency order. */
-int wr_flush_defs(struct rec_writer *w)
+/* The definitions (the blocks of writer_blocks.c's table before the time axis): what the file
+ * has not got yet; their watermarks back to a new file's start (strings[0], "", is implicit) or
+ * to everything written. */
+static int flush_strings(struct rec_writer *w)
 {
-	int err;
-
-	err = wr_write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
-	if (!err)
-		err = wr_write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
-	if (!err)
-		err = write_lines(w);
-	if (!err)
-		err = wr_write_range(w, REC_THREADS, &w->threads_done, w->nthreads, put_thread);
-	return err;
+	return wr_write_range(w, REC_STRINGS, &w->strs_done, w->nstrs, put_string);
 }
+
+static void restart_strings(struct rec_writer *w, bool in_file)
+{
+	w->strs_done = in_file ? w->nstrs : 1;
+}
+
+static void free_strings(struct rec_writer *w)
+{
+	free(w->names.data);
+	free(w->strs);
+	idxtab__clear(&w->str_tab);
+}
+
+static int flush_frames(struct rec_writer *w)
+{
+	return wr_write_range(w, REC_FRAMES, &w->frames_done, w->nframes, put_frame);
+}
+
+static void restart_frames(struct rec_writer *w, bool in_file)
+{
+	w->frames_done = in_file ? w->nframes : 0;
+}
+
+static void free_frames(struct rec_writer *w)
+{
+	free(w->frames);
+	idxtab__clear(&w->frame_tab);
+}
+
+static void restart_lines(struct rec_writer *w, bool in_file)
+{
+	w->lines_done = in_file ? w->nlines : 0;
+	w->lines_done_off = in_file ? w->lines.len : 0;
+}
+
+static void free_lines(struct rec_writer *w)
+{
+	free(w->lines.data);
+}
+
+static int flush_threads(struct rec_writer *w)
+{
+	return wr_write_range(w, REC_THREADS, &w->threads_done, w->nthreads, put_thread);
+}
+
+static void restart_threads(struct rec_writer *w, bool in_file)
+{
+	w->threads_done = in_file ? w->nthreads : 0;
+}
+
+static void free_threads(struct rec_writer *w)
+{
+	free(w->threads);
+}
+
+const struct wr_block wr_strings_block = {REC_STRINGS, flush_strings, NULL, restart_strings,
+					  free_strings};
+const struct wr_block wr_frames_block = {REC_FRAMES, flush_frames, NULL, restart_frames,
+					 free_frames};
+const struct wr_block wr_lines_block = {REC_LINES, write_lines, NULL, restart_lines, free_lines};
+const struct wr_block wr_threads_block = {REC_THREADS, flush_threads, NULL, restart_threads,
+					  free_threads};
 
 int rec_writer__flush(struct rec_writer *w)
 {
@@ -183,9 +238,7 @@ int rec_writer__flush(struct rec_writer *w)
 		return w->err;
 	err = wr_time_pending_window(w);
 	if (!err)
-		err = wr_flush_defs(w);
-	if (!err)
-		err = wr_time_flush(w);
+		err = wr_blocks_flush(w);
 	if (!err)
 		err = wr_maybe_compact(w);
 	return err;
@@ -251,26 +304,9 @@ static void writer_free(struct rec_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	safeout__discard(&w->out); /* removed unless published */
-	free(w->names.data);
-	free(w->strs);
-	free(w->frames);
-	free(w->threads);
-	free(w->lines.data);
 	free(w->block.data);
 	free(w->rframes);
-	idxtab__clear(&w->str_tab);
-	idxtab__clear(&w->frame_tab);
-	free_kv(w->stats, w->nstats);
-	free_kv(w->end, w->nend);
-	free(w->meta.data);
-	for (size_t i = 0; i < w->nrthreads; i++)
-		free(w->rthreads[i].bytes.data);
-	free(w->rthreads);
-	u64map__clear(&w->rthread_tab);
-	free(w->metrics.data);
-	free(w->steps.data);
-	wr_sizes_free(w);
-	wr_time_free(w);
+	wr_blocks_free(w);
 	free(w);
 }
 
@@ -644,13 +680,6 @@ static int put_rthread_bytes(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-int wr_write_rthreads(struct rec_writer *w)
-{
-	size_t done = 0;
-
-	return wr_write_range(w, REC_REGIONS, &done, w->nrthreads, put_rthread_bytes);
-}
-
 int rec_writer__regions(struct rec_writer *w, const struct rec_region_thread *t, size_t n)
 {
 	size_t bytes = 0;
@@ -687,3 +716,68 @@ uint64_t rec_writer__size(const struct rec_writer *w)
 {
 	return w ? w->size : 0;
 }
+
+/* The latest META, REGIONS, STATS and END again, for a compacted file. */
+static int rewrite_meta(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	int err;
+
+	(void)rw;
+	if (!w->meta.len && !w->nmeta)
+		return 0;
+	err = wr_block_start(&w->block);
+	if (!err && buf_reserve(&w->block, w->meta.len))
+		err = -ENOMEM;
+	if (err)
+		return err;
+	put_bytes(&w->block, w->meta.data, w->meta.len);
+	return wr_write_block(w, REC_META, &w->block, w->nmeta);
+}
+
+static void free_meta(struct rec_writer *w)
+{
+	free(w->meta.data);
+}
+
+static int rewrite_rthreads(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	size_t done = 0;
+
+	(void)rw;
+	return wr_write_range(w, REC_REGIONS, &done, w->nrthreads, put_rthread_bytes);
+}
+
+static void free_rthreads(struct rec_writer *w)
+{
+	for (size_t i = 0; i < w->nrthreads; i++)
+		free(w->rthreads[i].bytes.data);
+	free(w->rthreads);
+	u64map__clear(&w->rthread_tab);
+}
+
+static int rewrite_stats(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	(void)rw;
+	return w->nstats ? wr_write_kv(w, REC_STATS, w->stats, w->nstats, false) : 0;
+}
+
+static void free_stats(struct rec_writer *w)
+{
+	free_kv(w->stats, w->nstats);
+}
+
+static int rewrite_end(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	(void)rw;
+	return w->end ? wr_write_kv(w, REC_END, w->end, w->nend, false) : 0;
+}
+
+static void free_end(struct rec_writer *w)
+{
+	free_kv(w->end, w->nend);
+}
+
+const struct wr_block wr_meta_block = {REC_META, NULL, rewrite_meta, NULL, free_meta};
+const struct wr_block wr_regions_block = {REC_REGIONS, NULL, rewrite_rthreads, NULL, free_rthreads};
+const struct wr_block wr_stats_block = {REC_STATS, NULL, rewrite_stats, NULL, free_stats};
+const struct wr_block wr_end_block = {REC_END, NULL, rewrite_end, NULL, free_end};

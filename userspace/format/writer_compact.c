@@ -48,80 +48,13 @@ static int open_tmp(const char *tmp)
 	return fd < 0 ? -errno : fd;
 }
 
-static int write_meta(struct rec_writer *w)
-{
-	int err;
-
-	if (!w->meta.len && !w->nmeta)
-		return 0;
-	err = wr_block_start(&w->block);
-	if (!err && buf_reserve(&w->block, w->meta.len))
-		err = -ENOMEM;
-	if (err)
-		return err;
-	put_bytes(&w->block, w->meta.data, w->meta.len);
-	return wr_write_block(w, REC_META, &w->block, w->nmeta);
-}
-
-/* The timeline's blocks, copied from the old file as they are; new offsets in off[]. */
-static int copy_extents(struct rec_writer *w, int from, uint64_t *off)
-{
-	for (size_t i = 0; i < w->nextents; i++) {
-		const struct wextent *e = &w->extents[i];
-		ssize_t n;
-		int err;
-
-		w->block.len = 0;
-		if (buf_reserve(&w->block, e->len))
-			return -ENOMEM;
-		n = pread(from, w->block.data, e->len, (off_t)e->off);
-		if (n != (ssize_t)e->len)
-			return n < 0 ? -errno : -EIO;
-		err = wr_write_all(w->fd, w->block.data, e->len);
-		if (err)
-			return err;
-		off[i] = w->size;
-		w->size += e->len;
-	}
-	return 0;
-}
-
-/* Everything, from the start, into w->fd (the new file); the writer's "done" marks restart. */
+/* Everything, from the start, into w->fd (the new file): the header, then every block from its
+ * file's start. */
 static int rewrite(struct rec_writer *w, int from, uint64_t *off)
 {
-	int err;
+	int err = wr_write_header(w);
 
-	w->strs_done = 1;
-	w->frames_done = w->threads_done = 0;
-	w->lines_done = 0;
-	w->lines_done_off = 0;
-	w->nodes_done = w->keys_done = w->modules_done = w->origins_done = 0;
-	err = wr_write_header(w);
-	if (!err)
-		err = write_meta(w);
-	if (!err)
-		err = wr_flush_defs(w);
-	if (!err)
-		err = wr_time_flush(w); /* nothing pending: the definitions of the time axis */
-	if (!err)
-		err = copy_extents(w, from, off);
-	if (!err)
-		err = wr_time_windows(w);
-	if (!err)
-		err = wr_offcpu_all(w);
-	if (!err)
-		err = wr_write_rthreads(w);
-	if (!err)
-		err = wr_write_sizes(w);
-	if (!err)
-		err = wr_write_metrics(w);
-	if (!err)
-		err = wr_write_steps(w);
-	if (!err && w->nstats)
-		err = wr_write_kv(w, REC_STATS, w->stats, w->nstats, false);
-	if (!err && w->end)
-		err = wr_write_kv(w, REC_END, w->end, w->nend, false);
-	return err;
+	return err ? err : wr_blocks_rewrite(w, &(const struct wr_rewrite){from, off});
 }
 
 /* Back to the old file after a failed rewrite: everything was in it. */
@@ -131,15 +64,7 @@ static void restore(struct rec_writer *w, const struct saved *s)
 	w->size = s->size;
 	w->file_last_end = s->file_last_end;
 	w->err = 0;
-	w->strs_done = w->nstrs;
-	w->frames_done = w->nframes;
-	w->threads_done = w->nthreads;
-	w->lines_done = w->nlines;
-	w->lines_done_off = w->lines.len;
-	w->nodes_done = w->nnodes;
-	w->keys_done = w->nkeys;
-	w->modules_done = w->nmodules;
-	w->origins_done = w->norigins;
+	wr_blocks_restart(w, true);
 }
 
 static int compact_into(struct rec_writer *w, const char *tmp, uint64_t *off)

@@ -2,8 +2,10 @@
 /*
  * The writer's insides, shared by its files (format/ only): writer.c (the file, blocks,
  * strings, frames, lines, threads, META/STATS/END, REGIONS), writer_time.c (stacks, keys,
- * windows, the timeline, spans, modules: version 4's time axis) and writer_compact.c (rewriting a
- * regular file into its bounded form).
+ * windows, the timeline, spans, modules: version 4's time axis), the blocks with files of their
+ * own (origins.c, offcpu.c, offspans.c, sizes.c, metrics.c, steps.c: writer and parser side by
+ * side), writer_blocks.c (the table of blocks) and writer_compact.c (rewriting a regular file into
+ * its bounded form).
  */
 #ifndef PERCH_FORMAT_WRITER_IMPL_H
 #define PERCH_FORMAT_WRITER_IMPL_H
@@ -50,6 +52,8 @@ struct wrthread {
 	uint64_t tid_key; /* pid << 32 | tid */
 	struct buf bytes;
 };
+
+#define WR_STATES 32 /* above every enum rec_block_type */
 
 struct rec_writer {
 	int fd;
@@ -123,22 +127,47 @@ struct rec_writer {
 	struct buf metrics;	  /* the latest METRICS payload, after its count (metrics.c) */
 	uint32_t nmetrics;
 	bool has_metrics;
-	uint64_t *offcpu;      /* OFFCPU (format/offcpu.c): by key, off-CPU ns so far */
-	uint8_t *offcpu_dirty; /* by key: changed since its last OFFCPU block */
-	size_t noffcpu, cap_offcpu;
 	struct buf steps; /* the latest STEPS payload, after its count (steps.c) */
 	uint32_t nsteps;
 	bool has_steps;
 	struct wrthread *sthreads; /* SIZES (format/sizes.c): each thread's latest entry */
 	size_t nsthreads, cap_sthreads;
 	struct u64map sthread_tab;
-	struct buf offspans; /* the pending OFFSPANS block (format/offspans.c) */
-	uint32_t noffspans;
-	uint64_t offspan_last, offspans_dropped;
 	uint64_t refused; /* entries refused with -ERANGE: values the reader would refuse */
+	/* By block type: the state of a block whose file keeps it to itself (NULL until it is
+	 * first written; freed by its row of writer_blocks.c's table): OFFCPU, OFFSPANS. */
+	void *state[WR_STATES];
 };
 
 typedef int (*put_fn)(struct rec_writer *w, size_t i);
+
+/* A compaction's rewrite: the old file (timeline-like blocks are copied from it) and where each
+ * of those lands in the new one (by extent). */
+struct wr_rewrite {
+	int from;
+	uint64_t *off;
+};
+
+/*
+ * A block of the file, one row of writer_blocks.c's table: flush writes what is new since the
+ * last flush (NULL: written as it comes, or only by a compaction); rewrite writes all of it again
+ * into a compacted file (NULL: flush does, from the watermark restart set back); restart sets its
+ * watermark to a new file's start (in_file false) or to everything it holds (true: back to the
+ * old file after a failed compaction); free frees what it keeps. Any may be NULL.
+ */
+struct wr_block {
+	uint32_t type;
+	int (*flush)(struct rec_writer *w);
+	int (*rewrite)(struct rec_writer *w, const struct wr_rewrite *rw);
+	void (*restart)(struct rec_writer *w, bool in_file);
+	void (*free)(struct rec_writer *w);
+};
+
+/* writer_blocks.c: the walks of its table. */
+int wr_blocks_flush(struct rec_writer *w);
+int wr_blocks_rewrite(struct rec_writer *w, const struct wr_rewrite *rw);
+void wr_blocks_restart(struct rec_writer *w, bool in_file);
+void wr_blocks_free(struct rec_writer *w);
 
 /* writer.c */
 int wr_block_start(struct buf *b);
@@ -146,42 +175,20 @@ int wr_write_block(struct rec_writer *w, uint32_t type, struct buf *b, size_t n)
 int wr_write_range(struct rec_writer *w, uint32_t type, size_t *done, size_t total, put_fn put);
 int wr_write_all(int fd, const uint8_t *p, size_t len);
 int wr_write_header(struct rec_writer *w);
-int wr_flush_defs(struct rec_writer *w);
 int wr_write_kv(struct rec_writer *w, uint32_t type, const struct rec_kv *kv, size_t n,
 		bool with_str);
-int wr_write_rthreads(struct rec_writer *w);
 
 /* writer_time.c */
-int wr_time_flush(struct rec_writer *w);
+/* A pending TIMELINE-like block b of n entries into the file (kept for compaction's copy). */
+int wr_timeline_write(struct rec_writer *w, uint32_t type, struct buf *b, uint32_t *n);
 /* A TIMELINE-like entry e (built with its delta) into the pending block b under the --max-size
  * cap the timeline's blocks share: -ENOSPC (and ++*dropped) past it. */
 int wr_timeline_room(struct rec_writer *w, const struct buf *e, uint64_t *dropped);
 int wr_timeline_add(struct rec_writer *w, struct buf *b, uint32_t *n, const struct buf *e);
 int wr_time_ok(struct rec_writer *w, uint64_t t);
-int wr_time_windows(struct rec_writer *w);
 int wr_time_pending_window(struct rec_writer *w);
 int wr_key_of(struct rec_writer *w, const struct rec_sample *s, uint32_t *key);
 int wr_count(struct rec_writer *w, uint32_t key, uint64_t count);
-void wr_time_free(struct rec_writer *w);
-
-/* origins.c */
-int wr_origins_flush(struct rec_writer *w);
-void wr_origins_free(struct rec_writer *w);
-
-/* metrics.c: the latest METRICS block again (compaction) */
-int wr_write_metrics(struct rec_writer *w);
-/* offcpu.c: the totals changed since the last block; all of them (compaction) */
-int wr_offcpu_flush(struct rec_writer *w);
-/* steps.c: the latest STEPS block again (compaction) */
-int wr_write_steps(struct rec_writer *w);
-int wr_offcpu_all(struct rec_writer *w);
-void wr_offcpu_free(struct rec_writer *w);
-/* offspans.c: the pending OFFSPANS block's buffer */
-void wr_offspans_free(struct rec_writer *w);
-
-/* sizes.c: every thread's latest SIZES entry again (compaction) */
-int wr_write_sizes(struct rec_writer *w);
-void wr_sizes_free(struct rec_writer *w);
 
 /* writer_compact.c */
 int wr_compact(struct rec_writer *w);

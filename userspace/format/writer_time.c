@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/hash.h"
 #include "lib/vec.h"
@@ -572,8 +573,8 @@ static int put_module(struct rec_writer *w, size_t i)
 	return 0;
 }
 
-/* A pending TIMELINE or SPANS block, remembered where it lands for compaction. */
-static int write_timeline(struct rec_writer *w, uint32_t type, struct buf *b, uint32_t *n)
+/* A pending TIMELINE-like block, remembered where it lands for compaction. */
+int wr_timeline_write(struct rec_writer *w, uint32_t type, struct buf *b, uint32_t *n)
 {
 	uint64_t off = w->size;
 	int err;
@@ -591,7 +592,62 @@ static int write_timeline(struct rec_writer *w, uint32_t type, struct buf *b, ui
 	return 0;
 }
 
-static int write_winbuf(struct rec_writer *w)
+/* The time axis's blocks (writer_blocks.c's table): STACKS, KEYS and MODULES as the definitions
+ * are (what the file has not got; watermarks), WINDOWS as they are made (all the kept ones again
+ * in a compacted file, which starts its windows afresh), TIMELINE, SPANS and GPU as their pending
+ * blocks fill (copied as they are into a compacted file: TIMELINE's row copies every
+ * timeline-like block, in file order). */
+static int flush_nodes(struct rec_writer *w)
+{
+	return wr_write_range(w, REC_STACKS, &w->nodes_done, w->nnodes, put_node);
+}
+
+static void restart_nodes(struct rec_writer *w, bool in_file)
+{
+	w->nodes_done = in_file ? w->nnodes : 0;
+}
+
+static void free_nodes(struct rec_writer *w)
+{
+	free(w->nodes);
+	u64map__clear(&w->node_tab);
+}
+
+static int flush_keys(struct rec_writer *w)
+{
+	return wr_write_range(w, REC_KEYS, &w->keys_done, w->nkeys, put_key);
+}
+
+static void restart_keys(struct rec_writer *w, bool in_file)
+{
+	w->keys_done = in_file ? w->nkeys : 0;
+}
+
+static void free_keys(struct rec_writer *w)
+{
+	free(w->keys);
+	idxtab__clear(&w->key_tab);
+	free(w->pending);
+	free(w->touched);
+}
+
+static int flush_modules(struct rec_writer *w)
+{
+	return wr_write_range(w, REC_MODULES, &w->modules_done, w->nmodules, put_module);
+}
+
+static void restart_modules(struct rec_writer *w, bool in_file)
+{
+	w->modules_done = in_file ? w->nmodules : 0;
+}
+
+static void free_modules(struct rec_writer *w)
+{
+	free(w->modules);
+	u64map__clear(&w->module_tab);
+}
+
+static int flush_winbuf(struct rec_writer *w)
 {
 	int err;
 
@@ -605,67 +661,89 @@ static int write_winbuf(struct rec_writer *w)
 	return 0;
 }
 
-/* After the definitions of writer.c: STACKS, KEYS, MODULES, WINDOWS, TIMELINE, SPANS, GPU,
- * OFFSPANS. */
-int wr_time_flush(struct rec_writer *w)
-{
-	int err;
-
-	err = wr_write_range(w, REC_STACKS, &w->nodes_done, w->nnodes, put_node);
-	if (!err)
-		err = wr_write_range(w, REC_KEYS, &w->keys_done, w->nkeys, put_key);
-	if (!err)
-		err = wr_write_range(w, REC_MODULES, &w->modules_done, w->nmodules, put_module);
-	if (!err)
-		err = wr_origins_flush(w);
-	if (!err)
-		err = wr_offcpu_flush(w);
-	if (!err)
-		err = write_winbuf(w);
-	if (!err)
-		err = write_timeline(w, REC_TIMELINE, &w->events, &w->nevents);
-	if (!err)
-		err = write_timeline(w, REC_SPANS, &w->spans, &w->nspans);
-	if (!err)
-		err = write_timeline(w, REC_GPU, &w->gpu, &w->ngpu);
-	if (!err)
-		err = write_timeline(w, REC_OFFSPANS, &w->offspans, &w->noffspans);
-	return err;
-}
-
 static int put_kept_window(struct rec_writer *w, size_t i)
 {
 	return put_window(w, &w->block, &w->wins[i]);
 }
 
-/* Every kept window, for a compacted file (which starts its windows afresh). */
-int wr_time_windows(struct rec_writer *w)
+static int rewrite_windows(struct rec_writer *w, const struct wr_rewrite *rw)
 {
 	size_t done = 0;
 
+	(void)rw;
 	w->file_last_end = 0;
 	return wr_write_range(w, REC_WINDOWS, &done, w->nwins, put_kept_window);
 }
 
-void wr_time_free(struct rec_writer *w)
+static void free_windows(struct rec_writer *w)
 {
-	free(w->nodes);
-	u64map__clear(&w->node_tab);
-	free(w->keys);
-	idxtab__clear(&w->key_tab);
-	free(w->pending);
-	free(w->touched);
 	for (size_t i = 0; i < w->nwins; i++)
 		free(w->wins[i].counts);
 	free(w->wins);
 	free(w->winbuf.data);
-	free(w->events.data);
-	free(w->spans.data);
-	free(w->gpu.data);
-	free(w->extents);
-	free(w->modules);
-	wr_origins_free(w);
-	wr_offcpu_free(w);
-	wr_offspans_free(w);
-	u64map__clear(&w->module_tab);
 }
+
+static int flush_events(struct rec_writer *w)
+{
+	return wr_timeline_write(w, REC_TIMELINE, &w->events, &w->nevents);
+}
+
+/* Every timeline-like block, copied from the old file as it is; new offsets in rw->off[]. */
+static int copy_extents(struct rec_writer *w, const struct wr_rewrite *rw)
+{
+	for (size_t i = 0; i < w->nextents; i++) {
+		const struct wextent *e = &w->extents[i];
+		ssize_t n;
+		int err;
+
+		w->block.len = 0;
+		if (buf_reserve(&w->block, e->len))
+			return -ENOMEM;
+		n = pread(rw->from, w->block.data, e->len, (off_t)e->off);
+		if (n != (ssize_t)e->len)
+			return n < 0 ? -errno : -EIO;
+		err = wr_write_all(w->fd, w->block.data, e->len);
+		if (err)
+			return err;
+		rw->off[i] = w->size;
+		w->size += e->len;
+	}
+	return 0;
+}
+
+static void free_events(struct rec_writer *w)
+{
+	free(w->events.data);
+	free(w->extents);
+}
+
+static int flush_spans(struct rec_writer *w)
+{
+	return wr_timeline_write(w, REC_SPANS, &w->spans, &w->nspans);
+}
+
+static void free_spans(struct rec_writer *w)
+{
+	free(w->spans.data);
+}
+
+static int flush_gpu(struct rec_writer *w)
+{
+	return wr_timeline_write(w, REC_GPU, &w->gpu, &w->ngpu);
+}
+
+static void free_gpu(struct rec_writer *w)
+{
+	free(w->gpu.data);
+}
+
+const struct wr_block wr_stacks_block = {REC_STACKS, flush_nodes, NULL, restart_nodes, free_nodes};
+const struct wr_block wr_keys_block = {REC_KEYS, flush_keys, NULL, restart_keys, free_keys};
+const struct wr_block wr_modules_block = {REC_MODULES, flush_modules, NULL, restart_modules,
+					  free_modules};
+const struct wr_block wr_windows_block = {REC_WINDOWS, flush_winbuf, rewrite_windows, NULL,
+					  free_windows};
+const struct wr_block wr_timeline_block = {REC_TIMELINE, flush_events, copy_extents, NULL,
+					   free_events};
+const struct wr_block wr_spans_block = {REC_SPANS, flush_spans, NULL, NULL, free_spans};
+const struct wr_block wr_gpu_block = {REC_GPU, flush_gpu, NULL, NULL, free_gpu};

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include "format/keys.h"
 #include "format/recording.h"
-#include "record.h"
-#include "sampler.h"
+#include "record/sampler/sampler.h"
+#include "record_opts.h"
 
 struct control;
 

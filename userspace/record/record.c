@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * `perch record`: the recording run. Checks what the user can get wrong before anything starts,
- * opens the sampler (sampler.c), lets the parts that follow the targets listen to the process
- * table (procs.c: the unwinder with --unwind=auto|dwarf, the collector, regions), starts the
- * targets (targets.c), and then drains the sampler's counts every SAMPLER_DRAIN_MS into the
- * recording file until the targets are gone, with the counts of every part (stats.c).
+ * opens the sampler (sampler.c) and the parts of the run (run_parts.c's table: those that follow
+ * the targets listen to the process table, procs.c), starts the targets (targets.c), and then
+ * drains the sampler's counts every SAMPLER_DRAIN_MS into the recording file until the targets
+ * are gone, each part following the drains, with the counts of every part (stats.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,50 +15,27 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
-#include "collect.h"
 #include "control.h"
 #include "format/recording.h"
-#include "gpu.h"
-#include "gpu_attach.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
-#include "metrics.h"
 #include "proc.h"
 #include "procs.h"
 #include "record.h"
-#include "regions.h"
-#include "sampler.h"
+#include "record/collect/collect.h"
+#include "record/gpu/gpu.h"
+#include "record/gpu/gpu_attach.h"
+#include "record/regions/regions.h"
+#include "record/sampler/sampler.h"
+#include "run.h"
 #include "stats.h"
 #include "steps.h"
 #include "targets.h"
-#include "unwinder.h"
 
 #define DRAIN_NS ((uint64_t)SAMPLER_DRAIN_MS * 1000000ull)
 /* perch's own costs run on while the targets idle: written once a second and at the end, so an
  * idle recording grows by one small STATS block a second (the writer drops unchanged counters). */
 #define COST_EVERY_DRAINS (1000 / SAMPLER_DRAIN_MS)
-
-struct session {
-	const struct record_opts *o;
-	struct procs *procs; /* the targets' processes; the parts below listen to it */
-	struct sampler *sp;
-	struct targets *tg;
-	struct unwinder *uw; /* NULL when the sampler does not unwind (--unwind=fp) */
-	struct collector *col;
-	struct regions *rg;
-	struct gpu *gpu;       /* --gpu */
-	struct gpu_attach *ga; /* --gpu -p */
-	struct metrics *mt;    /* --metrics (NULL: off) */
-	struct control *ctl;   /* when sampling is on (--delay, pauses, caps) */
-	struct steps *steps;   /* the programs' steps and pauses (perch_step(), --steps) */
-	struct rec_writer *w;
-	uint32_t rnames[PERCH_REGION_DEPTH]; /* one sample's region stack (string ids) */
-	uint64_t start_ns;
-	uint64_t flip_ns; /* the last drain's flip: where the next window starts */
-	uint64_t drains;
-	unsigned int max_stack;
-	bool duration_stop; /* -d ran out: a launched command was sent SIGTERM */
-};
 
 static volatile sig_atomic_t stop_signal;
 
@@ -149,87 +126,7 @@ static int preflight(const struct record_opts *o)
 	return ret;
 }
 
-/* --timeline: one tick (dropped past --max-size: the writer counts it). */
-static void add_tick(void *ctx, uint64_t time_ns, uint32_t key)
-{
-	struct session *s = ctx;
-
-	rec_writer__event(s->w, time_ns, key);
-}
-
-/* --off-cpu: a key's blocked time. */
-static void add_offcpu(void *ctx, uint32_t key, uint64_t ns)
-{
-	struct session *s = ctx;
-
-	rec_writer__offcpu(s->w, key, ns);
-}
-
-/* --off-cpu --timeline: one block's span (past --max-size: dropped, counted by the writer). */
-static void add_offspan(void *ctx, uint32_t key, uint64_t start_ns, uint64_t end_ns)
-{
-	struct session *s = ctx;
-
-	rec_writer__offspan(s->w, key, start_ns, end_ns);
-}
-
-/* The parts that follow the targets, in the order they hear of them: the unwinder first (the
- * sampler needs its tables from a process's next tick on), only when the sampler unwinds. */
-static int add_listeners(struct session *s)
-{
-	const struct sampler_fds *fds = sampler__fds(s->sp);
-
-	if (sampler__unwind_mode(s->sp) != PERCH_UNWIND_FP) {
-		s->uw = unwinder__new(fds->unwind_rows, fds->proc_unwind, s->procs);
-		if (!s->uw) {
-			log_err("unwind tables: %s", strerror(errno));
-			return PERCH_EXIT_BPF;
-		}
-	}
-	s->col = collector__new(s->w, s->max_stack, s->procs);
-	if (!s->col)
-		return PERCH_EXIT_INTERNAL;
-	collector__set_lines(s->col, !s->o->no_lines);
-	collector__set_kernel_syms(s->col, sampler__kernel_syms(s->sp));
-	/* Key ids name --timeline's ticks, --gpu's launch stacks and the samples of steps. */
-	collector__set_keys(s->col, true);
-	sampler__on_tick(s->sp, add_tick, s);
-	sampler__on_off_cpu(s->sp, add_offcpu, s);
-	sampler__on_off_span(s->sp, add_offspan, s);
-	s->rg = regions__new(s->w, fds->region_procs, fds->region_stacks, s->procs);
-	s->steps = steps__new(s->w, s->o->steps, s->o->steps_first, s->o->steps_last);
-	if (!s->rg || !s->steps)
-		return PERCH_EXIT_INTERNAL;
-	regions__set_timeline(s->rg, s->o->timeline);
-	regions__set_ctl(s->rg, s->o->steps, s->o->steps_first, s->o->steps_last, s->o->only_region,
-			 steps__event, s->steps);
-	return 0;
-}
-
-/* --gpu: a launch's stack and region stack, keyed (SAMPLER_NO_KEY: lost, counted in STATS). */
-static void add_launch(void *ctx, const struct perch_launch *l, uint32_t key)
-{
-	struct session *s = ctx;
-
-	if (key != SAMPLER_NO_KEY)
-		gpu__launch_key(s->gpu, l->key.tgid, l->key.tid, l->correlation_id, l->time_ns,
-				key);
-}
-
-/* --gpu -p: libcuda's entry points, probed once the processes are targets (start_gpu_attach). */
-static int add_gpu_attach(struct session *s)
-{
-	int ret = 0;
-
-	s->ga = gpu_attach__new(s->w, s->sp, s->procs, &ret);
-	if (!s->ga && !ret) {
-		log_err("gpu: %s", strerror(errno));
-		ret = PERCH_EXIT_INTERNAL;
-	}
-	return ret;
-}
-
-static int start_gpu_attach(struct session *s)
+static int start_gpu_attach(struct record_run *s)
 {
 	if (s->ga && gpu_attach__start(s->ga, s->o->pids, s->o->npids)) {
 		log_err("gpu: %s", strerror(ENOMEM));
@@ -238,27 +135,7 @@ static int start_gpu_attach(struct session *s)
 	return 0;
 }
 
-/* --gpu: the channel, handed to the command at its exec; the probe on its launches. */
-static int add_gpu(struct session *s)
-{
-	char lib[PATH_MAX];
-
-	if (!s->o->gpu)
-		return 0;
-	if (!s->o->argv)
-		return add_gpu_attach(s);
-	if (gpu_find_library(lib, sizeof(lib)))
-		return PERCH_EXIT_NOGPU; /* checked before: the file went away */
-	s->gpu = gpu__new(s->w, lib);
-	if (!s->gpu) {
-		log_err("gpu: the channel: %s", strerror(errno));
-		return PERCH_EXIT_INTERNAL;
-	}
-	targets__before_exec(s->tg, gpu__child, s->gpu);
-	return sampler__probe_launches(s->sp, lib, add_launch, s);
-}
-
-static int setup(struct session *s)
+static int setup(struct record_run *s)
 {
 	int ret;
 
@@ -278,16 +155,12 @@ static int setup(struct session *s)
 	if (!s->procs)
 		return PERCH_EXIT_INTERNAL;
 	ret = sampler__open(s->o, s->procs, &s->sp);
-	if (!ret)
-		ret = add_listeners(s);
-	if (!ret && s->o->metrics_ms && !(s->mt = metrics__new(s->w, s->procs, s->o->metrics_ms)))
-		log_warn("metrics: %s: the recording goes on without them", strerror(errno));
-	return ret ? ret : add_gpu(s);
+	return ret ? ret : run_parts_open(s);
 }
 
 /* Everything has opened: only now does the recording take the output's name (the previous one
  * kept as .old); a run that failed before leaves it untouched. The exit status. */
-static int publish(struct session *s)
+static int publish(struct record_run *s)
 {
 	int err = rec_writer__publish(s->w);
 
@@ -299,7 +172,7 @@ static int publish(struct session *s)
 
 /* Process events first (forks, exits), then the mmap records they make relevant, then forget the
  * targets that exited: their last mmap records have been read. */
-static void read_events(struct session *s, int timeout_ms)
+static void read_events(struct record_run *s, int timeout_ms)
 {
 	sampler__read_events(s->sp, timeout_ms);
 	regions__poll(s->rg);
@@ -313,7 +186,7 @@ static void read_events(struct session *s, int timeout_ms)
 static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t count,
 			   const uint64_t *u, const uint64_t *k)
 {
-	struct session *s = ctx;
+	struct record_run *s = ctx;
 	uint32_t nr =
 		regions__names(s->rg, key->tgid, key->region_hash, s->rnames, PERCH_REGION_DEPTH);
 
@@ -324,33 +197,18 @@ static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t coun
 	return collector__last_key(s->col);
 }
 
-static void write_stats(struct session *s, bool cost)
-{
-	const struct stats_parts p = {s->o,	    s->sp,  s->tg, s->col, s->uw,   s->rg,
-				      s->max_stack, s->gpu, s->ga, s->mt,  s->steps};
-
-	stats__write(s->w, &p, cost);
-}
-
 /* The counts of a drain are the window [last flip, this flip) on CLOCK_MONOTONIC. */
-static void flip_and_drain(struct session *s)
+static void flip_and_drain(struct record_run *s)
 {
 	uint64_t flip;
-	int sig;
 
 	read_events(s, 0); /* fork/exec/mmap events first: they say whose maps to use */
 	flip = sampler__drain(s->sp, add_sample, s);
-	collector__drained(s->col);
-	if (s->o->on_drain && (sig = s->o->on_drain(s->o->drain_ctx, s->w)) && !stop_signal)
-		stop_signal = sig;
-	rec_writer__window(s->w, s->flip_ns, flip);
-	s->flip_ns = flip;
-	regions__spans_until(s->rg, flip);
-	regions__collect(s->rg);
-	steps__flush(s->steps);
-	rec_writer__flush(s->w);
-	metrics__drained(s->mt);
-	write_stats(s, s->drains % COST_EVERY_DRAINS == 0);
+	run_parts_drained(s, flip);
+	if (s->stop_signal && !stop_signal) /* perch top's on_drain asked to stop */
+		stop_signal = s->stop_signal;
+	s->stop_signal = 0;
+	stats__write(s, s->drains % COST_EVERY_DRAINS == 0);
 	s->drains++;
 	/* --max-size without --timeline caps the whole file: checked a drain at a time. */
 	if (!s->o->timeline && s->o->max_size && rec_writer__size(s->w) >= s->o->max_size) {
@@ -360,12 +218,12 @@ static void flip_and_drain(struct session *s)
 }
 
 /* A cap ends an attached recording; a launched command runs on, unsampled, to its end. */
-static bool capped(struct session *s)
+static bool capped(struct record_run *s)
 {
 	return control__stopped(s->ctl) != REC_STOP_NONE && !s->o->argv;
 }
 
-static void run_loop(struct session *s)
+static void run_loop(struct record_run *s)
 {
 	uint64_t deadline = s->o->duration_s > 0 ? s->start_ns + s->o->duration_s * 1e9 : 0;
 	uint64_t next_drain = now_ns() + DRAIN_NS;
@@ -400,7 +258,7 @@ static void run_loop(struct session *s)
 	}
 }
 
-static int finish(struct session *s, int status)
+static int finish(struct record_run *s, int status)
 {
 	struct rec_kv kv[CONTROL_END_KV];
 	char names[2 * REC_END_ENABLED_MAX][32];
@@ -412,14 +270,8 @@ static int finish(struct session *s, int status)
 	sampler__ending(s->sp);
 	flip_and_drain(s);
 	flip_and_drain(s);
-	sampler__flush_ticks(s->sp);
-	collector__finish(s->col);
-	regions__finish(s->rg);
-	steps__flush(s->steps);
-	gpu__finish(s->gpu);
-	gpu_attach__finish(s->ga);
-	metrics__finish(s->mt);
-	write_stats(s, true);
+	run_parts_finish(s);
+	stats__write(s, true);
 	end = now_ns();
 	n = control__end(s->ctl, end, kv, names);
 	stats__end(s->w, end - s->start_ns, status, s->drains, kv, n);
@@ -433,18 +285,11 @@ static int finish(struct session *s, int status)
 	return 0;
 }
 
-static void session_free(struct session *s)
+static void session_free(struct record_run *s)
 {
 	regions__finish(s->rg); /* switch attached runtimes off, whatever went wrong */
 	procs__free(s->procs);	/* before its listeners */
-	unwinder__free(s->uw);
-	regions__free(s->rg);
-	gpu__free(s->gpu);
-	gpu_attach__free(s->ga);
-	collector__free(s->col);
-	metrics__free(s->mt);
-	steps__free(s->steps);
-	sampler__free(s->sp);
+	run_parts_free(s);
 	targets__free(s->tg);
 	rec_writer__discard(s->w); /* a run that failed before finish(): unpublished, removed */
 	control__free(s->ctl);
@@ -452,7 +297,7 @@ static void session_free(struct session *s)
 
 int record__run(const struct record_opts *o, struct record_result *res)
 {
-	struct session s = {.o = o};
+	struct record_run s = {.o = o};
 	struct sigaction sa = {.sa_handler = on_signal};
 	int ret, status = 0, end;
 
@@ -480,8 +325,7 @@ int record__run(const struct record_opts *o, struct record_result *res)
 	if (!ret)
 		ret = start_gpu_attach(&s);
 	/* From here on, whatever happens, what was collected is written. */
-	stats__meta(s.w, &(const struct stats_parts){o, s.sp, s.tg, s.col, s.uw, s.rg, s.max_stack,
-						     s.gpu, s.ga, s.mt, s.steps});
+	stats__meta(&s);
 	if (ret && (o->argv || !targets__live(s.tg) || ret == PERCH_EXIT_BUSY)) {
 		status = ret;
 		goto end;

@@ -13,7 +13,7 @@
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "perch_abi.h"
-#include "regions.h"
+#include "record/regions/regions.h"
 #include "steps.h"
 
 /* One step or pause, with its counts by key (a map key id -> index in counts). */

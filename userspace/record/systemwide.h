@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "procs.h"
-#include "sampler.h"
+#include "record/sampler/sampler.h"
 
 /* Start every process in /proc in ps (borrowed) and add it to the sampler, but skip (perch
  * itself: the command it launches is made a target on its own). *n: how many were added. 0, or the enum perch_exit to end

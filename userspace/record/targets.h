@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "procs.h"
-#include "record.h"
-#include "regions.h"
-#include "sampler.h"
+#include "record/regions/regions.h"
+#include "record/sampler/sampler.h"
+#include "record_opts.h"
 
 struct targets;
 

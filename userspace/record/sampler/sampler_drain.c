@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sampler's drain (see sampler_impl.h): flips the BPF program to its other buffer, then
+ * reads every (key, count) of the one it filled, with the stacks the keys name (frame-pointer
+ * stacks by id, DWARF stacks by hash), hands each bucket on (and with --timeline the ticks
+ * counted in them), and clears the buffer for its next turn. Batch map operations where the kernel has them, one key at a time where not.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include "lib/exitcodes.h"
+#include "lib/hash.h"
+#include "lib/vec.h"
+#include "sampler_impl.h"
+#include "symbolize/kdyn.h"
+
+/* Ticks run for microseconds; after flipping `active`, this is ample for every tick that read the
+ * old value to finish before the idle buffer is drained. */
+#define FLIP_GRACE_NS 2000000
+
+int sampler_drain_alloc(struct sampler *sp)
+{
+	sp->stack_buf = calloc(2 * PERCH_MAX_STACK, sizeof(uint64_t));
+	sp->keys = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->keys));
+	sp->vals = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->vals));
+	sp->key_ids = calloc(PERCH_COUNT_ENTRIES, sizeof(*sp->key_ids));
+	/* Touched only as far as a period's stacks reach. */
+	sp->dkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dkeys));
+	sp->dvals = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dvals));
+	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->key_ids || !sp->dkeys || !sp->dvals)
+		return PERCH_EXIT_INTERNAL;
+	return 0;
+}
+
+void sampler_drain_free(struct sampler *sp)
+{
+	free(sp->stack_buf);
+	free(sp->keys);
+	free(sp->vals);
+	free(sp->key_ids);
+	free(sp->dkeys);
+	free(sp->dvals);
+	u64map__clear(&sp->dindex);
+	u64map__clear(&sp->kindex);
+}
+
+static uint64_t key_hash(const struct perch_key *key)
+{
+	return fnv64_bytes(FNV64_OFFSET, key, sizeof(*key));
+}
+
+/* The drained buckets by key, for the records that name them (--timeline's ticks, launches). */
+static void index_keys(struct sampler *sp, size_t n)
+{
+	u64map__clear(&sp->kindex);
+	for (size_t i = 0; i < n; i++)
+		u64map__put(&sp->kindex, key_hash(&sp->keys[i]), i);
+}
+
+uint32_t sampler_key_id(struct sampler *sp, const struct perch_key *key, size_t n,
+			const uint32_t *key_ids)
+{
+	uint64_t i;
+
+	if (!sp->kindexed) {
+		index_keys(sp, n);
+		sp->kindexed = true;
+	}
+	if (!u64map__get(&sp->kindex, key_hash(key), &i) || i >= n ||
+	    memcmp(&sp->keys[i], key, sizeof(*key)))
+		return SAMPLER_NO_KEY;
+	return key_ids[i];
+}
+
+static const uint64_t *lookup_stack(int map_fd, __s32 id, uint64_t *buf)
+{
+	if (id < 0)
+		return NULL;
+	memset(buf, 0, PERCH_MAX_STACK * sizeof(*buf));
+	if (bpf_map_lookup_elem(map_fd, &id, buf))
+		return NULL;
+	return buf;
+}
+
+static void clear_stacks(int map_fd)
+{
+	__u32 key, next, *prev = NULL;
+	__u32 *ids = NULL;
+	size_t n = 0, cap = 0;
+
+	while (bpf_map_get_next_key(map_fd, prev, &next) == 0) {
+		if (vec_grow(&ids, &cap, n + 1, sizeof(*ids), 256))
+			break;
+		ids[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &ids[i]);
+	free(ids);
+}
+
+/* Read every (key, count) of the idle counts map and delete it. */
+static size_t take_counts(struct sampler *sp, int map_fd)
+{
+	__u32 count = PERCH_COUNT_ENTRIES;
+	struct perch_key cursor, *prev = NULL;
+	size_t n = 0;
+	void *out_batch = &cursor;
+	int err;
+
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, out_batch, sp->keys, sp->vals, &count,
+					      NULL);
+	if (err == 0 || errno == ENOENT)
+		return count;
+	/* No batch operations on this kernel: one key at a time. */
+	while (n < PERCH_COUNT_ENTRIES && bpf_map_get_next_key(map_fd, prev, &sp->keys[n]) == 0) {
+		if (bpf_map_lookup_elem(map_fd, &sp->keys[n], &sp->vals[n]) == 0)
+			n++;
+		cursor = sp->keys[n ? n - 1 : 0];
+		prev = &cursor;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map_fd, &sp->keys[i]);
+	return n;
+}
+
+/* Read every stack of the idle dwarf stack map, delete them, and index them by hash. */
+static void take_dwarf_stacks(struct sampler *sp, int map_fd)
+{
+	__u32 count = PERCH_STACK_ENTRIES;
+	__u64 cursor, *prev = NULL;
+	size_t n = 0;
+	int err;
+
+	u64map__clear(&sp->dindex);
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, sp->dkeys, sp->dvals, &count,
+					      NULL);
+	if (err == 0 || errno == ENOENT) {
+		n = count;
+	} else {
+		/* No batch operations on this kernel: one key at a time. */
+		while (n < PERCH_STACK_ENTRIES &&
+		       bpf_map_get_next_key(map_fd, prev, &sp->dkeys[n]) == 0) {
+			if (bpf_map_lookup_elem(map_fd, &sp->dkeys[n], &sp->dvals[n]) == 0)
+				n++;
+			cursor = sp->dkeys[n ? n - 1 : 0];
+			prev = &cursor;
+		}
+		for (size_t i = 0; i < n; i++)
+			bpf_map_delete_elem(map_fd, &sp->dkeys[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		u64map__put(&sp->dindex, sp->dkeys[i], i);
+}
+
+/* The user stack a DWARF key names, zero-terminated in buf, leaf first. */
+static const uint64_t *dwarf_stack(struct sampler *sp, const struct perch_key *key, uint64_t *buf)
+{
+	const struct perch_ustack *st;
+	uint64_t idx;
+	uint32_t n;
+
+	if (key->ustack_id < 0 || !u64map__get(&sp->dindex, key->ustack_hash, &idx))
+		return NULL;
+	st = &sp->dvals[idx];
+	n = st->n < PERCH_MAX_STACK ? st->n : PERCH_MAX_STACK;
+	memcpy(buf, st->pc, n * sizeof(*buf));
+	memset(buf + n, 0, (PERCH_MAX_STACK - n) * sizeof(*buf));
+	return buf;
+}
+
+static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_fn fn, void *ctx)
+{
+	struct bpf_map *cmap = which ? sp->skel->maps.counts1 : sp->skel->maps.counts0;
+	struct bpf_map *smap = which ? sp->skel->maps.stacks1 : sp->skel->maps.stacks0;
+	struct bpf_map *dmap = which ? sp->skel->maps.dstacks1 : sp->skel->maps.dstacks0;
+	int sfd = bpf_map__fd(smap);
+	uint64_t *ubuf = sp->stack_buf, *kbuf = sp->stack_buf + PERCH_MAX_STACK;
+	size_t n = take_counts(sp, bpf_map__fd(cmap));
+
+	if (sp->unwind_mode != PERCH_UNWIND_FP)
+		take_dwarf_stacks(sp, bpf_map__fd(dmap));
+	for (size_t i = 0; i < n; i++) {
+		const struct perch_key *key = &sp->keys[i];
+		const uint64_t *u = key->flags & PERCH_KEY_DWARF
+					    ? dwarf_stack(sp, key, ubuf)
+					    : lookup_stack(sfd, key->ustack_id, ubuf);
+
+		sp->key_ids[i] =
+			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
+	}
+	sp->kindexed = false; /* indexed for the first part that asks */
+	sampler_parts_drained(
+		sp, &(const struct sampler_drain){which, n, sp->key_ids, fn, ctx, sp->ending});
+	clear_stacks(sfd);
+}
+
+/* PERCH_TEST_DRAIN_DELAY_MS (tests only, under 1000): that long between the caller's read of
+ * the process events and the flip, as a slow drain has (the sanitizer build on a busy machine). */
+static void test_delay(void)
+{
+	const char *v = getenv("PERCH_TEST_DRAIN_DELAY_MS");
+	struct timespec d = {.tv_nsec = (v ? atol(v) : 0) * 1000000};
+
+	if (d.tv_nsec > 0 && d.tv_nsec < 1000000000)
+		nanosleep(&d, NULL);
+}
+
+uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
+{
+	unsigned int old = sp->skel->bss->active;
+	struct timespec grace = {.tv_nsec = FLIP_GRACE_NS}, now;
+	uint64_t flip;
+
+	test_delay();
+	sp->skel->bss->active = !old;
+	sp->skel->bss->flips++; /* --off-cpu: the user stacks kept for reuse are gone */
+	/* After the switch: a tick takes its time before it reads `active` (sample.bpf.c). */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	nanosleep(&grace, NULL);
+	/* Every fork, exec and mmap before the buffer's last tick into the process table: one after
+	 * the caller's read (a child forked then, sampled, and exec'd before this read of its maps)
+	 * would have its ticks looked up in a process the table does not know as forked, in the maps
+	 * /proc shows after its exec (samples_without_mappings). */
+	sampler_events_catch_up(sp);
+	flip = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	/* The buffer's ticks were taken between the last flip and this one: the BPF programs then. */
+	if (sp->kdyn)
+		kdyn__window(sp->kdyn, sp->last_flip, flip);
+	drain_buffer(sp, old, fn, ctx);
+	sp->last_flip = flip;
+	return flip;
+}
