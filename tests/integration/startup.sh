@@ -63,4 +63,20 @@ if [ "$got" = "7 17 17 17 26 " ]; then
 else
 	bad "startup --off-cpu" "prog_types '$got' (want '7 17 17 17 26 ')"
 fi
+# Its cost, with kernel.bpf_stats_enabled for the run: the tick program's runs and time apart from
+# all programs' (every sample is a run of it, and so is every other tick of the CPUs it samples
+# on: the events are per CPU, the target filter in the program; the process tracepoints run for
+# every process of the machine), and the text header says how much each run took.
+was=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+perch_record cost -- "$WL/shares" 0.4
+sysctl -qw kernel.bpf_stats_enabled="$was"
+read -r tns tn ns n sampled < <(for k in bpf_tick_run_time_ns bpf_tick_run_count bpf_run_time_ns bpf_run_count sampled; do
+	rec_stat "$T/cost.data" $k; done | tr '\n' ' ')
+if [ "${tn:-0}" -ge "${sampled:-1}" ] && [ "$tn" -le "${n:-0}" ] && [ "${tns:-0}" -gt 0 ] &&
+	[ "$tns" -le "${ns:-0}" ] && "$PERCH" report "$T/cost.data" | grep -q "the tick program $tn times"; then
+	ok "startup: the tick program's cost apart: $tn runs (every CPU's ticks) for $sampled samples, $((tns / tn)) ns each; all programs $n runs"
+else
+	bad "startup cost" "tick program '$tn' runs, '$tns' ns; all '$n' runs, '$ns' ns; '$sampled' samples"
+fi
 it_end

@@ -70,12 +70,15 @@
  * What --max-size dropped the writer counts (REC_STATS_WRITER). */
 #define REC_STATS_TIMELINE(X) X(timeline_ticks_unkeyed, 0)
 
-/* perch's own cost, written once a second and at the end. */
-#define REC_STATS_COST(X)     \
-	X(bpf_run_time_ns, 0) \
-	X(bpf_run_count, 1)   \
-	X(perch_user_us, 2)   \
-	X(perch_sys_us, 3)
+/* perch's own cost, written once a second and at the end: its BPF programs' run time and runs
+ * (all of them, and the tick program's alone: the per-sample part), its own CPU time. */
+#define REC_STATS_COST(X)          \
+	X(bpf_run_time_ns, 0)      \
+	X(bpf_run_count, 1)        \
+	X(perch_user_us, 2)        \
+	X(perch_sys_us, 3)         \
+	X(bpf_tick_run_time_ns, 4) \
+	X(bpf_tick_run_count, 5)
 
 /* Dropped by the recording writer past --max-size (rec_writer__events_dropped/spans_dropped), and
  * entries it refused as its reader would (rec_writer__refused(): a time past REC_TIME_MAX, a

@@ -48,11 +48,11 @@ static void sampler_free(struct record_run *r)
 
 static size_t cost_kv(struct rec_kv *kv, const struct sampler *sp)
 {
-	uint64_t cost[4];
+	uint64_t cost[6];
 	struct rusage ru;
 	size_t n = 0;
 
-	sampler__cost(sp, &cost[0], &cost[1]);
+	sampler__cost(sp, &cost[0], &cost[1], &cost[4], &cost[5]);
 	getrusage(RUSAGE_SELF, &ru);
 	cost[2] = ru.ru_utime.tv_sec * 1000000ull + ru.ru_utime.tv_usec;
 	cost[3] = ru.ru_stime.tv_sec * 1000000ull + ru.ru_stime.tv_usec;

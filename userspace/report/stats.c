@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include "common.h"
 #include "model/gpupaths.h"
 #include "model/gpusyncs.h"
@@ -73,9 +74,12 @@ int report_stats(const struct recording *r, const char *path, const struct repor
 			fprintf(out, "%s %s\n", rec_meta_keys[k], report_meta(r, k));
 	}
 	for (int k = 0; k < REC_STAT_NR; k++) {
-		/* The writer's counters, only where a writer of version 4 wrote them. */
-		if (k >= REC_STAT_timeline_events_dropped &&
-		    !recording__stat(r, rec_stat_keys[k], &v))
+		/* The writer's counters, only where a writer of version 4 wrote them; the tick
+		 * program's cost, only where a perch of 2026-11-28 on wrote it. */
+		bool since = k >= REC_STAT_timeline_events_dropped ||
+			     k == REC_STAT_bpf_tick_run_time_ns || k == REC_STAT_bpf_tick_run_count;
+
+		if (since && !recording__stat(r, rec_stat_keys[k], &v))
 			continue;
 		fprintf(out, "%s %" PRIu64 "\n", rec_stat_keys[k], report_stat(r, k));
 	}

@@ -141,11 +141,18 @@ static void print_other_losses(const struct recording *r, FILE *out)
 static void print_cost(const struct recording *r, FILE *out)
 {
 	uint64_t run_ns = report_stat(r, REC_STAT_bpf_run_time_ns);
+	uint64_t ticks = report_stat(r, REC_STAT_bpf_tick_run_count);
 
 	fprintf(out, "profiler   perch used %.3f s user + %.3f s system",
 		report_stat(r, REC_STAT_perch_user_us) / 1e6,
 		report_stat(r, REC_STAT_perch_sys_us) / 1e6);
-	if (run_ns)
+	if (run_ns && ticks) /* the tick program apart: recordings from 2026-11-28 on */
+		fprintf(out,
+			"; its BPF programs ran %" PRIu64
+			" times for %.3f ms (the tick program %" PRIu64 " times, %.2f µs each)\n",
+			report_stat(r, REC_STAT_bpf_run_count), run_ns / 1e6, ticks,
+			report_stat(r, REC_STAT_bpf_tick_run_time_ns) / 1e3 / ticks);
+	else if (run_ns)
 		fprintf(out, "; its BPF programs ran %" PRIu64 " times for %.3f ms\n",
 			report_stat(r, REC_STAT_bpf_run_count), run_ns / 1e6);
 	else

@@ -301,13 +301,14 @@ void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 	free(percpu);
 }
 
-void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs)
+void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs, uint64_t *tick_ns,
+		   uint64_t *ticks)
 {
 	struct bpf_program *progs[] = {sp->skel->progs.on_tick,	  sp->skel->progs.on_fork,
 				       sp->skel->progs.on_exec,	  sp->skel->progs.on_exit,
 				       sp->skel->progs.on_launch, sp->skel->progs.on_switch};
 
-	*run_ns = *runs = 0;
+	*run_ns = *runs = *tick_ns = *ticks = 0;
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
@@ -316,6 +317,10 @@ void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs)
 			continue;
 		*run_ns += info.run_time_ns;
 		*runs += info.run_cnt;
+		if (i == 0) { /* on_tick: what each sample costs in the kernel */
+			*tick_ns = info.run_time_ns;
+			*ticks = info.run_cnt;
+		}
 	}
 }
 

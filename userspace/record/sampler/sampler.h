@@ -123,7 +123,8 @@ void sampler__pause(struct sampler *sp, bool paused);
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX]);
 /* The sampler's own cost, as the kernel measures it (kernel.bpf_stats_enabled=1; else 0). */
-void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs);
+void sampler__cost(const struct sampler *sp, uint64_t *run_ns, uint64_t *runs, uint64_t *tick_ns,
+		   uint64_t *ticks);
 /* The events sampled, comma-separated ("cycles" or "cpu-clock" when none was asked for). */
 const char *sampler__event_name(const struct sampler *sp);
 /* Per event, its period (0: at -F Hz), comma-separated into buf; "" when every event is sampled
