@@ -238,21 +238,41 @@ static void take(const struct recording *r, struct snapshot *s)
 					 r->windows[w].ncounts * sizeof(*r->windows[w].counts));
 }
 
-/* r is byte for byte what s took; s is freed. */
-static void same_as(const struct recording *r, struct snapshot *s)
+/* r is byte for byte what s took. */
+static void same_as(const struct recording *r, const struct snapshot *s)
 {
 	assert_memory_equal(&s->r, r, sizeof(*r));
 	assert_memory_equal(s->samples, r->samples, r->nsamples * sizeof(*r->samples));
 	assert_memory_equal(s->windows, r->windows, r->nwindows * sizeof(*r->windows));
 	assert_memory_equal(s->events, r->events, r->nevents * sizeof(*r->events));
-	for (size_t w = 0; w < r->nwindows; w++) {
+	for (size_t w = 0; w < r->nwindows; w++)
 		assert_memory_equal(s->counts[w], r->windows[w].counts,
 				    r->windows[w].ncounts * sizeof(*r->windows[w].counts));
+}
+
+static void drop(struct snapshot *s)
+{
+	for (size_t w = 0; w < s->r.nwindows; w++)
 		free(s->counts[w]);
-	}
 	free(s->samples);
 	free(s->windows);
 	free(s->events);
+}
+
+/* Event ev's (1 + its index) profile of r under view v, checked against its total weight;
+ * r stays as s took it. */
+static void profile_of(const struct recording *r, uint32_t ev, enum sample_view v, uint64_t want,
+		       const struct snapshot *s)
+{
+	const struct recording *e;
+	struct sampleset *set = of_event(r, ev, v, &e);
+	struct profile *p = profile__build(e, NULL);
+
+	same_as(r, s);
+	assert_non_null(p);
+	assert_int_equal(tree__total_weight(profile__tree(p)), want);
+	profile__free(p);
+	sampleset__free(set);
 }
 
 /* The text report of event ev (1 + its index) of r, as report__print() writes it. */
@@ -274,10 +294,7 @@ static char *report_of(const struct recording *r, uint32_t ev, enum report_view 
  * windows and timeline stay byte for byte as loaded. */
 static void events_and_views_leave_the_recording_as_loaded(void **state)
 {
-	const struct recording *e;
 	struct recording *r = NULL;
-	struct sampleset *set;
-	struct profile *p;
 	struct snapshot snap;
 	char *text;
 
@@ -285,26 +302,18 @@ static void events_and_views_leave_the_recording_as_loaded(void **state)
 	write_two_events();
 	assert_int_equal(recording__load(path, &r), 0);
 	take(r, &snap);
+	profile_of(r, 2, SAMPLE_VIEW_WALL, 7 * (1000000000ull / 997), &snap); /* ticks x period */
+	profile_of(r, 1, SAMPLE_VIEW_CPU, 35, &snap);
 	text = report_of(r, 2, REPORT_VIEW_CPU);
+	same_as(r, &snap);
 	assert_non_null(strstr(text, "cs, 1 sample every 4 events; 7 samples"));
 	free(text);
 	text = report_of(r, 1, REPORT_VIEW_CPU);
+	same_as(r, &snap);
 	assert_non_null(strstr(text, "page-faults, 1 sample every 1 event; 35 samples"));
 	free(text);
-	set = of_event(r, 2, SAMPLE_VIEW_WALL, &e); /* 7 ticks x 1e9 / 997 ns */
-	p = profile__build(e, NULL);
-	assert_non_null(p);
-	assert_int_equal(tree__total_weight(profile__tree(p)), 7 * (1000000000ull / 997));
-	profile__free(p);
-	sampleset__free(set);
-	set = of_event(r, 1, SAMPLE_VIEW_CPU, &e);
-	p = profile__build(e, NULL);
-	assert_non_null(p);
-	assert_int_equal(tree__total_weight(profile__tree(p)), 35);
-	profile__free(p);
-	sampleset__free(set);
-	same_as(r, &snap);
 	assert_int_equal(total(r), 42);
+	drop(&snap);
 	recording__free(r);
 	unlink(path);
 	unlink_old();
