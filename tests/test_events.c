@@ -2,9 +2,11 @@
 /*
  * Tests of perch record -e, -C and report --event: the events table (format/events.h) against
  * linux/perf_event.h, the META event list read back, the CPU list syntax (record/cpulist.c)
- * against the kernel's own list of possible CPUs, and report__select_event on a recording of two
- * events written through the real writer and read back through the real loader: each event keeps
- * its samples, its window counts and its timeline ticks, and the header says what one sample is.
+ * against the kernel's own list of possible CPUs, and --event on a recording of two events written
+ * through the real writer and read back through the real loader: each event's sample set
+ * (model/sampleset.h) keeps its samples and its window counts, the header says what one sample
+ * is, and one load serves every event and view while the loaded recording stays byte for byte as
+ * it was loaded.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +24,8 @@
 
 #include "format/events.h"
 #include "format/recording.h"
+#include "model/profile.h"
+#include "model/sampleset.h"
 #include "record/cpulist.h"
 #include "report/report.h"
 
@@ -164,9 +168,23 @@ static uint64_t window_total(const struct recording *r)
 	return n;
 }
 
+/* The samples of event ev (0: all) of r: a set the caller frees; *e_r its recording. */
+static struct sampleset *of_event(const struct recording *r, uint32_t ev, enum sample_view v,
+				  const struct recording **e_r)
+{
+	struct sampleset_opts o = {.event = ev, .view = v};
+	struct sampleset *set = sampleset__new(r, &o);
+
+	assert_non_null(set);
+	*e_r = sampleset__recording(set);
+	return set;
+}
+
 static void select_event_keeps_one_events_samples(void **state)
 {
+	const struct recording *e;
 	struct recording *r = NULL;
+	struct sampleset *set;
 	uint32_t ev = 99;
 
 	(void)state;
@@ -178,15 +196,123 @@ static void select_event_keeps_one_events_samples(void **state)
 	assert_int_equal(report__find_event(r, "cpu-clock", &ev), -ENOENT);
 	assert_int_equal(total(r), 42);
 	assert_int_equal(window_total(r), 42);
-	assert_int_equal(report__select_event(r, 1), 0);
-	assert_int_equal(total(r), 7);
-	assert_int_equal(window_total(r), 7);
+	set = of_event(r, 2, SAMPLE_VIEW_CPU, &e);
+	assert_int_equal(total(e), 7);
+	assert_int_equal(window_total(e), 7);
+	sampleset__free(set);
+	set = of_event(r, 1, SAMPLE_VIEW_CPU, &e);
+	assert_int_equal(total(e), 35);
+	assert_int_equal(window_total(e), 35);
+	sampleset__free(set);
 	recording__free(r);
-	r = NULL;
+	unlink(path);
+	unlink_old();
+}
+
+/* What a loaded recording holds that options could rewrite: samples, windows and their counts,
+ * timeline ticks, each array copied byte for byte. */
+struct snapshot {
+	struct recording r;
+	void *samples, *windows, *events, *counts[8];
+};
+
+static void *dup_bytes(const void *p, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+
+	assert_non_null(d);
+	if (n)
+		memcpy(d, p, n);
+	return d;
+}
+
+static void take(const struct recording *r, struct snapshot *s)
+{
+	s->r = *r;
+	s->samples = dup_bytes(r->samples, r->nsamples * sizeof(*r->samples));
+	s->windows = dup_bytes(r->windows, r->nwindows * sizeof(*r->windows));
+	s->events = dup_bytes(r->events, r->nevents * sizeof(*r->events));
+	assert_true(r->nwindows <= 8);
+	for (size_t w = 0; w < r->nwindows; w++)
+		s->counts[w] = dup_bytes(r->windows[w].counts,
+					 r->windows[w].ncounts * sizeof(*r->windows[w].counts));
+}
+
+/* r is byte for byte what s took. */
+static void same_as(const struct recording *r, const struct snapshot *s)
+{
+	assert_memory_equal(&s->r, r, sizeof(*r));
+	assert_memory_equal(s->samples, r->samples, r->nsamples * sizeof(*r->samples));
+	assert_memory_equal(s->windows, r->windows, r->nwindows * sizeof(*r->windows));
+	assert_memory_equal(s->events, r->events, r->nevents * sizeof(*r->events));
+	for (size_t w = 0; w < r->nwindows; w++)
+		assert_memory_equal(s->counts[w], r->windows[w].counts,
+				    r->windows[w].ncounts * sizeof(*r->windows[w].counts));
+}
+
+static void drop(struct snapshot *s)
+{
+	for (size_t w = 0; w < s->r.nwindows; w++)
+		free(s->counts[w]);
+	free(s->samples);
+	free(s->windows);
+	free(s->events);
+}
+
+/* Event ev's (1 + its index) profile of r under view v, checked against its total weight;
+ * r stays as s took it. */
+static void profile_of(const struct recording *r, uint32_t ev, enum sample_view v, uint64_t want,
+		       const struct snapshot *s)
+{
+	const struct recording *e;
+	struct sampleset *set = of_event(r, ev, v, &e);
+	struct profile *p = profile__build(e, NULL);
+
+	same_as(r, s);
+	assert_non_null(p);
+	assert_int_equal(tree__total_weight(profile__tree(p)), want);
+	profile__free(p);
+	sampleset__free(set);
+}
+
+/* The text report of event ev (1 + its index) of r, as report__print() writes it. */
+static char *report_of(const struct recording *r, uint32_t ev, enum report_view v)
+{
+	struct report_opts o = {.min_percent = 0.5, .top = 5, .event = ev, .view = v};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(report__print(r, path, &o, out), 0);
+	fclose(out);
+	return text;
+}
+
+/* One load serves a report per event and a profile per event and view (perch report of a file of
+ * two events, no reload): each shows its own event's samples, and the loaded recording's samples,
+ * windows and timeline stay byte for byte as loaded. */
+static void events_and_views_leave_the_recording_as_loaded(void **state)
+{
+	struct recording *r = NULL;
+	struct snapshot snap;
+	char *text;
+
+	(void)state;
+	write_two_events();
 	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__select_event(r, 0), 0);
-	assert_int_equal(total(r), 35);
-	assert_int_equal(window_total(r), 35);
+	take(r, &snap);
+	profile_of(r, 2, SAMPLE_VIEW_WALL, 7 * (1000000000ull / 997), &snap); /* ticks x period */
+	profile_of(r, 1, SAMPLE_VIEW_CPU, 35, &snap);
+	text = report_of(r, 2, REPORT_VIEW_CPU);
+	same_as(r, &snap);
+	assert_non_null(strstr(text, "cs, 1 sample every 4 events; 7 samples"));
+	free(text);
+	text = report_of(r, 1, REPORT_VIEW_CPU);
+	same_as(r, &snap);
+	assert_non_null(strstr(text, "page-faults, 1 sample every 1 event; 35 samples"));
+	free(text);
+	assert_int_equal(total(r), 42);
+	drop(&snap);
 	recording__free(r);
 	unlink(path);
 	unlink_old();
@@ -223,18 +349,13 @@ static void same_events_compares_names_aliases_and_periods(void **state)
 /* The text header says what one sample of the event shown is. */
 static void header_says_what_a_sample_is(void **state)
 {
-	struct report_opts o = {.min_percent = 0.5, .top = 5, .event = 2};
 	struct recording *r = NULL;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	char *text;
 
 	(void)state;
 	write_two_events();
 	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__select_event(r, 1), 0);
-	assert_int_equal(report__print(r, path, &o, out), 0);
-	fclose(out);
+	text = report_of(r, 2, REPORT_VIEW_CPU);
 	assert_non_null(strstr(text, "sampling   cs, 1 sample every 4 events; 7 samples"));
 	free(text);
 	recording__free(r);
@@ -251,6 +372,7 @@ int main(void)
 		cmocka_unit_test(cpulist_reads_the_kernels_possible_list),
 		cmocka_unit_test(select_event_keeps_one_events_samples),
 		cmocka_unit_test(header_says_what_a_sample_is),
+		cmocka_unit_test(events_and_views_leave_the_recording_as_loaded),
 		cmocka_unit_test(same_events_compares_names_aliases_and_periods),
 	};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The OFFCPU block (format/offcpu.c) and report --view (report/view.c): off-CPU totals survive
+ * The OFFCPU block (format/offcpu.c) and report --view (model/sampleset.c): off-CPU totals survive
  * appended flushes and compaction, a recording without them has no OFFCPU block, a damaged block
  * changes nothing, and the views weigh samples as documented. The OFFSPANS block
  * (format/offspans.c): spans come back sorted by start through flushes and compaction, past
@@ -21,6 +21,7 @@
 
 #include "format/keys.h"
 #include "format/recording.h"
+#include "model/sampleset.h"
 #include "report/report.h"
 
 static char path[] = "/tmp/perch-test-offcpu.XXXXXX";
@@ -103,10 +104,24 @@ static void offcpu_undefined_key_is_einval(void **state)
 	recording__free(r);
 }
 
+/* The samples of r as view v weighs them: a set the caller frees; *v_r its recording. */
+static struct sampleset *viewed(const struct recording *r, enum sample_view v,
+				const struct recording **v_r)
+{
+	struct sampleset_opts o = {.view = v};
+	struct sampleset *set = sampleset__new(r, &o);
+
+	assert_non_null(set);
+	*v_r = sampleset__recording(set);
+	return set;
+}
+
 /* wall = ticks x 1e9 / frequency + off-CPU ns; off = off-CPU ns; cpu leaves the counts. */
 static void views_weigh_samples(void **state)
 {
 	struct recording *r = NULL;
+	const struct recording *v_r;
+	struct sampleset *set;
 	struct rec_writer *w;
 	uint32_t key[2];
 	enum report_view v;
@@ -120,16 +135,19 @@ static void views_weigh_samples(void **state)
 	assert_int_equal(v, REPORT_VIEW_WALL);
 	assert_int_equal(report__parse_view("bogus", &v), -EINVAL);
 	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__apply_view(r, REPORT_VIEW_CPU), 0);
-	assert_int_equal(named(r, "spinning")->count, 3);
-	assert_int_equal(report__apply_view(r, REPORT_VIEW_WALL), 0);
-	assert_int_equal(named(r, "spinning")->count, 3 * 1000000 + 1000);
-	assert_int_equal(named(r, "blocked")->count, 7000000);
-	assert_int_equal(r->nwindows, 0);
-	recording__free(r);
-	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__apply_view(r, REPORT_VIEW_OFF), 0);
-	assert_int_equal(named(r, "spinning")->count, 1000);
+	set = viewed(r, SAMPLE_VIEW_CPU, &v_r);
+	assert_ptr_equal(v_r, r); /* cpu changes nothing: the recording itself */
+	assert_int_equal(named(v_r, "spinning")->count, 3);
+	sampleset__free(set);
+	set = viewed(r, SAMPLE_VIEW_WALL, &v_r);
+	assert_int_equal(named(v_r, "spinning")->count, 3 * 1000000 + 1000);
+	assert_int_equal(named(v_r, "blocked")->count, 7000000);
+	assert_int_equal(v_r->nwindows, 0);
+	sampleset__free(set);
+	set = viewed(r, SAMPLE_VIEW_OFF, &v_r);
+	assert_int_equal(named(v_r, "spinning")->count, 1000);
+	sampleset__free(set);
+	assert_int_equal(named(r, "spinning")->count, 3); /* the loaded recording as it was */
 	recording__free(r);
 }
 
@@ -249,6 +267,8 @@ static void damaged_offspans_block_adds_none(void **state)
 static void views_cut_spans_at_windows(void **state)
 {
 	struct recording *r = NULL;
+	const struct recording *v;
+	struct sampleset *set;
 	struct rec_writer *w;
 	uint32_t key[2];
 	const struct rec_sample *blocked;
@@ -262,23 +282,25 @@ static void views_cut_spans_at_windows(void **state)
 	assert_int_equal(rec_writer__offspan(w, key[1], 50, 350), 0);
 	assert_int_equal(rec_writer__close(w), 0);
 	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__apply_view(r, REPORT_VIEW_OFF), 0);
-	blocked = named(r, "blocked");
-	assert_int_equal(r->nwindows, 3);
+	set = viewed(r, SAMPLE_VIEW_OFF, &v);
+	blocked = named(v, "blocked");
+	assert_int_equal(v->nwindows, 3);
 	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(r->windows[i].ncounts, 1);
-		assert_ptr_equal(&r->samples[r->windows[i].counts[0].sample], blocked);
+		assert_int_equal(v->windows[i].ncounts, 1);
+		assert_ptr_equal(&v->samples[v->windows[i].counts[0].sample], blocked);
 	}
-	assert_int_equal(r->windows[0].counts[0].count, 50);
-	assert_int_equal(r->windows[1].counts[0].count, 100); /* the gap [200, 300) holds none */
-	assert_int_equal(r->windows[2].counts[0].count, 50);
-	recording__free(r);
-	assert_int_equal(recording__load(path, &r), 0);
-	assert_int_equal(report__apply_view(r, REPORT_VIEW_WALL), 0);
-	assert_int_equal(r->windows[0].ncounts, 2);
-	assert_ptr_equal(&r->samples[r->windows[0].counts[0].sample], named(r, "spinning"));
-	assert_int_equal(r->windows[0].counts[0].count, 3 * 1000000);
-	assert_int_equal(r->windows[0].counts[1].count, 50);
+	assert_int_equal(v->windows[0].counts[0].count, 50);
+	assert_int_equal(v->windows[1].counts[0].count, 100); /* the gap [200, 300) holds none */
+	assert_int_equal(v->windows[2].counts[0].count, 50);
+	sampleset__free(set);
+	set = viewed(r, SAMPLE_VIEW_WALL, &v);
+	assert_int_equal(v->windows[0].ncounts, 2);
+	assert_ptr_equal(&v->samples[v->windows[0].counts[0].sample], named(v, "spinning"));
+	assert_int_equal(v->windows[0].counts[0].count, 3 * 1000000);
+	assert_int_equal(v->windows[0].counts[1].count, 50);
+	sampleset__free(set);
+	assert_int_equal(r->windows[0].ncounts, 1); /* the loaded windows count ticks still */
+	assert_int_equal(r->windows[0].counts[0].count, 3);
 	recording__free(r);
 }
 

@@ -63,11 +63,16 @@ if perch_record both --timeline -e page-faults,cs -- "$WL/faults" $PAGES $SLEEPS
 	# (once, in a sanitizer pass: 101 of 312 under nap; where the others went, should it recur)
 	[ "$(samples "$T/both-cs.folded" ';main;nap;')" -ge "$(truth_of "$T/both.truth" switches)" ] ||
 		echo "events: context-switches stacks not under main;nap: $(misses "$T/both-cs.folded" ';main;nap;' '.'); $("$PERCH" report --format=stats "$T/both.data" | awk '$2 != 0 && /^(lost|stacks_|unwind|early|truncated|samples)/ { printf "%s %s, ", $1, $2 }')"
-	n=$("$PERCH" report "$T/both.data" | grep -c '^sampling   ')
-	if [ "$n" -eq 2 ]; then
-		ok "-e page-faults,cs: the text report shows each event in turn"
+	# each event in turn: the --event report of each, from the one load
+	"$PERCH" report "$T/both.data" >"$T/both.txt"
+	n=$(grep -c '^sampling   ' "$T/both.txt")
+	if [ "$n" -eq 2 ] && cmp -s "$T/both.txt" <(for e in page-faults cs; do
+		"$PERCH" report --event=$e "$T/both.data"
+		echo
+	done); then
+		ok "-e page-faults,cs: the text report shows each event in turn, as --event=NAME does"
 	else
-		bad "-e two events, text" "$n sections"
+		bad "-e two events, text" "$n sections, or not each --event=NAME report in turn"
 	fi
 	# perch script names each tick's own event: as many context-switches lines as its samples
 	lines=$("$PERCH" script "$T/both.data" 2>/dev/null | grep -c ' context-switches:$')

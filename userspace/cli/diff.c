@@ -15,6 +15,7 @@
 #include "lib/exitcodes.h"
 #include "lib/log.h"
 #include "model/diff.h"
+#include "model/sampleset.h"
 #include "report/report.h"
 
 enum diff_format { DIFF_TEXT, DIFF_CSV, DIFF_FOLDED, DIFF_HTML };
@@ -206,21 +207,18 @@ static int load_both(const char *const path[2], struct recording *r[2], int *dam
 	return 0;
 }
 
-/* Like with like: --event=NAME keeps that event's samples of each recording; without it both
- * must hold one event, the same. 0 or the exit status after its line. */
-static int pick_event(struct recording *r[2], const char *const path[2], const char *event)
+/* Like with like: --event=NAME keeps that event's samples of each recording (a sample set of
+ * each, set[s]); without it both must hold one event, the same. 0 or the exit status after its
+ * line. */
+static int pick_event(const struct recording *const r[2], const char *const path[2],
+		      const char *event, struct sampleset *set[2])
 {
-	uint32_t ev;
+	uint32_t ev[2] = {0, 0};
 
-	for (int s = 0; event && s < 2; s++) {
-		if (report__find_event(r[s], event, &ev))
+	for (int s = 0; event && s < 2; s++)
+		if (report__find_event(r[s], event, &ev[s]))
 			return log_usage(NULL, "--event=%s: %s has no such event (%s)", event,
 					 path[s], report__events(r[s]));
-		if (report__select_event(r[s], ev)) {
-			log_err("diff: out of memory");
-			return PERCH_EXIT_INTERNAL;
-		}
-	}
 	for (int s = 0; !event && s < 2; s++)
 		if (report__nevents(r[s]) > 1)
 			return log_usage(NULL,
@@ -229,6 +227,14 @@ static int pick_event(struct recording *r[2], const char *const path[2], const c
 	if (!event && !report__same_events(r[0], r[1], false))
 		return log_usage(NULL, "%s sampled %s, %s sampled %s: diff compares one event",
 				 path[0], report__events(r[0]), path[1], report__events(r[1]));
+	for (int s = 0; s < 2; s++) {
+		struct sampleset_opts o = {.event = event ? ev[s] + 1 : 0};
+
+		if (!(set[s] = sampleset__new(r[s], &o))) {
+			log_err("diff: out of memory");
+			return PERCH_EXIT_INTERNAL;
+		}
+	}
 	return 0;
 }
 
@@ -250,12 +256,18 @@ static int print_lines(const struct diff *d, const struct diff_cli *c, const cha
 
 static int diff_files(const char *const path[2], const struct diff_cli *c)
 {
-	struct recording *r[2] = {NULL, NULL};
+	struct recording *loaded[2] = {NULL, NULL};
+	struct sampleset *set[2] = {NULL, NULL};
+	const struct recording *r[2];
 	struct diff *d = NULL;
-	int damage = 0, ret = load_both(path, r, &damage);
+	int damage = 0, ret = load_both(path, loaded, &damage);
 
+	r[0] = loaded[0];
+	r[1] = loaded[1];
 	if (!ret)
-		ret = pick_event(r, path, c->event);
+		ret = pick_event(r, path, c->event, set);
+	for (int s = 0; !ret && s < 2; s++)
+		r[s] = sampleset__recording(set[s]); /* the loaded ones stay as loaded */
 	if (!ret && c->o.region && report__find_region(r[0], c->o.region) == -ENOENT &&
 	    report__find_region(r[1], c->o.region) == -ENOENT)
 		ret = log_usage(NULL, "no region '%s' in %s or %s", c->o.region, path[0], path[1]);
@@ -274,8 +286,10 @@ static int diff_files(const char *const path[2], const struct diff_cli *c)
 		ret = PERCH_EXIT_OUTPUT;
 	}
 	diff__free(d);
-	recording__free(r[0]);
-	recording__free(r[1]);
+	for (int s = 0; s < 2; s++) {
+		sampleset__free(set[s]);
+		recording__free(loaded[s]);
+	}
 	return ret ? ret : damage;
 }
 

@@ -394,16 +394,9 @@ static void print_summary(const struct record_opts *o, const char *path)
 		report__summary(r, path, stderr);
 	else if (!r)
 		log_warn("cannot read back %s: %s", path, strerror(-err));
-	/* perch record -e A,B: each event's summary in turn */
-	for (uint32_t ev = 0; r && n > 1 && ev < n; ev++) {
-		if (ev) {
-			recording__free(r);
-			r = NULL;
-			recording__load(path, &r);
-		}
-		if (r && !report__select_event(r, ev))
-			report__summary_of(r, path, ev + 1, stderr);
-	}
+	/* perch record -e A,B: each event's summary in turn, from the one load */
+	for (uint32_t ev = 0; r && n > 1 && ev < n; ev++)
+		report__summary_of(r, path, ev + 1, stderr);
 	if (r && !o->quiet)
 		hint_idle_pids(o, r);
 	if (r)

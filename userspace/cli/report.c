@@ -16,6 +16,7 @@
 #include "format/keys.h"
 #include "format/recording.h"
 #include "model/query.h"
+#include "model/sampleset.h"
 #include "report/report.h"
 
 /* What the options set. */
@@ -361,15 +362,14 @@ static int focus_format(const struct report_opts *o)
 	return log_usage(NULL, "--callers and --callees print a table: --format=text or csv");
 }
 
-/* Load path and print it as o asks into output (NULL: standard output); the exit status. */
 /* --view: 0, or the exit status after its line. */
-static int apply_view(struct recording *r, const char *path, enum report_view v)
+static int check_view(const struct recording *r, const char *path, enum report_view v)
 {
 	if (v != REPORT_VIEW_CPU && !report__has_offcpu(r))
 		return log_usage(NULL,
 				 "--view=%s: %s holds no off-CPU time (record it with --off-cpu)",
 				 v == REPORT_VIEW_OFF ? "off" : "wall", path);
-	if (report__apply_view(r, v))
+	if (v == REPORT_VIEW_WALL && !sampleset__tick_ns(r))
 		return log_usage(NULL, "--view=wall: %s does not say its sampling frequency", path);
 	return 0;
 }
@@ -380,34 +380,29 @@ static const char *report_meta_event(const struct recording *r)
 }
 
 /* Each event of a recording of several (perch record -e A,B) in turn, as a text report of its
- * own samples, into one output. */
-static int print_each_event(const char *path, const struct report_opts *o, const char *output)
+ * own samples, into one output: one load, a sample set per event (report__print()). */
+static int print_each_event(const struct recording *r, const char *path,
+			    const struct report_opts *o, const char *output)
 {
 	char *in[] = {(char *)path};
 	struct report_opts eo = *o;
-	struct recording *r = NULL;
+	uint32_t n = report__nevents(r);
 	struct safeout so;
 	int ret = 0;
 	FILE *out = cli_output_open(output, in, 1, &so, &ret);
 
 	if (!out)
 		return ret;
-	for (eo.event = 1; !ret; eo.event++) {
-		recording__load(path, &r);
-		if (!r || eo.event > report__nevents(r))
-			break;
-		if (report__select_event(r, eo.event - 1) || report__print(r, path, &eo, out))
+	for (eo.event = 1; !ret && eo.event <= n; eo.event++) {
+		if (report__print(r, path, &eo, out))
 			ret = PERCH_EXIT_INTERNAL;
-		recording__free(r);
-		r = NULL;
 		fputc('\n', out);
 	}
-	recording__free(r);
 	return cli_output_close(out, &so, ret);
 }
 
 /* --event=NAME, or every event in turn (text), or the one event there is. */
-static int print_events(struct recording *r, const char *path, const struct report_opts *o,
+static int print_events(const struct recording *r, const char *path, const struct report_opts *o,
 			const char *output, const char *event_arg)
 {
 	struct report_opts eo = *o;
@@ -420,36 +415,40 @@ static int print_events(struct recording *r, const char *path, const struct repo
 				 report_meta_event(r));
 	if (event_arg) {
 		eo.event = ev + 1;
-		return report__select_event(r, ev) ? PERCH_EXIT_INTERNAL
-						   : print_to(r, path, &eo, output);
+		return print_to(r, path, &eo, output);
 	}
 	if (o->format != REPORT_TEXT)
 		return log_usage(NULL, "%s holds %u events (%s): choose one with --event=NAME",
 				 path, n, report_meta_event(r));
-	return print_each_event(path, o, output);
+	return print_each_event(r, path, o, output);
 }
 
+/* Load the recording once and print it as c asks (output NULL: standard output); the exit
+ * status. The recording is only read from then on: every option that chooses or weighs samples
+ * makes a sample set of it (report__print()). */
 static int report_file(const struct report_cli *c)
 {
 	const struct report_opts *o = &c->o;
 	const char *path = c->path, *output = c->output;
-	struct recording *r = NULL;
+	struct recording *loaded = NULL;
+	const struct recording *r;
 	int err, ret = 0;
 
 	if (o->format == REPORT_PPROF && !output && isatty(STDOUT_FILENO))
 		return log_usage(NULL, "--format=pprof is binary: give -o FILE or a pipe");
-	err = recording__load(path, &r);
-	if (!r)
+	err = recording__load(path, &loaded);
+	if (!loaded)
 		return load_error(path, err);
+	r = loaded;
 	if ((o->region && (ret = unknown_region(r, path, o->region))) ||
-	    (ret = bad_query(r, path, o)) || (ret = apply_view(r, path, o->view))) {
-		recording__free(r);
+	    (ret = bad_query(r, path, o)) || (ret = check_view(r, path, o->view))) {
+		recording__free(loaded);
 		return ret;
 	}
 	ret = print_events(r, path, o, output, c->event);
 	if (err)
 		ret = report_damage(path, r, err);
-	recording__free(r);
+	recording__free(loaded);
 	return ret;
 }
 

@@ -4,13 +4,12 @@
  * as a timed span of its key, the time axis of OFFCPU's totals. Both sides here, as OFFCPU's:
  * the writer appends spans to a pending block under the --max-size cap the timeline shares (its
  * blocks are copied as they are when the file is compacted), the reader loads them into
- * recording.offspans, sorted by start, and can turn a loaded recording's windows into off-CPU
- * (or wall) time per window (`perch report --view=off|wall`).
+ * recording.offspans, sorted by start (model/sampleset.c turns them into off-CPU or wall time
+ * per window for `perch report --view=off|wall`).
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
-#include "lib/search.h"
 #include "lib/vec.h"
 #include "reader_impl.h"
 #include "writer_impl.h"
@@ -144,106 +143,4 @@ void offspans_finish(struct loaded *L)
 {
 	if (L->r.noffspans)
 		qsort(L->r.offspans, L->r.noffspans, sizeof(*L->r.offspans), by_start);
-}
-
-/* One span's part in one window. */
-struct part {
-	uint32_t win, sample;
-	uint64_t ns;
-};
-
-static int by_win_sample(const void *a, const void *b)
-{
-	const struct part *x = a, *y = b;
-
-	if (x->win != y->win)
-		return x->win < y->win ? -1 : 1;
-	return (x->sample > y->sample) - (x->sample < y->sample);
-}
-
-/* Every span cut at the windows' bounds, sorted by window then key; parts outside every window
- * are left out. */
-static int cut_spans(const struct recording *r, struct part **out, size_t *n)
-{
-	size_t cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < r->noffspans; i++) {
-		const struct rec_offspan *o = &r->offspans[i];
-		size_t w = search_prefix(0, r->nwindows, k, r->windows[k].end_ns <= o->start_ns);
-
-		for (; w < r->nwindows && r->windows[w].start_ns < o->end_ns; w++) {
-			const struct rec_window *win = &r->windows[w];
-			uint64_t a = o->start_ns > win->start_ns ? o->start_ns : win->start_ns;
-			uint64_t b = o->end_ns < win->end_ns ? o->end_ns : win->end_ns;
-
-			if (b <= a)
-				continue;
-			if (vec_grow(out, &cap, *n + 1, sizeof(**out), 256))
-				return -ENOMEM;
-			(*out)[(*n)++] = (struct part){(uint32_t)w, o->sample, b - a};
-		}
-	}
-	if (*n)
-		qsort(*out, *n, sizeof(**out), by_win_sample);
-	return 0;
-}
-
-/* Window w's new counts into m (room for its ticks and parts): its ticks x tick_ns (none for 0)
- * and its parts, each key once, ascending; *p: the first part of the next window on return. */
-static uint32_t merge_window(const struct rec_window *win, uint32_t w, uint64_t tick_ns,
-			     const struct part *parts, size_t nparts, size_t *p,
-			     struct rec_count *m)
-{
-	uint32_t i = 0, n = 0;
-
-	while ((tick_ns && i < win->ncounts) || (*p < nparts && parts[*p].win == w)) {
-		bool part = *p < nparts && parts[*p].win == w;
-		bool tick = tick_ns && i < win->ncounts;
-		uint32_t s = part && (!tick || parts[*p].sample < win->counts[i].sample)
-				     ? parts[*p].sample
-				     : win->counts[i].sample;
-
-		m[n] = (struct rec_count){s, 0};
-		if (tick && win->counts[i].sample == s)
-			m[n].count += win->counts[i++].count * tick_ns;
-		for (; *p < nparts && parts[*p].win == w && parts[*p].sample == s; (*p)++)
-			m[n].count += parts[*p].ns;
-		n++;
-	}
-	return n;
-}
-
-int recording__offcpu_windows(struct recording *r, uint64_t tick_ns)
-{
-	struct loaded *L = (struct loaded *)r;
-	struct rec_count *counts;
-	struct part *parts;
-	size_t nparts, total, at = 0, p = 0;
-	int err = cut_spans(r, &parts, &nparts);
-
-	if (err)
-		return err;
-	total = nparts + (tick_ns ? L->ncounts : 0);
-	counts = calloc(total ? total : 1, sizeof(*counts));
-	if (!counts) {
-		free(parts);
-		return -ENOMEM;
-	}
-	for (size_t w = 0; w < r->nwindows; w++) {
-		struct rec_window *win = &r->windows[w];
-		uint32_t n =
-			merge_window(win, (uint32_t)w, tick_ns, parts, nparts, &p, counts + at);
-
-		win->ncounts = n;
-		win->counts = n ? counts + at : NULL;
-		at += n;
-	}
-	free(parts);
-	free(L->counts);
-	L->counts = counts;
-	L->ncounts = at;
-	L->cap_counts = total ? total : 1;
-	return 0;
 }

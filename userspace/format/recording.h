@@ -556,11 +556,6 @@ bool recording__stat(const struct recording *r, const char *key, uint64_t *value
 bool recording__end(const struct recording *r, const char *key, uint64_t *value);
 /* The origin of a process of a merged recording (ORIGINS), or NULL when it has none. */
 const struct rec_origin *recording__origin(const struct recording *r, uint32_t pid);
-/* --view=off|wall on a recording with OFFSPANS: each window's counts become the time its keys
- * spent off the CPU inside it (the spans cut at the window's bounds), plus tick_ns x its ticks
- * (tick_ns 0: off-CPU time only), in ns, so the windows weigh what the samples weigh. Parts of
- * spans outside every window are left out. 0 or -ENOMEM (the windows as they were). */
-int recording__offcpu_windows(struct recording *r, uint64_t tick_ns);
 /* String by id; "" for an id out of range. */
 const char *recording__string(const struct recording *r, uint32_t id);
 

@@ -2,9 +2,10 @@
 /*
  * The events a recording sampled on (`perch record -e`, format/events.h) as the report shows
  * them: what one sample is ("cpu-clock at 997 Hz per CPU", "page-faults, 1 sample every 1
- * event"), and `perch report --event=NAME`, which keeps one event's samples (rewriting the
- * loaded recording once, before any output runs, as --view does: every output then shows that
- * event alone, and the timeline keeps its ticks only).
+ * event"), and the lookups of `perch report --event=NAME`, which keeps one event's samples
+ * (model/sampleset.h keeps them, as a profile option, when an output runs: every output then
+ * shows that event alone, and the timeline keeps its ticks only; the loaded recording stays as
+ * it was).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -124,57 +125,4 @@ void report_sampling(const struct recording *r, uint32_t event, bool per_cpu, ch
 		if (used < len)
 			used += put_event(r, i, per_cpu, buf + used, len - used);
 	}
-}
-
-/* The timeline's ticks of kept samples, renumbered (map: old sample -> new + 1, 0: dropped). */
-static void keep_events(struct recording *r, const size_t *map)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < r->nevents; i++) {
-		struct rec_event *e = &r->events[i];
-
-		if (e->sample >= r->nsamples || !map[e->sample])
-			continue;
-		e->sample = map[e->sample] - 1;
-		r->events[n++] = *e;
-	}
-	r->nevents = n;
-}
-
-/* The windows' counts of kept samples, renumbered: rewritten in place, the recording's own. */
-static void keep_windows(struct recording *r, const size_t *map)
-{
-	for (size_t w = 0; w < r->nwindows; w++) {
-		struct rec_window *win = &r->windows[w];
-		struct rec_count *c = (struct rec_count *)win->counts;
-		uint32_t n = 0;
-
-		for (uint32_t k = 0; k < win->ncounts; k++) {
-			if (c[k].sample >= r->nsamples || !map[c[k].sample])
-				continue;
-			c[n].sample = map[c[k].sample] - 1;
-			c[n++].count = c[k].count;
-		}
-		win->ncounts = n;
-	}
-}
-
-int report__select_event(struct recording *r, uint32_t ev)
-{
-	size_t *map = calloc(r->nsamples + 1, sizeof(*map)), n = 0;
-
-	if (!map)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nsamples; i++) {
-		if (REC_SAMPLE_EVENT(r->samples[i].flags) != ev)
-			continue;
-		r->samples[n] = r->samples[i];
-		map[i] = ++n;
-	}
-	keep_events(r, map);
-	keep_windows(r, map);
-	r->nsamples = n;
-	free(map);
-	return 0;
 }

@@ -390,7 +390,7 @@ static void cpu_values(const struct pprof *x, const struct rec_sample *s, int64_
 	values[0] = (int64_t)s->count;
 	values[2] = 0;
 	if (x->view != REPORT_VIEW_CPU) {
-		/* the count is the view's ns (report__apply_view); its on-CPU part second */
+		/* the count is the view's ns (model/sampleset.h); its on-CPU part second */
 		values[1] = x->view == REPORT_VIEW_WALL ? (int64_t)(s->count - s->offcpu_ns) : 0;
 		return;
 	}

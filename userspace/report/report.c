@@ -32,14 +32,26 @@ static bool terminal_output(const struct report_opts *o)
 	return o->format == REPORT_TEXT || o->format == REPORT_FOLDED || o->format == REPORT_STATS;
 }
 
+/* The output o asks for, of the samples its event and view keep and weigh. */
 static int print_output(const struct recording *r, const char *path, const struct report_opts *o,
 			FILE *out)
 {
-	if (query__has_focus(o->query, NULL))
-		return report_callers(r, path, o, out);
-	if (o->format == REPORT_TEXT)
-		report__view_header(r, o->view, out);
-	return report_outputs[o->format].print(r, path, o, out);
+	struct sampleset_opts so = {.event = o->event, .view = (enum sample_view)o->view};
+	struct sampleset *set = sampleset__new(r, &so);
+	int err;
+
+	if (!set)
+		return -errno;
+	r = sampleset__recording(set);
+	if (query__has_focus(o->query, NULL)) {
+		err = report_callers(r, path, o, out);
+	} else {
+		if (o->format == REPORT_TEXT)
+			report__view_header(r, o->view, out);
+		err = report_outputs[o->format].print(r, path, o, out);
+	}
+	sampleset__free(set);
+	return err;
 }
 
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
@@ -177,10 +189,12 @@ static void summary(const struct recording *r, const char *path, uint32_t event,
 /* Through the terminal rule, as the report's text (report__print()). */
 void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out)
 {
-	FILE *term = esc_term_stream(out);
+	struct sampleset *set = sampleset__new(r, &(struct sampleset_opts){.event = event});
+	FILE *term = set ? esc_term_stream(out) : NULL;
 
-	if (!term)
-		return; /* out of memory: no summary rather than the target's bytes raw */
-	summary(r, path, event, term);
-	fclose(term);
+	if (term) /* else out of memory: no summary rather than none kept, or names raw */
+		summary(sampleset__recording(set), path, event, term);
+	if (term)
+		fclose(term);
+	sampleset__free(set);
 }

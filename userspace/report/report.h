@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include "format/recording.h"
 #include "model/profile.h"
+#include "model/sampleset.h"
 
 /* The outputs, in the order usage lists them: X(enum, name, help). Printed by report_<name>(). */
 #define REPORT_OUTPUTS(X)                                                                     \
@@ -40,13 +41,15 @@ enum report_format { REPORT_OUTPUTS(REPORT_ENUM) REPORT_NR };
 
 struct query;
 
-/* --view (report/view.c): on-CPU ticks (default), off-CPU ns, or both in ns. */
-enum report_view { REPORT_VIEW_CPU = 0, REPORT_VIEW_OFF, REPORT_VIEW_WALL };
+/* --view (report/view.c): on-CPU ticks (default), off-CPU ns, or both in ns; report__print()
+ * weighs the samples by it (model/sampleset.h). */
+enum report_view {
+	REPORT_VIEW_CPU = SAMPLE_VIEW_CPU,
+	REPORT_VIEW_OFF = SAMPLE_VIEW_OFF,
+	REPORT_VIEW_WALL = SAMPLE_VIEW_WALL
+};
 /* "cpu", "off", "wall" into *v; -EINVAL for another. */
 int report__parse_view(const char *s, enum report_view *v);
-/* Weigh r's samples by view v, once, before printing: -ENODATA when wall needs the sampling
- * frequency and r has none. */
-int report__apply_view(struct recording *r, enum report_view v);
 /* Whether r holds off-CPU time (perch record --off-cpu). */
 bool report__has_offcpu(const struct recording *r);
 /* Why a key's thread was off the CPU, from its stack ("lock", "sleep", "io", ...; view.c). */
@@ -86,11 +89,12 @@ struct report_opts {
 	/* --sort=dso (text): the top tables' rows are (keys, module): self, the samples whose leaf
 	 * is in the module; total, those with a frame in it (report/threads.c) */
 	bool by_module;
-	uint32_t event; /* --event: 1 + the index of the one event shown (the recording
-				* holds its samples only: report__select_event); 0: all */
+	uint32_t event; /* --event: 1 + the index of the one event shown (report__print() keeps its
+			 * samples: model/sampleset.h); 0: all */
 };
 
-/* An output: path is the recording's, as the text header names it. 0 or -errno. */
+/* An output: path is the recording's, as the text header names it; r holds the samples o's
+ * event and view keep and weigh (report__print() chose them). 0 or -errno. */
 typedef int (*report_fn)(const struct recording *r, const char *path, const struct report_opts *o,
 			 FILE *out);
 
@@ -106,6 +110,9 @@ extern const struct report_output report_outputs[REPORT_NR];
 /* The output called name, or NULL. */
 const struct report_output *report__output(const char *name);
 
+/* Print r as o asks: the output's samples are those o->event and o->view choose (a sample set
+ * of r, model/sampleset.h; r is never written). 0 or -errno (-ENODATA: --view=wall and r does
+ * not say its sampling frequency). */
 int report__print(const struct recording *r, const char *path, const struct report_opts *o,
 		  FILE *out);
 /* 0 when the recording has a region called name, -ENOENT when not, -ENOMEM. */
@@ -117,12 +124,11 @@ char *report__region_names(const struct recording *r);
  * which), -ENOMEM. Cheap: no tree is built. */
 int report__check_query(const struct recording *r, const struct report_opts *o);
 void report__summary(const struct recording *r, const char *path, FILE *out);
-/* The same, saying it is event's (1 + its index; 0: every event's). */
+/* The same, of event's samples alone (1 + its index; 0: every event's). */
 void report__summary_of(const struct recording *r, const char *path, uint32_t event, FILE *out);
 
-/* report/events.c: the events a recording sampled on (perch record -e; 1 for older ones), the
- * index of the one called name (or its alias; -ENOENT: none), and keep only the samples of event
- * ev in r (its timeline ticks and window counts too). 0 or -ENOMEM. */
+/* report/events.c: the events a recording sampled on (perch record -e; 1 for older ones), and
+ * the index of the one called name (or its alias; -ENOENT: none). */
 uint32_t report__nevents(const struct recording *r);
 /* The recording's META event list ("cpu-clock" for one that names none), its META period list
  * ("none": sampled at a frequency), and whether a and b sampled the same events (names or
@@ -131,7 +137,6 @@ const char *report__events(const struct recording *r);
 const char *report__periods(const struct recording *r);
 bool report__same_events(const struct recording *a, const struct recording *b, bool periods);
 int report__find_event(const struct recording *r, const char *name, uint32_t *ev);
-int report__select_event(struct recording *r, uint32_t ev);
 
 struct diff;
 /* `perch diff --format=html`: the diff (model/diff.h) as one self-contained page, the viewer's

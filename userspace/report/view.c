@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * `perch report --view=cpu|off|wall`: which time the samples weigh. cpu (the default) is the
- * tick counts as recorded. off is each key's off-CPU nanoseconds (`perch record --off-cpu`,
- * the OFFCPU block). wall is both in nanoseconds: ticks x the sampling period (1e9 / frequency:
- * exact for cpu-clock, an approximation for cycles, whose period the kernel adapts) + off-CPU
- * ns. The view rewrites the loaded recording's counts once, before any output runs, so every
- * output (text, folded, speedscope, chrome, html) weighs by it. The timeline's instants stay
- * on-CPU ticks, so off and wall drop them. The per-window counts follow the view where the
- * recording has the off-CPU spans of --timeline (OFFSPANS: each window's off-CPU ns, plus its
- * ticks x the period for wall); without them they are ticks, so off and wall drop the windows
- * (no time axis in those views).
+ * `perch report --view=cpu|off|wall`: which time the samples weigh (model/sampleset.h weighs
+ * them, as a profile option, when an output runs: the loaded recording stays as it was), and
+ * what the text header says of the off-CPU time.
  *
  * Why a thread was off the CPU, from the stack it blocked with: a label per key, first match:
  *   preempted  switched out while still runnable (the recording's flag, not the stack)
@@ -118,35 +111,6 @@ int report__parse_view(const char *s, enum report_view *v)
 		}
 	}
 	return -EINVAL;
-}
-
-/* The sampling period in ns (0 when the recording does not say its frequency). */
-static uint64_t period_ns(const struct recording *r)
-{
-	const char *freq = recording__meta(r, rec_meta_keys[REC_META_frequency]);
-	unsigned long hz = freq ? strtoul(freq, NULL, 10) : 0;
-
-	return hz ? 1000000000ull / hz : 0;
-}
-
-int report__apply_view(struct recording *r, enum report_view v)
-{
-	uint64_t period = period_ns(r);
-
-	if (v == REPORT_VIEW_CPU)
-		return 0;
-	if (v == REPORT_VIEW_WALL && !period)
-		return -ENODATA;
-	for (size_t i = 0; i < r->nsamples; i++) {
-		struct rec_sample *s = &r->samples[i];
-
-		s->count = (v == REPORT_VIEW_WALL ? s->count * period : 0) + s->offcpu_ns;
-	}
-	r->nevents = 0;	  /* the timeline's instants are ticks (see the comment at the top) */
-	if (r->noffspans) /* the windows weigh the view's time too */
-		return recording__offcpu_windows(r, v == REPORT_VIEW_WALL ? period : 0);
-	r->nwindows = 0; /* the windows count ticks */
-	return 0;
 }
 
 bool report__has_offcpu(const struct recording *r)
