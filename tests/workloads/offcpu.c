@@ -7,8 +7,10 @@
  *   phase_lock   wait on a mutex thread "holder" keeps for LOCK_MS               (off-CPU: lock)
  * (40 %, 40 %, 20 % by default). Thread "reader" (after 300 ms) blocks in read() on a pipe, in
  * pipe_wait_read, until the worker is done, and measures that time. At the end it prints
- *   sleep_ns=N spin_ns=N lock_ns=N read_ns=N
- * the ground truth the test holds perch's --view=wall and --view=off against.
+ *   sleep_ns=N spin_ns=N lock_ns=N read_ns=N long_ns=N
+ * the ground truth the test holds perch's --view=wall and --view=off against; long_ns is the wall
+ * time of the sleep and lock phases that took OFFCPU_LONG_MS (default 400) or more each, what
+ * --off-cpu-min at that length may keep of them (a loaded machine wakes a thread late).
  *
  * usage: offcpu [SECONDS] [SLEEP_MS SPIN_MS LOCK_MS]
  */
@@ -107,11 +109,13 @@ int main(int argc, char **argv)
 	double seconds = argc > 1 ? atof(argv[1]) : 3;
 	unsigned int sleep_ms_ = argc > 4 ? atoi(argv[2]) : 20,
 		     spin_ms = argc > 4 ? atoi(argv[3]) : 20;
-	uint64_t t[3] = {0}, end, t0;
+	uint64_t t[3] = {0}, end, t0, d, long_ns = 0, long_min;
 	pthread_t h, r;
 
 	if (argc > 4)
 		lock_ms = atoi(argv[4]);
+	long_min = (uint64_t)(getenv("OFFCPU_LONG_MS") ? atoi(getenv("OFFCPU_LONG_MS")) : 400) *
+		   1000000ull;
 	if (pipe(pipefd) || sem_init(&go, 0, 0) || sem_init(&held, 0, 0))
 		return 1;
 	pthread_setname_np(pthread_self(), "worker");
@@ -121,13 +125,17 @@ int main(int argc, char **argv)
 	while (now_ns() < end) {
 		t0 = now_ns();
 		phase_sleep(sleep_ms_);
-		t[0] += now_ns() - t0;
+		d = now_ns() - t0;
+		t[0] += d;
+		long_ns += d >= long_min ? d : 0;
 		t0 = now_ns();
 		phase_spin(spin_ms);
 		t[1] += now_ns() - t0;
 		t0 = now_ns();
 		phase_lock();
-		t[2] += now_ns() - t0;
+		d = now_ns() - t0;
+		t[2] += d;
+		long_ns += d >= long_min ? d : 0;
 	}
 	done = 1;
 	sem_post(&go);
@@ -135,7 +143,8 @@ int main(int argc, char **argv)
 	if (write(pipefd[1], "x", 1) != 1)
 		return 1;
 	pthread_join(r, NULL);
-	printf("sleep_ns=%llu spin_ns=%llu lock_ns=%llu read_ns=%llu\n", (unsigned long long)t[0],
-	       (unsigned long long)t[1], (unsigned long long)t[2], (unsigned long long)read_ns);
+	printf("sleep_ns=%llu spin_ns=%llu lock_ns=%llu read_ns=%llu long_ns=%llu\n",
+	       (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)t[2],
+	       (unsigned long long)read_ns, (unsigned long long)long_ns);
 	return 0;
 }
