@@ -5,7 +5,7 @@
 # and inside the recording's windows; per thread the spans nest, each region has as many ends as
 # the region table has calls (marks: as many marks) and their durations add up to the table's
 # time. With a small --max-size what is dropped is counted, every tick accounted for, and the
-# file is the profile and no more than the cap besides.
+# file's timeline blocks hold no more than the cap (walked block by block).
 # The spans equal the table only when the program answered perch's exit handshake: its final table
 # and its last spans are read together while it waits. Without it (perch held up for the
 # runtime's 2 s on a loaded machine: region_processes_no_handshake) the table is perch's last
@@ -166,11 +166,29 @@ if [ "$edropped" -gt 0 ] && [ "$sdropped" -gt 0 ] && [ $((events + edropped)) -e
 else
 	bad "capped" "$events kept + $edropped dropped for $sampled samples; $spans + $sdropped + $slost lost spans for $steps steps ($hs)"
 fi
-# the profile of two runs differs by their stacks and windows: a quarter of it is the margin
-if [ "$size" -le $((plain + cap + plain / 4)) ] && says "$T/capped.data" "dropped past --max-size"; then
-	ok "capped: $size bytes with a timeline cap of $cap (the profile alone: $plain), and the report says what was dropped"
+# what the timeline took, block by block (an independent walk of the file: a 16-byte header, then
+# blocks "type, length, CRC, reserved" whose payload starts with a u32 entry count): the entries
+# of the TIMELINE, SPANS and GPU blocks are the bytes --max-size caps; the rest is the profile
+read -r tbytes tblocks rest < <(python3 - "$T/capped.data" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, tl, nb, rest = 16, 0, 0, 16
+while off + 16 <= len(d):
+    typ, plen = struct.unpack_from("<II", d, off)
+    if typ in (13, 14, 16):
+        tl += plen - 4
+        nb += 1
+    else:
+        rest += 16 + plen
+    off += 16 + plen
+print(tl, nb, rest if off == len(d) else -1)
+PY
+)
+if [ "$tbytes" -le "$cap" ] && [ "$rest" -gt 0 ] && [ $((rest + tbytes + tblocks * 20)) -eq "$size" ] &&
+	says "$T/capped.data" "dropped past --max-size"; then
+	ok "capped: $tbytes bytes of timeline entries in $tblocks blocks with a cap of $cap; the profile $rest bytes ($plain without --timeline), and the report says what was dropped"
 else
-	bad "capped size" "$size bytes with a timeline cap of $cap (the profile alone: $plain), or the report does not say"
+	bad "capped size" "$tbytes bytes of timeline entries in ${tblocks:-?} blocks with a cap of $cap (file $size, the rest ${rest:-?}), or the report does not say"
 fi
 
 it_end
