@@ -49,9 +49,15 @@ static void make_zombie(pid_t pid)
 
 static int add_stack(struct collector *c, pid_t pid, const uint64_t *ustack)
 {
-	struct perch_key key = {.tgid = (__u32)pid, .tid = (__u32)pid, .kstack_id = -1};
+	struct raw_sample s = {.pid = (uint32_t)pid,
+			       .tid = (uint32_t)pid,
+			       .flags = RAW_KERNEL_LOST,
+			       .count = 1,
+			       .ustack = ustack};
 
-	return collector__add(c, &key, 1, NULL, 0, ustack, NULL);
+	while (ustack[s.nu]) /* zero-terminated */
+		s.nu++;
+	return collector__add(c, &s, NULL, 0);
 }
 
 static int add_leaf(struct collector *c, pid_t pid, uint64_t leaf)

@@ -183,17 +183,16 @@ static void read_events(struct record_run *s, int timeout_ms)
 
 /* One counted bucket of the sampler, with the region stack of its thread; its key id for the
  * timeline. */
-static uint32_t add_sample(void *ctx, const struct perch_key *key, uint64_t count,
-			   const uint64_t *u, const uint64_t *k)
+static uint32_t add_sample(void *ctx, const struct raw_sample *raw)
 {
 	struct record_run *s = ctx;
 	uint32_t nr =
-		regions__names(s->rg, key->tgid, key->region_hash, s->rnames, PERCH_REGION_DEPTH);
+		regions__names(s->rg, raw->pid, raw->region_stack, s->rnames, PERCH_REGION_DEPTH);
 
-	if (key->flags & PERCH_KEY_REGION_LOST || (key->region_hash && !nr))
-		regions__count_lost(s->rg, count);
-	collector__add(s->col, key, count, s->rnames, nr, u, k);
-	steps__sample(s->steps, key->tgid, key->step, collector__last_key(s->col), count);
+	if (raw->flags & RAW_REGIONS_LOST || (raw->region_stack && !nr))
+		regions__count_lost(s->rg, raw->count);
+	collector__add(s->col, raw, s->rnames, nr);
+	steps__sample(s->steps, raw->pid, raw->step, collector__last_key(s->col), raw->count);
 	return collector__last_key(s->col);
 }
 

@@ -44,9 +44,8 @@ struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, s
 	c->ps = ps;
 	perfmap_budget__init(&c->jit_budget, PERFMAP_TOTAL_BYTES);
 	c->sym = symbolizer__new();
-	c->frames = calloc(2 * PERCH_MAX_STACK + 2, sizeof(*c->frames));
 	l.ctx = c;
-	c->id = c->sym && c->frames ? procs__listen(ps, &l) : -ENOMEM;
+	c->id = c->sym ? procs__listen(ps, &l) : -ENOMEM;
 	if (c->id < 0) {
 		err = c->id;
 		collector__free(c);
@@ -755,15 +754,6 @@ static uint32_t kernel_frame(struct collector *c, uint64_t addr, bool is_return)
 	return id;
 }
 
-static size_t stack_len(const uint64_t *s)
-{
-	size_t n = 0;
-
-	while (s && n < PERCH_MAX_STACK && s[n])
-		n++;
-	return n;
-}
-
 static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 {
 	uint64_t key = (uint64_t)p->pp->pid << 32 | tid, one;
@@ -781,73 +771,78 @@ static void note_thread(struct collector *c, struct proc *p, uint32_t tid)
 /* The thread's name when the sample was taken, as the sampler read it: what the process was
  * running then (a shell that exec'd python is python from the exec on), and what each thread
  * calls itself (a JVM's C2 CompilerThre, redis's io_thd_1). */
-static uint32_t thread_name(struct collector *c, const struct perch_key *key)
+static uint32_t thread_name(struct collector *c, const struct raw_sample *s)
 {
-	char comm[sizeof(key->comm) + 1];
-
-	memcpy(comm, key->comm, sizeof(key->comm));
-	comm[sizeof(key->comm)] = '\0';
-	return comm[0] ? rec_writer__string(c->w, comm) : 0;
+	return s->comm[0] ? rec_writer__string(c->w, s->comm) : 0;
 }
 
-int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
-		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
-		   const uint64_t *kstack)
+/* A user stack walked by frame pointers that fills the kernel's limit was cut; an unwound one
+ * says so itself, or that its walk stopped early (flagged truncated too, counted apart). */
+static uint32_t truncation(struct collector *c, const struct raw_sample *s, size_t nu)
 {
-	struct proc *p = get_proc(c, key->tgid);
-	struct image *img = p ? image_for(p, key->gen) : NULL;
-	size_t nu = stack_len(ustack), nk = stack_len(kstack), n = 0;
-	bool dwarf = key->flags & PERCH_KEY_DWARF;
+	bool unwound = s->flags & RAW_UNWOUND;
+	uint32_t flags = 0;
+
+	if (s->nk >= c->max_stack || (unwound ? s->flags & RAW_TRUNCATED : nu >= c->max_stack)) {
+		flags |= REC_SAMPLE_TRUNCATED;
+		c->stats[COLLECT_TRUNCATED] += s->count;
+	}
+	if (unwound && (s->flags & RAW_UNWIND_STOPPED)) {
+		flags |= REC_SAMPLE_TRUNCATED;
+		c->stats[COLLECT_UNWIND_STOPPED] += s->count;
+	}
+	return flags;
+}
+
+int collector__add(struct collector *c, const struct raw_sample *s, const uint32_t *regions,
+		   uint32_t nregions)
+{
+	struct proc *p = get_proc(c, s->pid);
+	struct image *img = p ? image_for(p, s->gen) : NULL;
+	const uint64_t *ustack = s->ustack, *kstack = s->kstack;
+	size_t nu = ustack ? s->nu : 0, nk = kstack ? s->nk : 0, n = 0;
 	uint32_t flags = 0;
 	uint64_t hidden;
 	int err;
 	struct rec_sample sample = {
-		.pid = key->tgid,
-		.tid = key->tid,
-		.count = count,
-		.nregions = nregions < PERCH_REGION_DEPTH ? nregions : PERCH_REGION_DEPTH,
+		.pid = s->pid,
+		.tid = s->tid,
+		.count = s->count,
+		.nregions = nregions,
 		.regions = regions,
-		.frames = c->frames,
 	};
 
 	c->last_key = UINT32_MAX;
-	if (!img)
+	if (!img || vec_grow(&c->frames, &c->cap_frames, nu + nk + 1, sizeof(*c->frames), 256))
 		return -ENOMEM;
-	note_thread(c, p, key->tid);
-	if (key->ustack_id < 0)
+	sample.frames = c->frames;
+	note_thread(c, p, s->tid);
+	if (s->flags & RAW_USER_LOST)
 		flags |= REC_SAMPLE_USER_LOST;
-	if (key->kstack_id < 0 && key->kstack_id != -EFAULT)
+	if (s->flags & RAW_KERNEL_LOST)
 		flags |= REC_SAMPLE_KERN_LOST;
-	if (key->flags & PERCH_KEY_PREEMPTED)
+	if (s->flags & RAW_PREEMPTED)
 		flags |= REC_SAMPLE_PREEMPTED;
-	flags |= key->flags >> PERCH_KEY_EVENT_SHIFT << REC_SAMPLE_EVENT_SHIFT;
-	/* A frame-pointer stack that fills the kernel's limit was cut; an unwound one says so. */
-	if (nk >= c->max_stack || (dwarf ? key->flags & PERCH_KEY_TRUNCATED : nu >= c->max_stack)) {
-		flags |= REC_SAMPLE_TRUNCATED;
-		c->stats[COLLECT_TRUNCATED] += count;
-	}
-	if (dwarf && (key->flags & PERCH_KEY_UNWIND_FAILED)) {
-		flags |= REC_SAMPLE_TRUNCATED;
-		c->stats[COLLECT_UNWIND_STOPPED] += count;
-	}
+	flags |= s->event << REC_SAMPLE_EVENT_SHIFT;
+	flags |= truncation(c, s, nu);
 	if (nu && !collect_find_map(c, img, ustack[0])) {
-		c->stats[COLLECT_NO_MAPS] += count;
+		c->stats[COLLECT_NO_MAPS] += s->count;
 	} else if (nu > 1) {
 		size_t keep = collect_believable_frames(c, img, ustack, nu);
 
 		if (keep < nu) {
 			nu = keep;
 			flags |= REC_SAMPLE_TRUNCATED;
-			c->stats[COLLECT_DAMAGED] += count;
+			c->stats[COLLECT_DAMAGED] += s->count;
 		}
 	}
 	/* A frame-pointer walk from the leaf skips a frameless leaf's caller (an unwound stack's
-	 * too, where its leaf had no table: PERCH_KEY_FP_LEAF). */
-	hidden = dwarf && !(key->flags & PERCH_KEY_FP_LEAF)
+	 * too, where its leaf had no table: RAW_LEAF_BY_FP). */
+	hidden = (s->flags & RAW_UNWOUND) && !(s->flags & RAW_LEAF_BY_FP)
 			 ? 0
-			 : collect_hidden_caller(c, img, key, ustack, nu);
+			 : collect_hidden_caller(c, img, s->user_ret, ustack, nu);
 	if (hidden)
-		c->stats[COLLECT_LEAF_FIXED] += count;
+		c->stats[COLLECT_LEAF_FIXED] += s->count;
 	/* Root first: user frames outermost to leaf, then the kernel frames. */
 	for (size_t i = nu; i-- > 0;) {
 		c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
@@ -862,7 +857,7 @@ int collector__add(struct collector *c, const struct perch_key *key, uint64_t co
 	for (size_t i = nk; i-- > 0;)
 		c->frames[n++] = kernel_frame(c, kstack[i], i > 0);
 	sample.flags = flags;
-	sample.comm = thread_name(c, key);
+	sample.comm = thread_name(c, s);
 	sample.nframes = n;
 	err = rec_writer__add_sample(c->w, &sample);
 	if (!err && c->keys && rec_writer__key(c->w, &sample, &c->last_key))

@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 #include <linux/types.h>
-#include "bpf/perch_bpf.h"
 #include "format/recording.h"
 #include "record/procs.h"
+#include "record/raw_sample.h"
 
 struct collector;
 
@@ -39,13 +39,12 @@ enum collect_stat {
 struct collector *collector__new(struct rec_writer *w, unsigned int max_stack, struct procs *ps);
 void collector__free(struct collector *c);
 
-/* Add one counted bucket. regions: the string ids of the thread's open regions' names,
- * outermost first (the sample's regions, recording.h). ustack/kstack are leaf first as the kernel stores them (zero
- * addresses end them); NULL when missing. A user stack the sampler unwound from DWARF tables
- * (key->flags & PERCH_KEY_DWARF) is taken as complete: no frameless-leaf repair. */
-int collector__add(struct collector *c, const struct perch_key *key, uint64_t count,
-		   const uint32_t *regions, uint32_t nregions, const uint64_t *ustack,
-		   const uint64_t *kstack);
+/* Add one counted bucket, as any sampler hands it on (record/raw_sample.h). regions: the string
+ * ids of the thread's open regions' names, outermost first (the sample's regions, recording.h),
+ * which the run resolved from s->region_stack. A user stack unwound from the module's tables
+ * (RAW_UNWOUND) is taken as complete: no frameless-leaf repair. */
+int collector__add(struct collector *c, const struct raw_sample *s, const uint32_t *regions,
+		   uint32_t nregions);
 
 /* --timeline: collector__add() also gives each bucket its key id (rec_writer__key), which
  * collector__last_key() returns (UINT32_MAX when the last bucket has none). */

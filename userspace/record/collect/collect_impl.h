@@ -25,7 +25,7 @@ struct jit_unnamed {
 
 struct proc;
 
-/* One exec generation of a process (see perch_bpf.h): what it had mapped, and what its addresses
+/* One exec generation of a process (raw_sample.h: gen): what it had mapped, and what its addresses
  * meant. Samples carry their generation, so each is resolved in the image it was taken in. */
 struct image {
 	struct proc *p;
@@ -78,6 +78,7 @@ struct collector {
 	bool jit_budget_said;
 	uint32_t kernel_str, unknown_str, bpf_str;
 	uint32_t *frames; /* scratch: one sample's frame ids */
+	size_t cap_frames;
 	uint64_t stats[COLLECT_STAT_MAX];
 	bool keys;	   /* --timeline: key ids wanted */
 	uint32_t last_key; /* the last bucket's, UINT32_MAX: none */
@@ -90,9 +91,10 @@ struct sym_module *collect_map_module(struct collector *c, const struct proc_map
 const char *collect_jit_name(struct collector *c, struct proc *p, uint64_t addr, uint64_t *start);
 
 /* collect_leaf.c: the return address into the caller a frame-pointer walk of user stack u (nu
- * frames, leaf first) skipped under a frameless leaf, else 0; how many of its frames to believe
- * (the first caller outside every mapping ends it). */
-uint64_t collect_hidden_caller(struct collector *c, struct image *img, const struct perch_key *key,
+ * frames, leaf first) skipped under a frameless leaf, else 0 (user_ret: the word on top of the
+ * stack at the tick, 0 unknown); how many of its frames to believe (the first caller outside
+ * every mapping ends it). */
+uint64_t collect_hidden_caller(struct collector *c, struct image *img, uint64_t user_ret,
 			       const uint64_t *u, size_t nu);
 size_t collect_believable_frames(struct collector *c, struct image *img, const uint64_t *ustack,
 				 size_t nu);

@@ -108,12 +108,12 @@ static bool ret_on_top(struct collector *c, struct image *img, uint64_t pc)
 	return true;
 }
 
-uint64_t collect_hidden_caller(struct collector *c, struct image *img, const struct perch_key *key,
+uint64_t collect_hidden_caller(struct collector *c, struct image *img, uint64_t user_ret,
 			       const uint64_t *u, size_t nu)
 {
 	uint64_t v;
 
-	if (!nu || !key->user_ret || (nu > 1 && u[1] == key->user_ret))
+	if (!nu || !user_ret || (nu > 1 && u[1] == user_ret))
 		return 0;
 	if (!u64map__get(&img->leaf, u[0], &v)) {
 		v = 1 + ret_on_top(c, img, u[0]);
@@ -121,7 +121,7 @@ uint64_t collect_hidden_caller(struct collector *c, struct image *img, const str
 	}
 	if (v != 2)
 		return 0;
-	return after_call(c, img, key->user_ret) ? key->user_ret : 0;
+	return after_call(c, img, user_ret) ? user_ret : 0;
 }
 
 /* How many user frames, leaf first, to believe: a walk that reads a stale slot or a damaged frame

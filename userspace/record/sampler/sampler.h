@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
 #include "record/procs.h"
+#include "record/raw_sample.h"
 #include "record/record_opts.h"
 
 /* Drains come every SAMPLER_DRAIN_MS; the buffers are sized for it. */
@@ -55,10 +56,9 @@ void sampler__read_events(struct sampler *sp, int timeout_ms);
  * exec it naps 100 us here and returns 0). */
 int sampler__wait_ms(struct sampler *sp, int wait_ms);
 
-/* One counted bucket: stacks leaf first, zero-terminated, NULL when missing. Returns the key id
- * the recording gave it (rec_writer__key), SAMPLER_NO_KEY when none: --timeline's ticks name it. */
-typedef uint32_t (*sampler_sample_fn)(void *ctx, const struct perch_key *key, uint64_t count,
-				      const uint64_t *ustack, const uint64_t *kstack);
+/* One counted bucket, as a neutral sample (record/raw_sample.h). Returns the key id the recording
+ * gave it (rec_writer__key), SAMPLER_NO_KEY when none: --timeline's ticks name it. */
+typedef uint32_t (*sampler_sample_fn)(void *ctx, const struct raw_sample *s);
 #define SAMPLER_NO_KEY UINT32_MAX
 /* Switch the sampler to the other buffer, and hand every bucket of the one it filled to fn; with
  * --timeline, then every tick of those buckets to the tick function, in time order. Returns when

@@ -172,6 +172,57 @@ static const uint64_t *dwarf_stack(struct sampler *sp, const struct perch_key *k
 	return buf;
 }
 
+static size_t stack_len(const uint64_t *s)
+{
+	size_t n = 0;
+
+	while (s && n < PERCH_MAX_STACK && s[n])
+		n++;
+	return n;
+}
+
+/* What the tick program's key says, in the collector's terms: the flags of the kernel side
+ * become the sample's, the region stack's map key and the step are handed on as handles. */
+void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint64_t *ustack,
+			const uint64_t *kstack, struct raw_sample *out)
+{
+	static const struct {
+		uint32_t key, raw;
+	} flag[] = {
+		{PERCH_KEY_DWARF, RAW_UNWOUND},
+		{PERCH_KEY_TRUNCATED, RAW_TRUNCATED},
+		{PERCH_KEY_UNWIND_FAILED, RAW_UNWIND_STOPPED},
+		{PERCH_KEY_FP_LEAF, RAW_LEAF_BY_FP},
+		{PERCH_KEY_PREEMPTED, RAW_PREEMPTED},
+		{PERCH_KEY_REGION_LOST, RAW_REGIONS_LOST},
+	};
+
+	*out = (struct raw_sample){
+		.pid = key->tgid,
+		.tid = key->tid,
+		.gen = key->gen,
+		.event = key->flags >> PERCH_KEY_EVENT_SHIFT,
+		.count = count,
+		.ustack = ustack,
+		.nu = stack_len(ustack),
+		.kstack = kstack,
+		.nk = stack_len(kstack),
+		.user_ret = key->user_ret,
+		.region_stack = key->region_hash,
+		.step = key->step,
+	};
+	for (size_t i = 0; i < sizeof(flag) / sizeof(flag[0]); i++)
+		if (key->flags & flag[i].key)
+			out->flags |= flag[i].raw;
+	if (key->ustack_id < 0)
+		out->flags |= RAW_USER_LOST;
+	/* -EFAULT: the tick came in user mode, so there was no kernel part to lose. */
+	if (key->kstack_id < 0 && key->kstack_id != -EFAULT)
+		out->flags |= RAW_KERNEL_LOST;
+	_Static_assert(sizeof(out->comm) > sizeof(key->comm), "comm sizes");
+	memcpy(out->comm, key->comm, sizeof(key->comm)); /* the NUL: *out's zeroed tail */
+}
+
 static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_fn fn, void *ctx)
 {
 	struct bpf_map *cmap = which ? sp->skel->maps.counts1 : sp->skel->maps.counts0;
@@ -188,9 +239,11 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 		const uint64_t *u = key->flags & PERCH_KEY_DWARF
 					    ? dwarf_stack(sp, key, ubuf)
 					    : lookup_stack(sfd, key->ustack_id, ubuf);
+		struct raw_sample raw;
 
-		sp->key_ids[i] =
-			fn(ctx, key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf));
+		sampler_raw_sample(key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf),
+				   &raw);
+		sp->key_ids[i] = fn(ctx, &raw);
 	}
 	sp->kindexed = false; /* indexed for the first part that asks */
 	sampler_parts_drained(

@@ -174,6 +174,7 @@ void sampler_early_read(struct sampler *sp)
 static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn fn, void *ctx)
 {
 	struct perch_key key = t->raw->key;
+	struct raw_sample raw;
 	uint64_t k[PERCH_MAX_STACK + 1] = {0}, hash = FNV_OFFSET;
 	uint32_t nk = t->raw->nk / sizeof(uint64_t);
 
@@ -202,7 +203,8 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
 	/* --timeline: its tick, at the time it was taken (the timeline keeps the order). */
-	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &key, 1, t->pc, nk ? k : NULL));
+	sampler_raw_sample(&key, 1, t->pc, nk ? k : NULL, &raw);
+	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &raw));
 }
 
 /* At a drain: every early tick that is walked, or never will be further, handed on; those of a

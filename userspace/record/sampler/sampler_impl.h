@@ -140,4 +140,9 @@ void sampler_events_catch_up(struct sampler *sp);
 void sampler_early_read(struct sampler *sp);
 uint64_t sampler_early_oldest(const struct sampler *sp);
 
+/* sampler_drain.c: the neutral sample of key's bucket of count ticks; stacks leaf first,
+ * zero-terminated, NULL when missing (their storage is borrowed by *out). */
+void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint64_t *ustack,
+			const uint64_t *kstack, struct raw_sample *out);
+
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */
