@@ -260,6 +260,12 @@ $(BUILD)/workloads/shares-nofp: tests/workloads/shares.c tests/workloads/burn.h
 	@mkdir -p $(@D)
 	$(CC) $(NOFP_CFLAGS) -o $@ $< -lm
 
+# CPython from Debian's shared libpython3.11 (tests/integration/python.sh): python3.11-dev's
+# headers and library, never pyenv's or another python3-config's.
+$(BUILD)/workloads/pyembed: tests/workloads/pyembed.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -I/usr/include/python3.11 -Wall -Wextra -Werror -o $@ $< -lpython3.11
+
 # Early ticks (tests/integration/early.sh): no frame pointers, CPU from its first instruction.
 $(BUILD)/workloads/early-nofp: tests/workloads/early.c tests/workloads/burn.h
 	@mkdir -p $(@D)

@@ -44,6 +44,7 @@ struct perch_key {
 	__u32 gen;	   /* the process's exec generation (its value in `targets`) */
 	char comm[16];	   /* the thread's name when the sample was taken */
 	__u64 step;	   /* 1 + the step its program had open (perch_step(n)); 0: none */
+	__u64 py_hash;	   /* the thread's Python frames: key in this buffer's pystacks; 0: none */
 };
 
 enum perch_key_flags {
@@ -55,6 +56,9 @@ enum perch_key_flags {
 	PERCH_KEY_FP_LEAF = 1 << 5, /* PERCH_KEY_DWARF whose leaf (no table, not frameless) was
 				     * left by its frame pointer: user_ret as for a frame-pointer
 				     * stack */
+	PERCH_KEY_PY_TRUNCATED = 1 << 6, /* Python frames: PERCH_PY_DEPTH kept, outer ones missing */
+	PERCH_KEY_PY_LOST = 1 << 7,	 /* Python frames: the walk stopped at memory it could not
+					  * read, or the stack could not be stored */
 };
 /* perch record -e A,B: the tick's event index (its perf event's BPF cookie) in flags' top byte. */
 #define PERCH_KEY_EVENT_SHIFT 24
@@ -105,6 +109,59 @@ struct perch_ustack {
 	__u32 n;
 	__u32 pad;
 	__u64 pc[PERCH_MAX_STACK];
+};
+
+/*
+ * CPython: for a process the loader found an interpreter in (record/python/), every key also
+ * carries the interrupted thread's Python frames, innermost first: per frame the code object,
+ * the instruction pointer's distance from it, and a tag read from the code object at the tick
+ * (its co_qualname pointer), so a code object freed and reused is not named as the new one.
+ * The thread's state is found in the interpreter's thread list by native thread id (cached per
+ * thread); frames are walked through `previous`, as the interpreter links them.
+ */
+#define PERCH_PY_DEPTH	  128	 /* Python frames kept per stack */
+#define PERCH_PY_PROCS	  16384	 /* processes with an interpreter */
+#define PERCH_PY_THREADS  65536	 /* thread -> thread state cache (LRU) */
+#define PERCH_PY_SCAN	  256	 /* thread states looked at to find a thread's */
+#define PERCH_PY_NONE	  0xffff /* an offset the version does not have */
+#define PERCH_PY_FRAME_READ 72	 /* bytes of a frame read at once: every field below lies in it */
+
+/* Per process: where its interpreter is and the offsets of its version (record/python/). */
+struct perch_py_proc {
+	__u64 runtime;	      /* address of _PyRuntime */
+	__u32 version;	      /* PY_VERSION_HEX */
+	__u16 interp_head;    /* _PyRuntimeState: interpreters.head */
+	__u16 threads_head;   /* PyInterpreterState: threads.head */
+	__u16 ts_next;	      /* PyThreadState: next */
+	__u16 ts_native_tid;  /* PyThreadState: native_thread_id */
+	__u16 ts_frame;	      /* PyThreadState: cframe (<= 3.12) or current_frame (3.13+) */
+	__u16 cframe_frame;   /* _PyCFrame: current_frame; PERCH_PY_NONE: ts_frame is the frame */
+	__u16 fr_code;	      /* _PyInterpreterFrame: f_code / f_executable */
+	__u16 fr_previous;    /* previous */
+	__u16 fr_instr;	      /* prev_instr (<= 3.12) / instr_ptr (3.13+) */
+	__u16 fr_owner;	      /* owner (a byte) */
+	__u16 fr_is_entry;    /* is_entry (a byte; 3.11); PERCH_PY_NONE: entry shims instead */
+	__u16 code_tag;	      /* PyCodeObject: co_qualname, the tag */
+	__u8 owner_cstack;    /* owner of the C stack's entry shim frames (3.12+); 0xff: none */
+	__u8 pad[7];
+};
+
+enum perch_py_frame_flags {
+	PERCH_PY_ENTRY = 1 << 0, /* the outermost frame of one C call of the interpreter's loop
+				  * (_PyEval_EvalFrameDefault): the next frame is another's */
+};
+
+struct perch_py_frame {
+	__u64 code;  /* the code object (f_code / f_executable) */
+	__u64 tag;   /* its co_qualname pointer at the tick */
+	__u32 instr; /* the instruction pointer less code (bytes); 0 when unreadable */
+	__u32 flags; /* PERCH_PY_* */
+};
+
+struct perch_pystack {
+	__u32 n;
+	__u32 pad;
+	struct perch_py_frame f[PERCH_PY_DEPTH];
 };
 
 /* How the sampler walks user stacks (the loader sets it before loading). */
@@ -176,6 +233,11 @@ enum perch_stat {
 	PERCH_STAT_EARLY_LOST, /* ...that the `early` ring could not take: counted as they were */
 	PERCH_STAT_PRE_EXEC,   /* ticks of a launched command before its exec: perch's own code in
 				* the forked child (perch;...;execve), left out */
+	PERCH_STAT_PY_STACKS,	 /* ticks of Python threads whose Python frames were walked */
+	PERCH_STAT_PY_NO_THREAD, /* ticks in a Python process of a thread with no thread state */
+	PERCH_STAT_PY_TRUNCATED, /* ...walks that kept PERCH_PY_DEPTH frames and had more */
+	PERCH_STAT_PY_FAULT,	 /* ...walks stopped at memory they could not read */
+	PERCH_STAT_PY_LOST,	 /* ...stacks the pystacks map could not store (full, collision) */
 	PERCH_STAT_MAX,
 };
 

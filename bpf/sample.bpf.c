@@ -255,6 +255,7 @@ static __always_inline __u64 user_stack_top(struct pt_regs *regs)
 }
 
 #include "unwind.bpf.h"
+#include "python.bpf.h"
 
 /* The program's own say (ABI 5, struct perch_ctl): true when tgid records nothing now (it
  * paused, or no step of the --steps range is open); else the step it has open into *step (1 + n,
@@ -514,6 +515,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	if (!region_stack_find(tgid, &key, SCRATCH_TICK, only) && only_region)
 		return 0; /* --only-region: not inside it */
+	py_stack_in(tgid, key.tid, buf, &key, SCRATCH_TICK);
 	regs = user_regs(ctx);
 	how = dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key);
 	if (how == USTACK_EARLY && regs && send_early(ctx, regs, &key, now))

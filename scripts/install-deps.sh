@@ -6,7 +6,7 @@ pkgs=(make gcc g++ clang llvm dwz libc6-dbg systemtap-sdt-dev libbpf-dev bpftool
       libprotobuf-c-dev protobuf-c-compiler golang-go
       xxd chromium nodejs
       pkg-config clang-format linux-perf util-linux libcap2-bin binutils elfutils procps xz-utils
-      libcapstone-dev tmux bzip2 liblzma-dev)
+      libcapstone-dev tmux bzip2 liblzma-dev python3.11 libpython3.11-dev)
 # make fuzz: libFuzzer's runtime for the installed clang (only a Recommends of clang's packages).
 if [ "${1:-}" = fuzz ]; then
 	clang_major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)

@@ -33,6 +33,7 @@ struct record_run {
 	struct targets *tg;
 	struct unwinder *uw; /* NULL when the sampler does not unwind (--unwind=fp) */
 	struct collector *col;
+	struct python *py; /* the interpreters in the targets (record/python/) */
 	struct regions *rg;
 	struct gpu *gpu;       /* --gpu */
 	struct gpu_attach *ga; /* --gpu -p */

@@ -19,6 +19,7 @@
 #include "record/collect/collect.h"
 #include "record/gpu/gpu.h"
 #include "record/gpu/gpu_attach.h"
+#include "record/python/python.h"
 #include "record/regions/regions.h"
 #include "record/sampler/sampler.h"
 #include "run.h"
@@ -131,6 +132,7 @@ static int collector_open(struct record_run *r)
 	collector__set_lines(r->col, !r->o->no_lines);
 	collector__set_kernel_syms(r->col, sampler__kernel_syms(r->sp));
 	collector__set_keys(r->col, true);
+	collector__set_python(r->col, r->py);
 	return 0;
 }
 
@@ -148,6 +150,32 @@ static void collector_finish(struct record_run *r)
 static void collector_free(struct record_run *r)
 {
 	collector__free(r->col);
+}
+
+/* CPython: its processes found and told to the sampler (before the collector, which names their
+ * frames through it). */
+static int python_open(struct record_run *r)
+{
+	r->py = python__new(sampler__fds(r->sp)->py_procs, r->procs);
+	return r->py ? 0 : PERCH_EXIT_INTERNAL;
+}
+
+static void python_free(struct record_run *r)
+{
+	python__free(r->py);
+}
+
+static size_t python_stats(const struct record_run *r, const struct run_counters *c,
+			   struct rec_kv *kv)
+{
+	size_t n = 0;
+
+	if (!python__stat(r->py, PYTHON_PROCS) && !python__stat(r->py, PYTHON_UNSUPPORTED))
+		return 0;
+	REC_STATS_PYTHON_BPF(BPF_KV)
+#define PYTHON_KV(k, i) KV(k, python__stat(r->py, i));
+	REC_STATS_PYTHON(PYTHON_KV)
+	return n;
 }
 
 static size_t collector_stats(const struct record_run *r, const struct run_counters *c,
@@ -517,8 +545,14 @@ static const struct record_part gpu_attach_part = {
 	.stats = gpu_attach_stats,
 };
 
+static const struct record_part python_part = {
+	.name = "python",
+	.open = python_open,
+	.free = python_free,
+	.stats = python_stats,
+};
 static const struct record_part *const parts[] = {
-	&sampler_part,	  &unwinder_part, &collector_part, &timeline_part,
+	&sampler_part,	  &unwinder_part, &python_part, &collector_part, &timeline_part,
 	&run_offcpu_part, &window_part,	  &regions_part,   &steps_part,
 	&file_part,	  &metrics_part,  &gpu_part,	   &gpu_attach_part,
 };

@@ -803,6 +803,7 @@ int collector__add(struct collector *c, const struct raw_sample *s, const uint32
 	size_t nu = ustack ? s->nu : 0, nk = kstack ? s->nk : 0, n = 0;
 	uint32_t flags = 0;
 	uint64_t hidden;
+	struct py_splice py;
 	int err;
 	struct rec_sample sample = {
 		.pid = s->pid,
@@ -813,7 +814,8 @@ int collector__add(struct collector *c, const struct raw_sample *s, const uint32
 	};
 
 	c->last_key = UINT32_MAX;
-	if (!img || vec_grow(&c->frames, &c->cap_frames, nu + nk + 1, sizeof(*c->frames), 256))
+	if (!img ||
+	    vec_grow(&c->frames, &c->cap_frames, nu + nk + 1 + s->npy, sizeof(*c->frames), 256))
 		return -ENOMEM;
 	sample.frames = c->frames;
 	note_thread(c, p, s->tid);
@@ -843,16 +845,17 @@ int collector__add(struct collector *c, const struct raw_sample *s, const uint32
 			 : collect_hidden_caller(c, img, s->user_ret, ustack, nu);
 	if (hidden)
 		c->stats[COLLECT_LEAF_FIXED] += s->count;
-	/* Root first: user frames outermost to leaf, then the kernel frames. */
+	/* Root first: user frames outermost to leaf (Python frames where the interpreter's loop ran
+	 * them), then the kernel frames. */
+	collect_py_begin(c, s, ustack, nu, &py);
+	collect_py_root(c, s, &py, &n);
 	for (size_t i = nu; i-- > 0;) {
-		c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
+		if (i == 0 && hidden && nu == 1) /* the leaf's caller goes before the leaf */
+			c->frames[n++] = user_frame(c, img, hidden, true);
+		if (!collect_py_at(c, s, &py, i, &n))
+			c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
 		if (i == 1 && hidden)
 			c->frames[n++] = user_frame(c, img, hidden, true);
-		if (i == 0 && hidden && nu == 1) {
-			/* The leaf's caller goes before the leaf. */
-			c->frames[n - 1] = user_frame(c, img, hidden, true);
-			c->frames[n++] = user_frame(c, img, ustack[0], false);
-		}
 	}
 	for (size_t i = nk; i-- > 0;)
 		c->frames[n++] = kernel_frame(c, kstack[i], i > 0);
@@ -863,6 +866,12 @@ int collector__add(struct collector *c, const struct raw_sample *s, const uint32
 	if (!err && c->keys && rec_writer__key(c->w, &sample, &c->last_key))
 		c->last_key = UINT32_MAX;
 	return err;
+}
+
+void collector__set_python(struct collector *c, struct python *py)
+{
+	c->py = py;
+	c->python_str = rec_writer__string(c->w, "[python]");
 }
 
 void collector__set_keys(struct collector *c, bool on)

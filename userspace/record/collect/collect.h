@@ -46,6 +46,11 @@ void collector__free(struct collector *c);
 int collector__add(struct collector *c, const struct raw_sample *s, const uint32_t *regions,
 		   uint32_t nregions);
 
+/* CPython frames (record/python/python.h, borrowed; NULL: none): a sample's Python frames are
+ * named through py and spliced in where the interpreter's loop ran them. */
+struct python;
+void collector__set_python(struct collector *c, struct python *py);
+
 /* --timeline: collector__add() also gives each bucket its key id (rec_writer__key), which
  * collector__last_key() returns (UINT32_MAX when the last bucket has none). */
 void collector__set_keys(struct collector *c, bool on);

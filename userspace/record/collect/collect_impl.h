@@ -80,6 +80,8 @@ struct collector {
 	uint32_t *frames; /* scratch: one sample's frame ids */
 	size_t cap_frames;
 	uint64_t stats[COLLECT_STAT_MAX];
+	struct python *py; /* CPython frames: their names and the loop's code (NULL: none) */
+	uint32_t python_str;
 	bool keys;	   /* --timeline: key ids wanted */
 	uint32_t last_key; /* the last bucket's, UINT32_MAX: none */
 };
@@ -98,5 +100,24 @@ uint64_t collect_hidden_caller(struct collector *c, struct image *img, uint64_t 
 			       const uint64_t *u, size_t nu);
 size_t collect_believable_frames(struct collector *c, struct image *img, const uint64_t *ustack,
 				 size_t nu);
+
+/* collect_python.c: a sample's Python frames spliced into its native stack. run_at[i]: 1 + the
+ * run of Python frames that stands in for native user frame i (leaf first), 0: none. */
+#define PERCH_SPLICE_MAX 128
+struct py_splice {
+	bool on;
+	size_t nruns, placed;
+	uint32_t start[PERCH_SPLICE_MAX];
+	uint32_t run_at[PERCH_SPLICE_MAX];
+};
+
+void collect_py_begin(struct collector *c, const struct raw_sample *s, const uint64_t *ustack,
+		      size_t nu, struct py_splice *sp);
+/* The runs no activation took, at the root end (before the native frames). */
+void collect_py_root(struct collector *c, const struct raw_sample *s, const struct py_splice *sp,
+		     size_t *n);
+/* Native user frame i's run in its place; false when frame i is not one the Python frames take. */
+bool collect_py_at(struct collector *c, const struct raw_sample *s, const struct py_splice *sp,
+		   size_t i, size_t *n);
 
 #endif /* PERCH_RECORD_COLLECT_IMPL_H */

@@ -27,6 +27,7 @@ struct kdyn;
 struct sampler_fds {
 	int unwind_rows, proc_unwind;	 /* the unwinder's */
 	int region_procs, region_stacks; /* regions' */
+	int py_procs;			 /* CPython's (record/python/) */
 };
 
 /* Load and attach the sampler for o->freq and o->unwind; its process events go to ps (borrowed,

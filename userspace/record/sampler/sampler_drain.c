@@ -29,7 +29,11 @@ int sampler_drain_alloc(struct sampler *sp)
 	/* Touched only as far as a period's stacks reach. */
 	sp->dkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dkeys));
 	sp->dvals = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->dvals));
-	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->key_ids || !sp->dkeys || !sp->dvals)
+	sp->pkeys = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->pkeys));
+	sp->pvals = calloc(PERCH_STACK_ENTRIES, sizeof(*sp->pvals));
+	sp->pyframes = calloc(PERCH_PY_DEPTH, sizeof(*sp->pyframes));
+	if (!sp->stack_buf || !sp->keys || !sp->vals || !sp->key_ids || !sp->dkeys || !sp->dvals ||
+	    !sp->pkeys || !sp->pvals || !sp->pyframes)
 		return PERCH_EXIT_INTERNAL;
 	return 0;
 }
@@ -42,7 +46,11 @@ void sampler_drain_free(struct sampler *sp)
 	free(sp->key_ids);
 	free(sp->dkeys);
 	free(sp->dvals);
+	free(sp->pkeys);
+	free(sp->pvals);
+	free(sp->pyframes);
 	u64map__clear(&sp->dindex);
+	u64map__clear(&sp->pindex);
 	u64map__clear(&sp->kindex);
 }
 
@@ -127,33 +135,33 @@ static size_t take_counts(struct sampler *sp, int map_fd)
 	return n;
 }
 
-/* Read every stack of the idle dwarf stack map, delete them, and index them by hash. */
-static void take_dwarf_stacks(struct sampler *sp, int map_fd)
+/* Read every stack of an idle stack map keyed by hash (vals: vsize bytes each), delete them, and
+ * index them by hash. */
+static void take_hashed(int map_fd, uint64_t *keys, void *vals, size_t vsize,
+			struct u64map *index)
 {
 	__u32 count = PERCH_STACK_ENTRIES;
 	__u64 cursor, *prev = NULL;
 	size_t n = 0;
 	int err;
 
-	u64map__clear(&sp->dindex);
-	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, sp->dkeys, sp->dvals, &count,
-					      NULL);
+	u64map__clear(index);
+	err = bpf_map_lookup_and_delete_batch(map_fd, NULL, &cursor, keys, vals, &count, NULL);
 	if (err == 0 || errno == ENOENT) {
 		n = count;
 	} else {
 		/* No batch operations on this kernel: one key at a time. */
-		while (n < PERCH_STACK_ENTRIES &&
-		       bpf_map_get_next_key(map_fd, prev, &sp->dkeys[n]) == 0) {
-			if (bpf_map_lookup_elem(map_fd, &sp->dkeys[n], &sp->dvals[n]) == 0)
+		while (n < PERCH_STACK_ENTRIES && bpf_map_get_next_key(map_fd, prev, &keys[n]) == 0) {
+			if (bpf_map_lookup_elem(map_fd, &keys[n], (char *)vals + n * vsize) == 0)
 				n++;
-			cursor = sp->dkeys[n ? n - 1 : 0];
+			cursor = keys[n ? n - 1 : 0];
 			prev = &cursor;
 		}
 		for (size_t i = 0; i < n; i++)
-			bpf_map_delete_elem(map_fd, &sp->dkeys[i]);
+			bpf_map_delete_elem(map_fd, &keys[i]);
 	}
 	for (size_t i = 0; i < n; i++)
-		u64map__put(&sp->dindex, sp->dkeys[i], i);
+		u64map__put(index, keys[i], i);
 }
 
 /* The user stack a DWARF key names, zero-terminated in buf, leaf first. */
@@ -195,6 +203,8 @@ void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint6
 		{PERCH_KEY_FP_LEAF, RAW_LEAF_BY_FP},
 		{PERCH_KEY_PREEMPTED, RAW_PREEMPTED},
 		{PERCH_KEY_REGION_LOST, RAW_REGIONS_LOST},
+		{PERCH_KEY_PY_TRUNCATED, RAW_PY_TRUNCATED},
+		{PERCH_KEY_PY_LOST, RAW_PY_LOST},
 	};
 
 	*out = (struct raw_sample){
@@ -223,6 +233,27 @@ void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint6
 	memcpy(out->comm, key->comm, sizeof(key->comm)); /* the NUL: *out's zeroed tail */
 }
 
+void sampler_raw_sample_py(struct sampler *sp, const struct perch_key *key, uint64_t count,
+			   const uint64_t *ustack, const uint64_t *kstack, struct raw_sample *out)
+{
+	const struct perch_pystack *st;
+	uint64_t idx;
+
+	sampler_raw_sample(key, count, ustack, kstack, out);
+	if (!key->py_hash || !u64map__get(&sp->pindex, key->py_hash, &idx))
+		return;
+	st = &sp->pvals[idx];
+	out->npy = st->n < PERCH_PY_DEPTH ? st->n : PERCH_PY_DEPTH;
+	for (size_t i = 0; i < out->npy; i++)
+		sp->pyframes[i] = (struct raw_pyframe){
+			.code = st->f[i].code,
+			.tag = st->f[i].tag,
+			.instr = st->f[i].instr,
+			.flags = st->f[i].flags & PERCH_PY_ENTRY ? RAW_PY_ENTRY : 0,
+		};
+	out->py = sp->pyframes;
+}
+
 static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_fn fn, void *ctx)
 {
 	struct bpf_map *cmap = which ? sp->skel->maps.counts1 : sp->skel->maps.counts0;
@@ -233,7 +264,9 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	size_t n = take_counts(sp, bpf_map__fd(cmap));
 
 	if (sp->unwind_mode != PERCH_UNWIND_FP)
-		take_dwarf_stacks(sp, bpf_map__fd(dmap));
+		take_hashed(bpf_map__fd(dmap), sp->dkeys, sp->dvals, sizeof(*sp->dvals), &sp->dindex);
+	take_hashed(bpf_map__fd(which ? sp->skel->maps.pystacks1 : sp->skel->maps.pystacks0),
+		    sp->pkeys, sp->pvals, sizeof(*sp->pvals), &sp->pindex);
 	for (size_t i = 0; i < n; i++) {
 		const struct perch_key *key = &sp->keys[i];
 		const uint64_t *u = key->flags & PERCH_KEY_DWARF
@@ -241,8 +274,8 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 					    : lookup_stack(sfd, key->ustack_id, ubuf);
 		struct raw_sample raw;
 
-		sampler_raw_sample(key, sp->vals[i], u, lookup_stack(sfd, key->kstack_id, kbuf),
-				   &raw);
+		sampler_raw_sample_py(sp, key, sp->vals[i], u,
+				      lookup_stack(sfd, key->kstack_id, kbuf), &raw);
 		sp->key_ids[i] = fn(ctx, &raw);
 	}
 	sp->kindexed = false; /* indexed for the first part that asks */

@@ -56,6 +56,10 @@ struct sampler {
 	uint64_t *dkeys;   /* one period's dwarf stacks: hashes, stacks, hash -> index */
 	struct perch_ustack *dvals;
 	struct u64map dindex;
+	uint64_t *pkeys; /* one period's Python stacks, as the dwarf stacks */
+	struct perch_pystack *pvals;
+	struct u64map pindex;
+	struct raw_pyframe *pyframes; /* one bucket's Python frames */
 	struct u64map kindex; /* one drain's buckets: key hash -> index (ticks, launches) */
 	bool kindexed;	      /* kindex is this drain's (made at the first sampler_key_id()) */
 	const struct record_opts *o;	     /* borrowed: what the parts were asked for */
@@ -144,5 +148,8 @@ uint64_t sampler_early_oldest(const struct sampler *sp);
  * zero-terminated, NULL when missing (their storage is borrowed by *out). */
 void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint64_t *ustack,
 			const uint64_t *kstack, struct raw_sample *out);
+/* The same with the key's Python frames (from this drain's Python stacks; none when gone). */
+void sampler_raw_sample_py(struct sampler *sp, const struct perch_key *key, uint64_t count,
+			   const uint64_t *ustack, const uint64_t *kstack, struct raw_sample *out);
 
 #endif /* PERCH_RECORD_SAMPLER_IMPL_H */

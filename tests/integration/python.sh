@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# CPython frames in every stack, from the sampler's walk of the interpreter's frames: Debian's
+# python3.11 (a stripped, statically linked distribution binary without frame pointers) running
+# tests/workloads/pyshare.py, whose functions measure their own CPU time (time.thread_time()).
+# Launched and attached: the Python functions' shares of the samples are the workload's (+-3
+# points); zlib's native code sits under the Python function that called it; a 40-deep Python
+# recursion is whole in the stacks and folds in the tree; no interpreter loop frame is left
+# where its Python frames stand.
+#
+#   tests/integration/python.sh [BUILD_DIR]
+set -u
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+it_begin python "${1:-build}"
+
+PY=/usr/bin/python3.11
+WORK="$TESTS/workloads/pyshare.py"
+
+# py_shares NAME: work_a/b/c/z and rec against the workload's CPU clocks, +-3 points
+py_shares() {
+	local name=$1 got want f out=() exp=() fails=0
+	for f in work_a work_b work_c work_z rec; do
+		got=$(share "$T/$name.folded" "$f")
+		want=$(truth_pct "$T/$name.truth" "$f")
+		within "$got" "$want" 3 || fails=$((fails + 1))
+		out+=("$got")
+		exp+=("$want")
+	done
+	if [ "$fails" -eq 0 ]; then
+		ok "$name: work_a/b/c/z, rec = ${out[*]} % (the workload's CPU clocks: ${exp[*]}, +-3)"
+	else
+		bad "$name" "work_a/b/c/z, rec = ${out[*]} % (the workload's CPU clocks: ${exp[*]}, +-3)"
+	fi
+}
+
+launch launched -- "$PY" "$WORK" 3
+py_shares launched
+
+# zlib's code (libz's deflate*) under the Python function that called zlib.compress
+z=$(pct_within "$T/launched.folded" ';work_z;' ';deflate')
+read -r zp zn <<<"$z"
+if [ "${zn:-0}" -gt 20 ] && awk -v p="$zp" 'BEGIN { exit !(p >= 95) }'; then
+	ok "C under Python: $zp % of the $zn samples in libz's deflate are under work_z"
+else
+	bad "C under Python" "$zp % of the ${zn:-0} samples in libz's deflate are under work_z"
+fi
+
+# the recursion: 40 rec_down frames in a row in the stacks, a handful of tree nodes
+deep=$(awk "$FOLD_AWK"'{ parse(); run = 0; for (i = 1; i <= k; i++) { run = fr[i] == "rec_down" ? run + 1 : 0; if (run > best) best = run } } END { print best + 0 }' "$T/launched.folded")
+nodes=$(call_tree "$T/launched.data" --min-percent=1 | grep -cE '%  rec_down$')
+if [ "$deep" -eq 40 ] && [ "$nodes" -ge 1 ] && [ "$nodes" -le 3 ]; then
+	ok "recursion: 40 rec_down frames deep in the stacks, $nodes tree nodes"
+else
+	bad "recursion" "$deep rec_down frames deep (want 40), $nodes tree nodes (want 1 to 3)"
+fi
+
+# every interpreter loop activation stood in for by its Python frames
+left=$(stack_pct "$T/launched.folded" '_PyEval_EvalFrameDefault')
+unplaced=$(rec_stat "$T/launched.data" python_frames_unplaced)
+unnamed=$(rec_stat "$T/launched.data" python_frames_unnamed)
+if awk -v l="$left" 'BEGIN { exit !(l <= 1) }'; then
+	ok "interpreter loop: on $left % of the stacks ($unplaced Python frames unplaced, $unnamed unnamed)"
+else
+	bad "interpreter loop" "_PyEval_EvalFrameDefault on $left % of the stacks ($unplaced Python frames unplaced, $unnamed unnamed)"
+fi
+
+# the interpreter from Debian's shared libpython3.11 (an embedding program's main)
+launch shared -- "$WL/pyembed" "$WORK" 2
+py_shares shared
+
+# attached to an interpreter that started before perch
+"$PY" "$WORK" 5 >"$T/attached.truth" &
+wpid=$!
+sleep 1
+"$PERCH" record -q -p "$wpid" -d 2 -o "$T/attached.data" 2>"$T/attached.err" ||
+	bad attached "perch failed: $(cat "$T/attached.err")"
+wait "$wpid"
+folded "$T/attached.data" >"$T/attached.folded"
+py_shares attached
+
+it_end
