@@ -43,6 +43,7 @@ int BPF_KPROBE(on_launch, __u32 correlation_id)
 	/* The probes' scratch slots: a tick's interrupt coming in the middle of this unwind on the
 	 * same CPU must not write over its frames (it did: empty and foreign launch stacks). */
 	region_stack_in(tgid, &key, SCRATCH_PROBE);
+	py_stack_in(tgid, key.tid, buf, &key, SCRATCH_PROBE);
 	if (!dwarf_user_stack_in(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key,
 				 SCRATCH_PROBE)) {
 		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,
@@ -105,6 +106,7 @@ static __always_inline bool gpu_call_key(struct pt_regs *ctx, __u64 id, __u32 ge
 	key->kstack_id = -EFAULT;
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	region_stack_in(tgid, key, SCRATCH_PROBE);
+	py_stack_in(tgid, key->tid, buf, key, SCRATCH_PROBE);
 	if (!dwarf_user_stack_in(ctx, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
 				 SCRATCH_PROBE)) {
 		err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0,

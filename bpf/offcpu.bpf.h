@@ -182,6 +182,10 @@ static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u3
 	bpf_get_current_comm(key->comm, sizeof(key->comm));
 	key->region_hash = 0;
 	region_stack_in(tgid, key, SCRATCH_OFFCPU);
+	/* Never reused: Python calls run on the interpreter's own frames, so the same native
+	 * registers can block under another Python function. */
+	key->py_hash = 0;
+	py_stack_in(tgid, tid, buf, key, SCRATCH_OFFCPU);
 	/* From __schedule on: the program and bpf_trace_run are not the thread's. */
 	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, SWITCH_SKIP);
 	key->kstack_id = err;

@@ -56,8 +56,9 @@ enum perch_key_flags {
 	PERCH_KEY_FP_LEAF = 1 << 5, /* PERCH_KEY_DWARF whose leaf (no table, not frameless) was
 				     * left by its frame pointer: user_ret as for a frame-pointer
 				     * stack */
-	PERCH_KEY_PY_TRUNCATED = 1 << 6, /* Python frames: PERCH_PY_DEPTH kept, outer ones missing */
-	PERCH_KEY_PY_LOST = 1 << 7,	 /* Python frames: the walk stopped at memory it could not
+	PERCH_KEY_PY_TRUNCATED = 1
+				 << 6, /* Python frames: PERCH_PY_DEPTH kept, outer ones missing */
+	PERCH_KEY_PY_LOST = 1 << 7,    /* Python frames: the walk stopped at memory it could not
 					  * read, or the stack could not be stored */
 };
 /* perch record -e A,B: the tick's event index (its perf event's BPF cookie) in flags' top byte. */
@@ -119,30 +120,30 @@ struct perch_ustack {
  * The thread's state is found in the interpreter's thread list by native thread id (cached per
  * thread); frames are walked through `previous`, as the interpreter links them.
  */
-#define PERCH_PY_DEPTH	  128	 /* Python frames kept per stack */
-#define PERCH_PY_PROCS	  16384	 /* processes with an interpreter */
-#define PERCH_PY_THREADS  65536	 /* thread -> thread state cache (LRU) */
-#define PERCH_PY_SCAN	  256	 /* thread states looked at to find a thread's */
-#define PERCH_PY_NONE	  0xffff /* an offset the version does not have */
-#define PERCH_PY_FRAME_READ 72	 /* bytes of a frame read at once: every field below lies in it */
+#define PERCH_PY_DEPTH	    128	   /* Python frames kept per stack */
+#define PERCH_PY_PROCS	    16384  /* processes with an interpreter */
+#define PERCH_PY_THREADS    65536  /* thread -> thread state cache (LRU) */
+#define PERCH_PY_SCAN	    256	   /* thread states looked at to find a thread's */
+#define PERCH_PY_NONE	    0xffff /* an offset the version does not have */
+#define PERCH_PY_FRAME_READ 72	   /* bytes of a frame read at once: every field below lies in it */
 
 /* Per process: where its interpreter is and the offsets of its version (record/python/). */
 struct perch_py_proc {
-	__u64 runtime;	      /* address of _PyRuntime */
-	__u32 version;	      /* PY_VERSION_HEX */
-	__u16 interp_head;    /* _PyRuntimeState: interpreters.head */
-	__u16 threads_head;   /* PyInterpreterState: threads.head */
-	__u16 ts_next;	      /* PyThreadState: next */
-	__u16 ts_native_tid;  /* PyThreadState: native_thread_id */
-	__u16 ts_frame;	      /* PyThreadState: cframe (<= 3.12) or current_frame (3.13+) */
-	__u16 cframe_frame;   /* _PyCFrame: current_frame; PERCH_PY_NONE: ts_frame is the frame */
-	__u16 fr_code;	      /* _PyInterpreterFrame: f_code / f_executable */
-	__u16 fr_previous;    /* previous */
-	__u16 fr_instr;	      /* prev_instr (<= 3.12) / instr_ptr (3.13+) */
-	__u16 fr_owner;	      /* owner (a byte) */
-	__u16 fr_is_entry;    /* is_entry (a byte; 3.11); PERCH_PY_NONE: entry shims instead */
-	__u16 code_tag;	      /* PyCodeObject: co_qualname, the tag */
-	__u8 owner_cstack;    /* owner of the C stack's entry shim frames (3.12+); 0xff: none */
+	__u64 runtime;	     /* address of _PyRuntime */
+	__u32 version;	     /* PY_VERSION_HEX */
+	__u16 interp_head;   /* _PyRuntimeState: interpreters.head */
+	__u16 threads_head;  /* PyInterpreterState: threads.head */
+	__u16 ts_next;	     /* PyThreadState: next */
+	__u16 ts_native_tid; /* PyThreadState: native_thread_id */
+	__u16 ts_frame;	     /* PyThreadState: cframe (<= 3.12) or current_frame (3.13+) */
+	__u16 cframe_frame;  /* _PyCFrame: current_frame; PERCH_PY_NONE: ts_frame is the frame */
+	__u16 fr_code;	     /* _PyInterpreterFrame: f_code / f_executable */
+	__u16 fr_previous;   /* previous */
+	__u16 fr_instr;	     /* prev_instr (<= 3.12) / instr_ptr (3.13+) */
+	__u16 fr_owner;	     /* owner (a byte) */
+	__u16 fr_is_entry;   /* is_entry (a byte; 3.11); PERCH_PY_NONE: entry shims instead */
+	__u16 code_tag;	     /* PyCodeObject: co_qualname, the tag */
+	__u8 owner_cstack;   /* owner of the C stack's entry shim frames (3.12+); 0xff: none */
 	__u8 pad[7];
 };
 
@@ -228,10 +229,10 @@ enum perch_stat {
 	PERCH_STAT_OFF_CPU,	    /* --off-cpu: blocks of target threads at least the minimum */
 	PERCH_STAT_OFF_CPU_LOST,    /* ...not kept (start or off-CPU map full) */
 	PERCH_STAT_OFFSPAN_LOST,    /* --off-cpu --timeline: block spans the `offspans` ring lost */
-	PERCH_STAT_EARLY,      /* ticks in a process's first PERCH_EARLY_NS after its exec whose
+	PERCH_STAT_EARLY,	 /* ticks in a process's first PERCH_EARLY_NS after its exec whose
 				     * walk stopped short: their raw stack went to the loader */
-	PERCH_STAT_EARLY_LOST, /* ...that the `early` ring could not take: counted as they were */
-	PERCH_STAT_PRE_EXEC,   /* ticks of a launched command before its exec: perch's own code in
+	PERCH_STAT_EARLY_LOST,	 /* ...that the `early` ring could not take: counted as they were */
+	PERCH_STAT_PRE_EXEC,	 /* ticks of a launched command before its exec: perch's own code in
 				* the forked child (perch;...;execve), left out */
 	PERCH_STAT_PY_STACKS,	 /* ticks of Python threads whose Python frames were walked */
 	PERCH_STAT_PY_NO_THREAD, /* ticks in a Python process of a thread with no thread state */

@@ -80,8 +80,8 @@ static long py_find_step(__u64 i, void *arg)
 	struct py_find *f = arg;
 	__u64 ntid = 0, next = 0;
 
-	if (!f->ts || bpf_probe_read_user(&ntid, sizeof(ntid),
-					  (void *)(f->ts + f->pp->ts_native_tid)))
+	if (!f->ts ||
+	    bpf_probe_read_user(&ntid, sizeof(ntid), (void *)(f->ts + f->pp->ts_native_tid)))
 		return 1;
 	if ((__u32)ntid == f->tid) {
 		f->found = 1;
@@ -156,9 +156,8 @@ static long py_walk_step(__u64 i, void *arg)
 	instr = frame_u64(s, pp->fr_instr);
 	f->code = code;
 	f->instr = instr > code && instr - code < 0xffffffffull ? (__u32)(instr - code) : 0;
-	f->flags = pp->fr_is_entry != PERCH_PY_NONE && frame_u8(s, pp->fr_is_entry)
-			   ? PERCH_PY_ENTRY
-			   : 0;
+	f->flags = pp->fr_is_entry != PERCH_PY_NONE && frame_u8(s, pp->fr_is_entry) ? PERCH_PY_ENTRY
+										    : 0;
 	f->tag = 0;
 	if (code && bpf_probe_read_user(&f->tag, sizeof(f->tag), (void *)(code + pp->code_tag)))
 		w->fault = 1;

@@ -5,7 +5,8 @@
 # Launched and attached: the Python functions' shares of the samples are the workload's (+-3
 # points); zlib's native code sits under the Python function that called it; a 40-deep Python
 # recursion is whole in the stacks and folds in the tree; no interpreter loop frame is left
-# where its Python frames stand.
+# where its Python frames stand; --off-cpu puts each block under the Python function it
+# happened in.
 #
 #   tests/integration/python.sh [BUILD_DIR]
 set -u
@@ -67,6 +68,23 @@ fi
 # the interpreter from Debian's shared libpython3.11 (an embedding program's main)
 launch shared -- "$WL/pyembed" "$WORK" 2
 py_shares shared
+
+# --off-cpu: the Python function each block happened in (time.sleep, a lock, a socket read),
+# each one's share of the three's blocked time the workload's own (+-3 points)
+perch_record off --off-cpu -- "$PY" "$WORK" off 2
+folded "$T/off.data" --view=off >"$T/off.folded"
+offs=$(awk '{ for (f = 1; f <= 3; f++) if (index($0, ";" fn[f] ";")) s[f] += $NF }
+	BEGIN { fn[1] = "nap"; fn[2] = "wait_lock"; fn[3] = "read_sock" }
+	END { t = s[1] + s[2] + s[3]; for (f = 1; f <= 3; f++) printf "%.2f ", t ? 100 * s[f] / t : 0 }' "$T/off.folded")
+want=$(awk '$1 == "truth" { v[$2] = $3 } END { t = v["nap"] + v["wait_lock"] + v["read_sock"]
+	printf "%.2f %.2f %.2f", 100 * v["nap"] / t, 100 * v["wait_lock"] / t, 100 * v["read_sock"] / t }' "$T/off.truth")
+read -r o1 o2 o3 <<<"$offs"
+read -r w1 w2 w3 <<<"$want"
+if within "$o1" "$w1" 3 && within "$o2" "$w2" 3 && within "$o3" "$w3" 3; then
+	ok "off-CPU: nap/wait_lock/read_sock = $o1/$o2/$o3 % of their blocked time (the workload's $w1/$w2/$w3, +-3)"
+else
+	bad "off-CPU" "nap/wait_lock/read_sock = $o1/$o2/$o3 % of their blocked time (the workload's $w1/$w2/$w3, +-3)"
+fi
 
 # attached to an interpreter that started before perch
 "$PY" "$WORK" 5 >"$T/attached.truth" &

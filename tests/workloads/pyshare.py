@@ -2,6 +2,7 @@
 """Ground truth for perch's Python frames (tests/integration/python.sh).
 
     python3 pyshare.py SEC
+    python3 pyshare.py off SEC
 
 Runs for SEC seconds of wall time, round after round: work_a, work_b and work_c spin in pure
 Python for 3, 2 and 1 units of work, work_z compresses with zlib (C code under a Python
@@ -9,8 +10,14 @@ function), and rec recurses 40 deep before it spins. Each measures the CPU time 
 time.thread_time() (the one thread runs them all), and at the end the workload prints one
 "truth NAME SECONDS" line per function and the process's CPU time (cpu), so the test sets
 perch's shares against what the program measured of itself.
+
+With "off", the main thread blocks instead, round after round: nap sleeps 20 ms, wait_lock
+waits 10 ms for a lock a helper thread holds, read_sock 5 ms for a socket a helper thread
+writes; each measures its wall time (time.monotonic()) and prints it as its truth.
 """
+import socket
 import sys
+import threading
 import time
 import zlib
 
@@ -72,7 +79,77 @@ def rec(unit):
     rec_down(39, unit)
 
 
+def walled(fn):
+    def run(*args):
+        t = time.monotonic()
+        fn(*args)
+        spent[fn.__name__] = spent.get(fn.__name__, 0.0) + time.monotonic() - t
+    return run
+
+
+@walled
+def nap():
+    time.sleep(0.02)
+
+
+@walled
+def wait_lock(lock, held):
+    held.wait()
+    lock.acquire()
+    lock.release()
+
+
+@walled
+def read_sock(sock):
+    sock.recv(1)
+
+
+def holder(lock, held, go):
+    while go.wait() and not stop.is_set():
+        go.clear()
+        with lock:
+            held.set()
+            time.sleep(0.01)
+
+
+def writer(sock, ask):
+    while ask.wait() and not stop.is_set():
+        ask.clear()
+        time.sleep(0.005)
+        sock.send(b"x")
+
+
+stop = threading.Event()
+
+
+def blocking(seconds):
+    lock, held, go, ask = threading.Lock(), threading.Event(), threading.Event(), threading.Event()
+    mine, theirs = socket.socketpair()
+    threads = [threading.Thread(target=holder, args=(lock, held, go)),
+               threading.Thread(target=writer, args=(theirs, ask))]
+    for t in threads:
+        t.start()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        nap()
+        held.clear()
+        go.set()
+        wait_lock(lock, held)
+        ask.set()
+        read_sock(mine)
+    stop.set()
+    go.set()
+    ask.set()
+    for t in threads:
+        t.join()
+    for name in ("nap", "wait_lock", "read_sock"):
+        truth(name, spent.get(name, 0.0))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "off":
+        blocking(float(sys.argv[2]))
+        return
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
     unit = 20000
     end = time.monotonic() + seconds

@@ -192,36 +192,38 @@
 
 /* CPython (record/python/python.h): the sampler's walks of Python frames (bpf/perch_bpf.h) and
  * the naming of what they found; written only when a process ran an interpreter. */
-#define REC_STATS_PYTHON_BPF(X)                                   \
-	X(python_stacks, PERCH_STAT_PY_STACKS)                    \
+#define REC_STATS_PYTHON_BPF(X)                                       \
+	X(python_stacks, PERCH_STAT_PY_STACKS)                        \
 	X(python_ticks_without_thread_state, PERCH_STAT_PY_NO_THREAD) \
-	X(python_stacks_truncated, PERCH_STAT_PY_TRUNCATED)       \
-	X(python_stacks_unreadable, PERCH_STAT_PY_FAULT)          \
+	X(python_stacks_truncated, PERCH_STAT_PY_TRUNCATED)           \
+	X(python_stacks_unreadable, PERCH_STAT_PY_FAULT)              \
 	X(python_stacks_lost, PERCH_STAT_PY_LOST)
-#define REC_STATS_PYTHON(X)                                \
-	X(python_processes, PYTHON_PROCS)                  \
+#define REC_STATS_PYTHON(X)                                 \
+	X(python_processes, PYTHON_PROCS)                   \
 	X(python_processes_unsupported, PYTHON_UNSUPPORTED) \
-	X(python_frames_unnamed, PYTHON_FRAMES_UNNAMED)    \
-	X(python_frames_unplaced, PYTHON_FRAMES_UNPLACED)
+	X(python_frames_unnamed, PYTHON_FRAMES_UNNAMED)     \
+	X(python_frames_unplaced, PYTHON_FRAMES_UNPLACED)   \
+	X(python_samples_frames_lost, PYTHON_SAMPLES_LOST)
 
-#define REC_STATS(X)                 \
-	REC_STATS_BPF(X)             \
-	REC_STATS_COLLECT(X)         \
-	REC_STATS_UNWINDER(X)        \
-	REC_STATS_REGIONS(X)         \
-	REC_STATS_TIMELINE(X)        \
-	REC_STATS_COST(X)            \
-	REC_STATS_WRITER(X)          \
-	REC_STATS_REGIONS_REFUSED(X) \
-	REC_STATS_EARLY_BPF(X)       \
-	REC_STATS_EARLY(X)           \
-	REC_STATS_GPU(X)             \
-	REC_STATS_LAUNCH(X)          \
-	REC_STATS_GPU_ATTACH(X)      \
-	REC_STATS_GPU_CALLS(X)       \
-	REC_STATS_METRICS(X)         \
-	REC_STATS_OFFCPU(X) REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X) \
-		REC_STATS_PYTHON_BPF(X) REC_STATS_PYTHON(X)
+#define REC_STATS(X)                                                                           \
+	REC_STATS_BPF(X)                                                                       \
+	REC_STATS_COLLECT(X)                                                                   \
+	REC_STATS_UNWINDER(X)                                                                  \
+	REC_STATS_REGIONS(X)                                                                   \
+	REC_STATS_TIMELINE(X)                                                                  \
+	REC_STATS_COST(X)                                                                      \
+	REC_STATS_WRITER(X)                                                                    \
+	REC_STATS_REGIONS_REFUSED(X)                                                           \
+	REC_STATS_EARLY_BPF(X)                                                                 \
+	REC_STATS_EARLY(X)                                                                     \
+	REC_STATS_GPU(X)                                                                       \
+	REC_STATS_LAUNCH(X)                                                                    \
+	REC_STATS_GPU_ATTACH(X)                                                                \
+	REC_STATS_GPU_CALLS(X)                                                                 \
+	REC_STATS_METRICS(X)                                                                   \
+	REC_STATS_OFFCPU(X)                                                                    \
+	REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X) REC_STATS_PYTHON_BPF(X) \
+		REC_STATS_PYTHON(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

@@ -32,6 +32,30 @@ static void print_unwinding(const struct recording *r, FILE *out)
 		report_stat(r, REC_STAT_dwarf_stopped_bad_frame));
 }
 
+/* CPython: the interpreters walked, and every Python frame that could not be shown. */
+static void print_python(const struct recording *r, FILE *out)
+{
+	uint64_t procs = report_stat(r, REC_STAT_python_processes),
+		 unsupported = report_stat(r, REC_STAT_python_processes_unsupported);
+
+	if (!procs && !unsupported)
+		return;
+	fprintf(out,
+		"python     %" PRIu64 " interpreters walked, %" PRIu64
+		" not (a version or free-threaded build perch does not walk); %" PRIu64
+		" Python stacks; lost: %" PRIu64 " samples' Python frames (%" PRIu64
+		" stacks too deep, %" PRIu64 " unreadable, %" PRIu64 " not kept), %" PRIu64
+		" frames unnamed (code object gone or unreadable), %" PRIu64
+		" placed at the root (no interpreter frame left for them)\n",
+		procs, unsupported, report_stat(r, REC_STAT_python_stacks),
+		report_stat(r, REC_STAT_python_samples_frames_lost),
+		report_stat(r, REC_STAT_python_stacks_truncated),
+		report_stat(r, REC_STAT_python_stacks_unreadable),
+		report_stat(r, REC_STAT_python_stacks_lost),
+		report_stat(r, REC_STAT_python_frames_unnamed),
+		report_stat(r, REC_STAT_python_frames_unplaced));
+}
+
 static void print_losses(const struct recording *r, FILE *out)
 {
 	uint64_t n;
@@ -71,6 +95,7 @@ static void print_losses(const struct recording *r, FILE *out)
 			"part\n",
 			report_stat(r, REC_STAT_jit_maps_capped));
 	print_unwinding(r, out);
+	print_python(r, out);
 }
 
 /* Counters that mean something was lost and that the lines above do not show: named on one line

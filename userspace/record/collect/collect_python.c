@@ -35,6 +35,8 @@ void collect_py_begin(struct collector *c, const struct raw_sample *s, const uin
 	size_t run = 0;
 
 	memset(sp, 0, sizeof(*sp));
+	if (s->flags & (RAW_PY_LOST | RAW_PY_TRUNCATED))
+		python__count(c->py, PYTHON_SAMPLES_LOST, s->count);
 	if (!s->npy || !c->py)
 		return;
 	sp->nruns = py_runs(s, sp->start);

@@ -23,7 +23,9 @@ enum python_stat {
 	PYTHON_UNSUPPORTED,	/* ...with one it does not (version, free-threaded build) */
 	PYTHON_FRAMES_UNNAMED,	/* Python frames whose code object could not be read or was gone */
 	PYTHON_FRAMES_UNPLACED, /* Python frames with no interpreter loop activation left in the
-				 * native stack to stand in (kept at its leaf end) */
+				 * native stack to stand in (kept at its root end) */
+	PYTHON_SAMPLES_LOST,	/* samples of Python threads whose Python frames are missing or cut
+				 * (unreadable, too deep, not kept) */
 	PYTHON_STAT_MAX,
 };
 

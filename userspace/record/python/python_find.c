@@ -204,11 +204,12 @@ struct debug_offsets_313 {
 	uint64_t un_size, un_state, un_length, un_ascii_size;
 };
 
-/* Every offset a walk or a read uses lies in its object's first 64 KiB. */
-static bool small(const uint64_t *v, size_t n)
+/* Every offset a walk or a read uses lies in its object's first 64 KiB (the sizes say how big
+ * the objects are, not where the fields are: the runtime state is bigger than that). */
+static bool small(const uint64_t *const *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i] >= 65536)
+		if (*v[i] >= 65536)
 			return false;
 	return true;
 }
@@ -218,13 +219,20 @@ static int layout_313(uint32_t pid, uint64_t runtime, struct pyproc *out)
 	struct debug_offsets_313 d;
 	struct perch_py_proc *w = &out->bpf;
 	struct py_layout *l = &out->layout;
+	const uint64_t *const used[] = {
+		&d.rt_interpreters_head, &d.is_threads_head, &d.ts_next, &d.ts_current_frame,
+		&d.ts_native_thread_id, &d.co_filename, &d.co_name, &d.co_qualname, &d.co_linetable,
+		&d.co_firstlineno, &d.co_code_adaptive, &d.by_ob_size, &d.by_ob_sval, &d.un_state,
+		&d.un_length, &d.un_ascii_size,
+	};
 
 	if (peek(pid, runtime, &d, sizeof(d)))
 		return -EIO;
 	if (memcmp(d.cookie, "xdebugpy", 8) || d.free_threaded)
 		return -ENOTSUP;
-	if (!small(&d.rt_size, (sizeof(d) - offsetof(struct debug_offsets_313, rt_size)) / 8) ||
-	    d.fr_previous > 64 || d.fr_executable > 64 || d.fr_instr_ptr > 64 || d.fr_owner > 71)
+	/* The frame's fields lie in the bytes the sampler reads of it at once. */
+	if (!small(used, sizeof(used) / sizeof(used[0])) || d.fr_previous > 64 ||
+	    d.fr_executable > 64 || d.fr_instr_ptr > 64 || d.fr_owner >= PERCH_PY_FRAME_READ)
 		return -ENOTSUP;
 	*w = (struct perch_py_proc){
 		.interp_head = d.rt_interpreters_head,

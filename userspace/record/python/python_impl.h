@@ -28,8 +28,8 @@ struct pymodule {
 
 /* A process running an interpreter perch walks (its process slot). */
 struct pyproc {
-	struct perch_py_proc bpf;    /* what the sampler walks it with */
-	struct py_layout layout;     /* what naming its code objects needs */
+	struct perch_py_proc bpf; /* what the sampler walks it with */
+	struct py_layout layout;  /* what naming its code objects needs */
 	uint64_t eval_start, eval_end;
 	struct pycode_cache *codes;
 };

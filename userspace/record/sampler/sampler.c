@@ -187,11 +187,10 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		log_err("the kernel refused the BPF sampler: %s", strerror(err));
 		return err == EPERM || err == EACCES ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
 	}
-	sp->fds = (struct sampler_fds){bpf_map__fd(sp->skel->maps.unwind_rows),
-				       bpf_map__fd(sp->skel->maps.proc_unwind),
-				       bpf_map__fd(sp->skel->maps.region_procs),
-				       bpf_map__fd(sp->skel->maps.region_stacks),
-				       bpf_map__fd(sp->skel->maps.py_procs)};
+	sp->fds = (struct sampler_fds){
+		bpf_map__fd(sp->skel->maps.unwind_rows), bpf_map__fd(sp->skel->maps.proc_unwind),
+		bpf_map__fd(sp->skel->maps.region_procs), bpf_map__fd(sp->skel->maps.region_stacks),
+		bpf_map__fd(sp->skel->maps.py_procs)};
 	if (sampler_listen(sp) < 0)
 		return PERCH_EXIT_INTERNAL;
 	if (sample_bpf__attach(sp->skel)) {

@@ -137,8 +137,7 @@ static size_t take_counts(struct sampler *sp, int map_fd)
 
 /* Read every stack of an idle stack map keyed by hash (vals: vsize bytes each), delete them, and
  * index them by hash. */
-static void take_hashed(int map_fd, uint64_t *keys, void *vals, size_t vsize,
-			struct u64map *index)
+static void take_hashed(int map_fd, uint64_t *keys, void *vals, size_t vsize, struct u64map *index)
 {
 	__u32 count = PERCH_STACK_ENTRIES;
 	__u64 cursor, *prev = NULL;
@@ -151,7 +150,8 @@ static void take_hashed(int map_fd, uint64_t *keys, void *vals, size_t vsize,
 		n = count;
 	} else {
 		/* No batch operations on this kernel: one key at a time. */
-		while (n < PERCH_STACK_ENTRIES && bpf_map_get_next_key(map_fd, prev, &keys[n]) == 0) {
+		while (n < PERCH_STACK_ENTRIES &&
+		       bpf_map_get_next_key(map_fd, prev, &keys[n]) == 0) {
 			if (bpf_map_lookup_elem(map_fd, &keys[n], (char *)vals + n * vsize) == 0)
 				n++;
 			cursor = keys[n ? n - 1 : 0];
@@ -240,8 +240,12 @@ void sampler_raw_sample_py(struct sampler *sp, const struct perch_key *key, uint
 	uint64_t idx;
 
 	sampler_raw_sample(key, count, ustack, kstack, out);
-	if (!key->py_hash || !u64map__get(&sp->pindex, key->py_hash, &idx))
+	if (!key->py_hash)
 		return;
+	if (!u64map__get(&sp->pindex, key->py_hash, &idx)) {
+		out->flags |= RAW_PY_LOST; /* an early tick handed on after its buffer's drain */
+		return;
+	}
 	st = &sp->pvals[idx];
 	out->npy = st->n < PERCH_PY_DEPTH ? st->n : PERCH_PY_DEPTH;
 	for (size_t i = 0; i < out->npy; i++)
@@ -264,7 +268,8 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 	size_t n = take_counts(sp, bpf_map__fd(cmap));
 
 	if (sp->unwind_mode != PERCH_UNWIND_FP)
-		take_hashed(bpf_map__fd(dmap), sp->dkeys, sp->dvals, sizeof(*sp->dvals), &sp->dindex);
+		take_hashed(bpf_map__fd(dmap), sp->dkeys, sp->dvals, sizeof(*sp->dvals),
+			    &sp->dindex);
 	take_hashed(bpf_map__fd(which ? sp->skel->maps.pystacks1 : sp->skel->maps.pystacks0),
 		    sp->pkeys, sp->pvals, sizeof(*sp->pvals), &sp->pindex);
 	for (size_t i = 0; i < n; i++) {

@@ -203,7 +203,7 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
 	/* --timeline: its tick, at the time it was taken (the timeline keeps the order). */
-	sampler_raw_sample(&key, 1, t->pc, nk ? k : NULL, &raw);
+	sampler_raw_sample_py(sp, &key, 1, t->pc, nk ? k : NULL, &raw);
 	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &raw));
 }
 

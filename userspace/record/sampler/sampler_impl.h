@@ -60,8 +60,8 @@ struct sampler {
 	struct perch_pystack *pvals;
 	struct u64map pindex;
 	struct raw_pyframe *pyframes; /* one bucket's Python frames */
-	struct u64map kindex; /* one drain's buckets: key hash -> index (ticks, launches) */
-	bool kindexed;	      /* kindex is this drain's (made at the first sampler_key_id()) */
+	struct u64map kindex;	      /* one drain's buckets: key hash -> index (ticks, launches) */
+	bool kindexed; /* kindex is this drain's (made at the first sampler_key_id()) */
 	const struct record_opts *o;	     /* borrowed: what the parts were asked for */
 	bool gate_steps;		     /* --steps: the BPF program's gate_steps */
 	bool only_region;		     /* --only-region: its only_region */
