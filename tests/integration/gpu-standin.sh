@@ -26,6 +26,8 @@
 #     waited, the stats and the chrome sync slices equal to what the host printed; busy and idle
 #     (stats) equal to those computed from the exported GPU slices; chrome_check on that trace;
 #   - CUPTI busy (error 39): one note naming the holder, CPU samples unchanged;
+#   - launches from Python (tests/cuda/pyhost.py, ctypes): the launch stacks name the Python
+#     function that launched (py_launch_site) under the C ctypes ran;
 #   - a command that never loads CUDA: the note that no GPU data came;
 #   - a perch without libperch_cuda.so beside it: one line, exit 74.
 #
@@ -353,6 +355,15 @@ spin=$(samples "$T/busy.folded" 'host_spin')
 [ "$(cat "$T/busy.rc")" = 0 ] && [ "${spin:-0}" -gt 0 ] &&
 	ok "CUPTI busy: CPU profiling goes on ($spin samples in host_spin, exit 0)" ||
 	bad "busy CPU" "exit $(cat "$T/busy.rc"), $spin samples"
+
+# launches from Python (tests/cuda/pyhost.py through ctypes): the launch stacks carry the Python
+# function that launched, in place of the interpreter's loop, under the C that ctypes runs
+env LD_LIBRARY_PATH="$B/tests/cuda" "$PERCH" record -q --gpu -o "$T/py.data" -- \
+	/usr/bin/python3.11 "$TESTS/cuda/pyhost.py" >"$T/py.out" 2>"$T/py.err"
+"$PERCH" report "$T/py.data" >"$T/py.txt" 2>&1
+paths "$T/py.txt" | grep -qE '^ +3\.000 ms +3  api_callback <- fake_cupti_launch <- .* <- ffi_call <- .* <- py_launch_site <- <module> <- ' &&
+	ok "launches from Python: spin_a's 3 ms from py_launch_site, under ctypes' C" ||
+	bad "launches from Python" "$(paths "$T/py.txt" | sed -n 3p | cut -c1-300) $(head -2 "$T/py.err")"
 
 "$PERCH" record -q --gpu -o "$T/nocuda.data" -- sleep 0.2 >/dev/null 2>&1
 grep -q '^  note: no GPU data' <("$PERCH" report "$T/nocuda.data") &&
