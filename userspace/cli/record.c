@@ -564,6 +564,10 @@ static const struct cli_opt record_rows[] = {
 	 "targets' CPU user/system, RSS, faults, context switches, bytes read and written; GPU "
 	 "utilization and memory through NVML; --metrics=off: none",
 	 OPT_FN(set_metrics), .in = L | P | A},
+	{0, "no-python", NULL,
+	 "CPython processes (3.11 to 3.13) with their native frames only: no walk of the "
+	 "interpreter's frames, so no Python function stands in for _PyEval_EvalFrameDefault",
+	 OPT_TRUE(o.no_python), .in = L | P | A},
 	{0, "off-cpu", NULL,
 	 "also the time target threads spend off the CPU (blocked or preempted), with the stacks "
 	 "they left it with (report --view=off|wall); with --timeline each block is also a timed "

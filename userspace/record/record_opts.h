@@ -30,6 +30,7 @@ struct record_opts {
 	double duration_s; /* 0: until Ctrl-C or every target exited */
 	bool quiet;	   /* no progress notes (the CLI also skips its summary) */
 	bool no_lines;	   /* skip source lines and inline chains (no DWARF index builds) */
+	bool no_python;	   /* CPython processes: native frames only (no walk of Python frames) */
 	enum record_unwind unwind;
 	bool timeline;	       /* every sample's time and thread, and region spans (--timeline) */
 	uint64_t max_size;     /* --max-size: bytes the timeline may take the file to (0: no cap) */

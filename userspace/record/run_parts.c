@@ -156,6 +156,8 @@ static void collector_free(struct record_run *r)
  * frames through it). */
 static int python_open(struct record_run *r)
 {
+	if (r->o->no_python)
+		return 0;
 	r->py = python__new(sampler__fds(r->sp)->py_procs, r->procs);
 	return r->py ? 0 : PERCH_EXIT_INTERNAL;
 }
