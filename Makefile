@@ -361,6 +361,7 @@ bench: all
 	@BENCH_OUT=$(BENCH_OUT) bash bench/symbolize.sh $(BUILD)
 	@BENCH_OUT=$(BENCH_OUT) bash bench/unwind.sh $(BUILD)
 	@BENCH_OUT=$(BENCH_OUT) bash bench/regions.sh $(BUILD)
+	@BENCH_OUT=$(BENCH_OUT) bash bench/python.sh $(BUILD)
 
 # Recording size against run length (10 s, 60 s, 600 s: some 22 minutes); not in `make bench`.
 bench-size: all
