@@ -852,7 +852,8 @@ int collector__add(struct collector *c, const struct raw_sample *s, const uint32
 	for (size_t i = nu; i-- > 0;) {
 		if (i == 0 && hidden && nu == 1) /* the leaf's caller goes before the leaf */
 			c->frames[n++] = user_frame(c, img, hidden, true);
-		if (!collect_py_at(c, s, &py, i, &n))
+		if (!collect_py_at(c, s, &py, i, &n) &&
+		    !collect_py_trampoline(c, img, &py, ustack[i], i > 0))
 			c->frames[n++] = user_frame(c, img, ustack[i], i > 0);
 		if (i == 1 && hidden)
 			c->frames[n++] = user_frame(c, img, hidden, true);

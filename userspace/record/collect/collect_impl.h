@@ -116,6 +116,10 @@ void collect_py_begin(struct collector *c, const struct raw_sample *s, const uin
 /* The runs no activation took, at the root end (before the native frames). */
 void collect_py_root(struct collector *c, const struct raw_sample *s, const struct py_splice *sp,
 		     size_t *n);
+/* A trampoline of `python -X perf` (its perf map names it py::FUNCTION:FILE) in a sample whose
+ * Python frames were walked: the walked frame names the same code, so it stands alone. */
+bool collect_py_trampoline(struct collector *c, struct image *img, const struct py_splice *sp,
+			   uint64_t addr, bool is_return);
 /* Native user frame i's run in its place; false when frame i is not one the Python frames take. */
 bool collect_py_at(struct collector *c, const struct raw_sample *s, const struct py_splice *sp,
 		   size_t i, size_t *n);

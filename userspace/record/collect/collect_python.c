@@ -100,6 +100,22 @@ void collect_py_root(struct collector *c, const struct raw_sample *s, const stru
 	}
 }
 
+bool collect_py_trampoline(struct collector *c, struct image *img, const struct py_splice *sp,
+			   uint64_t addr, bool is_return)
+{
+	const struct proc_map *m;
+	const char *name;
+	uint64_t start;
+
+	if (!sp->on)
+		return false;
+	m = collect_find_map(c, img, addr);
+	if (!m || m->path[0]) /* perf's trampolines live in anonymous memory */
+		return false;
+	name = collect_jit_name(c, img->p, is_return ? addr - 1 : addr, &start);
+	return name && !strncmp(name, "py::", 4);
+}
+
 bool collect_py_at(struct collector *c, const struct raw_sample *s, const struct py_splice *sp,
 		   size_t i, size_t *n)
 {
