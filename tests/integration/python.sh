@@ -6,7 +6,7 @@
 # points); zlib's native code sits under the Python function that called it; a 40-deep Python
 # recursion is whole in the stacks and folds in the tree; no interpreter loop frame is left
 # where its Python frames stand; --off-cpu puts each block under the Python function it
-# happened in.
+# happened in; four threads and a forked child each have their own functions.
 #
 #   tests/integration/python.sh [BUILD_DIR]
 set -u
@@ -84,6 +84,24 @@ if within "$o1" "$w1" 3 && within "$o2" "$w2" 3 && within "$o3" "$w3" 3; then
 	ok "off-CPU: nap/wait_lock/read_sock = $o1/$o2/$o3 % of their blocked time (the workload's $w1/$w2/$w3, +-3)"
 else
 	bad "off-CPU" "nap/wait_lock/read_sock = $o1/$o2/$o3 % of their blocked time (the workload's $w1/$w2/$w3, +-3)"
+fi
+
+# four threads and a forked child (multiprocessing's fork): each thread's function, and the
+# child's, its share of the CPU both processes measured (+-3 points)
+launch many -- "$PY" "$WORK" many 2
+total=$(awk '$1 == "truth" && ($2 == "cpu" || $2 == "forked_cpu") { s += $3 } END { print s }' "$T/many.truth")
+got=() want=() fails=0
+for f in work_t0 work_t1 work_t2 work_t3 work_forked; do
+	g=$(share "$T/many.folded" "$f")
+	w=$(pct "$(truth "$T/many.truth" "$f")" "$total")
+	within "$g" "$w" 3 || fails=$((fails + 1))
+	got+=("$g")
+	want+=("$w")
+done
+if [ "$fails" -eq 0 ]; then
+	ok "threads and a forked child: work_t0..3, work_forked = ${got[*]} % (their CPU clocks: ${want[*]}, +-3)"
+else
+	bad "threads and a forked child" "work_t0..3, work_forked = ${got[*]} % (their CPU clocks: ${want[*]}, +-3)"
 fi
 
 # attached to an interpreter that started before perch

@@ -3,6 +3,7 @@
 
     python3 pyshare.py SEC
     python3 pyshare.py off SEC
+    python3 pyshare.py many SEC
 
 Runs for SEC seconds of wall time, round after round: work_a, work_b and work_c spin in pure
 Python for 3, 2 and 1 units of work, work_z compresses with zlib (C code under a Python
@@ -14,7 +15,12 @@ perch's shares against what the program measured of itself.
 With "off", the main thread blocks instead, round after round: nap sleeps 20 ms, wait_lock
 waits 10 ms for a lock a helper thread holds, read_sock 5 ms for a socket a helper thread
 writes; each measures its wall time (time.monotonic()) and prints it as its truth.
+
+With "many", a forked child (as multiprocessing's fork start method makes one) runs work_forked
+while four threads run work_t0 to work_t3, each its own CPU time; every one prints its truth
+(the child its own cpu too, under "forked_cpu").
 """
+import os
 import socket
 import sys
 import threading
@@ -146,7 +152,47 @@ def blocking(seconds):
         truth(name, spent.get(name, 0.0))
 
 
+def threaded(i, seconds):
+    def work():
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            spin(20000)
+    work.__name__ = work.__qualname__ = f"work_t{i}"
+    work.__code__ = work.__code__.replace(co_name=f"work_t{i}", co_qualname=f"work_t{i}")
+    t = time.thread_time()
+    work()
+    spent[f"work_t{i}"] = time.thread_time() - t
+
+
+def many(seconds):
+    child = os.fork()
+    if child == 0:
+        t = time.thread_time()
+        work_forked(seconds)
+        truth("work_forked", time.thread_time() - t)
+        truth("forked_cpu", time.process_time())
+        os._exit(0)
+    threads = [threading.Thread(target=threaded, args=(i, seconds)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    os.waitpid(child, 0)
+    for i in range(4):
+        truth(f"work_t{i}", spent[f"work_t{i}"])
+    truth("cpu", time.process_time())
+
+
+def work_forked(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        spin(20000)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "many":
+        many(float(sys.argv[2]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "off":
         blocking(float(sys.argv[2]))
         return
