@@ -119,6 +119,7 @@ struct py_walk {
 	struct py_scratch *s;
 	__u64 frame;
 	__u64 hash;
+	__u64 last_code, last_tag; /* the frame before's: recursion reads its tag once */
 	__u32 fault;
 	__u32 more; /* frames left when the stack was full */
 };
@@ -159,8 +160,12 @@ static long py_walk_step(__u64 i, void *arg)
 	f->flags = pp->fr_is_entry != PERCH_PY_NONE && frame_u8(s, pp->fr_is_entry) ? PERCH_PY_ENTRY
 										    : 0;
 	f->tag = 0;
-	if (code && bpf_probe_read_user(&f->tag, sizeof(f->tag), (void *)(code + pp->code_tag)))
+	if (code && code == w->last_code)
+		f->tag = w->last_tag;
+	else if (code && bpf_probe_read_user(&f->tag, sizeof(f->tag), (void *)(code + pp->code_tag)))
 		w->fault = 1;
+	w->last_code = code;
+	w->last_tag = f->tag;
 	w->hash = (w->hash ^ code) * FNV_PRIME;
 	w->hash = (w->hash ^ ((__u64)f->instr << 32 | f->flags)) * FNV_PRIME;
 	w->hash = (w->hash ^ f->tag) * FNV_PRIME;
