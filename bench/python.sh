@@ -13,7 +13,8 @@
 # from the kernel's bpf_stats); perch's CPU is what bench/rusage.c charges to the whole run less
 # the workload's own CPU (the workload prints its process time). The Python functions' shares
 # (of all samples, each function with what it calls) sit beside the shares the workload measured
-# of itself with time.thread_time(). Medians of RUNS. Needs root.
+# of itself with time.thread_time(). Medians of RUNS (the tick program's with its range: it moves
+# with what else the VM runs). Needs root.
 set -euo pipefail
 # the table also into BENCH_OUT (docs/BENCHMARKS.md) when set: bench/publish.sh
 . "$(dirname "$0")/publish.sh" python "$@"
@@ -71,18 +72,19 @@ done
 med() { cat "$B/$1".* | tr ' ' '\n' | sed -n "s/^$2=//p" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 last() { tr ' ' '\n' <"$B/$1.$RUNS" | sed -n "s/^$2=//p" | tr ',' ' '; }
 
-echo "| mode | tick program per run | perch CPU per s of run | samples | work_a / b / c / z / rec (% of samples) |"
+echo "| mode | tick program per run, median (min-max) | perch CPU per s of run | samples | work_a / b / c / z / rec (% of samples) |"
 echo "|---|---:|---:|---:|---|"
 echo "| the workload's own clocks (thread_time) | - | - | - | $(last python truth | awk '{ printf "%s / %s / %s / %s / %s", $1, $2, $3, $4, $5 }') |"
 for m in native python; do
-	awk -v m="$m" -v ns="$(med "$m" bpf_ns)" -v runs="$(med "$m" bpf_runs)" -v u="$(med "$m" user_ms)" \
+	per=$(for f in "$B/$m".*; do tr ' ' '\n' <"$f" | awk -F= '$1 == "bpf_ns" { n = $2 } $1 == "bpf_runs" { r = $2 } END { if (r) printf "%.2f\n", n / r / 1e3 }'; done | sort -g | awk '{ v[NR] = $1 } END { printf "%s µs (%s-%s)", v[int((NR + 1) / 2)], v[1], v[NR] }')
+	awk -v m="$m" -v per="$per" -v u="$(med "$m" user_ms)" \
 		-v s="$(med "$m" sys_ms)" -v wl="$(med "$m" wl_cpu_s)" -v wall="$(med "$m" wall_ms)" \
 		-v n="$(med "$m" samples)" -v sh="$(last "$m" shares)" 'BEGIN {
 		name["native"] = "perch record --no-python"; name["python"] = "perch record"
 		split(sh, v, " ")
 		prof = (u + s) / 1e3 - wl
-		printf "| %s | %.2f µs | %.2f %% | %d | %s / %s / %s / %s / %s |\n", name[m],
-			runs ? ns / runs / 1e3 : 0, 100 * (prof < 0 ? 0 : prof) / (wall / 1e3), n,
+		printf "| %s | %s | %.2f %% | %d | %s / %s / %s / %s / %s |\n", name[m],
+			per, 100 * (prof < 0 ? 0 : prof) / (wall / 1e3), n,
 			v[1], v[2], v[3], v[4], v[5]
 	}'
 done
