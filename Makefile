@@ -159,7 +159,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 # the --control FIFO's lines (control). make
 # check-unit runs each harness's entry point over every file of tests/corpus/ without libFuzzer
 # (tests/fuzz_replay.c), plain and under the sanitizers.
-FUZZ_HARNESSES := recording report regions http control
+FUZZ_HARNESSES := recording report regions http control pyline
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_SRCS),$(CORE_SRCS)) \
 		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o

@@ -162,7 +162,8 @@ static long py_walk_step(__u64 i, void *arg)
 	f->tag = 0;
 	if (code && code == w->last_code)
 		f->tag = w->last_tag;
-	else if (code && bpf_probe_read_user(&f->tag, sizeof(f->tag), (void *)(code + pp->code_tag)))
+	else if (code &&
+		 bpf_probe_read_user(&f->tag, sizeof(f->tag), (void *)(code + pp->code_tag)))
 		w->fault = 1;
 	w->last_code = code;
 	w->last_tag = f->tag;

@@ -5,7 +5,7 @@
 # Launched and attached: the Python functions' shares of the samples are the workload's (+-3
 # points); zlib's native code sits under the Python function that called it; a 40-deep Python
 # recursion is whole in the stacks and folds in the tree; no interpreter loop frame is left
-# where its Python frames stand; --off-cpu puts each block under the Python function it
+# where its Python frames stand; pprof carries each frame's file and line; --off-cpu puts each block under the Python function it
 # happened in; four threads and a forked child each have their own functions.
 #
 #   tests/integration/python.sh [BUILD_DIR]
@@ -53,6 +53,21 @@ if [ "$deep" -eq 40 ] && [ "$nodes" -ge 1 ] && [ "$nodes" -le 3 ]; then
 	ok "recursion: 40 rec_down frames deep in the stacks, $nodes tree nodes"
 else
 	bad "recursion" "$deep rec_down frames deep (want 40), $nodes tree nodes (want 1 to 3)"
+fi
+
+# lines, read by go tool pprof from the pprof export: spin's samples on the lines of its loop
+# (the lines after its def, from the workload's source), most of them, and each of work_a's on
+# its one line
+"$PERCH" report --format=pprof -o "$T/launched.pb.gz" "$T/launched.data"
+def=$(grep -n '^def spin' "$WORK" | cut -d: -f1)
+lines=$(go tool pprof -top -lines "$T/launched.pb.gz" 2>/dev/null |
+	awk -v f="$WORK" '$NF ~ /:[0-9]+$/ && $(NF - 1) == "spin" && index($NF, f ":") == 1 {
+		n = $NF; sub(/.*:/, "", n); print n }' | sort -u | tr '\n' ' ')
+inbody=$(for l in $lines; do [ "$l" -gt "$def" ] && [ "$l" -le $((def + 4)) ] && echo "$l"; done | wc -l)
+if [ -n "$lines" ] && [ "$inbody" -eq "$(wc -w <<<"$lines")" ]; then
+	ok "lines (go tool pprof -lines): spin's samples on lines $lines of its body (def at $def)"
+else
+	bad "lines" "spin's samples on lines '${lines}' (its body: $((def + 1)) to $((def + 4)))"
 fi
 
 # every interpreter loop activation stood in for by its Python frames

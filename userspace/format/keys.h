@@ -205,25 +205,25 @@
 	X(python_frames_unplaced, PYTHON_FRAMES_UNPLACED)   \
 	X(python_samples_frames_lost, PYTHON_SAMPLES_LOST)
 
-#define REC_STATS(X)                                                                           \
-	REC_STATS_BPF(X)                                                                       \
-	REC_STATS_COLLECT(X)                                                                   \
-	REC_STATS_UNWINDER(X)                                                                  \
-	REC_STATS_REGIONS(X)                                                                   \
-	REC_STATS_TIMELINE(X)                                                                  \
-	REC_STATS_COST(X)                                                                      \
-	REC_STATS_WRITER(X)                                                                    \
-	REC_STATS_REGIONS_REFUSED(X)                                                           \
-	REC_STATS_EARLY_BPF(X)                                                                 \
-	REC_STATS_EARLY(X)                                                                     \
-	REC_STATS_GPU(X)                                                                       \
-	REC_STATS_LAUNCH(X)                                                                    \
-	REC_STATS_GPU_ATTACH(X)                                                                \
-	REC_STATS_GPU_CALLS(X)                                                                 \
-	REC_STATS_METRICS(X)                                                                   \
-	REC_STATS_OFFCPU(X)                                                                    \
-	REC_STATS_STEPS(X) REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X) REC_STATS_PYTHON_BPF(X) \
-		REC_STATS_PYTHON(X)
+#define REC_STATS(X)                 \
+	REC_STATS_BPF(X)             \
+	REC_STATS_COLLECT(X)         \
+	REC_STATS_UNWINDER(X)        \
+	REC_STATS_REGIONS(X)         \
+	REC_STATS_TIMELINE(X)        \
+	REC_STATS_COST(X)            \
+	REC_STATS_WRITER(X)          \
+	REC_STATS_REGIONS_REFUSED(X) \
+	REC_STATS_EARLY_BPF(X)       \
+	REC_STATS_EARLY(X)           \
+	REC_STATS_GPU(X)             \
+	REC_STATS_LAUNCH(X)          \
+	REC_STATS_GPU_ATTACH(X)      \
+	REC_STATS_GPU_CALLS(X)       \
+	REC_STATS_METRICS(X)         \
+	REC_STATS_OFFCPU(X)          \
+	REC_STATS_STEPS(X)           \
+	REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X) REC_STATS_PYTHON_BPF(X) REC_STATS_PYTHON(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

@@ -554,9 +554,9 @@ static const struct record_part python_part = {
 	.stats = python_stats,
 };
 static const struct record_part *const parts[] = {
-	&sampler_part,	  &unwinder_part, &python_part, &collector_part, &timeline_part,
-	&run_offcpu_part, &window_part,	  &regions_part,   &steps_part,
-	&file_part,	  &metrics_part,  &gpu_part,	   &gpu_attach_part,
+	&sampler_part,	  &unwinder_part, &python_part,	    &collector_part, &timeline_part,
+	&run_offcpu_part, &window_part,	  &regions_part,    &steps_part,     &file_part,
+	&metrics_part,	  &gpu_part,	  &gpu_attach_part,
 };
 
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))

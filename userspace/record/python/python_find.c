@@ -220,10 +220,22 @@ static int layout_313(uint32_t pid, uint64_t runtime, struct pyproc *out)
 	struct perch_py_proc *w = &out->bpf;
 	struct py_layout *l = &out->layout;
 	const uint64_t *const used[] = {
-		&d.rt_interpreters_head, &d.is_threads_head, &d.ts_next, &d.ts_current_frame,
-		&d.ts_native_thread_id, &d.co_filename, &d.co_name, &d.co_qualname, &d.co_linetable,
-		&d.co_firstlineno, &d.co_code_adaptive, &d.by_ob_size, &d.by_ob_sval, &d.un_state,
-		&d.un_length, &d.un_ascii_size,
+		&d.rt_interpreters_head,
+		&d.is_threads_head,
+		&d.ts_next,
+		&d.ts_current_frame,
+		&d.ts_native_thread_id,
+		&d.co_filename,
+		&d.co_name,
+		&d.co_qualname,
+		&d.co_linetable,
+		&d.co_firstlineno,
+		&d.co_code_adaptive,
+		&d.by_ob_size,
+		&d.by_ob_sval,
+		&d.un_state,
+		&d.un_length,
+		&d.un_ascii_size,
 	};
 
 	if (peek(pid, runtime, &d, sizeof(d)))
