@@ -203,25 +203,26 @@ static __always_inline bool store_pystack(void *pmap, __u64 hash, struct perch_p
 }
 
 /* The thread's Python frames into the key (nothing for a process without an interpreter), built
- * in scratch slot `slot`; counted as ticks' when slot is SCRATCH_TICK. */
-static __always_inline void py_stack_in(__u32 tgid, __u32 tid, __u32 buf, struct perch_key *key,
-					__u32 slot)
+ * in scratch slot `slot`; counted as ticks' when slot is SCRATCH_TICK. A global function: the
+ * verifier walks it once, not once for each of the programs that call it (the tick, the
+ * off-CPU switch, the launch and libcuda probes). */
+__noinline int py_stack_in(__u32 tgid, __u32 tid, __u32 buf, struct perch_key *key, __u32 slot)
 {
 	const struct perch_py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct py_walk w = {.pp = pp, .hash = FNV_OFFSET};
 	bool tick = slot == SCRATCH_TICK;
 	__u64 ts;
 
-	if (!pp)
-		return;
+	if (!pp || !key)
+		return 0;
 	w.s = bpf_map_lookup_elem(&py_scratch, &slot);
 	if (!w.s)
-		return;
+		return 0;
 	ts = py_thread_state(pp, tid);
 	if (!ts) {
 		if (tick)
 			stat_inc(PERCH_STAT_PY_NO_THREAD);
-		return;
+		return 0;
 	}
 	if (bpf_probe_read_user(&w.frame, sizeof(w.frame), (void *)(ts + pp->ts_frame)) ||
 	    (pp->cframe_frame != PERCH_PY_NONE && w.frame &&
@@ -242,14 +243,15 @@ static __always_inline void py_stack_in(__u32 tgid, __u32 tid, __u32 buf, struct
 			stat_inc(PERCH_STAT_PY_FAULT);
 	}
 	if (!w.s->st.n)
-		return;
+		return 0;
 	if (!store_pystack(buf ? (void *)&pystacks1 : (void *)&pystacks0, w.hash, &w.s->st)) {
 		key->flags |= PERCH_KEY_PY_LOST;
 		if (tick)
 			stat_inc(PERCH_STAT_PY_LOST);
-		return;
+		return 0;
 	}
 	if (tick)
 		stat_inc(PERCH_STAT_PY_STACKS);
 	key->py_hash = w.hash;
+	return 0;
 }
