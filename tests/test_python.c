@@ -72,8 +72,7 @@ static int layout(struct pyproc *out)
 		.version = (uint64_t)(uintptr_t)&version,
 		.eval = 0x1000,
 		.eval_size = 0x2000,
-		.nloads = 1,
-		.load = {{.vaddr = 0, .offset = 0, .filesz = UINT64_MAX / 2}},
+		.loads = {.n = 1, .load = {{.vaddr = 0, .offset = 0, .filesz = UINT64_MAX / 2}}},
 	};
 	struct proc_map m = {.start = 0, .end = 0x1000, .pgoff = 0};
 
@@ -156,17 +155,18 @@ static void test_313_refused(void **state)
 
 static void test_unreadable(void **state)
 {
-	struct pymodule mod = {.has = true,
-			       .runtime = 8,
-			       .version = 16,
-			       .nloads = 1,
-			       .load = {{.vaddr = 0, .offset = 0, .filesz = 1 << 20}}};
+	struct pymodule mod = {
+		.has = true,
+		.runtime = 8,
+		.version = 16,
+		.loads = {.n = 1, .load = {{.vaddr = 0, .offset = 0, .filesz = 1 << 20}}},
+	};
 	struct proc_map m = {.start = 0, .end = 0x1000, .pgoff = 0};
 	struct pyproc p;
 
 	(void)state;
 	assert_int_equal(python_layout((uint32_t)getpid(), &mod, &m, &p), -EIO);
-	mod.nloads = 0; /* no load holds the mapping: not placed */
+	mod.loads.n = 0; /* no load holds the mapping: not placed */
 	assert_int_equal(python_layout((uint32_t)getpid(), &mod, &m, &p), -ENOTSUP);
 }
 

@@ -16,16 +16,11 @@
  * out-of-process debuggers and profilers.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
-#include <inttypes.h>
 #include <libelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <unistd.h>
-#include "lib/elfinit.h"
 #include "python_impl.h"
 
 enum pysym { SYM_RUNTIME, SYM_VERSION, SYM_CODE_TYPE, SYM_EVAL, SYM_MAX };
@@ -57,38 +52,12 @@ static void scan_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, GElf_Sym *fo
 	}
 }
 
-static void scan_loads(Elf *e, struct pymodule *mod)
+static bool scan_module(void *ctx, Elf *e)
 {
-	size_t n;
-
-	if (elf_getphdrnum(e, &n))
-		return;
-	for (size_t i = 0; i < n && mod->nloads < PY_MAX_LOADS; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		mod->load[mod->nloads].vaddr = ph.p_vaddr;
-		mod->load[mod->nloads].offset = ph.p_offset;
-		mod->load[mod->nloads].filesz = ph.p_filesz;
-		mod->nloads++;
-	}
-}
-
-static void scan_module(struct pymodule *mod, const char *path)
-{
+	struct pymodule *mod = ctx;
 	GElf_Sym found[SYM_MAX] = {0};
 	Elf_Scn *scn = NULL;
-	Elf *e = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return;
-	if (perch_elf_init())
-		goto out;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF)
-		goto out;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
@@ -104,17 +73,14 @@ static void scan_module(struct pymodule *mod, const char *path)
 	mod->eval = found[SYM_EVAL].st_value;
 	mod->eval_size = found[SYM_EVAL].st_size;
 	if (mod->has)
-		scan_loads(e, mod);
-out:
-	elf_end(e);
-	close(fd);
+		modfile_loads(e, &mod->loads);
+	return mod->has;
 }
 
 const struct pymodule *python_module(int id, uint32_t pid, const struct proc_map *m,
 				     struct procs_module *pm)
 {
 	struct pymodule **slot = (struct pymodule **)procs__module_slot(pm, id), *mod;
-	char *path = NULL;
 
 	if (*slot)
 		return *slot;
@@ -122,27 +88,8 @@ const struct pymodule *python_module(int id, uint32_t pid, const struct proc_map
 	if (!mod)
 		return NULL;
 	*slot = mod;
-	/* Through map_files: the process's own file, whatever its mount namespace. */
-	if (asprintf(&path, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end) > 0)
-		scan_module(mod, path);
-	free(path);
-	if (!mod->has && m->path && m->path[0] == '/')
-		scan_module(mod, m->path);
+	modfile_scan(pid, m, scan_module, mod);
 	return mod;
-}
-
-/* The load bias of mod mapped at m: the process address of file address 0. */
-static bool load_bias(const struct pymodule *mod, const struct proc_map *m, uint64_t *bias)
-{
-	for (uint32_t i = 0; i < mod->nloads; i++) {
-		const typeof(mod->load[0]) *l = &mod->load[i];
-
-		if (m->pgoff < l->offset || m->pgoff >= l->offset + (l->filesz ? l->filesz : 1))
-			continue;
-		*bias = m->start - (l->vaddr + (m->pgoff - l->offset));
-		return true;
-	}
-	return false;
 }
 
 static int peek(uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -287,7 +234,7 @@ int python_layout(uint32_t pid, const struct pymodule *mod, const struct proc_ma
 	unsigned int minor;
 	int err = 0;
 
-	if (!load_bias(mod, m, &bias))
+	if (!modfile_place(&mod->loads, m, 0, &bias)) /* file address 0: the load bias */
 		return -ENOTSUP;
 	if (peek(pid, bias + mod->version, &version, sizeof(version)))
 		return -EIO;

@@ -12,18 +12,14 @@
 #include <linux/types.h>
 #include "bpf/perch_bpf.h"
 #include "python.h"
+#include "record/modfile.h"
 #include "record/pycode.h"
-
-#define PY_MAX_LOADS 8
 
 /* What a module's file holds (its module slot): the interpreter's symbols, file addresses. */
 struct pymodule {
 	bool has; /* _PyRuntime and _PyEval_EvalFrameDefault both */
 	uint64_t runtime, version, code_type, eval, eval_size;
-	uint32_t nloads;
-	struct {
-		uint64_t vaddr, offset, filesz;
-	} load[PY_MAX_LOADS];
+	struct modfile_loads loads;
 };
 
 /* A process running an interpreter perch walks (its process slot). */

@@ -8,28 +8,20 @@
  * it in stripped executables too; a program linked with libperch.so usually holds a copy of it
  * (a copy relocation), found through the program's dynamic symbol table.
  */
-#include <fcntl.h>
 #include <gelf.h>
-#include <inttypes.h>
 #include <libelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include "lib/elfinit.h"
+#include "record/modfile.h"
 #include "regions_impl.h"
 
 #define REGISTRY_SECTION ".perch_registry"
-#define MAX_LOADS	 8
 
 /* What a file holds, in its module slot (procs.h). */
 struct module {
 	bool has;
 	uint64_t vaddr;
-	uint32_t nloads;
-	struct {
-		uint64_t vaddr, offset, filesz;
-	} load[MAX_LOADS];
+	struct modfile_loads loads;
 };
 
 /* A defined perch_registry (of ABI 3's size at least) in the dynamic symbol table: where the
@@ -56,22 +48,16 @@ static bool dynsym_registry(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t 
 	return false;
 }
 
-static void scan_module(struct module *mod, const char *path)
+static bool scan_module(void *ctx, Elf *e)
 {
-	Elf *e = NULL;
+	struct module *mod = ctx;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx, n;
+	size_t shstrndx;
 	uint64_t section = 0, dynsym = 0;
 	bool in_section = false, in_dynsym = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return;
-	if (perch_elf_init())
-		goto out;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
-		goto out;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return false;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -90,28 +76,15 @@ static void scan_module(struct module *mod, const char *path)
 	/* The section finds it in stripped programs; an exported symbol takes precedence. */
 	mod->has = in_section || in_dynsym;
 	mod->vaddr = in_dynsym ? dynsym : section;
-	if (mod->has && !elf_getphdrnum(e, &n)) {
-		for (size_t i = 0; i < n && mod->nloads < MAX_LOADS; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			mod->load[mod->nloads].vaddr = ph.p_vaddr;
-			mod->load[mod->nloads].offset = ph.p_offset;
-			mod->load[mod->nloads].filesz = ph.p_filesz;
-			mod->nloads++;
-		}
-	}
-out:
-	elf_end(e);
-	close(fd);
+	if (mod->has)
+		modfile_loads(e, &mod->loads);
+	return mod->has;
 }
 
 static const struct module *get_module(struct regions *rg, uint32_t pid, const struct proc_map *m,
 				       struct procs_module *pm)
 {
 	struct module **slot = (struct module **)procs__module_slot(pm, rg->id), *mod;
-	char *path = NULL;
 
 	if (*slot)
 		return *slot;
@@ -119,28 +92,8 @@ static const struct module *get_module(struct regions *rg, uint32_t pid, const s
 	if (!mod)
 		return NULL;
 	*slot = mod;
-	/* Through map_files: the process's own file, whatever its mount namespace. */
-	if (asprintf(&path, "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end) > 0)
-		scan_module(mod, path);
-	free(path);
-	if (!mod->has && m->path && m->path[0] == '/')
-		scan_module(mod, m->path);
+	modfile_scan(pid, m, scan_module, mod);
 	return mod;
-}
-
-/* The registry's address in the process, from the executable mapping m of its module. */
-static bool place(const struct module *mod, const struct proc_map *m, uint64_t *addr)
-{
-	for (uint32_t i = 0; i < mod->nloads; i++) {
-		const typeof(mod->load[0]) *l = &mod->load[i];
-
-		if (m->pgoff < l->offset || m->pgoff >= l->offset + (l->filesz ? l->filesz : 1))
-			continue;
-		/* m->start is the module's address vaddr = l->vaddr + (pgoff - offset). */
-		*addr = m->start - (l->vaddr + (m->pgoff - l->offset)) + mod->vaddr;
-		return true;
-	}
-	return false;
 }
 
 bool regions_find(struct regions *rg, uint32_t pid, const struct proc_map *m,
@@ -148,5 +101,5 @@ bool regions_find(struct regions *rg, uint32_t pid, const struct proc_map *m,
 {
 	const struct module *mod = get_module(rg, pid, m, pm);
 
-	return mod && mod->has && place(mod, m, addr);
+	return mod && mod->has && modfile_place(&mod->loads, m, mod->vaddr, addr);
 }
