@@ -61,8 +61,10 @@ static bool scan_module(void *ctx, Elf *e)
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB))
+		/* the dynamic symbols only: CPython exports all four there (a static build links
+		 * with --export-dynamic), and every module's full symbol table would cost a
+		 * profile of any program its start-up */
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM)
 			scan_symbols(e, scn, &sh, found);
 	}
 	mod->has = found[SYM_RUNTIME].st_value && found[SYM_EVAL].st_value &&
