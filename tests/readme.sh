@@ -188,7 +188,9 @@ done
 
 # 3. every option parses
 parses() { # parses CMD ARGS...: perch CMD ARGS --help does not reject an option
-	"$PERCH" "$@" --help </dev/null >/dev/null 2>"$T/opt.err"
+	# in $T: an option whose value the docs leave out takes --help for it (`report -o --help`
+	# wrote the report to a file named --help in the tree)
+	(cd "$T" && "$PERCH" "$@" --help </dev/null >/dev/null 2>"$T/opt.err")
 	! grep -qE "unknown option|needs an argument|requires an argument" "$T/opt.err"
 }
 nopt=0
