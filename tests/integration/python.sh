@@ -119,13 +119,20 @@ else
 	bad "threads and a forked child" "work_t0..3, work_forked = ${got[*]} % (their CPU clocks: ${want[*]}, +-3)"
 fi
 
-# attached to an interpreter that started before perch
-"$PY" "$WORK" 5 >"$T/attached.truth" &
+# attached to an interpreter that started before perch; its truth is what its clocks ran between
+# a mark just before perch started and one just after it ended (SIGUSR1 each: the workload ends
+# at the second), not its whole run: start-up and the time perch was not there mix otherwise
+"$PY" "$WORK" 60 >"$T/attached.raw" &
 wpid=$!
 sleep 1
+kill -USR1 "$wpid"
 "$PERCH" record -q -p "$wpid" -d 2 -o "$T/attached.data" 2>"$T/attached.err" ||
 	bad attached "perch failed: $(cat "$T/attached.err")"
+kill -USR1 "$wpid"
 wait "$wpid"
+awk '$1 == "truth" && $2 ~ /^mark[12]\./ { split($2, k, "."); v[k[1], k[2]] = $3; n[k[2]] }
+	END { for (f in n) printf "truth %s %.9f\n", f, v["mark2", f] - v["mark1", f] }' \
+	"$T/attached.raw" >"$T/attached.truth"
 folded "$T/attached.data" >"$T/attached.folded"
 py_shares attached
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Ground truth for perch's Python frames (tests/integration/python.sh).
 
-    python3 pyshare.py SEC
+    python3 pyshare.py SEC     (SIGUSR1: a mark of the clocks; at the second, it ends)
     python3 pyshare.py off SEC
     python3 pyshare.py many SEC
 
@@ -21,6 +21,7 @@ while four threads run work_t0 to work_t3, each its own CPU time; every one prin
 (the child its own cpu too, under "forked_cpu").
 """
 import os
+import signal
 import socket
 import sys
 import threading
@@ -199,15 +200,22 @@ def main():
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
     unit = 20000
     end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    marks = []
+    signal.signal(signal.SIGUSR1, lambda *_: marks.append((dict(spent), time.process_time())))
+    while time.monotonic() < end and len(marks) < 2:
         work_a(unit)
         work_b(unit)
         work_c(unit)
         work_z(unit)
         rec(unit)
-    for name in ("work_a", "work_b", "work_c", "work_z", "rec"):
+    names = ("work_a", "work_b", "work_c", "work_z", "rec")
+    for name in names:
         truth(name, spent.get(name, 0.0))
     truth("cpu", time.process_time())
+    for k, (then, cpu) in enumerate(marks, 1):
+        for name in names:
+            truth(f"mark{k}.{name}", then.get(name, 0.0))
+        truth(f"mark{k}.cpu", cpu)
 
 
 main()
