@@ -3,7 +3,9 @@
  * A training loop with steps (perch_step, include/perch.h): NSTEPS steps of MS milliseconds of
  * CPU each, in step_work(), with GAP_MS of CPU between steps in between_steps() (no step open).
  * It measures its own truth, the CLOCK_MONOTONIC interval and the CPU time of each step:
- *   step N START_NS END_NS CPU_NS
+ *   step N START_NS END_NS CPU_NS STEAL_NS
+ * (STEAL_NS: what /proc/stat counted stolen from all CPUs during the step's work, in whole
+ * clock ticks)
  * START is read before perch_step(N), END after the call that ends step N (the next
  * perch_step() or perch_step_end()), so every tick of step N lies inside [START, END].
  *
@@ -24,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "burn.h"
 #include "perch.h"
 
@@ -33,6 +36,23 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The time the hypervisor took from this machine's CPUs so far (/proc/stat's steal, all CPUs;
+ * in clock ticks): a cpu-clock tick comes every period of the CPU's clock while the thread is
+ * current, stolen time included, which the thread's CPU clock leaves out. */
+static uint64_t steal_ns(void)
+{
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return v[7] * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
 static uint64_t cpu_ns(void)
@@ -160,23 +180,24 @@ int main(int argc, char **argv)
 	       gap = (argc > 3 ? atof(argv[3]) : 50) / 1e3;
 	const char *mode = argc > 4 ? argv[4] : "none";
 	int cold = argc > 5 ? atoi(argv[5]) : 0;
-	uint64_t start = mono_ns(), cpu = 0;
+	uint64_t start = mono_ns(), cpu = 0, steal = 0;
 	double hot = 0, all = 0;
 
 	perch_step(0);
 	for (int i = 0; i < n; i++) {
-		uint64_t c0 = cpu_ns(), next;
+		uint64_t c0 = cpu_ns(), s0 = steal_ns(), next;
 
 		hot += step_body(mode, i, s, cold);
 		cpu = cpu_ns() - c0;
+		steal = steal_ns() - s0;
 		all += (double)cpu / 1e9;
 		/* With a gap, the step ends and the gap runs with no step open; without, the next
 		 * perch_step() ends it (and the last ends at perch_step_end()). */
 		if (gap > 0 || i + 1 == n)
 			perch_step_end();
 		if (gap > 0) {
-			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(),
-			       cpu);
+			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i,
+			       start, mono_ns(), cpu, steal);
 			if (i + 1 < n)
 				between_steps(gap);
 		}
@@ -185,13 +206,13 @@ int main(int argc, char **argv)
 		next = mono_ns();
 		perch_step((uint64_t)i + 1);
 		if (gap <= 0)
-			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i, start, mono_ns(),
-			       cpu);
+			printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", i,
+			       start, mono_ns(), cpu, steal);
 		start = next;
 	}
 	if (gap <= 0)
-		printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", n - 1, start, mono_ns(),
-		       cpu);
+		printf("step %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", n - 1, start,
+		       mono_ns(), cpu, steal);
 	truth("hot_cpu_s", hot);
 	truth("step_cpu_s", all);
 	fflush(stdout);
