@@ -29,7 +29,7 @@ ifneq ($(SAN),)
 CFLAGS   += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS  += -fsanitize=address,undefined
 endif
-LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c
+LDLIBS   := -lbpf -lelf -ldw -lz -lm -lprotobuf-c -pthread # -pthread: the early stacks' reader (record/sampler/sampler_early.c)
 LDLIBS   += -llzma # MiniDebugInfo (symbolize/minidebug.c)
 LDLIBS   += -lcapstone # perch annotate's disassembly (report/annotate.c)
 

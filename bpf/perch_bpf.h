@@ -379,12 +379,13 @@ struct perch_offspan {
 /*
  * Early stacks: a process runs from its exec while the loader builds and lists its modules' unwind
  * tables (milliseconds, more on a loaded machine), and a tick in that window cannot walk its user
- * stack (no list yet, or a module not listed yet). For PERCH_EARLY_NS after an exec, a tick whose
- * walk from the tables stops short copies its registers, its kernel stack and up to
- * PERCH_EARLY_STACK bytes of its user stack from sp into the `early` ring instead of being
- * counted; the loader walks the copy with the same rows once the tables are listed and adds the
- * sample with its whole stack (record/sampler/sampler_early.c). Ticks of the normal path (a walk
- * that reaches the outermost frame) pay nothing for it.
+ * stack (no list yet, or a module not listed yet). For PERCH_EARLY_NS after an exec (and while the
+ * loader builds a new module's table for the process, and PERCH_EARLY_NS after it lists it:
+ * record/unwinder.c, early_hold), a tick whose walk from the tables stops short copies its
+ * registers, its kernel stack and up to PERCH_EARLY_STACK bytes of its user stack from sp into the
+ * `early` ring instead of being counted; the loader walks the copy with the same rows once the
+ * tables are listed and adds the sample with its whole stack (record/sampler/sampler_early.c).
+ * Ticks of the normal path (a walk that reaches the outermost frame) pay nothing for it.
  */
 #define PERCH_EARLY_NS	  2000000000ull
 #define PERCH_EARLY_STACK 65536

@@ -319,6 +319,7 @@ int record__run(const struct record_opts *o, struct record_result *res)
 	s.flip_ns = s.start_ns;
 	control__start(s.ctl, s.sp, s.start_ns);
 	ret = targets__start(s.tg, s.sp, s.procs, s.rg);
+	sampler__targets_started(s.sp);
 	if (s.gpu)
 		gpu__launched(s.gpu);
 	if (!ret)

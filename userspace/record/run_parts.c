@@ -96,7 +96,7 @@ static int unwinder_open(struct record_run *r)
 
 	if (sampler__unwind_mode(r->sp) == PERCH_UNWIND_FP)
 		return 0;
-	r->uw = unwinder__new(fds->unwind_rows, fds->proc_unwind, r->procs);
+	r->uw = unwinder__new(fds->unwind_rows, fds->proc_unwind, fds->early_until, r->procs);
 	if (!r->uw) {
 		log_err("unwind tables: %s", strerror(errno));
 		return PERCH_EXIT_BPF;

@@ -17,6 +17,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib/elfinit.h"
@@ -41,7 +42,7 @@ struct uproc {
 };
 
 struct unwinder {
-	int rows_fd, procs_fd;
+	int rows_fd, procs_fd, early_fd;
 	struct procs *ps;  /* borrowed */
 	int id;		   /* this listener's slots */
 	uint32_t next_row; /* even: tables start on a pair */
@@ -85,7 +86,7 @@ static uint32_t rows_capacity(int rows_fd)
 	return info.max_entries * 2;
 }
 
-struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps)
+struct unwinder *unwinder__new(int rows_fd, int procs_fd, int early_fd, struct procs *ps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 	struct procs_listener l = listener;
@@ -94,6 +95,7 @@ struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps)
 		return NULL;
 	u->rows_fd = rows_fd;
 	u->procs_fd = procs_fd;
+	u->early_fd = early_fd;
 	u->ps = ps;
 	u->max_rows = rows_capacity(rows_fd);
 	l.ctx = u;
@@ -377,16 +379,50 @@ static void add_map(struct unwinder *u, struct uproc *up, uint32_t pid, const st
 	place(&up->v, m->start, m->end, &e, &u->stats[UNWINDER_MAPS_FULL]);
 }
 
+/*
+ * A process in its early window (the sampler's early_until has it: it exec'd as a target) whose
+ * new module's table is about to be built: its ticks that stop short keep being copied while the
+ * build lasts (a 30 MB binary takes hundreds of milliseconds, seconds on a loaded machine or under
+ * the sanitizers, longer than PERCH_EARLY_NS from the exec) and for PERCH_EARLY_NS after it is
+ * listed (early_release). False, nothing changed, for any other process.
+ */
+static bool early_hold(struct unwinder *u, uint32_t pid, uint64_t *was)
+{
+	uint64_t open = UINT64_MAX;
+
+	if (u->early_fd < 0 || bpf_map_lookup_elem(u->early_fd, &pid, was))
+		return false;
+	return !bpf_map_update_elem(u->early_fd, &pid, &open, BPF_EXIST);
+}
+
+static void early_release(struct unwinder *u, uint32_t pid, uint64_t was)
+{
+	struct timespec ts;
+	uint64_t until;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+	until = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + PERCH_EARLY_NS;
+	if (was > until)
+		until = was;
+	/* BPF_EXIST: gone meanwhile (its exit) stays gone */
+	bpf_map_update_elem(u->early_fd, &pid, &until, BPF_EXIST);
+}
+
 static void proc_mapped(void *ctx, struct procs_proc *p, const struct proc_map *m,
 			struct procs_module *pm)
 {
 	struct unwinder *u = ctx;
 	struct uproc *up = get_proc(u, p);
+	uint64_t was = 0;
+	bool held;
 
 	if (!up)
 		return;
+	held = pm && !*procs__module_slot(pm, u->id) && early_hold(u, p->pid, &was);
 	add_map(u, up, p->pid, m, pm);
 	publish(u, p->pid, up);
+	if (held)
+		early_release(u, p->pid, was);
 }
 
 /* Attached: list every executable mapping /proc shows. Launched: its mappings are perch's until

@@ -25,11 +25,13 @@ enum unwinder_stat {
 	UNWINDER_STAT_MAX,
 };
 
-/* rows_fd: the sampler's unwind_rows array; procs_fd: its proc_unwind hash. Both borrowed: they
- * must outlive the unwinder. Listens to ps (borrowed, freed first) from now on: an attached
+/* rows_fd: the sampler's unwind_rows array; procs_fd: its proc_unwind hash; early_fd: its
+ * early_until hash (struct perch_early: a process's early window stays open while its new
+ * module's table is built, and PERCH_EARLY_NS after it is listed). All borrowed: they must outlive
+ * the unwinder. Listens to ps (borrowed, freed first) from now on: an attached
  * process's mappings, a launched command's executable (built before its first tick), every
  * mmap, exec, fork and exit keep the sampler's lists in step. NULL + errno. */
-struct unwinder *unwinder__new(int rows_fd, int procs_fd, struct procs *ps);
+struct unwinder *unwinder__new(int rows_fd, int procs_fd, int early_fd, struct procs *ps);
 void unwinder__free(struct unwinder *u);
 
 uint64_t unwinder__stat(const struct unwinder *u, enum unwinder_stat which);

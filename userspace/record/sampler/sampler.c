@@ -188,9 +188,9 @@ static int load(struct sampler *sp, const struct record_opts *o)
 		return err == EPERM || err == EACCES ? PERCH_EXIT_PERM : PERCH_EXIT_BPF;
 	}
 	sp->fds = (struct sampler_fds){
-		bpf_map__fd(sp->skel->maps.unwind_rows), bpf_map__fd(sp->skel->maps.proc_unwind),
-		bpf_map__fd(sp->skel->maps.region_procs), bpf_map__fd(sp->skel->maps.region_stacks),
-		bpf_map__fd(sp->skel->maps.py_procs)};
+		bpf_map__fd(sp->skel->maps.unwind_rows),   bpf_map__fd(sp->skel->maps.proc_unwind),
+		bpf_map__fd(sp->skel->maps.early_until),   bpf_map__fd(sp->skel->maps.region_procs),
+		bpf_map__fd(sp->skel->maps.region_stacks), bpf_map__fd(sp->skel->maps.py_procs)};
 	if (sampler_listen(sp) < 0)
 		return PERCH_EXIT_INTERNAL;
 	if (sample_bpf__attach(sp->skel)) {

@@ -26,6 +26,7 @@ struct kdyn;
 /* The sampler's maps the record-time parts keep in step (borrowed: valid until sampler__free). */
 struct sampler_fds {
 	int unwind_rows, proc_unwind;	 /* the unwinder's */
+	int early_until;		 /* the unwinder's too: it holds a window open */
 	int region_procs, region_stacks; /* regions' */
 	int py_procs;			 /* CPython's (record/python/) */
 };
@@ -116,6 +117,9 @@ uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat w
 /* The recording ends: the drains from now on hand on every early tick still waiting. */
 void sampler__ending(struct sampler *sp);
 
+/* The targets started (the command forked and released): the sampler may read on a thread of
+ * its own from now on (the early stacks' ring, sampler_early.c). */
+void sampler__targets_started(struct sampler *sp);
 /* Pause or resume every tick (the BPF program's perch_paused flag): paused, a tick returns
  * before it looks at anything. */
 void sampler__pause(struct sampler *sp, bool paused);

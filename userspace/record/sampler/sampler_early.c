@@ -10,12 +10,22 @@
  * too soon, no CFI) is handed on with what was walked, flagged as stopped early. None is dropped.
  * With --timeline each one's tick joins the timeline at its own time (sampler_timeline.c holds
  * later ticks back while an earlier early tick waits).
+ *
+ * The ring is read by a thread of its own once the targets started (after the launch's fork,
+ * which is done from perch's only thread), into a list the loop takes at each read: the loop builds a
+ * module's table in one go (hundreds of milliseconds for a 30 MB binary, seconds on a loaded
+ * machine), and the ticks of that time would fill the ring (4 MiB, about 600 copies of a small
+ * stack) while nothing read it. What is held is bounded (EARLY_HELD_MAX; beyond it a copy is
+ * counted lost). Everything else stays on the loop's thread.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/epoll.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "lib/log.h"
@@ -25,6 +35,22 @@
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
 #define FNV_PRIME  0x100000001b3ull
+
+/* Bytes of copies held (read, not yet handed on) at most: 64 MiB, 10,000 copies of 6 KiB. */
+#define EARLY_HELD_MAX (64ull << 20)
+/* How long the reader waits for the ring at a time: how soon it sees it is to stop. */
+#define EARLY_READER_WAIT_MS 50
+
+/* The ring's reader thread and what it read for the loop to take (under lock). */
+struct early_reader {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	bool started, stop;	   /* stop: under lock */
+	struct early_tick **taken; /* read, not taken by the loop yet */
+	size_t ntaken, cap;
+	uint64_t lost; /* copies counted lost since the loop last took */
+	uint64_t held; /* bytes of copies read and not handed on (under lock) */
+};
 
 /* One early tick: the copy while it waits, then the stack walked from it. */
 struct early_tick {
@@ -108,16 +134,19 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool 
 	return true;
 }
 
+/* A copy from the ring into the reader's list (under its lock: the ring is read by the reader's
+ * thread, or by the loop before that starts). */
 static int handle_early(void *ctx, void *data, size_t len)
 {
 	const size_t head = offsetof(struct perch_early, stack);
 	const struct perch_early *e = data;
-	struct sampler *sp = ctx;
+	struct early_reader *r = ((struct sampler *)ctx)->early_reader;
 	struct early_tick *t;
 
 	if (len < head || e->len > PERCH_EARLY_STACK || len < head + e->len ||
-	    vec_grow(&sp->early, &sp->early_cap, sp->nearly + 1, sizeof(*sp->early), 16)) {
-		sp->early_stats[SAMPLER_EARLY_LOST]++;
+	    r->held + head + e->len > EARLY_HELD_MAX ||
+	    vec_grow(&r->taken, &r->cap, r->ntaken + 1, sizeof(*r->taken), 16)) {
+		r->lost++;
 		return 0;
 	}
 	t = calloc(1, sizeof(*t));
@@ -125,12 +154,99 @@ static int handle_early(void *ctx, void *data, size_t len)
 		t->raw = malloc(head + e->len); /* the copy only: walks read no further */
 	if (!t || !t->raw) {
 		free(t);
-		sp->early_stats[SAMPLER_EARLY_LOST]++;
+		r->lost++;
 		return 0;
 	}
 	memcpy(t->raw, data, head + e->len);
-	sp->early[sp->nearly++] = t;
+	r->held += head + e->len;
+	r->taken[r->ntaken++] = t;
 	return 0;
+}
+
+/* The reader: waits for the ring, reads it under the lock. Signals stay with the loop's thread. */
+static void *early_reader_run(void *arg)
+{
+	struct sampler *sp = arg;
+	struct early_reader *r = sp->early_reader;
+	int efd = ring_buffer__epoll_fd(sp->early_rb);
+	struct epoll_event ev;
+
+	for (;;) {
+		int n = epoll_wait(efd, &ev, 1, EARLY_READER_WAIT_MS);
+
+		pthread_mutex_lock(&r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		if (n > 0)
+			ring_buffer__consume(sp->early_rb);
+		pthread_mutex_unlock(&r->lock);
+		if (n < 0 && errno != EINTR) {
+			log_warn("sampler: early stacks' reader: %s: the loop reads them",
+				 strerror(errno));
+			return NULL;
+		}
+	}
+}
+
+void sampler__targets_started(struct sampler *sp)
+{
+	struct early_reader *r = sp->early_reader;
+	sigset_t all, old;
+	int err;
+
+	if (!r || r->started || !sp->early_rb)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&r->thread, NULL, early_reader_run, sp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		log_warn("sampler: early stacks' reader: %s: the loop reads them", strerror(err));
+	else
+		log_debug("sampler: early stacks' reader started");
+	r->started = !err;
+}
+
+/* The loop takes what was read (reading the ring itself too: nothing submitted before this is
+ * left behind). */
+static void early_take(struct sampler *sp)
+{
+	struct early_reader *r = sp->early_reader;
+
+	pthread_mutex_lock(&r->lock);
+	ring_buffer__consume(sp->early_rb);
+	if (!r->ntaken) {
+		/* nothing new */
+	} else if (!vec_grow(&sp->early, &sp->early_cap, sp->nearly + r->ntaken, sizeof(*sp->early),
+			     16)) {
+		memcpy(sp->early + sp->nearly, r->taken, r->ntaken * sizeof(*r->taken));
+		sp->nearly += r->ntaken;
+	} else {
+		for (size_t i = 0; i < r->ntaken; i++) {
+			r->held -= offsetof(struct perch_early, stack) + r->taken[i]->raw->len;
+			free(r->taken[i]->raw);
+			free(r->taken[i]);
+		}
+		r->lost += r->ntaken;
+	}
+	r->ntaken = 0;
+	sp->early_stats[SAMPLER_EARLY_LOST] += r->lost;
+	r->lost = 0;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* t handed on: its bytes no longer held. */
+static void early_release(struct sampler *sp, struct early_tick *t)
+{
+	struct early_reader *r = sp->early_reader;
+
+	pthread_mutex_lock(&r->lock);
+	r->held -= offsetof(struct perch_early, stack) + t->raw->len;
+	pthread_mutex_unlock(&r->lock);
+	free(t->raw);
+	free(t);
 }
 
 /* Wherever tables are walked. */
@@ -150,11 +266,16 @@ static int early_open(struct sampler *sp)
 {
 	if (!sp->skel->rodata->early_stacks)
 		return 0;
-	sp->early_rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.early), handle_early, sp, NULL);
-	if (!sp->early_rb) {
-		log_warn("sampler: early stacks ring: %s", strerror(errno));
+	sp->early_reader = calloc(1, sizeof(*sp->early_reader));
+	if (!sp->early_reader || pthread_mutex_init(&sp->early_reader->lock, NULL)) {
+		log_warn("sampler: early stacks: %s", strerror(ENOMEM));
+		free(sp->early_reader);
+		sp->early_reader = NULL;
 		return 0; /* ticks in the early window are counted as they are */
 	}
+	sp->early_rb = ring_buffer__new(bpf_map__fd(sp->skel->maps.early), handle_early, sp, NULL);
+	if (!sp->early_rb)
+		log_warn("sampler: early stacks ring: %s", strerror(errno));
 	return 0;
 }
 
@@ -163,7 +284,7 @@ void sampler_early_read(struct sampler *sp)
 {
 	if (!sp->early_rb)
 		return;
-	ring_buffer__consume(sp->early_rb);
+	early_take(sp);
 	for (size_t i = 0; i < sp->nearly; i++) {
 		if (!sp->early[i]->walked)
 			try_walk(sp, sp->early[i], false, false);
@@ -229,8 +350,7 @@ static void early_drained(struct sampler *sp, const struct sampler_drain *d)
 			continue;
 		}
 		hand_on(sp, t, d->fn, d->ctx);
-		free(t->raw);
-		free(t);
+		early_release(sp, t);
 	}
 	sp->nearly = kept;
 }
@@ -252,12 +372,29 @@ uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat w
 
 static void early_free(struct sampler *sp)
 {
+	struct early_reader *r = sp->early_reader;
+
+	if (r && r->started) {
+		pthread_mutex_lock(&r->lock);
+		r->stop = true;
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, NULL);
+	}
 	ring_buffer__free(sp->early_rb);
 	for (size_t i = 0; i < sp->nearly; i++) {
 		free(sp->early[i]->raw);
 		free(sp->early[i]);
 	}
 	free(sp->early);
+	if (r) {
+		for (size_t i = 0; i < r->ntaken; i++) {
+			free(r->taken[i]->raw);
+			free(r->taken[i]);
+		}
+		free(r->taken);
+		pthread_mutex_destroy(&r->lock);
+		free(r);
+	}
 }
 
 const struct sampler_part sampler_early_part = {

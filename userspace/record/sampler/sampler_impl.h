@@ -66,8 +66,10 @@ struct sampler {
 	bool gate_steps;		     /* --steps: the BPF program's gate_steps */
 	bool only_region;		     /* --only-region: its only_region */
 	void *part_state[SAMPLER_PARTS_MAX]; /* a part's own (sampler_part_state()), or NULL */
-	/* sampler_early.c: the early stacks' ring, the ticks waiting for their walk or drain */
+	/* sampler_early.c: the early stacks' ring, its reader thread, the ticks waiting for their
+	 * walk or drain */
 	struct ring_buffer *early_rb;
+	struct early_reader *early_reader;
 	struct early_tick **early;
 	size_t nearly, early_cap;
 	uint64_t early_stats[SAMPLER_EARLY_MAX];
