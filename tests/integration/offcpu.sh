@@ -46,18 +46,32 @@ PY
 if perch_record oc --off-cpu --timeline -- "$WL/offcpu" 4; then
 	folded "$T/oc.data" --view=wall >"$T/wall.folded"
 	sl=$(kv "$T/oc.truth" sleep_ns) sp=$(kv "$T/oc.truth" spin_ns) lk=$(kv "$T/oc.truth" lock_ns)
+	spr=$(kv "$T/oc.truth" spin_run_ns)
 	tot=$((sl + sp + lk))
 	ps=$(phase_ns "$T/wall.folded" worker phase_sleep)
 	pp=$(phase_ns "$T/wall.folded" worker phase_spin)
 	pl=$(phase_ns "$T/wall.folded" worker phase_lock)
+	# share_ok PHASE NS TOTAL: PHASE's share NS/TOTAL within 3 points of the workload's, which is
+	# a range: the spin phases' wall time counts the time the hypervisor stole from the vCPU, in
+	# which no tick of the guest comes (a loaded VM: seconds a minute; CI9: spin 32.74 % against
+	# 36.82 %); the workload's scheduler time of them (spin_run_ns) leaves it out. The shares with
+	# either are the range's ends.
+	share_ok() {
+		awk -v ph="$1" -v n="$2" -v t="$3" -v sl="$sl" -v sp="$sp" -v spr="$spr" -v lk="$lk" 'BEGIN {
+			w = ph == "sleep" ? sl : ph == "lock" ? lk : 0
+			a = ph == "spin" ? spr / (sl + spr + lk) : w / (sl + sp + lk)
+			b = ph == "spin" ? sp / (sl + sp + lk) : w / (sl + spr + lk)
+			got = t > 0 ? 100 * n / t : -100
+			printf "%.2f %% (workload: %.2f-%.2f %%)\n", got, 100 * a, 100 * b
+			exit !(got >= 100 * a - 3 && got <= 100 * b + 3) }'
+	}
 	ptot=$((ps + pp + pl))
-	for p in "sleep $sl $ps" "spin $sp $pp" "lock $lk $pl"; do
+	for p in "sleep $ps" "spin $pp" "lock $pl"; do
 		set -- $p
-		want=$(pct "$2" "$tot") got=$(pct "$3" "$ptot")
-		if within "$got" "$want" 3; then
-			ok "wall: phase_$1 $got % (workload: $want %)"
+		if said=$(share_ok "$1" "$2" "$ptot"); then
+			ok "wall: phase_$1 $said"
 		else
-			bad "wall: phase_$1" "$got % of the worker's wall time, the workload measured $want %"
+			bad "wall: phase_$1" "$said of the worker's wall time (spin_run_ns $spr of spin_ns $sp)"
 		fi
 	done
 	# pprof, read back by go tool pprof: sample type wall/nanoseconds, the same shares
@@ -70,9 +84,8 @@ if perch_record oc --off-cpu --timeline -- "$WL/offcpu" 4; then
 		gp=$(awk '$1 == "phase_spin" { print $2 }' "$T/pprof.cum")
 		gl=$(awk '$1 == "phase_lock" { print $2 }' "$T/pprof.cum")
 		gt=$((${gs:-0} + ${gp:-0} + ${gl:-0}))
-		if [ "$gt" -gt 0 ] && within "$(pct "${gs:-0}" "$gt")" "$(pct "$sl" "$tot")" 3 &&
-			within "$(pct "${gp:-0}" "$gt")" "$(pct "$sp" "$tot")" 3 &&
-			within "$(pct "${gl:-0}" "$gt")" "$(pct "$lk" "$tot")" 3; then
+		if [ "$gt" -gt 0 ] && share_ok sleep "${gs:-0}" "$gt" >/dev/null &&
+			share_ok spin "${gp:-0}" "$gt" >/dev/null && share_ok lock "${gl:-0}" "$gt" >/dev/null; then
 			ok "pprof (go tool pprof -sample_index=wall): sleep $(pct "${gs:-0}" "$gt") %, spin $(pct "${gp:-0}" "$gt") %, lock $(pct "${gl:-0}" "$gt") %"
 		else
 			bad "pprof wall" "go tool pprof reads sleep $gs spin $gp lock $gl ns"
