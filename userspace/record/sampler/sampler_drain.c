@@ -258,7 +258,8 @@ void sampler_raw_sample_py(struct sampler *sp, const struct perch_key *key, uint
 	out->py = sp->pyframes;
 }
 
-static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_fn fn, void *ctx)
+static void drain_buffer(struct sampler *sp, unsigned int which, uint64_t flip,
+			 sampler_sample_fn fn, void *ctx)
 {
 	struct bpf_map *cmap = which ? sp->skel->maps.counts1 : sp->skel->maps.counts0;
 	struct bpf_map *smap = which ? sp->skel->maps.stacks1 : sp->skel->maps.stacks0;
@@ -284,13 +285,14 @@ static void drain_buffer(struct sampler *sp, unsigned int which, sampler_sample_
 		sp->key_ids[i] = fn(ctx, &raw);
 	}
 	sp->kindexed = false; /* indexed for the first part that asks */
-	sampler_parts_drained(
-		sp, &(const struct sampler_drain){which, n, sp->key_ids, fn, ctx, sp->ending});
+	sampler_parts_drained(sp, &(const struct sampler_drain){which, n, sp->key_ids, fn, ctx,
+								sp->ending, flip});
 	clear_stacks(sfd);
 }
 
 /* PERCH_TEST_DRAIN_DELAY_MS (tests only, under 1000): that long between the caller's read of
- * the process events and the flip, as a slow drain has (the sanitizer build on a busy machine). */
+ * the process events and the flip, and again between the catch-up's read and the parts' drains,
+ * as a slow drain has (the sanitizer build on a busy machine). */
 static void test_delay(void)
 {
 	const char *v = getenv("PERCH_TEST_DRAIN_DELAY_MS");
@@ -317,11 +319,12 @@ uint64_t sampler__drain(struct sampler *sp, sampler_sample_fn fn, void *ctx)
 	 * would have its ticks looked up in a process the table does not know as forked, in the maps
 	 * /proc shows after its exec (samples_without_mappings). */
 	sampler_events_catch_up(sp);
+	test_delay();
 	flip = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
 	/* The buffer's ticks were taken between the last flip and this one: the BPF programs then. */
 	if (sp->kdyn)
 		kdyn__window(sp->kdyn, sp->last_flip, flip);
-	drain_buffer(sp, old, fn, ctx);
+	drain_buffer(sp, old, flip, fn, ctx);
 	sp->last_flip = flip;
 	return flip;
 }

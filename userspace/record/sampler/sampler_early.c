@@ -92,9 +92,9 @@ static void by_frame_pointers(struct early_tick *t)
 }
 
 /* Try t's walk now: true when it is done: walked, or never will be (its process is gone or
- * exec'd; or at a drain, when the mmap records up to it are read and its tables listed, or
- * `last`). */
-static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool last)
+ * exec'd; or `settled`: at a drain whose catch-up read the mmap records up to it, and so listed
+ * its tables; or `last`). */
+static bool try_walk(struct sampler *sp, struct early_tick *t, bool settled, bool last)
 {
 	const struct perch_key *key = &t->raw->key;
 	const struct procs_proc *pp;
@@ -127,7 +127,7 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool drain, bool 
 			  (now_ns() - t->raw->time_ns) / 1e6);
 		return true;
 	}
-	if (!drain && !last)
+	if (!settled && !last)
 		return false;
 	if (end == EARLY_WALK_FP_LEAF)
 		by_frame_pointers(t);
@@ -345,7 +345,12 @@ static void early_drained(struct sampler *sp, const struct sampler_drain *d)
 		bool old = d->last ||
 			   (now > t->raw->time_ns && now - t->raw->time_ns > PERCH_EARLY_NS);
 
-		if (!t->walked && !try_walk(sp, t, true, old)) {
+		/* A tick taken after the flip may be in a module whose mmap record the drain's
+		 * catch-up did not read: the next drain's will (one so handed on had a leaf in no
+		 * mapping: samples_without_mappings, shortlived.sh). */
+		bool settled = t->raw->time_ns < d->flip;
+
+		if (!t->walked && !try_walk(sp, t, settled, old)) {
 			sp->early[kept++] = t;
 			continue;
 		}

@@ -102,6 +102,8 @@ struct sampler_drain {
 	sampler_sample_fn fn;
 	void *ctx;
 	bool last;
+	uint64_t flip; /* CLOCK_MONOTONIC: every process event and mmap record of a tick taken
+			* before it has been read */
 };
 
 /*
