@@ -41,7 +41,7 @@ CLI_OBJS  := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRCS))
 # cuda/'s stream reader and join need no CUPTI header: perch reads the channel with them always.
 CORE_SRCS := $(filter-out $(CLI_SRCS),$(wildcard userspace/*/*.c userspace/*/*/*.c symbolize/*.c unwind/*.c)) \
 	     cuda/gpu_stream.c cuda/gpu_join.c
-CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o
+CORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRCS)) $(BUILD)/profile.pb-c.o $(BUILD)/otlp.pb-c.o
 TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c)) \
 	     $(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.cpp)) \
@@ -87,17 +87,22 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# pprof's profile.proto (report/pprof.c), as C from protoc-c into the build folder (BUILD or
-# build-fuzz): generated code, so not held to our warnings.
-PROTO := userspace/report/profile.proto
-%/profile.pb-c.c %/profile.pb-c.h: $(PROTO)
+# pprof's profile.proto (report/pprof.c) and OTLP's profiles messages (report/otlp.proto,
+# report/otlp.c), as C from protoc-c into the build folder (BUILD or build-fuzz): generated code,
+# so not held to our warnings.
+%/profile.pb-c.c %/profile.pb-c.h: userspace/report/profile.proto
 	@mkdir -p $*
-	protoc-c --proto_path=$(dir $(PROTO)) --c_out=$* $(PROTO)
+	protoc-c --proto_path=$(dir $<) --c_out=$* $<
+%/otlp.pb-c.c %/otlp.pb-c.h: userspace/report/otlp.proto
+	@mkdir -p $*
+	protoc-c --proto_path=$(dir $<) --c_out=$* $<
 
-$(BUILD)/profile.pb-c.o: $(BUILD)/profile.pb-c.c
+$(BUILD)/%.pb-c.o: $(BUILD)/%.pb-c.c
 	$(CC) $(filter-out -Werror -W%,$(CFLAGS)) -c $< -o $@
 
 $(BUILD)/userspace/report/pprof.o: $(BUILD)/profile.pb-c.h
+$(BUILD)/userspace/report/otlp.o: $(BUILD)/otlp.pb-c.h
+$(BUILD)/userspace/report/otlp.o: CFLAGS += -DPERCH_RELEASE='"$(PERCH_VERSION)"'
 
 # --format=html's viewer (report/html/: shell, CSS, JS) built into perch as byte arrays, so the
 # report needs no file, node or network at run time.
@@ -162,7 +167,7 @@ $(BUILD)/tests/test_regions.o: CFLAGS += -DPERCH_INCLUDE_DIR=\"$(CURDIR)/include
 FUZZ_HARNESSES := recording report regions http control pyline
 FUZZ_CFLAGS    := -g -O1 $(WARN) -std=gnu11 -MMD -MP -D_GNU_SOURCE -Ibuild-fuzz -I. -Iuserspace -Iinclude -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OBJS      := $(patsubst %.c,build-fuzz/%.o,$(filter-out $(SKEL_SRCS),$(CORE_SRCS)) \
-		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o
+		  tests/fuzz_common.c) build-fuzz/profile.pb-c.o build-fuzz/otlp.pb-c.o
 REPLAYS        := $(FUZZ_HARNESSES:%=$(BUILD)/tests/replay_%)
 
 fuzz:
@@ -173,10 +178,11 @@ build-fuzz/%.o: %.c
 	@mkdir -p $(@D)
 	$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-build-fuzz/profile.pb-c.o: build-fuzz/profile.pb-c.c
+build-fuzz/%.pb-c.o: build-fuzz/%.pb-c.c
 	$(CLANG) $(filter-out -Werror -W%,$(FUZZ_CFLAGS)) -fsanitize=fuzzer-no-link -c $< -o $@
 
 build-fuzz/userspace/report/pprof.o: build-fuzz/profile.pb-c.h
+build-fuzz/userspace/report/otlp.o: build-fuzz/otlp.pb-c.h
 build-fuzz/userspace/report/html.o: build-fuzz/report_html_assets.h
 
 build-fuzz/libperchfuzz.a: $(FUZZ_OBJS)
@@ -334,12 +340,12 @@ san-unit: $(TESTS) $(REPLAYS)
 # of outputs against reference readers side by side (tests/parallel.sh), then the integration
 # scenarios, which measure CPU shares and times, alone.
 check-integration: all
-	@bash tests/parallel.sh $(BUILD) html speedscope chrome query golden symbolize readme pprof merge push help
+	@bash tests/parallel.sh $(BUILD) html speedscope chrome query golden symbolize readme pprof otlp merge push help
 	@bash tests/integration.sh $(BUILD)
 	@$(MAKE) --no-print-directory BUILD=build-san SAN=1 all cuda-fixtures
 	@echo "== again with perch built with -fsanitize=address,undefined"
 	@bash tests/parallel.sh build-san HTML_REFERENCE=$(BUILD):html SAME_OUTPUT_REF=$(BUILD):same-output golden query symbolize \
-		readme pprof merge push help
+		readme pprof otlp merge push help
 	@bash tests/integration.sh build-san
 
 check-format:

@@ -25,10 +25,10 @@ t0=$SECONDS
 background() {
 	local rc=0
 	make --no-print-directory BUILD=build-san SAN=1 san-unit || rc=1
-	bash tests/parallel.sh build html speedscope chrome query golden symbolize readme pprof merge \
-		help || rc=1
+	bash tests/parallel.sh build html speedscope chrome query golden symbolize readme pprof otlp \
+		merge help || rc=1
 	bash tests/parallel.sh build-san HTML_REFERENCE=build:html SAME_OUTPUT_REF=build:same-output \
-		golden query symbolize readme pprof merge help || rc=1
+		golden query symbolize readme pprof otlp merge help || rc=1
 	return $rc
 }
 chrt --idle 0 bash -c "$(declare -f background); background" >"$bg_log" 2>&1 &

@@ -8,6 +8,9 @@
 #     the recording's time range (until - from = its duration, rounded up to seconds);
 #   - Parca's form (--parca): POST /profiles/writeraw, JSON with the base64 profile: the same;
 #   - a merged recording: go tool pprof's -tagfocus origin=LABEL totals each input's samples;
+#   - OTLP/HTTP (--otlp): POST /v1development/profiles, application/x-protobuf, gzip: the body,
+#     gunzipped, is byte for byte `perch report --format=otlp`'s and tests/otlp_decode.py reads
+#     it, its samples totalling perch's;
 #   - errors: refused connection (exit 76), an HTTP 503 (78, naming the status), a bad URL
 #     (64), a missing recording (66), each with one line on stderr;
 #   - hostile servers: "100 Continue" then a 500 (78, not 0), a 200 on a connection the server
@@ -93,6 +96,33 @@ for l in a b; do
 	read -r got _ < <(pprof_total "$T/in/$n.pb.gz" -tagfocus="origin=^host-$l\$")
 	check "merged: -tagfocus origin=host-$l totals $l.data's samples" "$got" "$(stat "$T/$l.data" sampled)"
 done
+
+# OTLP/HTTP (--otlp): POST /v1development/profiles, application/x-protobuf, gzip; the body,
+# gunzipped, is byte for byte `perch report --format=otlp`'s, and tests/otlp_decode.py reads it
+# (its dictionary's rules, its samples profile totalling perch's sampled)
+PY=/usr/bin/python3.11
+[ -x "$PY" ] || PY=python3
+for rec in tests/golden/regions.data "$T/a.data"; do
+	name=$(basename "$rec" .data)
+	"$PERCH" report --format=otlp -o "$T/$name.otlp" "$rec"
+	"$PERCH" push --otlp --url="$URL" "$rec"
+	check "$name otlp: exit status" $? 0
+	n=$((n + 1))
+	check "$name otlp: headers" "$(cat "$T/in/$n.query")" \
+		"content-type=application/x-protobuf&content-encoding=gzip"
+	cmp -s "$T/in/$n.otlp" "$T/$name.otlp"
+	check "$name otlp: the body is perch report --format=otlp's" $? 0
+	"$PY" tests/otlp_decode.py "$T/in/$n.otlp" check >/dev/null
+	check "$name otlp: the decoder reads it" $? 0
+	got=$("$PY" tests/otlp_decode.py "$T/in/$n.otlp" folded samples | awk '{ t += $NF } END { print t + 0 }')
+	check "$name otlp: its samples total perch's" "$got" "$(stat "$rec" sampled)"
+done
+"$PERCH" push --otlp --name=checkout --url="$URL" "$T/a.data"
+n=$((n + 1))
+check "otlp --name: service.name" "$("$PY" tests/otlp_decode.py "$T/in/$n.otlp" resource | sed -n 1p)" \
+	"service.name=checkout"
+"$PERCH" push --otlp --parca --url="$URL" "$T/a.data" 2>"$T/err" >/dev/null
+check "--otlp with --parca: exit status" $? 64
 
 # errors: one line on stderr each, distinct statuses
 err_case() { # err_case WHAT STATUS ARGS... (perch push's, or a command line starting "timeout")

@@ -18,7 +18,7 @@
 #     (the host's call sites); GPU time per region in the csv (prep 7 ms: both launch sites,
 #     solve 4 ms: the graph's, upload 4.3 us: the copy and the memset) and in the text region
 #     table;
-#   - pprof's gpu/nanoseconds read by go tool pprof: per call site and region_stack tag the GPU
+#   - pprof's gpu/nanoseconds read by go tool pprof (and OTLP's, tests/otlp_decode.py): per call site and region_stack tag the GPU
 #     time of the host's launches from there (summed from the exported GPU slices of the
 #     correlation ids the host printed), the total equal to the text report's GPU call tree, no
 #     sample with both CPU and GPU time, the CPU samples the folded ones;
@@ -270,9 +270,23 @@ PY
 		END { print bad + 0, c + 0 }')
 	[ "$raw" = "0 $(awk '{ n += $NF } END { print n }' "$T/plain.folded")" ] ||
 		{ echo "raw: samples with CPU and GPU time, CPU samples: $raw"; return 1; }
+	# OTLP's gpu/nanoseconds profile (--format=otlp), read by tests/otlp_decode.py: the same
+	# total and call-site sums, and its samples profile the folded CPU samples
+	"$PERCH" report --format=otlp -o "$T/plain.otlp" "$d" || return 1
+	python3 "$OTLP_DECODE" "$T/plain.otlp" check || { echo "otlp: the decoder's check failed"; return 1; }
+	raw=$(python3 "$OTLP_DECODE" "$T/plain.otlp" folded gpu | awk '{ t += $NF
+		if ($0 ~ /;launch_site_a(;| )/) a += $NF; if ($0 ~ /;launch_site_graph(;| )/) g += $NF }
+		END { print t + 0, a + 0, g + 0 }')
+	[ "$raw" = "$total $want_a $want_g" ] || { echo "otlp gpu: total, site a, graph: $raw"; return 1; }
+	python3 "$OTLP_DECODE" "$T/plain.otlp" folded samples | LC_ALL=C sort >"$T/plain.otlp.folded"
+	# folded may print one stack twice (two threads of one name); the decoder sums them
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); t[$0] += n } END { for (k in t) print k, t[k] }' \
+		"$T/plain.folded" | LC_ALL=C sort | cmp -s - "$T/plain.otlp.folded" ||
+		{ echo "otlp samples: not the folded stacks"; return 1; }
 }
+OTLP_DECODE=$(realpath "$(dirname "$0")/../otlp_decode.py")
 res=$(pprof_gpu 2>&1)
-[ $? = 0 ] && ok "pprof gpu/nanoseconds (go tool pprof): per call site and region stack the GPU time of its launches, total = the text GPU call tree, CPU types untouched (${res})" ||
+[ $? = 0 ] && ok "pprof gpu/nanoseconds (go tool pprof), OTLP's (tests/otlp_decode.py): per call site and region stack the GPU time of its launches, total = the text GPU call tree, CPU types untouched (${res})" ||
 	bad "pprof gpu/nanoseconds" "$res"
 
 # Syncs and who waited, busy and idle: the host's HOST_SYNCS run prints each sync (type,

@@ -8,6 +8,10 @@
 //	                       query to DIR/N.query; 400 when the field or name/from/until is missing
 //	POST /profiles/writeraw (Parca)   the JSON body's series[0].samples[0].rawProfile, base64
 //	                       decoded, to DIR/N.pb.gz and the __name__ label to DIR/N.query
+//	POST /v1development/profiles (OTLP/HTTP) the body, gunzipped, to DIR/N.otlp and its
+//	                       Content-Type and Content-Encoding to DIR/N.query; 415 for another
+//	                       content type, 400 for a body that is not gzip; the answer an empty
+//	                       ExportProfilesServiceResponse (application/x-protobuf)
 //	POST /fail              answers 503 with a body, for the error path
 //
 // and hostile servers, each on the raw connection once the request is read:
@@ -22,6 +26,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -93,6 +98,32 @@ func writeraw(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("{}"))
 }
 
+func otlp(w http.ResponseWriter, r *http.Request) {
+	ct, enc := r.Header.Get("Content-Type"), r.Header.Get("Content-Encoding")
+	if r.Method != http.MethodPost || ct != "application/x-protobuf" {
+		http.Error(w, "want a POST of application/x-protobuf", http.StatusUnsupportedMediaType)
+		return
+	}
+	var body io.Reader = r.Body
+	if enc == "gzip" {
+		z, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, "not gzip: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		body = z
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	base := next()
+	os.WriteFile(base+".query", []byte("content-type="+ct+"&content-encoding="+enc+"\n"), 0o600)
+	os.WriteFile(base+".otlp", data, 0o600)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+}
+
 // raw answers the request on its connection, as a hostile server would: reply, then hold
 // the connection open for hold, writing drip a byte at a time every 1.5 s first.
 func raw(reply, drip string, hold time.Duration) http.HandlerFunc {
@@ -124,6 +155,7 @@ func main() {
 	}
 	http.HandleFunc("/ingest", ingest)
 	http.HandleFunc("/profiles/writeraw", writeraw)
+	http.HandleFunc("/v1development/profiles", otlp)
 	http.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)

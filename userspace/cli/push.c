@@ -7,7 +7,11 @@
  *              "profile" (Pyroscope's ingest API; Grafana Alloy's pyroscope.receive_http too);
  *   --parca:   POST PATH (default /profiles/writeraw), JSON {"series": [{"labels": {"labels":
  *              [{"name": "__name__", "value": APP}]}, "samples": [{"rawProfile": BASE64}]}]}
- *              (Parca's WriteRaw through its HTTP gateway).
+ *              (Parca's WriteRaw through its HTTP gateway);
+ *   --otlp:    POST PATH (default /v1development/profiles), the recording as OTLP's
+ *              ExportProfilesServiceRequest (report/otlp.c; its service.name APP with --name),
+ *              application/x-protobuf, Content-Encoding: gzip (OTLP/HTTP, as an OpenTelemetry
+ *              Collector's otlp receiver takes it).
  * from and until: the recording's start (META start_time) and start + duration, Unix seconds.
  */
 #include <errno.h>
@@ -17,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "cli.h"
 #include "lib/escape.h"
 #include "lib/exitcodes.h"
@@ -27,7 +32,7 @@
 
 struct push {
 	const char *url, *name, *path;
-	bool parca;
+	bool parca, otlp;
 	unsigned long timeout_s;
 	struct http_url u;
 	char app[256];
@@ -109,8 +114,12 @@ static int request_path(const struct push *p, char **out)
 
 	if (!f)
 		return -ENOMEM;
-	fputs(custom ? p->u.path : p->parca ? "/profiles/writeraw" : "/ingest", f);
-	if (!p->parca) {
+	fputs(custom	 ? p->u.path
+	      : p->parca ? "/profiles/writeraw"
+	      : p->otlp	 ? "/v1development/profiles"
+			 : "/ingest",
+	      f);
+	if (!p->parca && !p->otlp) {
 		fputs(strchr(custom ? p->u.path : "", '?') ? "&name=" : "?name=", f);
 		put_encoded(f, p->app);
 		fprintf(f, "&from=%lld&until=%lld&format=pprof&sampleRate=%llu&spyName=perch",
@@ -130,16 +139,40 @@ static void boundary(const struct body *pb, char *b, size_t size)
 	} while (memmem(pb->data, pb->len, b, strlen(b)));
 }
 
+/* pb gzipped into f (no name, no time: the same recording gives the same bytes). */
+static int put_gzip(FILE *f, const struct body *pb)
+{
+	z_stream z = {.next_in = (unsigned char *)pb->data, .avail_in = (uInt)pb->len};
+	unsigned char chunk[65536];
+	int zerr;
+
+	if (pb->len > UINT32_MAX || deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+						 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	do {
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		zerr = deflate(&z, Z_FINISH);
+		fwrite(chunk, 1, sizeof(chunk) - z.avail_out, f);
+	} while (zerr == Z_OK);
+	deflateEnd(&z);
+	return zerr == Z_STREAM_END ? 0 : -ENOMEM;
+}
+
 /* The request body for the profile pb, and its content type (static, or in ctype). */
 static int request_body(const struct push *p, const struct body *pb, struct body *out, char *ctype,
 			size_t size)
 {
 	FILE *f = open_memstream(&out->data, &out->len);
 	char b[64];
+	int err = 0;
 
 	if (!f)
 		return -ENOMEM;
-	if (p->parca) {
+	if (p->otlp) {
+		err = put_gzip(f, pb);
+		snprintf(ctype, size, "application/x-protobuf");
+	} else if (p->parca) {
 		fputs("{\"series\":[{\"labels\":{\"labels\":[{\"name\":\"__name__\",\"value\":", f);
 		esc_json_str(f, p->app);
 		fputs("}]},\"samples\":[{\"rawProfile\":\"", f);
@@ -156,13 +189,15 @@ static int request_body(const struct push *p, const struct body *pb, struct body
 		fprintf(f, "\r\n--%s--\r\n", b);
 		snprintf(ctype, size, "multipart/form-data; boundary=%s", b);
 	}
-	return fclose(f) ? -ENOMEM : 0;
+	return fclose(f) || err ? -ENOMEM : 0;
 }
 
-/* The recording's pprof into pb; the exit status. */
-static int build_pprof(const struct recording *r, const char *file, struct body *pb)
+/* The recording's pprof (or, --otlp, its OTLP request) into pb; the exit status. */
+static int build_profile(const struct push *p, const struct recording *r, const char *file,
+			 struct body *pb)
 {
-	struct report_opts o = {.format = REPORT_PPROF, .top = 20};
+	struct report_opts o = {
+		.format = p->otlp ? REPORT_OTLP : REPORT_PPROF, .top = 20, .service = p->app};
 	FILE *f = open_memstream(&pb->data, &pb->len);
 	int err;
 
@@ -172,8 +207,8 @@ static int build_pprof(const struct recording *r, const char *file, struct body 
 	}
 	err = report__print(r, file, &o, f);
 	if (fclose(f) || err) {
-		log_err("push: cannot build the pprof of %s: %s", file,
-			strerror(err ? -err : ENOMEM));
+		log_err("push: cannot build the %s of %s: %s", p->otlp ? "OTLP request" : "pprof",
+			file, strerror(err ? -err : ENOMEM));
 		return PERCH_EXIT_INTERNAL;
 	}
 	return 0;
@@ -190,7 +225,8 @@ static int send_profile(const struct push *p, const struct body *pb)
 	if (!err)
 		err = request_body(p, pb, &req, ctype, sizeof(ctype));
 	if (!err)
-		err = http_post(&p->u, path, ctype, req.data, req.len, (int)p->timeout_s, &reply);
+		err = http_post(&p->u, path, ctype, p->otlp ? "gzip" : NULL, req.data, req.len,
+				(int)p->timeout_s, &reply);
 	free(path);
 	free(req.data);
 	if (err == -ENOMEM) {
@@ -242,7 +278,7 @@ static int push_file(struct push *p, const char *file)
 	time_range(r, &p->from, &p->until);
 	freq = recording__meta(r, "frequency");
 	p->rate = freq ? strtoull(freq, NULL, 10) : 0;
-	ret = build_pprof(r, file, &pb);
+	ret = build_profile(p, r, file, &pb);
 	recording__free(r);
 	if (!ret)
 		ret = send_profile(p, &pb);
@@ -292,6 +328,8 @@ static int run_push(int argc, char **argv)
 		return ret == CLI_HELP_DONE ? 0 : ret;
 	if (!p.url)
 		return log_usage(NULL, "push needs --url=http://HOST:PORT[/PATH]");
+	if (p.otlp && p.parca)
+		return log_usage(NULL, "--otlp and --parca are two backends: choose one");
 	if (optind < argc)
 		file = argv[optind++];
 	if (optind < argc)
@@ -306,10 +344,15 @@ static const struct cli_opt push_rows[] = {
 	 "http://HOST:PORT[/PATH] of a Pyroscope server (PATH default /ingest) or, with --parca, of "
 	 "Parca's HTTP API (default /profiles/writeraw)",
 	 OPT_FN(set_url), .needs = 1},
-	{0, "name", "APP", "the application name (default: the recorded command's)",
+	{0, "name", "APP",
+	 "the application name (default: the recorded command's; --otlp: its service.name)",
 	 OPT_FN(set_name), .in = 1},
 	{0, "parca", NULL, "Parca's /profiles/writeraw form instead of Pyroscope's /ingest",
 	 OPT_TRUE(parca), .in = 1},
+	{0, "otlp", NULL,
+	 "OTLP/HTTP instead (default path /v1development/profiles): the OpenTelemetry profiles "
+	 "signal, gzipped protobuf, as --format=otlp writes it",
+	 OPT_TRUE(otlp), .in = 1},
 	{0, "timeout", "S", "give up when the exchange takes over S seconds (default 10)",
 	 OPT_FN(set_timeout), .in = 1},
 };
@@ -323,6 +366,7 @@ const struct cli_command cli_push = {
 			.flags = "",
 			.lines = (const char *const[]){"[FILE]", NULL},
 			.summary =
-				"a recording as pprof to Pyroscope (/ingest) or Parca (/profiles/writeraw)",
+				"a recording as pprof to Pyroscope (/ingest) or Parca (/profiles/writeraw), or "
+				"as OTLP to an OpenTelemetry endpoint (/v1development/profiles)",
 		},
 };

@@ -434,8 +434,10 @@ static int report_file(const struct report_cli *c)
 	const struct recording *r;
 	int err, ret = 0;
 
-	if (o->format == REPORT_PPROF && !output && isatty(STDOUT_FILENO))
-		return log_usage(NULL, "--format=pprof is binary: give -o FILE or a pipe");
+	if ((o->format == REPORT_PPROF || o->format == REPORT_OTLP) && !output &&
+	    isatty(STDOUT_FILENO))
+		return log_usage(NULL, "--format=%s is binary: give -o FILE or a pipe",
+				 o->format == REPORT_PPROF ? "pprof" : "otlp");
 	err = recording__load(path, &loaded);
 	if (!loaded)
 		return load_error(path, err);

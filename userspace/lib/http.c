@@ -173,7 +173,8 @@ static int read_reply(int fd, char *buf, size_t size, uint64_t deadline, struct 
 }
 
 int http_post(const struct http_url *u, const char *path, const char *content_type,
-	      const void *body, size_t len, int timeout_s, struct http_reply *reply)
+	      const char *content_encoding, const void *body, size_t len, int timeout_s,
+	      struct http_reply *reply)
 {
 	uint64_t deadline = now_ms() + (uint64_t)timeout_s * 1000;
 	char head[4096], buf[16384];
@@ -183,8 +184,10 @@ int http_post(const struct http_url *u, const char *path, const char *content_ty
 		return fd;
 	n = snprintf(head, sizeof(head),
 		     "POST %s HTTP/1.1\r\nHost: %s:%s\r\nUser-Agent: perch\r\n"
-		     "Content-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-		     path, u->host, u->port, content_type, len);
+		     "Content-Type: %s\r\n%s%s%sContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		     path, u->host, u->port, content_type,
+		     content_encoding ? "Content-Encoding: " : "",
+		     content_encoding ? content_encoding : "", content_encoding ? "\r\n" : "", len);
 	err = n < 0 || (size_t)n >= sizeof(head) ? -E2BIG : send_all(fd, head, (size_t)n, deadline);
 	if (!err)
 		err = send_all(fd, body, len, deadline);

@@ -25,13 +25,15 @@ struct http_reply {
 	char text[256]; /* its reason phrase and the body's first line, for a message */
 };
 
-/* POST body to host:port path (the query included) with content_type. timeout_s bounds the whole
+/* POST body to host:port path (the query included) with content_type (and content_encoding,
+ * "gzip", where not NULL). timeout_s bounds the whole
  * exchange (connect, send, the reply; the name lookup aside). 0 with *reply filled (the final
  * status, any), or -errno: -EADDRNOTAVAIL for a host name that does not resolve, connect()'s
  * error (-ECONNREFUSED, ...), -ETIMEDOUT when the reply's head had not all come by the deadline,
  * -EPROTO for a reply that is not HTTP. */
 int http_post(const struct http_url *u, const char *path, const char *content_type,
-	      const void *body, size_t len, int timeout_s, struct http_reply *reply);
+	      const char *content_encoding, const void *body, size_t len, int timeout_s,
+	      struct http_reply *reply);
 
 /* What has arrived of a reply, buf[0..len) (untrusted, not NUL-terminated); end: no more bytes
  * will come (the connection closed, the buffer is full, the deadline passed). 1xx interim

@@ -3,6 +3,7 @@
  * Helpers every output of report/ uses (common.h): the recording's keys, counts of samples and
  * processes, how durations print, and JSON strings (speedscope, chrome).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "common.h"
 #include "lib/escape.h"
 #include "lib/u64map.h"
+#include "model/gpupaths.h"
 
 double report_pct(uint64_t part, uint64_t whole)
 {
@@ -217,4 +219,42 @@ void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 	}
 	*start = lo;
 	*end = hi > lo ? hi : lo;
+}
+
+void report_sample_weight(const struct recording *r, const struct report_opts *o,
+			  uint64_t *frequency, uint64_t *period, const char **counted)
+{
+	const char *freq = report_meta(r, REC_META_frequency);
+	struct report_event e;
+
+	*frequency = freq ? strtoull(freq, NULL, 10) : 0;
+	*period = 0;
+	*counted = NULL;
+	if (o->view == REPORT_VIEW_CPU && report_event(r, o->event ? o->event - 1 : 0, &e) &&
+	    e.period) {
+		*period = e.period;
+		*counted = e.clock ? NULL : e.name;
+	}
+}
+
+const char *report_build_id(const struct recording *r, uint32_t module)
+{
+	for (size_t i = 0; i < r->nmodules; i++) {
+		if (r->modules[i].path == module)
+			return recording__string(r, r->modules[i].build_id);
+	}
+	return "";
+}
+
+int report_gpu_sample_ns(const struct recording *r, uint64_t **out)
+{
+	bool stacks = false;
+
+	*out = NULL;
+	for (size_t i = 0; i < r->ngpu && !stacks; i++)
+		stacks = r->gpu[i].launch_key != 0;
+	if (!stacks)
+		return 0;
+	*out = gpu_paths__sample_ns(r);
+	return *out ? 0 : -ENOMEM;
 }

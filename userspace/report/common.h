@@ -73,6 +73,18 @@ bool report_event_shown(const struct recording *r, const struct report_opts *o,
 /* What count samples of e stand for: count x its period (events; nanoseconds for a clock) where
  * it has one, else count. */
 uint64_t report_event_weight(const struct report_event *e, uint64_t count);
+/* What a sample of a protobuf export (pprof, otlp) weighs: the frequency (META, Hz; 0 when the
+ * recording does not say), and with --view=cpu the shown event's period (perch record -c, or an
+ * event that is not a clock: 0 when sampled at frequency Hz) and, for an event that is not a
+ * clock (page-faults), its name as the sample types' (else NULL). */
+void report_sample_weight(const struct recording *r, const struct report_opts *o,
+			  uint64_t *frequency, uint64_t *period, const char **counted);
+/* The module's (a string id) GNU build-id, hex, as the recording keeps it (version 4 on); ""
+ * when it has none. */
+const char *report_build_id(const struct recording *r, uint32_t module);
+/* The GPU time launched from each sample (model/gpupaths.h), when r has launch stacks (--gpu);
+ * 0 with *out NULL without; -ENOMEM. */
+int report_gpu_sample_ns(const struct recording *r, uint64_t **out);
 /* What a sample is: event (1 + its index; 0: every event, "; " between them) as
  * "cpu-clock at 997 Hz per CPU" (per_cpu: with " per CPU") or "page-faults, 1 sample every 1
  * event". */

@@ -33,12 +33,10 @@
 #include <zlib.h>
 #include "common.h"
 #include "model/gpupaths.h"
-#include "lib/escape.h"
-#include "lib/hash.h"
-#include "lib/idxtab.h"
 #include "lib/u64map.h"
 #include "lib/vec.h"
 #include "profile.pb-c.h"
+#include "strtab.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
@@ -54,16 +52,12 @@ typedef Perftools__Profiles__Function pb_function;
 struct pprof {
 	const struct recording *r;
 	const struct profile *p;
-	uint64_t frequency;  /* Hz; 0 when the recording does not say */
-	uint64_t period;     /* perch record -c (or an event that is not a clock): events per
+	uint64_t frequency;   /* Hz; 0 when the recording does not say */
+	uint64_t period;      /* perch record -c (or an event that is not a clock): events per
 			     * sample, 0: sampled at frequency Hz */
-	const char *counted; /* such an event that is not a clock (page-faults): its name is the
+	const char *counted;  /* such an event that is not a clock (page-faults): its name is the
 			      * sample types' (count, and events: count x period), else NULL */
-	char **strs;	     /* the string table; strs[0] == "" */
-	size_t nstrs, cap_strs;
-	struct idxtab str_tab;
-	char **owned; /* strings of the table this exporter allocated */
-	size_t nowned, cap_owned;
+	struct strtab st;     /* the string table; st.strs[0] == "" */
 	uint64_t *mapping_of; /* module string id -> mapping id (0: none yet) */
 	pb_mapping *maps;
 	size_t nmaps, cap_maps;
@@ -85,65 +79,17 @@ struct pprof {
 	enum report_view view; /* --view: off and wall weigh samples in ns (report/view.c) */
 };
 
-static bool str_eq(const void *ctx, uint32_t idx, const void *key)
-{
-	return !strcmp(((const struct pprof *)ctx)->strs[idx], key);
-}
-
-/* The index of s in the string table, added on first use; with own, this exporter frees s (at
- * once when the table has it already). Every string of the table is UTF-8, as protobuf wants
- * (lib/escape.h's rule: what is not as U+FFFD). -ENOMEM (s freed when owned). */
+/* The index of s in the string table, added on first use (strtab.h); with own, this exporter
+ * frees s. -ENOMEM. */
 static int64_t intern_str(struct pprof *x, char *s, bool own)
 {
-	struct idxtab_slot *slot;
-	uint32_t h;
-
-	if (!esc_utf8_valid(s)) {
-		char *valid = esc_utf8_dup(s);
-
-		if (own)
-			free(s);
-		if (!valid)
-			return -ENOMEM;
-		s = valid;
-		own = true;
-	}
-	h = hash32(fnv64_str(FNV64_OFFSET, s));
-	if (x->nstrs >= INT32_MAX || idxtab__reserve(&x->str_tab) ||
-	    vec_grow(&x->strs, &x->cap_strs, x->nstrs + 1, sizeof(*x->strs), 256) ||
-	    (own && vec_grow(&x->owned, &x->cap_owned, x->nowned + 1, sizeof(*x->owned), 64)))
-		goto nomem;
-	slot = idxtab__find(&x->str_tab, h, str_eq, x, s);
-	if (slot->idx1) {
-		if (own)
-			free(s);
-		return slot->idx1 - 1;
-	}
-	if (own)
-		x->owned[x->nowned++] = s;
-	x->strs[x->nstrs] = s;
-	idxtab__set(&x->str_tab, slot, x->nstrs, h);
-	return (int64_t)x->nstrs++;
-nomem:
-	if (own)
-		free(s);
-	return -ENOMEM;
+	return strtab__intern(&x->st, s, own);
 }
 
 /* A string that lives as long as the recording or the profile. */
 static int64_t str_id(struct pprof *x, const char *s)
 {
 	return intern_str(x, (char *)s, false);
-}
-
-/* The module's GNU build-id (hex) as the recording keeps it (version 4 on), "" when it has none. */
-static const char *build_id(const struct recording *r, uint32_t module)
-{
-	for (size_t i = 0; i < r->nmodules; i++) {
-		if (r->modules[i].path == module)
-			return recording__string(r, r->modules[i].build_id);
-	}
-	return "";
 }
 
 /* The mapping of a module (string id), created on first use. Its addresses are the frames'
@@ -159,7 +105,7 @@ static int64_t mapping_id(struct pprof *x, uint32_t module, uint64_t offset, boo
 		module = 0;
 	if (!x->mapping_of[module]) {
 		int64_t name = str_id(x, x->r->strings[module]);
-		int64_t bid = str_id(x, build_id(x->r, module));
+		int64_t bid = str_id(x, report_build_id(x->r, module));
 
 		if (name < 0 || bid < 0 ||
 		    vec_grow(&x->maps, &x->cap_maps, x->nmaps + 1, sizeof(*x->maps), 16))
@@ -519,8 +465,8 @@ static int fill_profile(struct pprof *x, pb_profile *pb, pb_value_type types[4],
 		pb->n_comment = x->comment > 0;
 		pb->comment = &x->comment;
 	}
-	pb->n_string_table = x->nstrs; /* last: everything above may add strings */
-	pb->string_table = x->strs;
+	pb->n_string_table = x->st.n; /* last: everything above may add strings */
+	pb->string_table = x->st.strs;
 	return 0;
 }
 
@@ -599,11 +545,7 @@ static void pprof_free(struct pprof *x)
 {
 	for (size_t i = 0; i < x->nlocs; i++)
 		free(x->locs[i].line);
-	for (size_t i = 0; i < x->nowned; i++)
-		free(x->owned[i]);
-	free(x->owned);
-	free(x->strs);
-	idxtab__clear(&x->str_tab);
+	strtab__free(&x->st);
 	free(x->mapping_of);
 	free(x->maps);
 	u64map__clear(&x->func_of);
@@ -619,14 +561,7 @@ static void pprof_free(struct pprof *x)
 /* The GPU time of each launch stack, when the recording has launch stacks (--gpu). */
 static int gpu_times(struct pprof *x)
 {
-	bool stacks = false;
-
-	for (size_t i = 0; i < x->r->ngpu && !stacks; i++)
-		stacks = x->r->gpu[i].launch_key != 0;
-	if (!stacks)
-		return 0;
-	x->gpu_ns = gpu_paths__sample_ns(x->r);
-	return x->gpu_ns ? 0 : -ENOMEM;
+	return report_gpu_sample_ns(x->r, &x->gpu_ns);
 }
 
 static int export(struct pprof *x, FILE *out)
@@ -640,20 +575,13 @@ int report_pprof(const struct recording *r, const char *path, const struct repor
 		 FILE *out)
 {
 	struct profile *p = report_profile(r, o);
-	const char *freq = report_meta(r, REC_META_frequency);
-	struct pprof x = {
-		.r = r, .p = p, .frequency = freq ? strtoull(freq, NULL, 10) : 0, .view = o->view};
-	struct report_event e;
+	struct pprof x = {.r = r, .p = p, .view = o->view};
 	int err;
 
 	(void)path;
 	if (!p)
 		return -errno;
-	if (o->view == REPORT_VIEW_CPU && report_event(r, o->event ? o->event - 1 : 0, &e) &&
-	    e.period) {
-		x.period = e.period;
-		x.counted = e.clock ? NULL : e.name;
-	}
+	report_sample_weight(r, o, &x.frequency, &x.period, &x.counted);
 	err = export(&x, out);
 	pprof_free(&x);
 	profile__free(p);

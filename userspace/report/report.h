@@ -25,6 +25,9 @@
 	  "size)")                                                                            \
 	X(REPORT_STATS, stats, "(\"key value\" lines: every count the recording holds)")      \
 	X(REPORT_PPROF, pprof, "(gzipped profile.proto for go tool pprof; binary: use -o)")   \
+	X(REPORT_OTLP, otlp,                                                                  \
+	  "(an OpenTelemetry ExportProfilesServiceRequest, protobuf, profiles v1development " \
+	  "of opentelemetry-proto v1.11.0; binary: use -o)")                                  \
 	X(REPORT_SPEEDSCOPE, speedscope,                                                      \
 	  "(speedscope.app JSON: a sampled profile per thread; regions lead as region:NAME)") \
 	X(REPORT_CHROME, chrome,                                                              \
@@ -91,6 +94,8 @@ struct report_opts {
 	bool by_module;
 	uint32_t event; /* --event: 1 + the index of the one event shown (report__print() keeps its
 			 * samples: model/sampleset.h); 0: all */
+	const char
+		*service; /* otlp: service.name (perch push --otlp --name); NULL: the command's */
 };
 
 /* An output: path is the recording's, as the text header names it; r holds the samples o's
