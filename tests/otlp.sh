@@ -10,6 +10,8 @@
 #   - the cpu/nanoseconds profile is each stack's count x 1e9 / the frequency, as pprof's;
 #   - an off-CPU recording's --view=off profile (off_cpu/nanoseconds) is --view=off's folded,
 #     and --view=wall gives wall/nanoseconds as its folded;
+#   - --timeline recordings with every tick on the timeline: every tick a timestamp (one value
+#     each) inside the profile's time range; others counts alone;
 #   - the resource says service.name and host.name, the scope perch; mappings carry build-ids.
 # The GPU profile of a recording with launch stacks is checked where one is made
 # (tests/integration/gpu-standin.sh). Recordings need nothing from this machine, and neither does
@@ -78,6 +80,20 @@ for data in tests/golden/*.data tests/corpus/*.data; do
 			END { exit bad > 0 }' "$T/got" "$T/want" >"$T/diff"
 		check "$name cpu/nanoseconds" "$T/diff" /dev/null
 	fi
+	# --timeline (STATS events: its ticks) with every tick: each tick's time as a timestamp, one
+	# value each, all inside the profile's range; without it (or a timeline cut short), counts
+	# alone
+	events=$("$PERCH" report --format=stats "$data" | awk '$1 == "events" { print $2 }')
+	sampled=$("$PERCH" report --format=stats "$data" | awk '$1 == "sampled" { print $2 }')
+	read -r timed ticks outside uneven _ < <("$PY" "$DEC" "$T/x.otlp" times samples)
+	if [ "${events:-0}" = "$sampled" ]; then
+		want="$sampled $sampled 0 0"
+	else
+		want="0 $sampled 0 0"
+	fi
+	echo "$timed $ticks $outside $uneven" >"$T/got"
+	echo "$want" >"$T/want"
+	check "$name timestamps (timed, ticks, outside the range, uneven)" "$T/got" "$T/want"
 	if "$PERCH" report --format=stats "$data" | awk '$1 == "off_cpu_blocks" && $2 > 0 { f = 1 } END { exit !f }'; then
 		TYPE=off_cpu same "$name --view=off" "$data" --view=off
 		TYPE=wall same "$name --view=wall" "$data" --view=wall

@@ -11,6 +11,10 @@ checks what the specification requires of it, and prints each profile's stacks a
     otlp_decode.py FILE attrs          each distinct sample attribute key
     otlp_decode.py FILE resource       KEY=VALUE per resource attribute, scope name and version
     otlp_decode.py FILE mappings       "FILE BUILD_ID" per mapping with a file name
+    otlp_decode.py FILE times TYPE     that profile's "TIMED TICKS OUTSIDE UNEVEN FIRST LAST":
+                                       timestamps, the ticks (values summed), those outside
+                                       [time_unix_nano, + duration_nano), samples whose values
+                                       are not one per timestamp, the first and last timestamp
 
 Packed and unpacked repeated scalars are both read, as a protobuf parser must.
 """
@@ -245,6 +249,23 @@ def main():
                 print("%s=%s" % (kv["key"], (kv["value"] or {}).get("string_value")))
             for sp in rp["scope_profiles"]:
                 print("scope=%s %s" % (sp["scope"]["name"], sp["scope"]["version"]))
+    elif what == "times":
+        timed = ticks = outside = uneven = 0
+        first, last = None, None
+        for p in profiles(req):
+            if type_of(d, p)[0] != sys.argv[3]:
+                continue
+            lo, hi = p["time_unix_nano"] or 0, (p["time_unix_nano"] or 0) + (p["duration_nano"] or 0)
+            for s in p["samples"]:
+                ts = s["timestamps"]
+                timed += len(ts)
+                ticks += sum(s["values"]) if s["values"] else len(ts)
+                outside += sum(1 for t in ts if not lo <= t < hi)
+                uneven += 1 if ts and s["values"] and len(s["values"]) != len(ts) else 0
+                if ts:
+                    first = min(ts) if first is None else min(first, min(ts))
+                    last = max(ts) if last is None else max(last, max(ts))
+        print(timed, ticks, outside, uneven, first or 0, last or 0)
     elif what == "mappings":
         for m in d["mappings"][1:]:
             bid = [attr_value(d, d["attributes"][i]) for i in m["attribute_indices"]

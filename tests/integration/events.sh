@@ -40,6 +40,13 @@ if launch pf -e page-faults -c 1 -- "$WL/faults" $PAGES 0; then
 	else
 		bad "-e page-faults pprof" "sample types '$types'"
 	fi
+	"$PERCH" report --format=otlp -o "$T/pf.otlp" "$T/pf.data"
+	types=$(python3 "$TESTS/otlp_decode.py" "$T/pf.otlp" types | paste -sd,)
+	if [ "$types" = "page-faults count,page-faults events" ]; then
+		ok "-e page-faults: OTLP sample types '$types'"
+	else
+		bad "-e page-faults otlp" "sample types '$types'"
+	fi
 fi
 
 if launch pf2 -e faults -c 2 -- "$WL/faults" $PAGES 0; then

@@ -4,7 +4,8 @@
 # timed ticks as it has counted samples (both come from the same ticks), the times are in order
 # and inside the recording's windows; per thread the spans nest, each region has as many ends as
 # the region table has calls (marks: as many marks) and their durations add up to the table's
-# time. With a small --max-size what is dropped is counted, every tick accounted for, and the
+# time; --format=otlp's timestamps between the clock reads before and after perch. With a small
+# --max-size what is dropped is counted, every tick accounted for, and the
 # file's timeline blocks hold no more than the cap (walked block by block).
 # The spans equal the table only when the program answered perch's exit handshake: its final table
 # and its last spans are read together while it waits. Without it (perch held up for the
@@ -105,7 +106,9 @@ check_spans() {
 	fi
 }
 
+t_before=$(date +%s%N)
 perch_record share --timeline -- "$WL/regions" share 1.5
+t_after=$(date +%s%N)
 dump share
 version=$(awk '$1 == "version" { print $2 }' "$T/share.tl")
 if [ "${version:-0}" -lt 4 ]; then
@@ -115,6 +118,18 @@ if [ "${version:-0}" -lt 4 ]; then
 fi
 check_ticks share
 check_spans share total
+
+# --format=otlp: each tick a timestamp, Unix time, between the clock read before perch started and
+# the one after it ended (the recording's META realtime_offset_ns), inside each profile's range
+"$PERCH" report --format=otlp -o "$T/share.otlp" "$T/share.data"
+read -r timed ticks outside uneven first last < <(python3 "$TESTS/otlp_decode.py" "$T/share.otlp" times samples)
+sampled=$(rec_stat "$T/share.data" sampled)
+if [ "$timed" = "$sampled" ] && [ "$ticks" = "$sampled" ] && [ "$outside" = 0 ] && [ "$uneven" = 0 ] &&
+	[ "$first" -ge "$t_before" ] && [ "$last" -le "$t_after" ]; then
+	ok "otlp: $timed tick timestamps from $(((first - t_before) / 1000000)) ms after the clock read before perch to $(((t_after - last) / 1000000)) ms before the one after"
+else
+	bad "otlp timestamps" "timed $timed, ticks $ticks of $sampled, $outside outside the range, $uneven uneven, first $first last $last, clock $t_before-$t_after"
+fi
 
 # two threads, nesting, a folded recursion, a mismatched end, marks, a region left open at exit
 perch_record shape --timeline -- "$WL/regions" shape

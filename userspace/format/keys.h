@@ -228,7 +228,9 @@
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for
  * one sampled at frequency Hz, written only when some event has a period (-c, or an event that
- * is not a clock); cpus: perch record -C's list, when given. */
+ * is not a clock); cpus: perch record -C's list, when given; realtime_offset_ns: CLOCK_REALTIME
+ * less CLOCK_MONOTONIC when the recording started (ns, signed), what turns the windows' and the
+ * timeline's times into Unix times (report/otlp.c). */
 #define REC_META(X)      \
 	X(command)       \
 	X(pids)          \
@@ -247,7 +249,8 @@
 	X(period)        \
 	X(cpus)          \
 	X(steps)         \
-	X(only_region)
+	X(only_region)   \
+	X(realtime_offset_ns)
 
 /* END: numbers known when the recording finishes (absent when perch was stopped first). The
  * last four are written only when sampling did not cover the whole run (--delay, a pause, a cap;

@@ -24,10 +24,11 @@ int stats__meta(const struct record_run *p)
 						   [PERCH_UNWIND_AUTO] = "auto",
 						   [PERCH_UNWIND_DWARF] = "dwarf"};
 	char command[4096], pids[1024], freq[32], start[64], maxstack[32], budget[32], steps[48];
-	char period[256];
+	char period[256], offset[32];
 	struct utsname u;
 	time_t now = time(NULL);
-	struct rec_kv kv[18];
+	struct timespec real, mono;
+	struct rec_kv kv[19];
 	size_t n = 0;
 
 	targets__command(p->tg, command, sizeof(command));
@@ -67,6 +68,12 @@ int stats__meta(const struct record_run *p)
 		kv[n++] = meta_kv(REC_META_steps, steps);
 	if (p->o->only_region) /* only ticks inside this region were counted */
 		kv[n++] = meta_kv(REC_META_only_region, p->o->only_region);
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	snprintf(offset, sizeof(offset), "%lld",
+		 (long long)(real.tv_sec - mono.tv_sec) * 1000000000ll +
+			 (long long)(real.tv_nsec - mono.tv_nsec));
+	kv[n++] = meta_kv(REC_META_realtime_offset_ns, offset);
 	return rec_writer__meta(p->w, kv, n);
 }
 

@@ -222,18 +222,18 @@ void report_time_span(const struct recording *r, uint64_t *start, uint64_t *end)
 }
 
 void report_sample_weight(const struct recording *r, const struct report_opts *o,
-			  uint64_t *frequency, uint64_t *period, const char **counted)
+			  struct report_event *e, uint64_t *frequency, uint64_t *period,
+			  const char **counted)
 {
 	const char *freq = report_meta(r, REC_META_frequency);
-	struct report_event e;
 
 	*frequency = freq ? strtoull(freq, NULL, 10) : 0;
 	*period = 0;
 	*counted = NULL;
-	if (o->view == REPORT_VIEW_CPU && report_event(r, o->event ? o->event - 1 : 0, &e) &&
-	    e.period) {
-		*period = e.period;
-		*counted = e.clock ? NULL : e.name;
+	if (o->view == REPORT_VIEW_CPU && report_event(r, o->event ? o->event - 1 : 0, e) &&
+	    e->period) {
+		*period = e->period;
+		*counted = e->clock ? NULL : e->name;
 	}
 }
 

@@ -76,9 +76,10 @@ uint64_t report_event_weight(const struct report_event *e, uint64_t count);
 /* What a sample of a protobuf export (pprof, otlp) weighs: the frequency (META, Hz; 0 when the
  * recording does not say), and with --view=cpu the shown event's period (perch record -c, or an
  * event that is not a clock: 0 when sampled at frequency Hz) and, for an event that is not a
- * clock (page-faults), its name as the sample types' (else NULL). */
+ * clock (page-faults), its name as the sample types' (else NULL): e->name, e the caller's. */
 void report_sample_weight(const struct recording *r, const struct report_opts *o,
-			  uint64_t *frequency, uint64_t *period, const char **counted);
+			  struct report_event *e, uint64_t *frequency, uint64_t *period,
+			  const char **counted);
 /* The module's (a string id) GNU build-id, hex, as the recording keeps it (version 4 on); ""
  * when it has none. */
 const char *report_build_id(const struct recording *r, uint32_t module);

@@ -58,6 +58,8 @@ struct attr_key {
 
 /* One kept recording sample: its stack, attributes and values (one per profile). */
 struct row {
+	size_t sample; /* its recording sample */
+	bool gpu;      /* the GPU time launched from it, not its ticks */
 	int32_t stack;
 	uint32_t nattrs;
 	int32_t attrs[MAX_ATTRS];
@@ -100,6 +102,13 @@ struct otlp {
 	struct row *rows;
 	size_t nrows, cap_rows;
 	uint64_t *gpu_ns; /* GPU time launched from each sample (NULL: no GPU type) */
+	/* --timeline: each tick's Unix time, by sample (ts + ts_start[i], ts_start[i + 1] -
+	 * ts_start[i] of them); NULL when not every kept sample's ticks are on the timeline */
+	uint64_t *ts;
+	size_t *ts_start;
+	int64_t *ones, *periods; /* per-timestamp values: 1s, each tick's ns */
+	size_t max_ticks;
+	uint64_t start_unix, start_mono, span_ns; /* the profiles' time range */
 	int ntypes;
 	const char *types[MAX_TYPES][2];
 };
@@ -355,7 +364,7 @@ static int region_attrs(struct otlp *x, struct row *row, const struct rec_sample
 
 /* Row for the first nframes frames of recording sample s. */
 static int add_row(struct otlp *x, const struct rec_sample *s, uint32_t nframes,
-		   const int64_t *values)
+		   const int64_t *values, bool gpu)
 {
 	const struct rec_origin *o = x->r->norigins ? recording__origin(x->r, s->pid) : NULL;
 	int32_t pname = proc_name(x, s->pid);
@@ -375,7 +384,8 @@ static int add_row(struct otlp *x, const struct rec_sample *s, uint32_t nframes,
 	if (!n && profile__sample_folded(x->p, (size_t)(s - x->r->samples)))
 		x->stack_locs[x->nstack_locs + n++] = x->folded_loc;
 	row = &x->rows[x->nrows];
-	*row = (struct row){.stack = stack_id(x, n)};
+	*row = (struct row){
+		.sample = (size_t)(s - x->r->samples), .gpu = gpu, .stack = stack_id(x, n)};
 	memcpy(row->values, values, sizeof(row->values));
 	row->attrs[0] = attr_id(x, "process.pid", NULL, s->pid);
 	row->attrs[1] = attr_id(x, "process.executable.name", x->st.strs[pname], 0);
@@ -428,7 +438,7 @@ static int add_rows(struct otlp *x)
 		if (!s->count || !profile__sample_kept(x->p, i))
 			continue;
 		cpu_values(x, s, v);
-		err = add_row(x, s, s->nframes, v);
+		err = add_row(x, s, s->nframes, v, false);
 	}
 	for (size_t i = 0; x->gpu_ns && i < x->r->nsamples && !err; i++) {
 		const struct rec_sample *s = &x->r->samples[i];
@@ -437,9 +447,91 @@ static int add_rows(struct otlp *x)
 			continue;
 		memset(v, 0, sizeof(v));
 		v[x->ntypes - 1] = (int64_t)x->gpu_ns[i];
-		err = add_row(x, s, gpu_paths__program_frames(x->r, s), v);
+		err = add_row(x, s, gpu_paths__program_frames(x->r, s), v, true);
 	}
 	return err;
+}
+
+/* ---- time ------------------------------------------------------------------------------- */
+
+/* The profiles' time range: the recording's span on CLOCK_MONOTONIC (its windows, ticks, spans)
+ * in Unix time, by META realtime_offset_ns (exact), else META start_time (to the second, taken
+ * as the span's start). */
+static void time_range(struct otlp *x)
+{
+	const char *off = report_meta(x->r, REC_META_realtime_offset_ns);
+	const char *st = report_meta(x->r, REC_META_start_time);
+	uint64_t end;
+	struct tm tm = {0};
+	const char *rest;
+
+	report_time_span(x->r, &x->start_mono, &end);
+	x->span_ns = end - x->start_mono + 1; /* the last tick inside [start, start + span) */
+	if (off && *off) {
+		x->start_unix = (uint64_t)(strtoll(off, NULL, 10) + (long long)x->start_mono);
+		return;
+	}
+	rest = st ? strptime(st, "%Y-%m-%dT%H:%M:%S%z", &tm) : NULL;
+	if (rest) {
+		time_t t = timegm(&tm) - tm.tm_gmtoff;
+
+		x->start_unix = t > 0 ? (uint64_t)t * 1000000000u : 0;
+	}
+}
+
+/* --timeline with view cpu: each kept sample's ticks, as Unix times, when the timeline has every
+ * one of them (a timeline capped by --max-size has not: the samples then carry counts alone, as
+ * every sample of a profile has one shape). */
+static int tick_times(struct otlp *x)
+{
+	size_t *n;
+	bool whole = x->r->nevents > 0 && x->view == REPORT_VIEW_CPU && x->start_unix;
+
+	if (!whole)
+		return 0;
+	n = calloc(x->r->nsamples + 1, sizeof(*n));
+	x->ts_start = calloc(x->r->nsamples + 1, sizeof(*x->ts_start));
+	x->ts = calloc(x->r->nevents, sizeof(*x->ts));
+	if (!n || !x->ts_start || !x->ts) {
+		free(n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < x->r->nevents; i++)
+		if (x->r->events[i].sample < x->r->nsamples)
+			n[x->r->events[i].sample]++;
+	for (size_t i = 0; i < x->nrows && whole; i++) {
+		const struct rec_sample *s = &x->r->samples[x->rows[i].sample];
+
+		whole = x->rows[i].gpu || n[x->rows[i].sample] == s->count;
+	}
+	for (size_t i = 0; i < x->r->nsamples; i++) {
+		x->ts_start[i + 1] = x->ts_start[i] + n[i];
+		x->max_ticks = n[i] > x->max_ticks ? n[i] : x->max_ticks;
+		n[i] = x->ts_start[i];
+	}
+	for (size_t i = 0; whole && i < x->r->nevents; i++) {
+		const struct rec_event *e = &x->r->events[i];
+
+		if (e->sample < x->r->nsamples) /* in time order: each sample's too */
+			x->ts[n[e->sample]++] = x->start_unix + (e->time_ns - x->start_mono);
+	}
+	free(n);
+	x->ones = calloc(x->max_ticks + 1, sizeof(*x->ones));
+	x->periods = calloc(x->max_ticks + 1, sizeof(*x->periods));
+	if (!x->ones || !x->periods)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->max_ticks; i++) {
+		int64_t v[MAX_TYPES];
+
+		cpu_values(x, &(const struct rec_sample){.count = 1}, v);
+		x->ones[i] = v[0];
+		x->periods[i] = v[1];
+	}
+	if (!whole) { /* counts alone */
+		free(x->ts);
+		x->ts = NULL;
+	}
+	return 0;
 }
 
 /* ---- the message ------------------------------------------------------------------------- */
@@ -466,22 +558,6 @@ static void choose_types(struct otlp *x)
 		x->types[x->ntypes][0] = "gpu";
 		x->types[x->ntypes++][1] = "nanoseconds";
 	}
-}
-
-/* The recording's start, seconds since the epoch, from META start_time (ISO 8601 with its UTC
- * offset, to the second); 0 when absent. */
-static uint64_t start_unix_ns(const struct recording *r)
-{
-	const char *s = report_meta(r, REC_META_start_time);
-	struct tm tm = {0};
-	const char *rest = s ? strptime(s, "%Y-%m-%dT%H:%M:%S%z", &tm) : NULL;
-	long off = tm.tm_gmtoff;
-	time_t t;
-
-	if (!rest)
-		return 0;
-	t = timegm(&tm) - off;
-	return t > 0 ? (uint64_t)t * 1000000000u : 0;
 }
 
 /* Everything the message points to, built: arrays of pointers into x for protobuf-c. */
@@ -612,6 +688,14 @@ static int build_profile(struct otlp *x, struct msg *m, int t, uint64_t start, u
 		s[n].attribute_indices = row->attrs;
 		s[n].n_values = 1;
 		s[n].values = &row->values[t];
+		if (x->ts && !row->gpu) { /* per tick: its time and value */
+			size_t k = x->ts_start[row->sample + 1] - x->ts_start[row->sample];
+
+			s[n].n_timestamps_unix_nano = k;
+			s[n].timestamps_unix_nano = x->ts + x->ts_start[row->sample];
+			s[n].n_values = k;
+			s[n].values = t ? x->periods : x->ones;
+		}
 		ptrs[n] = &s[n];
 		n++;
 	}
@@ -672,10 +756,9 @@ static int build_resource(struct otlp *x, struct msg *m, const char *name)
 
 static int build_message(struct otlp *x, struct msg *m)
 {
-	uint64_t start = start_unix_ns(x->r), duration = 0;
+	uint64_t start = x->start_unix, duration = x->span_ns;
 	int64_t ptype, punit;
 
-	report_end(x->r, REC_END_duration_ns, &duration);
 	m->samples = calloc((size_t)x->ntypes * x->nrows + 1, sizeof(*m->samples));
 	m->sample_ptrs = calloc((size_t)x->ntypes * x->nrows + 1, sizeof(*m->sample_ptrs));
 	ptype = strtab__id(&x->st, x->counted ? x->counted : "cpu");
@@ -746,6 +829,10 @@ static void otlp_free(struct otlp *x)
 	u64map__clear(&x->proc_name);
 	free(x->rows);
 	free(x->gpu_ns);
+	free(x->ts);
+	free(x->ts_start);
+	free(x->ones);
+	free(x->periods);
 }
 
 /* The GPU time of each launch stack, when the recording has launch stacks (--gpu) and the
@@ -771,7 +858,9 @@ static int export(struct otlp *x, FILE *out)
 	x->stack_start[0] = 0;
 	choose_types(x);
 	/* stack 0: the zero value, no location */
-	if (stack_id(x, 0) != 0 || add_locations(x) || add_rows(x) || build_message(x, m))
+	time_range(x);
+	if (stack_id(x, 0) != 0 || add_locations(x) || add_rows(x) || tick_times(x) ||
+	    build_message(x, m))
 		goto out;
 	len = otlp__export_profiles_service_request__get_packed_size(&m->req);
 	buf = malloc(len ? len : 1);
@@ -790,12 +879,13 @@ int report_otlp(const struct recording *r, const char *path, const struct report
 {
 	struct profile *p = report_profile(r, o);
 	struct otlp x = {.r = r, .p = p, .view = o->view, .service = o->service};
+	struct report_event e; /* x.counted is its name */
 	int err;
 
 	(void)path;
 	if (!p)
 		return -errno;
-	report_sample_weight(r, o, &x.frequency, &x.period, &x.counted);
+	report_sample_weight(r, o, &e, &x.frequency, &x.period, &x.counted);
 	err = export(&x, out);
 	otlp_free(&x);
 	profile__free(p);

@@ -576,12 +576,13 @@ int report_pprof(const struct recording *r, const char *path, const struct repor
 {
 	struct profile *p = report_profile(r, o);
 	struct pprof x = {.r = r, .p = p, .view = o->view};
+	struct report_event e; /* x.counted is its name */
 	int err;
 
 	(void)path;
 	if (!p)
 		return -errno;
-	report_sample_weight(r, o, &x.frequency, &x.period, &x.counted);
+	report_sample_weight(r, o, &e, &x.frequency, &x.period, &x.counted);
 	err = export(&x, out);
 	pprof_free(&x);
 	profile__free(p);
