@@ -15,16 +15,26 @@ burn=$(share "$T/short.folded" child_burn)
 nomaps=$(rec_stat "$T/short.data" samples_without_mappings)
 # ld.so and libc internals are named through their separate debug info (libc6-dbg).
 total=$(samples "$T/short.folded")
-# child_burn's share of the tree's CPU time (rusage: forks, execs, start-up and exits included).
-# perf record -g on this workload puts child_burn on ~99.7 %: its inherited cpu-clock events, in
-# frequency mode, miss most ticks of each child's exec, start-up and exit (2001 samples where
-# 997 Hz over the tree's 2.16 CPU s gives 2153; perch took 2141), so perf is no reference here.
-ebrn=$(truth_pct "$T/short.truth" child_burn)
+# child_burn's share of the tree's time (rusage: forks, execs, start-up and exits included), a
+# range: a tick of the guest's timer may land in time the hypervisor stole from the vCPU, which
+# the CPU clocks leave out, and it steals from a spinning vCPU more than from the short phases
+# between (CI14: 86.46 % against 83.11 % of CPU time). Measured on the 2-vCPU Xeon VM, 200
+# children of a copy of this workload that bracketed its burn by wall clock and schedstat: the ticks in the burns
+# were 2271 where their CPU time gives 2001 and their wall time less the run-queue wait 2461;
+# a steady 2-s burner gave 1955 samples for 1.88 s of CPU, 1927 for 1.81; perf record -a -e
+# cpu-clock beside perch counted as many. The ends: child_burn's CPU time over the tree's, and
+# its time current on the vCPU (child_burn_oncpu) over the tree's CPU time plus the burns' steal.
+# perf record -g on this workload with inherited cpu-clock events (frequency mode) misses most
+# ticks of each child's exec, start-up and exit, so it is no reference here.
+range=$(awk -v b="$(truth "$T/short.truth" child_burn)" -v o="$(truth "$T/short.truth" child_burn_oncpu)" \
+	-v c="$(truth "$T/short.truth" cpu)" 'BEGIN { if (c > 0) printf "%.2f %.2f", 100 * b / c, 100 * o / (c + o - b) }')
+lo=${range% *} hi=${range#* }
 mins=$(min_samples "$(truth "$T/short.truth" cpu)" "$(freq "$T/short.data")")
-if within "$named" 100 5 && within "$burn" "$ebrn" 3 && [ "${nomaps:-1}" -eq 0 ] && [ "$total" -ge "${mins:-1}" ]; then
-	ok "short-lived: $named % of samples named at the leaf, child_burn $burn % (rusage $ebrn, +-3), $nomaps of $total without mappings (>= $mins samples)"
+if within "$named" 100 5 && [ -n "$range" ] && awk -v g="$burn" -v l="$lo" -v h="$hi" 'BEGIN { exit !(g >= l - 3 && g <= h + 3) }' &&
+	[ "${nomaps:-1}" -eq 0 ] && [ "$total" -ge "${mins:-1}" ]; then
+	ok "short-lived: $named % of samples named at the leaf, child_burn $burn % (workload $lo-$hi, +-3), $nomaps of $total without mappings (>= $mins samples)"
 else
-	bad shortlived "named $named %, child_burn $burn % (rusage $ebrn, +-3), ${nomaps:-?} of $total samples without mappings (want 0, and >= $mins samples)"
+	bad shortlived "named $named %, child_burn $burn % (workload ${lo:-?}-${hi:-?}, +-3), ${nomaps:-?} of $total samples without mappings (want 0, and >= $mins samples)"
 fi
 
 # Samples of a child the process table did not know yet at the drain were looked up in the maps

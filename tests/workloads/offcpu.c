@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "burn.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static sem_t go, held;
@@ -98,15 +99,10 @@ __attribute__((noinline)) void pipe_wait_read(void)
 /* The scheduler's time of this thread so far: on a CPU plus waiting for one (ns). */
 static uint64_t sched_ns(void)
 {
-	unsigned long long run = 0, wait = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	double run, wait;
 
-	if (f) {
-		if (fscanf(f, "%llu %llu", &run, &wait) != 2)
-			run = wait = 0;
-		fclose(f);
-	}
-	return run + wait;
+	sched_s(&run, &wait);
+	return (uint64_t)((run + wait) * 1e9);
 }
 
 static void *reader(void *arg)

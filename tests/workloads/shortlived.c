@@ -3,8 +3,10 @@
  * Ground truth for short-lived processes: the parent forks 200 children one after another; each
  * execs this program again ("child"), burns 10 ms of CPU in child_burn and exits, so every child
  * is gone long before perch drains its samples. Each child prints the CPU time child_burn took,
- * the parent the CPU time of the whole tree (its own and its children's rusage), exec and
- * start-up included.
+ * and the time it was current on its vCPU meanwhile (child_burn_oncpu: the wall time less the
+ * scheduler's wait; more than the CPU time by what the hypervisor stole, which a tick of the
+ * guest's timer may land in), the parent the CPU time of the whole tree (its own and its
+ * children's rusage), exec and start-up included.
  */
 #include <string.h>
 #include <sys/wait.h>
@@ -21,7 +23,14 @@ int main(int argc, char **argv)
 	int n = argc > 1 && strcmp(argv[1], "child") ? atoi(argv[1]) : 200;
 
 	if (argc > 1 && !strcmp(argv[1], "child")) {
+		double run0, wait0, run1, wait1, t0, t1;
+
+		sched_s(&run0, &wait0);
+		t0 = now_s();
 		child_burn();
+		t1 = now_s();
+		sched_s(&run1, &wait1);
+		truth("child_burn_oncpu", t1 - t0 - (wait1 - wait0));
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
