@@ -11,6 +11,7 @@ checks what the specification requires of it, and prints each profile's stacks a
     otlp_decode.py FILE attrs          each distinct sample attribute key
     otlp_decode.py FILE resource       KEY=VALUE per resource attribute, scope name and version
     otlp_decode.py FILE mappings       "FILE BUILD_ID" per mapping with a file name
+    otlp_decode.py FILE span           "TIME_UNIX_NANO DURATION_NANO" per profile, in order
     otlp_decode.py FILE times TYPE     that profile's "TIMED TICKS OUTSIDE UNEVEN FIRST LAST":
                                        timestamps, the ticks (values summed), those outside
                                        [time_unix_nano, + duration_nano), samples whose values
@@ -266,6 +267,9 @@ def main():
                     first = min(ts) if first is None else min(first, min(ts))
                     last = max(ts) if last is None else max(last, max(ts))
         print(timed, ticks, outside, uneven, first or 0, last or 0)
+    elif what == "span":
+        for p in profiles(req):
+            print(p["time_unix_nano"] or 0, p["duration_nano"] or 0)
     elif what == "mappings":
         for m in d["mappings"][1:]:
             bid = [attr_value(d, d["attributes"][i]) for i in m["attribute_indices"]

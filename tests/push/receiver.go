@@ -13,6 +13,8 @@
 //	                       content type, 400 for a body that is not gzip; the answer an empty
 //	                       ExportProfilesServiceResponse (application/x-protobuf)
 //	POST /fail              answers 503 with a body, for the error path
+//	POST /flaky/v1development/profiles  as the OTLP path, but the 3rd and 4th requests to it
+//	                       get a 503 (perch agent's retry, then its dropped interval)
 //
 // and hostile servers, each on the raw connection once the request is read:
 //
@@ -39,9 +41,10 @@ import (
 )
 
 var (
-	dir string
-	mu  sync.Mutex
-	n   int
+	dir    string
+	mu     sync.Mutex
+	n      int
+	flakyN int
 )
 
 func next() string {
@@ -159,6 +162,18 @@ func main() {
 	http.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+	})
+	http.HandleFunc("/flaky/v1development/profiles", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		flakyN++
+		k := flakyN
+		mu.Unlock()
+		if k == 3 || k == 4 {
+			io.Copy(io.Discard, r.Body)
+			http.Error(w, "ingester unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		otlp(w, r)
 	})
 	http.HandleFunc("/continue500", raw("HTTP/1.1 100 Continue\r\n\r\n"+
 		"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 10\r\n\r\nrejected\r\n", "", 0))

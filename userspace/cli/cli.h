@@ -25,7 +25,7 @@ struct cli_command {
 extern const struct cli_command cli_record, cli_report, cli_symbolize;
 extern const struct cli_command cli_diff, cli_merge, cli_push;
 extern const struct cli_command cli_model;
-extern const struct cli_command cli_top, cli_annotate, cli_script;
+extern const struct cli_command cli_top, cli_annotate, cli_script, cli_agent;
 
 /* `perch --help`: the commands, one line each. */
 void cli_usage(FILE *out);
@@ -45,6 +45,18 @@ int cli_parse_pids(const char *s, pid_t **pids, size_t *n);
 int cli_parse_unwind(const char *s, enum record_unwind *mode);
 /* The row setter of --unwind (record's --call-graph too): the record_opts at opt->field. */
 int cli_set_unwind(void *ctx, const struct cli_opt *opt, const char *arg);
+
+/* What top and agent watch: the record options and the -p list they own. */
+struct cli_watch {
+	struct record_opts o;
+	pid_t *pids;
+};
+/* Row setters of -F and -p: the struct cli_watch at opt->field. */
+int cli_watch_freq(void *ctx, const struct cli_opt *opt, const char *arg);
+int cli_watch_pids(void *ctx, const struct cli_opt *opt, const char *arg);
+/* After the options: argv[optind..] as the command; exactly one of -a, -p and a command (-a may
+ * come with one). 0, or the usage exit status after its line. */
+int cli_watch_targets(struct cli_watch *w, int argc, char **argv);
 
 struct safeout;
 /* cli/output.c, for report and model: -o path (NULL: standard output) opened the safe way

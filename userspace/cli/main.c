@@ -17,8 +17,8 @@
 #include "lib/log.h"
 
 static const struct cli_command *const commands[] = {
-	&cli_record, &cli_report, &cli_symbolize, &cli_diff,   &cli_merge,
-	&cli_push,   &cli_top,	  &cli_annotate,  &cli_script, &cli_model,
+	&cli_record, &cli_report, &cli_symbolize, &cli_diff,   &cli_merge, &cli_push,
+	&cli_top,    &cli_agent,  &cli_annotate,  &cli_script, &cli_model,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -29,22 +29,7 @@
 #include "lib/log.h"
 #include "format/recording.h"
 #include "report/report.h"
-
-struct push {
-	const char *url, *name, *path;
-	bool parca, otlp;
-	unsigned long timeout_s;
-	struct http_url u;
-	char app[256];
-	long long from, until;
-	unsigned long long rate;
-};
-
-/* Growing bytes, built with open_memstream. */
-struct body {
-	char *data;
-	size_t len;
-};
+#include "push.h"
 
 /* The recorded command's program name, as the default application name. */
 static void default_name(const struct recording *r, char *out, size_t size)
@@ -129,7 +114,7 @@ static int request_path(const struct push *p, char **out)
 }
 
 /* A boundary that the profile does not hold. */
-static void boundary(const struct body *pb, char *b, size_t size)
+static void boundary(const struct push_body *pb, char *b, size_t size)
 {
 	unsigned long long x = (unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 32;
 
@@ -140,7 +125,7 @@ static void boundary(const struct body *pb, char *b, size_t size)
 }
 
 /* pb gzipped into f (no name, no time: the same recording gives the same bytes). */
-static int put_gzip(FILE *f, const struct body *pb)
+static int put_gzip(FILE *f, const struct push_body *pb)
 {
 	z_stream z = {.next_in = (unsigned char *)pb->data, .avail_in = (uInt)pb->len};
 	unsigned char chunk[65536];
@@ -160,8 +145,8 @@ static int put_gzip(FILE *f, const struct body *pb)
 }
 
 /* The request body for the profile pb, and its content type (static, or in ctype). */
-static int request_body(const struct push *p, const struct body *pb, struct body *out, char *ctype,
-			size_t size)
+static int request_body(const struct push *p, const struct push_body *pb, struct push_body *out,
+			char *ctype, size_t size)
 {
 	FILE *f = open_memstream(&out->data, &out->len);
 	char b[64];
@@ -194,7 +179,7 @@ static int request_body(const struct push *p, const struct body *pb, struct body
 
 /* The recording's pprof (or, --otlp, its OTLP request) into pb; the exit status. */
 static int build_profile(const struct push *p, const struct recording *r, const char *file,
-			 struct body *pb)
+			 struct push_body *pb)
 {
 	struct report_opts o = {
 		.format = p->otlp ? REPORT_OTLP : REPORT_PPROF, .top = 20, .service = p->app};
@@ -214,10 +199,9 @@ static int build_profile(const struct push *p, const struct recording *r, const 
 	return 0;
 }
 
-/* POST pb as p says; the exit status, with one line when it failed. */
-static int send_profile(const struct push *p, const struct body *pb)
+int push__send(const struct push *p, const struct push_body *pb)
 {
-	struct body req = {0};
+	struct push_body req = {0};
 	struct http_reply reply = {0};
 	char ctype[128], *path = NULL;
 	int err = request_path(p, &path);
@@ -257,11 +241,24 @@ static int send_profile(const struct push *p, const struct body *pb)
 	return 0;
 }
 
+int push__prepare(struct push *p, const struct recording *r, const char *file, struct push_body *pb)
+{
+	const char *freq;
+
+	if (p->name)
+		snprintf(p->app, sizeof(p->app), "%s", p->name);
+	else
+		default_name(r, p->app, sizeof(p->app));
+	time_range(r, &p->from, &p->until);
+	freq = recording__meta(r, "frequency");
+	p->rate = freq ? strtoull(freq, NULL, 10) : 0;
+	return build_profile(p, r, file, pb);
+}
+
 static int push_file(struct push *p, const char *file)
 {
 	struct recording *r = NULL;
-	struct body pb = {0};
-	const char *freq;
+	struct push_body pb = {0};
 	int err = recording__load(file, &r), ret;
 
 	if (!r)
@@ -271,47 +268,39 @@ static int push_file(struct push *p, const char *file)
 		recording__free(r);
 		return ret;
 	}
-	if (p->name)
-		snprintf(p->app, sizeof(p->app), "%s", p->name);
-	else
-		default_name(r, p->app, sizeof(p->app));
-	time_range(r, &p->from, &p->until);
-	freq = recording__meta(r, "frequency");
-	p->rate = freq ? strtoull(freq, NULL, 10) : 0;
-	ret = build_profile(p, r, file, &pb);
+	ret = push__prepare(p, r, file, &pb);
 	recording__free(r);
 	if (!ret)
-		ret = send_profile(p, &pb);
+		ret = push__send(p, &pb);
 	free(pb.data);
 	return ret;
 }
 
-static int set_url(void *ctx, const struct cli_opt *opt, const char *arg)
+int push__set_url(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	struct push *p = ctx;
+	struct push *p = (struct push *)((char *)ctx + opt->field);
 
-	(void)opt;
 	p->url = arg;
 	if (http_parse_url(arg, &p->u))
 		return log_usage(NULL, "bad --url '%s' (http://HOST:PORT[/PATH])", arg);
 	return 0;
 }
 
-static int set_name(void *ctx, const struct cli_opt *opt, const char *arg)
+int push__set_name(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	struct push *p = ctx;
+	struct push *p = (struct push *)((char *)ctx + opt->field);
 
-	(void)opt;
 	p->name = arg;
 	if (!*arg || strlen(arg) >= sizeof(p->app))
 		return log_usage(NULL, "bad --name '%s'", arg);
 	return 0;
 }
 
-static int set_timeout(void *ctx, const struct cli_opt *opt, const char *arg)
+int push__set_timeout(void *ctx, const struct cli_opt *opt, const char *arg)
 {
-	(void)opt;
-	if (cli_parse_uint(arg, 3600, &((struct push *)ctx)->timeout_s))
+	struct push *p = (struct push *)((char *)ctx + opt->field);
+
+	if (cli_parse_uint(arg, 3600, &p->timeout_s))
 		return log_usage(NULL, "bad --timeout '%s'", arg);
 	return 0;
 }
@@ -343,10 +332,10 @@ static const struct cli_opt push_rows[] = {
 	{0, "url", "URL",
 	 "http://HOST:PORT[/PATH] of a Pyroscope server (PATH default /ingest) or, with --parca, of "
 	 "Parca's HTTP API (default /profiles/writeraw)",
-	 OPT_FN(set_url), .needs = 1},
+	 OPT_FN(push__set_url), .needs = 1},
 	{0, "name", "APP",
 	 "the application name (default: the recorded command's; --otlp: its service.name)",
-	 OPT_FN(set_name), .in = 1},
+	 OPT_FN(push__set_name), .in = 1},
 	{0, "parca", NULL, "Parca's /profiles/writeraw form instead of Pyroscope's /ingest",
 	 OPT_TRUE(parca), .in = 1},
 	{0, "otlp", NULL,
@@ -354,7 +343,7 @@ static const struct cli_opt push_rows[] = {
 	 "signal, gzipped protobuf, as --format=otlp writes it",
 	 OPT_TRUE(otlp), .in = 1},
 	{0, "timeout", "S", "give up when the exchange takes over S seconds (default 10)",
-	 OPT_FN(set_timeout), .in = 1},
+	 OPT_FN(push__set_timeout), .in = 1},
 };
 
 const struct cli_command cli_push = {

@@ -267,6 +267,42 @@ static int set_seconds(void *ctx, const struct cli_opt *opt, const char *arg)
 	return parse_seconds(arg, name, opt->val, (double *)((char *)ctx + opt->field));
 }
 
+int cli_watch_freq(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct cli_watch *w = (struct cli_watch *)((char *)ctx + opt->field);
+	unsigned long v;
+
+	if (cli_parse_uint(arg, 100000, &v))
+		return log_usage(NULL, "bad frequency '%s'", arg);
+	w->o.freq = v;
+	return 0;
+}
+
+int cli_watch_pids(void *ctx, const struct cli_opt *opt, const char *arg)
+{
+	struct cli_watch *w = (struct cli_watch *)((char *)ctx + opt->field);
+
+	if (cli_parse_pids(arg, &w->pids, &w->o.npids))
+		return log_usage(NULL, "bad PID list '%s'", arg);
+	w->o.pids = w->pids;
+	return 0;
+}
+
+int cli_watch_targets(struct cli_watch *w, int argc, char **argv)
+{
+	struct record_opts *o = &w->o;
+
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->all_cpus && o->npids)
+		return log_usage(NULL, "-a watches every process: give it without -p");
+	if (!o->all_cpus && !o->argv == !o->npids)
+		return log_usage(NULL, "%s",
+				 o->argv ? "give either -p PID or a command, not both"
+					 : "nothing to watch: give -- CMD, -p PID or -a");
+	return 0;
+}
+
 int cli_set_unwind(void *ctx, const struct cli_opt *opt, const char *arg)
 {
 	struct record_opts *o = (struct record_opts *)((char *)ctx + opt->field);

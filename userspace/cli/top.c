@@ -162,11 +162,13 @@ static void draw(struct top *t, uint64_t now)
 
 /* record/'s hook, every drain (100 ms): the drain's counts; a screen when the interval is up;
  * q stops the run (a launched command gets SIGTERM, as -d gives it in perch record). */
-static int on_drain(void *ctx, const struct rec_writer *w)
+static int on_drain(void *ctx, const struct rec_writer *w, uint64_t start_ns, uint64_t end_ns)
 {
 	struct top *t = ctx;
 	uint64_t now = now_ns();
 
+	(void)start_ns;
+	(void)end_ns;
 	if (t->quit)
 		return 0;
 	if (!t->start_ns) {
@@ -188,31 +190,9 @@ static int on_drain(void *ctx, const struct rec_writer *w)
 
 /* What the options set. */
 struct top_cli {
-	struct record_opts o;
+	struct cli_watch w;
 	struct top *t;
-	pid_t *pids;
 };
-
-static int set_freq(void *ctx, const struct cli_opt *opt, const char *arg)
-{
-	unsigned long v;
-
-	(void)opt;
-	if (cli_parse_uint(arg, 100000, &v))
-		return log_usage(NULL, "bad frequency '%s'", arg);
-	((struct top_cli *)ctx)->o.freq = v;
-	return 0;
-}
-
-static int set_pids(void *ctx, const struct cli_opt *opt, const char *arg)
-{
-	struct top_cli *c = ctx;
-
-	(void)opt;
-	if (cli_parse_pids(arg, &c->pids, &c->o.npids))
-		return log_usage(NULL, "bad PID list '%s'", arg);
-	return 0;
-}
 
 static int set_refresh(void *ctx, const struct cli_opt *opt, const char *arg)
 {
@@ -241,51 +221,41 @@ extern const struct cli_command cli_top;
 
 static int parse_top(int argc, char **argv, struct top_cli *c)
 {
-	struct record_opts *o = &c->o;
 	int ret = cli_opts__parse(&cli_top, argc, argv, c);
 
-	if (!ret && optind < argc)
-		o->argv = argv + optind;
-	if (!ret && o->all_cpus && o->npids)
-		ret = log_usage(NULL, "-a watches every process: give it without -p");
-	else if (!ret && !o->all_cpus && !o->argv == !o->npids)
-		ret = log_usage(NULL, "%s",
-				o->argv ? "give either -p PID or a command, not both"
-					: "nothing to watch: give -- CMD, -p PID or -a");
-	return ret;
+	return ret ? ret : cli_watch_targets(&c->w, argc, argv);
 }
 
 static int run_top(int argc, char **argv)
 {
 	struct top t = {.refresh_s = DEFAULT_REFRESH_S, .tty_out = isatty(STDOUT_FILENO)};
-	struct top_cli c = {.o = {.freq = DEFAULT_FREQ,
-				  .output = "/dev/null",
-				  .quiet = true,
-				  .no_lines = true,
-				  .on_drain = on_drain,
-				  .drain_ctx = &t},
+	struct top_cli c = {.w.o = {.freq = DEFAULT_FREQ,
+				    .output = "/dev/null",
+				    .quiet = true,
+				    .no_lines = true,
+				    .on_drain = on_drain,
+				    .drain_ctx = &t},
 			    .t = &t};
 	struct record_result res;
 	int ret = parse_top(argc, argv, &c);
 
 	if (ret) {
-		free(c.pids);
+		free(c.w.pids);
 		return ret == CLI_HELP_DONE ? 0 : ret;
 	}
-	c.o.pids = c.pids;
-	t.o = &c.o;
+	t.o = &c.w.o;
 	t.table = top_table__new();
 	if (!t.table) {
-		free(c.pids);
+		free(c.w.pids);
 		log_err("top: out of memory");
 		return PERCH_EXIT_INTERNAL;
 	}
-	ret = record__run(&c.o, &res);
+	ret = record__run(&c.w.o, &res);
 	tty_restore();
 	if (!t.quit && t.start_ns)
 		draw(&t, now_ns()); /* the targets ended: what the last interval got */
 	top_table__free(t.table);
-	free(c.pids);
+	free(c.w.pids);
 	return t.quit ? 0 : ret;
 }
 
@@ -294,13 +264,13 @@ static int run_top(int argc, char **argv)
 enum { L = 1, P = 2, A = 4 }; /* the synopsis lines: launch, attach, system-wide */
 
 static const struct cli_opt top_rows[] = {
-	{'F', "freq", "HZ", "samples per second per CPU (default 997)", OPT_FN(set_freq),
-	 .in = L | P | A},
+	{'F', "freq", "HZ", "samples per second per CPU (default 997)", OPT_FN(cli_watch_freq),
+	 .field = OPT_FIELD(w), .in = L | P | A},
 	{'a', "all-cpus", NULL,
 	 "every process on every CPU, as record -a (until q, or CMD ends when one is given)",
-	 OPT_TRUE(o.all_cpus), .needs = A},
+	 OPT_TRUE(w.o.all_cpus), .needs = A},
 	{'p', "pid", "PID,...", "attach to running processes (and children they fork)",
-	 OPT_FN(set_pids), .needs = P},
+	 OPT_FN(cli_watch_pids), .field = OPT_FIELD(w), .needs = P},
 	{'d', "delay-secs", "SEC",
 	 "refresh every SEC seconds (default 2); the columns show the last interval and the whole "
 	 "run since start",
@@ -309,7 +279,7 @@ static const struct cli_opt top_rows[] = {
 	{'n', "rows", "N", "function rows (default: as many as the terminal holds, or 20)",
 	 OPT_FN(set_rows), .in = L | P | A},
 	{0, "unwind", "MODE", "user stacks: auto (default), dwarf, fp (as record's)",
-	 OPT_FN(cli_set_unwind), .field = OPT_FIELD(o), .in = L | P | A},
+	 OPT_FN(cli_set_unwind), .field = OPT_FIELD(w.o), .in = L | P | A},
 };
 
 const struct cli_command cli_top = {

@@ -4,6 +4,7 @@
  * strings, read from the writer's tables as they stand. Nothing here changes the writer.
  */
 #include <string.h>
+#include "codec.h"
 #include "writer_impl.h"
 #include "writer_peek.h"
 
@@ -50,5 +51,29 @@ const char *rec_writer__peek_string(const struct rec_writer *w, uint32_t id, cha
 		memcpy(buf, w->names.data + w->strs[id].off, n);
 	}
 	buf[n] = '\0';
+	return buf;
+}
+
+const char *rec_writer__peek_meta(const struct rec_writer *w, const char *key, char *buf,
+				  size_t len)
+{
+	struct cur c = {.p = w->meta.data, .left = w->meta.len};
+	size_t klen = strlen(key);
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < w->nmeta; i++) {
+		const uint8_t *k, *v;
+		uint32_t kl, vl;
+
+		if (!cur_str(&c, &k, &kl) || !cur_str(&c, &v, &vl))
+			break;
+		if (kl == klen && !memcmp(k, key, klen)) {
+			size_t n = vl < len - 1 ? vl : len - 1;
+
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			break;
+		}
+	}
 	return buf;
 }

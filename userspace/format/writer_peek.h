@@ -28,4 +28,9 @@ const struct rec_frame *rec_writer__peek_frame(const struct rec_writer *w, uint3
 /* String id into buf (len > 0: always terminated, cut to fit); "" for an undefined id. */
 const char *rec_writer__peek_string(const struct rec_writer *w, uint32_t id, char *buf, size_t len);
 
+/* META key's value as the writer wrote it into buf (len > 0: always terminated, cut to fit); ""
+ * when it has none. */
+const char *rec_writer__peek_meta(const struct rec_writer *w, const char *key, char *buf,
+				  size_t len);
+
 #endif /* PERCH_FORMAT_WRITER_PEEK_H */

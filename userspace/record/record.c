@@ -339,6 +339,7 @@ end:
 	 * (an exit status the command chose when it caught the signal stays its own) */
 	res->duration_stopped = o->argv && s.duration_stop && status == 128 + SIGTERM;
 	ret = end ? end : res->duration_stopped ? 0 : status;
+	res->signalled = stop_signal;
 out:
 	session_free(&s);
 	return ret;

@@ -16,6 +16,7 @@
 struct record_result {
 	bool complete;	       /* opts->output was written to its end (the CLI reads it back) */
 	bool duration_stopped; /* -d ran out and perch's SIGTERM ended the launched command */
+	int signalled;	       /* SIGINT or SIGTERM that stopped perch; 0: none */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

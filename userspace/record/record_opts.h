@@ -54,10 +54,11 @@ struct record_opts {
 	bool steps;	  /* --steps=FIRST:LAST: only those steps (perch_step()) */
 	uint64_t steps_first, steps_last;
 	const char *only_region; /* --only-region=NAME: only ticks inside region NAME */
-	/* perch top: called at every drain with the writer, before the drain's counts become a
-	 * window (format/writer_peek.h reads them); returns 0 to go on, or a signal number to stop
-	 * as if perch had got it (a launched command gets it too). NULL: none. */
-	int (*on_drain)(void *ctx, const struct rec_writer *w);
+	/* perch top and agent: called at every drain with the writer, before the drain's counts
+	 * become the window [start_ns, end_ns) (CLOCK_MONOTONIC; format/writer_peek.h reads them);
+	 * returns 0 to go on, or a signal number to stop as if perch had got it (a launched command
+	 * gets it too). NULL: none. */
+	int (*on_drain)(void *ctx, const struct rec_writer *w, uint64_t start_ns, uint64_t end_ns);
 	void *drain_ctx;
 };
 

@@ -219,13 +219,13 @@ static size_t timeline_stats(const struct record_run *r, const struct run_counte
 	return n;
 }
 
-/* A drain's counts are the window [last flip, this flip) on CLOCK_MONOTONIC; perch top peeks at
- * them before. */
+/* A drain's counts are the window [last flip, this flip) on CLOCK_MONOTONIC; perch top and agent
+ * peek at them before. */
 static void window_drained(struct record_run *r, uint64_t flip)
 {
 	int sig;
 
-	if (r->o->on_drain && (sig = r->o->on_drain(r->o->drain_ctx, r->w)))
+	if (r->o->on_drain && (sig = r->o->on_drain(r->o->drain_ctx, r->w, r->flip_ns, flip)))
 		r->stop_signal = sig;
 	rec_writer__window(r->w, r->flip_ns, flip);
 	r->flip_ns = flip;

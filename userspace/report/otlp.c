@@ -464,9 +464,14 @@ static void time_range(struct otlp *x)
 	uint64_t end;
 	struct tm tm = {0};
 	const char *rest;
+	bool window_end = false;
 
 	report_time_span(x->r, &x->start_mono, &end);
-	x->span_ns = end - x->start_mono + 1; /* the last tick inside [start, start + span) */
+	for (size_t i = 0; i < x->r->nwindows && !window_end; i++)
+		window_end = x->r->windows[i].end_ns == end && end > x->start_mono;
+	/* A window's end is not in it (the next one starts there: perch agent's intervals meet
+	 * end to start); a tick's time is: the last inside [start, start + span). */
+	x->span_ns = end - x->start_mono + !window_end;
 	if (off && *off) {
 		x->start_unix = (uint64_t)(strtoll(off, NULL, 10) + (long long)x->start_mono);
 		return;
