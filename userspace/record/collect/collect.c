@@ -100,6 +100,7 @@ void collector__free(struct collector *c)
 	symbolizer__free(c->sym);
 	ksyms__free(c->ksyms);
 	free(c->frames);
+	free(c->execd);
 	free(c);
 }
 
@@ -444,30 +445,48 @@ static void proc_execd(void *ctx, struct procs_proc *pp)
 
 	if (!p)
 		return;
+	if (!p->execd && !vec_grow(&c->execd, &c->capexecd, c->nexecd + 1, sizeof(*c->execd), 16)) {
+		c->execd[c->nexecd++] = p;
+		p->execd = true;
+	}
 	jit_context(p);
 	img = image_find(p, p->pp->gen) ?: image_add(p, p->pp->gen);
 	if (img && !img->maps)
 		img->maps = proc_maps__new();
 }
 
-void collector__drained(struct collector *c)
+/* A drain's look at a process that exec'd: the images older than the generation the last look
+ * saw are freed (no sample of them is left to resolve), and the one before this exec is kept
+ * until the next look. Whether it needs that next look. */
+static bool drained_proc(struct proc *p)
 {
-	c->drains++;
-	perfmap_budget__refill(&c->jit_budget);
-	for (size_t i = 0; i < procs__count(c->ps); i++) {
-		struct proc *p = slot_of(c, procs__at(c->ps, i));
-		size_t n = 0;
+	bool again = p->keep_from != p->pp->gen;
+	size_t n = 0;
 
-		if (!p)
-			continue;
-		while (n < p->nimgs && p->imgs[n]->gen < p->keep_from)
-			image_free(p->imgs[n++]);
-		p->keep_from = p->pp->gen;
-		if (!n)
-			continue; /* imgs may be NULL: a process known from its events only */
+	while (n < p->nimgs && p->imgs[n]->gen < p->keep_from)
+		image_free(p->imgs[n++]);
+	p->keep_from = p->pp->gen;
+	if (n) { /* imgs may be NULL: a process known from its events only */
 		memmove(p->imgs, p->imgs + n, (p->nimgs - n) * sizeof(*p->imgs));
 		p->nimgs -= n;
 	}
+	return again;
+}
+
+void collector__drained(struct collector *c)
+{
+	size_t kept = 0;
+
+	c->drains++;
+	perfmap_budget__refill(&c->jit_budget);
+	for (size_t i = 0; i < c->nexecd; i++) {
+		struct proc *p = c->execd[i];
+
+		p->execd = drained_proc(p);
+		if (p->execd)
+			c->execd[kept++] = p;
+	}
+	c->nexecd = kept;
 }
 
 /* What perch can open for a mapping now: the path itself when it still names the mapped file

@@ -55,6 +55,7 @@ struct proc {
 	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES or the budget (counted once) */
 	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
 	size_t nunnamed, capunnamed;
+	bool execd; /* in collector.execd: an exec whose older images a drain frees */
 };
 
 struct collector {
@@ -69,7 +70,11 @@ struct collector {
 	bool lines;	  /* record source lines and inline chains (DWARF) */
 	struct procs *ps; /* borrowed: the processes, with our slots */
 	int id;
-	uint64_t drains;		  /* collector__drained() calls so far */
+	uint64_t drains; /* collector__drained() calls so far */
+	/* The processes that exec'd since a drain looked: the drains free their older images
+	 * (not a walk of the whole process table, which -a makes long). */
+	struct proc **execd;
+	size_t nexecd, capexecd;
 	struct u64map kframes;		  /* kernel address -> frame id */
 	struct u64map threads;		  /* pid << 32 | tid -> 1 */
 	struct u64map lines_done;	  /* frame id -> 1 once its LINES are written */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "lib/log.h"
+#include "lib/vec.h"
 #include "regions_impl.h"
 
 _Static_assert(PERCH_REGION_DEPTH == PERCH_MAX_DEPTH, "sampler and runtime disagree on depth");
@@ -84,6 +85,7 @@ void regions__free(struct regions *rg)
 	free(rg->nodes);
 	free(rg->ring);
 	u64map__clear(&rg->stack_index);
+	free(rg->live);
 	free(rg);
 }
 
@@ -128,12 +130,14 @@ static struct rproc *proc_at(const struct regions *rg, size_t i)
 static struct rproc *add_proc(struct regions *rg, struct procs_proc *pp, uint64_t addr)
 {
 	struct rproc **slot = (struct rproc **)procs__slot(pp, rg->id), *p = *slot;
+	bool listed = false;
 
 	if (p) {
 		/* Known already; or left to the perch that owns it, until it is gone or exec'd. */
 		if (p->state != P_DONE || p->owner)
 			return NULL;
 		/* A new image (after exec, even of the same program): start over. */
+		listed = p->listed;
 		proc_clear(p);
 	} else {
 		p = calloc(1, sizeof(*p));
@@ -143,6 +147,14 @@ static struct rproc *add_proc(struct regions *rg, struct procs_proc *pp, uint64_
 	}
 	p->pid = pp->pid;
 	p->addr = addr;
+	p->listed = listed;
+	if (!p->listed && vec_grow(&rg->live, &rg->caplive, rg->nlive + 1, sizeof(*rg->live), 16)) {
+		p->state = P_DONE; /* never visited: as if it had no runtime */
+		return NULL;
+	}
+	if (!p->listed)
+		rg->live[rg->nlive++] = p;
+	p->listed = true;
 	p->state = P_PENDING;
 	return p;
 }
@@ -211,42 +223,58 @@ static void proc_forked(void *ctx, struct procs_proc *parent, struct procs_proc 
 	}
 }
 
-void regions__poll(struct regions *rg)
+/* Whether p is still pending or on; the live list drops it when not. */
+static bool still_live(struct rproc *p)
+{
+	p->listed = p->state == P_PENDING || p->state == P_ON;
+	return p->listed;
+}
+
+static void poll_proc(struct regions *rg, struct rproc *p)
 {
 	uint32_t exiting;
 
-	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
-		struct rproc *p = proc_at(rg, i);
-
-		if (!p)
-			continue;
-		if (p->state == P_PENDING) {
-			regions_switch_on(rg, p);
-			continue;
-		}
-		if (p->state != P_ON)
-			continue;
-		regions_read_log(rg, p); /* --steps ends at the last step's end: seen at once */
-		if (regions_peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
-		    !exiting)
-			continue;
-		/* The exit handshake: the runtime waits in its destructor for this (its last read:
-		 * done first, so that every span is taken). */
-		p->state = P_DONE;
-		if (regions_collect_proc(rg, p))
-			regions_write_proc(rg, p);
-		regions_read_log(rg, p);
-		regions_ctl_gone(rg, p);
-		regions_poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
+	if (p->state == P_PENDING) {
+		regions_switch_on(rg, p);
+		return;
 	}
+	if (p->state != P_ON)
+		return;
+	regions_read_log(rg, p); /* --steps ends at the last step's end: seen at once */
+	if (regions_peek(p->pid, p->addr + REG_FIELD(exiting), &exiting, sizeof(exiting)) ||
+	    !exiting)
+		return;
+	/* The exit handshake: the runtime waits in its destructor for this (its last read: done
+	 * first, so that every span is taken). */
+	p->state = P_DONE;
+	if (regions_collect_proc(rg, p))
+		regions_write_proc(rg, p);
+	regions_read_log(rg, p);
+	regions_ctl_gone(rg, p);
+	regions_poke_u32(p, REG_FIELD(collector), PERCH_COLLECTED);
+}
+
+void regions__poll(struct regions *rg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; rg && i < rg->nlive; i++) {
+		struct rproc *p = rg->live[i];
+
+		poll_proc(rg, p);
+		if (still_live(p))
+			rg->live[n++] = p;
+	}
+	if (rg)
+		rg->nlive = n;
 }
 
 void regions__collect(struct regions *rg)
 {
-	for (size_t i = 0; rg && i < procs__count(rg->ps); i++) {
-		struct rproc *p = proc_at(rg, i);
+	for (size_t i = 0; rg && i < rg->nlive; i++) {
+		struct rproc *p = rg->live[i];
 
-		if (p && p->state == P_ON) {
+		if (p->state == P_ON) {
 			regions_collect_proc(rg, p);
 			regions_read_log(rg, p);
 		}

@@ -108,6 +108,7 @@ struct rproc {
 	bool forked;		  /* a fork of a process perch times: the log before is not its */
 	uint64_t log_next;	  /* the next control log entry to read (ABI 5, regions_ctl.c) */
 	struct regions_walk walk; /* the thread blocks of the last read (regions_parse.c) */
+	bool listed;		  /* in regions.live */
 };
 
 struct regions {
@@ -115,6 +116,11 @@ struct regions {
 	int procs_fd, stacks_fd;
 	struct procs *ps; /* borrowed: processes and modules, our slots in them */
 	int id;
+	/* The processes pending or on, in the order they were found: what every poll and drain
+	 * visits (the process table keeps every process the run saw: -a on a host that keeps
+	 * starting processes makes it long). */
+	struct rproc **live;
+	size_t nlive, caplive;
 	struct u64map stack_index;   /* region stack hash -> index in stacks */
 	struct perch_rstack *stacks; /* the sampler's region stacks, as read */
 	size_t nstacks, capstacks;

@@ -286,11 +286,43 @@ void sampler__pause(struct sampler *sp, bool paused)
 		__atomic_store_n(&bss->perch_paused, 0, __ATOMIC_SEQ_CST);
 }
 
+/* Every counter at once (one syscall a drain, not one a counter); false when the kernel takes
+ * no batch on an array. */
+static bool stats_batch(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
+			bool ok[PERCH_STAT_MAX])
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 keys[PERCH_STAT_MAX], count = PERCH_STAT_MAX, out = 0;
+	uint64_t *vals = calloc((size_t)PERCH_STAT_MAX * sp->ncpus, sizeof(uint64_t));
+	int err = vals ? bpf_map_lookup_batch(bpf_map__fd(sp->skel->maps.stats), NULL, &out, keys,
+					      vals, &count, &opts)
+		       : -ENOMEM;
+
+	if ((err && err != -ENOENT) || count > PERCH_STAT_MAX) {
+		free(vals);
+		return false;
+	}
+	for (__u32 j = 0; j < count; j++) {
+		if (keys[j] >= PERCH_STAT_MAX)
+			continue;
+		ok[keys[j]] = true;
+		for (int c = 0; c < sp->ncpus; c++)
+			totals[keys[j]] += vals[(size_t)j * sp->ncpus + c];
+	}
+	free(vals);
+	return true;
+}
+
 void sampler__stats(const struct sampler *sp, uint64_t totals[PERCH_STAT_MAX],
 		    bool ok[PERCH_STAT_MAX])
 {
-	uint64_t *percpu = calloc(sp->ncpus, sizeof(uint64_t));
+	uint64_t *percpu;
 
+	memset(totals, 0, PERCH_STAT_MAX * sizeof(*totals));
+	memset(ok, 0, PERCH_STAT_MAX * sizeof(*ok));
+	if (stats_batch(sp, totals, ok))
+		return;
+	percpu = calloc(sp->ncpus, sizeof(uint64_t));
 	for (__u32 i = 0; i < PERCH_STAT_MAX; i++) {
 		totals[i] = 0;
 		ok[i] = percpu &&
