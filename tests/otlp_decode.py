@@ -12,6 +12,8 @@ checks what the specification requires of it, and prints each profile's stacks a
     otlp_decode.py FILE resource       KEY=VALUE per resource attribute, scope name and version
     otlp_decode.py FILE mappings       "FILE BUILD_ID" per mapping with a file name
     otlp_decode.py FILE span           "TIME_UNIX_NANO DURATION_NANO" per profile, in order
+    otlp_decode.py FILE values KEY TYPE  "THREAD VALUE COUNT": that profile's samples summed by
+                                       thread.name and KEY's value ("-": no such attribute)
     otlp_decode.py FILE times TYPE     that profile's "TIMED TICKS OUTSIDE UNEVEN FIRST LAST":
                                        timestamps, the ticks (values summed), those outside
                                        [time_unix_nano, + duration_nano), samples whose values
@@ -267,6 +269,18 @@ def main():
                     first = min(ts) if first is None else min(first, min(ts))
                     last = max(ts) if last is None else max(last, max(ts))
         print(timed, ticks, outside, uneven, first or 0, last or 0)
+    elif what == "values":
+        out = defaultdict(int)
+        for p in profiles(req):
+            if type_of(d, p)[0] != sys.argv[4]:
+                continue
+            for s in p["samples"]:
+                attrs = {d["strings"][d["attributes"][i]["key"]]: attr_value(d, d["attributes"][i])
+                         for i in s["attribute_indices"]}
+                key = (str(attrs.get("thread.name", "?")), str(attrs.get(sys.argv[3], "-")))
+                out[key] += sum(s["values"]) if s["values"] else len(s["timestamps"])
+        for (t, v), n in sorted(out.items()):
+            print(t, v, n)
     elif what == "span":
         for p in profiles(req):
             print(p["time_unix_nano"] or 0, p["duration_nano"] or 0)

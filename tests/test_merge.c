@@ -5,7 +5,8 @@
  * process moved above pid_max, and each process names its origin and its pid there. Metrics
  * (METRICS) and off-CPU spans (OFFSPANS) survive a merge: each input's series after a marker of
  * its label, process series on the process's pid in the output, points as they were; a merge of
- * a merge composes the labels.
+ * a merge composes the labels. Each process's control group (CGROUPS) comes through under its
+ * output pid, and the container id a control group path names is read right.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +23,9 @@
 #include "format/merge.h"
 #include "format/metrics.h"
 #include "format/recording.h"
+
+#define CONTAINER   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define CGROUP_PATH "/system.slice/docker-" CONTAINER ".scope"
 
 /* The writer moved mkstemp's empty file to PATH.old: remove it. */
 static void unlink_old(const char *path)
@@ -67,6 +71,10 @@ static struct recording *make(uint64_t count, uint64_t start, uint64_t stat)
 	f[0] = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "main"), 0x10);
 	f[1] = rec_writer__frame(w, REC_FRAME_USER, mod, rec_writer__string(w, "work"), 0x20);
 	assert_int_equal(rec_writer__thread(w, 10, 10, 1, rec_writer__string(w, "app")), 0);
+	assert_int_equal(rec_writer__cgroup(w, 10, rec_writer__string(w, CGROUP_PATH)), 0);
+	assert_int_equal(rec_writer__cgroup(w, 10, mod), -EEXIST);
+	assert_int_equal(rec_writer__cgroup_of(w, 10), rec_writer__string(w, CGROUP_PATH));
+	assert_int_equal(rec_writer__cgroup_of(w, 11), 0);
 	assert_int_equal(rec_writer__sample(w, 10, 10, count, 0, f, 2), 0);
 	assert_int_equal(rec_writer__window(w, start, start + 100), 0);
 	add_metrics(w, start, count, f);
@@ -111,6 +119,11 @@ static void merge_adds_counts_and_keeps_origins(void **state)
 	assert_int_equal(o->source_pid, 10);
 	assert_int_equal(m->nthreads, 2);
 	assert_null(recording__origin(m, 11));
+	/* CGROUPS: each input's process keeps its control group under its pid in the output */
+	assert_string_equal(recording__cgroup(in[0].r, 10), CGROUP_PATH);
+	assert_string_equal(recording__cgroup(m, 10), CGROUP_PATH);
+	assert_string_equal(recording__cgroup(m, 4194304), CGROUP_PATH);
+	assert_null(recording__cgroup(m, 11));
 	recording__free(m);
 	recording__free((struct recording *)in[0].r);
 	recording__free((struct recording *)in[1].r);
@@ -203,12 +216,38 @@ static void writer_refuses_a_second_origin_for_a_pid(void **state)
 	unlink(path);
 }
 
+/* The container id a control group path names: the last run of exactly 64 lowercase hex digits. */
+static void container_ids_from_cgroup_paths(void **state)
+{
+	char out[65];
+
+	(void)state;
+	assert_string_equal(rec_container_id(CGROUP_PATH, out), CONTAINER);
+	assert_string_equal(rec_container_id("/kubepods/burstable/pod1234/" CONTAINER, out),
+			    CONTAINER);
+	assert_string_equal(
+		rec_container_id("/system.slice/cri-containerd-" CONTAINER ".scope", out),
+		CONTAINER);
+	assert_string_equal(rec_container_id("/docker/" CONTAINER "/sub", out), CONTAINER);
+	assert_null(rec_container_id("/user.slice/user-0.slice/session-1.scope", out));
+	assert_null(rec_container_id("/docker/" CONTAINER "0", out)); /* 65 digits */
+	assert_null(rec_container_id(
+		"/docker/123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+		out)); /* 63 */
+	assert_null(rec_container_id(
+		"/docker/0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef",
+		out)); /* not lowercase */
+	assert_null(rec_container_id("", out));
+	assert_null(rec_container_id(NULL, out));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(merge_adds_counts_and_keeps_origins),
 		cmocka_unit_test(writer_refuses_a_second_origin_for_a_pid),
 		cmocka_unit_test(merge_keeps_metrics_and_offspans_by_origin),
+		cmocka_unit_test(container_ids_from_cgroup_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,11 @@
 #     go tool pprof totals the samples of each;
 #   - SIGTERM (-p, --every=60): the partial interval is pushed at once and perch exits 0;
 #   - a failing backend (503 to the 3rd and 4th requests): the 3rd interval is retried once,
-#     then dropped and counted (one line on stderr), and the agent goes on to push the rest.
+#     then dropped and counted (one line on stderr), and the agent goes on to push the rest;
+#   - container.id: a workload that moves itself into a control group named as docker names a
+#     container's (docker-ID.scope, ID 64 random hex digits, under the first cgroup2 mount) and
+#     execs: every sample of it carries container.id ID, in the agent's pushes and in perch
+#     record's --format=otlp.
 #
 #   tests/integration/agent.sh [BUILD_DIR]
 set -u
@@ -22,7 +26,8 @@ if ! command -v go >/dev/null; then
 	exit
 fi
 RECV_PID=
-trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; rm -rf "$T"' EXIT
+CG=
+trap '[ -n "$RECV_PID" ] && kill "$RECV_PID" 2>/dev/null; [ -n "$CG" ] && rmdir "$CG" "${CG%/*}" 2>/dev/null; rm -rf "$T"' EXIT
 ROOT=$(dirname "$0")/../..
 DECODE=$ROOT/tests/otlp_decode.py
 # Go's build cache in the build folder: the sanitizer pass and later runs reuse it
@@ -158,6 +163,36 @@ if [ "$rc" -eq 0 ] && grep -q 'interval 3 .*dropped: the backend failed it twice
 	ok "failing backend: interval 3 retried, dropped and counted, the other $((k - 1)) pushed ($sum)"
 else
 	bad "failing backend" "exit $rc, ${#reqs[@]} saved of ${k:-?} intervals: $(tr '\n' ' ' <"$T/flaky.err")"
+fi
+
+# ---- container.id ---------------------------------------------------------------------------------
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+id=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+CG=$cgroot/perch-test-$$/docker-$id.scope
+if [ -z "$cgroot" ] || ! mkdir -p "$CG"; then
+	bad "container.id" "no cgroup2 mount to make a control group in (${cgroot:-none})"
+else
+	inside=(sh -c "echo \$\$ >$CG/cgroup.procs && exec $WL/shares 1.5")
+	"$PERCH" agent --url="$URL" --otlp --every=0.5 -F 499 -- "${inside[@]}" >/dev/null 2>"$T/cg.err"
+	new_requests
+	: >"$T/cg.values"
+	for n in "${reqs[@]}"; do
+		python3 "$DECODE" "$T/in/$n.otlp" values container.id samples >>"$T/cg.values"
+	done
+	perch_record cg -F 499 -- "${inside[@]}"
+	"$PERCH" report --format=otlp -o "$T/cg.otlp" "$T/cg.data"
+	python3 "$DECODE" "$T/cg.otlp" values container.id samples >"$T/cg.rec.values"
+	rmdir "$CG" "$cgroot/perch-test-$$" && CG=
+	for f in cg.values cg.rec.values; do
+		with=$(awk -v id="$id" '$1 == "shares" && $2 == id { n += $3 } END { print n + 0 }' "$T/$f")
+		without=$(awk -v id="$id" '$1 == "shares" && $2 != id { n += $3 } END { print n + 0 }' "$T/$f")
+		what=$([ $f = cg.values ] && echo "the agent's ${#reqs[@]} pushes" || echo "perch record's --format=otlp")
+		if [ "$with" -gt 0 ] && [ "$without" -eq 0 ]; then
+			ok "container.id: $what: all $with samples of the workload carry its container's id"
+		else
+			bad "container.id" "$what: $with samples with the id, $without without: $(head -3 "$T/$f" | tr '\n' ' ')"
+		fi
+	done
 fi
 
 it_end

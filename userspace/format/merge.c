@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * `perch merge` (merge.h): loaded recordings into one version 4 file through the writer. Each
- * input's strings, frames, lines, processes (pids, with their ORIGINS), keys, modules, region
+ * input's strings, frames, lines, processes (pids, with their ORIGINS and CGROUPS), keys, modules, region
  * tables, spans, GPU entries and off-CPU spans are defined in the output's ids; then every
  * input's metric series (after a marker of its origin), the windows of all inputs in one time
  * line, the timeline ticks in time order, the steps and program pauses of all (one STEPS table),
@@ -118,6 +118,18 @@ static int add_origin(struct merge *m, const struct min *in, uint32_t pid, uint3
 	return rec_writer__origin(m->w, out, id, pid);
 }
 
+/* The input's pid's control group (CGROUPS), for the output's pid. */
+static int add_cgroup(struct merge *m, const struct min *in, uint32_t pid, uint32_t out)
+{
+	const char *cg = recording__cgroup(in->r, pid);
+	uint32_t id;
+
+	if (!cg)
+		return 0;
+	id = rec_writer__string(m->w, cg);
+	return id ? rec_writer__cgroup(m->w, out, id) : -ENOMEM;
+}
+
 /* The output's pid for the input's pid: its own unless an earlier input took it. */
 static int map_pid(struct merge *m, struct min *in, uint32_t pid, uint32_t *out)
 {
@@ -137,6 +149,8 @@ static int map_pid(struct merge *m, struct min *in, uint32_t pid, uint32_t *out)
 	err = u64map__put(&m->used, *out, 1);
 	if (!err)
 		err = u64map__put(&in->pid, pid, *out);
+	if (!err)
+		err = add_cgroup(m, in, pid, *out);
 	return err ? err : add_origin(m, in, pid, *out);
 }
 

@@ -458,6 +458,7 @@ static const parse_fn parsers[] = {
 	[REC_ORIGINS] = parse_origins,	 [REC_METRICS] = parse_metrics,
 	[REC_OFFCPU] = parse_offcpu,	 [REC_STEPS] = parse_steps,
 	[REC_SIZES] = parse_sizes,	 [REC_OFFSPANS] = parse_offspans,
+	[REC_CGROUPS] = parse_cgroups,
 };
 
 static void cut_back(struct loaded *L, const struct mark *m)

@@ -47,7 +47,7 @@ struct loaded {
 	size_t ncounts, cap_counts;
 	size_t *win_off; /* per window: where its counts start (pointers set by finish()) */
 	size_t cap_win_off, cap_windows, cap_events, cap_spans, cap_modules;
-	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls, cap_offspans;
+	size_t cap_gpu, cap_gpu_notes, cap_origins, cap_gpu_calls, cap_offspans, cap_cgroups;
 	struct u64map launch_tab; /* GPU LAUNCH: pid << 32 | correlation -> sample index + 1 */
 	uint64_t last_end;	  /* of the last window */
 	struct rec_metric_point *metric_points; /* every series' points (metrics.c) */
@@ -78,6 +78,7 @@ int parse_gpu(struct loaded *L, struct cur *c);
 int parse_metrics(struct loaded *L, struct cur *c);
 /* origins.c */
 int parse_origins(struct loaded *L, struct cur *c);
+int parse_cgroups(struct loaded *L, struct cur *c);
 /* offcpu.c */
 int parse_offcpu(struct loaded *L, struct cur *c);
 /* steps.c */

@@ -366,6 +366,7 @@ void time_free(struct loaded *L)
 	free(L->r.spans);
 	free(L->r.modules);
 	free(L->r.origins);
+	free(L->r.cgroups);
 	free(L->r.gpu);
 	free(L->r.gpu_notes);
 	free(L->r.gpu_calls);

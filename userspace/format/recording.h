@@ -117,6 +117,12 @@
  *            a real one), so every sample, thread, region table, span and GPU entry of it stays
  *            its own, and reports tell the inputs apart by pid and, through this block, by
  *            origin (pprof: label "origin"). A pid has one entry.
+ *   CGROUPS  u32 n, n x (uleb pid, uleb path)   written by `perch record` (a later perch than
+ *            version 4's first; older readers skip the block, so version 4 stays 4): the
+ *            control group of each process whose /proc/PID/cgroup names a container (a path
+ *            with a 64-hex-digit id: docker, containerd, CRI-O, podman, Kubernetes), read
+ *            when perch first sees the process alive. path: the string id of that line's
+ *            path. Reports give the id as container.id (OTLP). A pid has one entry.
  *   METRICS  u32 n, uleb interval_ns, uleb note, n x series   system metrics (record/metrics.c;
  *            a later perch than version 4's first; older readers skip the block, so version 4
  *            stays 4), the whole of every series so far: the last METRICS block wins. note: a
@@ -242,6 +248,7 @@ enum rec_block_type {
 	REC_STEPS = 20,
 	REC_SIZES = 21,
 	REC_OFFSPANS = 22,
+	REC_CGROUPS = 23,
 };
 
 /* Sample flags. */
@@ -397,6 +404,12 @@ struct rec_origin {
 	uint32_t source_pid; /* its pid in the recording it came from */
 };
 
+/* The control group of a process in a container's (CGROUPS). */
+struct rec_cgroup {
+	uint32_t pid;
+	uint32_t path; /* string id: its line's path in /proc/PID/cgroup */
+};
+
 /* GPU activity (GPU block); kinds and copy directions as cuda/perch_cuda.h numbers them. */
 enum rec_gpu_kind {
 	REC_GPU_KERNEL = 1,
@@ -519,6 +532,8 @@ struct recording {
 	size_t ngpu_notes;
 	struct rec_origin *origins; /* perch merge: where each process came from (else none) */
 	size_t norigins;
+	struct rec_cgroup *cgroups; /* the processes in containers' control groups (else none) */
+	size_t ncgroups;
 	struct rec_gpu
 		*gpu_calls; /* attach mode (CALL entries): libcuda calls, in recorded order */
 	size_t ngpu_calls;
@@ -558,6 +573,11 @@ bool recording__end(const struct recording *r, const char *key, uint64_t *value)
 const struct rec_origin *recording__origin(const struct recording *r, uint32_t pid);
 /* String by id; "" for an id out of range. */
 const char *recording__string(const struct recording *r, uint32_t id);
+/* The control group path of process pid (CGROUPS), or NULL when it has none. */
+const char *recording__cgroup(const struct recording *r, uint32_t pid);
+/* The container id a control group path names (the last run of exactly 64 lowercase hex
+ * digits: docker, containerd, CRI-O, podman, Kubernetes pods) into out, or NULL when none. */
+const char *rec_container_id(const char *path, char out[65]);
 
 /*
  * The writer (version 4). Strings, frames, stacks and keys are deduplicated; a sample's count
@@ -645,6 +665,10 @@ int rec_writer__gpu_charge(struct rec_writer *w, uint64_t bytes);
 /* The recording process pid came from (ORIGINS; perch merge): origin a string id (not 0),
  * source_pid its pid there. -EINVAL for an undefined string, -EEXIST for a pid given before. */
 int rec_writer__origin(struct rec_writer *w, uint32_t pid, uint32_t origin, uint32_t source_pid);
+/* The control group process pid is in (CGROUPS; path a string id, not 0), once per pid:
+ * -EEXIST after the first. rec_writer__cgroup_of: the path's string id given for pid, or 0. */
+int rec_writer__cgroup(struct rec_writer *w, uint32_t pid, uint32_t path);
+uint32_t rec_writer__cgroup_of(const struct rec_writer *w, uint32_t pid);
 /* Every metric series so far (METRICS, written at once; the last block wins and compaction
  * keeps it). note: a string id or 0. -EINVAL for an undefined note or metric id, -EFBIG. */
 int rec_writer__metrics(struct rec_writer *w, uint64_t interval_ns, uint32_t note,

@@ -14,6 +14,7 @@ extern const struct wr_block wr_meta_block, wr_strings_block, wr_frames_block, w
 extern const struct wr_block wr_stacks_block, wr_keys_block, wr_modules_block, wr_windows_block,
 	wr_timeline_block, wr_spans_block, wr_gpu_block; /* writer_time.c */
 extern const struct wr_block wr_origins_block;		 /* origins.c */
+extern const struct wr_block wr_cgroups_block;		 /* cgroups.c */
 extern const struct wr_block wr_offspans_block;		 /* offspans.c */
 extern const struct wr_block wr_offcpu_block;		 /* offcpu.c */
 extern const struct wr_block wr_sizes_block;		 /* sizes.c */
@@ -21,12 +22,12 @@ extern const struct wr_block wr_metrics_block;		 /* metrics.c */
 extern const struct wr_block wr_steps_block;		 /* steps.c */
 
 static const struct wr_block *const blocks[] = {
-	&wr_meta_block,	    &wr_strings_block,	&wr_frames_block, &wr_lines_block,
-	&wr_threads_block,  &wr_stacks_block,	&wr_keys_block,	  &wr_modules_block,
-	&wr_origins_block,  &wr_timeline_block, &wr_spans_block,  &wr_gpu_block,
-	&wr_offspans_block, &wr_windows_block,	&wr_offcpu_block, &wr_regions_block,
-	&wr_sizes_block,    &wr_metrics_block,	&wr_steps_block,  &wr_stats_block,
-	&wr_end_block,
+	&wr_meta_block,	   &wr_strings_block,  &wr_frames_block,   &wr_lines_block,
+	&wr_threads_block, &wr_stacks_block,   &wr_keys_block,	   &wr_modules_block,
+	&wr_origins_block, &wr_cgroups_block,  &wr_timeline_block, &wr_spans_block,
+	&wr_gpu_block,	   &wr_offspans_block, &wr_windows_block,  &wr_offcpu_block,
+	&wr_regions_block, &wr_sizes_block,    &wr_metrics_block,  &wr_steps_block,
+	&wr_stats_block,   &wr_end_block,
 };
 
 #define NBLOCKS (sizeof(blocks) / sizeof(blocks[0]))

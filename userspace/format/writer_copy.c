@@ -118,6 +118,20 @@ static uint32_t copy_frame(struct rec_copy *c, const struct rec_writer *from, st
 	return out;
 }
 
+/* pid's control group (CGROUPS), once per destination. */
+static int copy_cgroup(struct rec_copy *c, const struct rec_writer *from, struct rec_writer *to,
+		       uint32_t pid)
+{
+	uint32_t path = rec_writer__cgroup_of(from, pid), out;
+
+	if (!path || rec_writer__cgroup_of(to, pid))
+		return 0;
+	out = copy_str(c, from, to, path);
+	if (out == UINT32_MAX)
+		return -ENOMEM;
+	return out ? rec_writer__cgroup(to, pid, out) : 0;
+}
+
 static int copy_key(struct rec_copy *c, const struct rec_writer *from, struct rec_writer *to,
 		    uint32_t key, uint64_t count)
 {
@@ -150,6 +164,8 @@ static int copy_key(struct rec_copy *c, const struct rec_writer *from, struct re
 	}
 	comm = copy_str(c, from, to, k->comm);
 	if (comm == UINT32_MAX)
+		return -ENOMEM;
+	if (copy_cgroup(c, from, to, k->pid))
 		return -ENOMEM;
 	return rec_writer__sample_named(to, k->pid, k->tid, comm, count, k->flags, c->stack, n);
 }

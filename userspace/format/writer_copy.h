@@ -2,9 +2,10 @@
 /*
  * What a live writer counted since its last window, copied into another writer
  * (format/writer_copy.c): each pending key's thread, thread name, flags and whole stack (function
- * and region frames, the modules' build-ids) with its count, and the live writer's META. For
- * `perch agent`, which builds one recording of each interval from the drains that fall in it
- * while the run's own writer goes on; the copy reads the live writer and never changes it.
+ * and region frames, the modules' build-ids), its process's control group, with its count, and
+ * the live writer's META. For `perch agent`, which builds one recording of each interval from the
+ * drains that fall in it while the run's own writer goes on; the copy reads the live writer and
+ * never changes it.
  */
 #ifndef PERCH_FORMAT_WRITER_COPY_H
 #define PERCH_FORMAT_WRITER_COPY_H

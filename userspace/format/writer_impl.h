@@ -123,7 +123,10 @@ struct rec_writer {
 	struct u64map module_tab;   /* path -> index */
 	struct rec_origin *origins; /* ORIGINS (format/origins.c) */
 	size_t norigins, cap_origins, origins_done;
-	struct u64map origin_tab; /* pid -> index */
+	struct u64map origin_tab;   /* pid -> index */
+	struct rec_cgroup *cgroups; /* CGROUPS (format/cgroups.c) */
+	size_t ncgroups, cap_cgroups, cgroups_done;
+	struct u64map cgroup_tab; /* pid -> index */
 	struct buf metrics;	  /* the latest METRICS payload, after its count (metrics.c) */
 	uint32_t nmetrics;
 	bool has_metrics;

@@ -445,3 +445,20 @@ int proc_ns_ids(pid_t pid, uint32_t *nspid, uid_t *euid)
 	fclose(f);
 	return have_uid ? 0 : -ESRCH;
 }
+
+ssize_t proc_read_cgroup(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n = 0, got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -proc_errno(errno);
+	while ((size_t)n < size - 1 && (got = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
+		n += got;
+	close(fd);
+	buf[n] = '\0';
+	return n;
+}

@@ -63,5 +63,8 @@ int proc_start_time(pid_t pid, uint64_t *start);
 /* The pid of pid inside its own (innermost) pid namespace, which a JIT names its perf map after,
  * and its effective uid, from /proc/PID/status. 0 or -errno (-ESRCH: gone). */
 int proc_ns_ids(pid_t pid, uint32_t *nspid, uid_t *euid);
+/* /proc/PID/cgroup into buf (at most size - 1 bytes, terminated; what is past them is left
+ * out): lines "ID:CONTROLLERS:PATH". Its length, or -errno. */
+ssize_t proc_read_cgroup(pid_t pid, char *buf, size_t size);
 
 #endif /* PERCH_PROC_H */

@@ -13,7 +13,8 @@
  * file offsets as in pprof's), its GNU build-id as the attribute process.executable.build_id.gnu;
  * one Location per recording frame with its inline chain as Lines (innermost first); Functions
  * by (name, file); each distinct stack once (leaf first); per sample the attributes
- * process.pid, process.executable.name, thread.id, thread.name, inside regions perch.region
+ * process.pid, process.executable.name, thread.id, thread.name, container.id for a process in a
+ * container's control group (CGROUPS), inside regions perch.region
  * (the innermost) and perch.region_stack (outermost;...;innermost), perch.origin for a merged
  * recording. The stacks and counts are the other formats': the same profile (report/common.c)
  * keeps and folds them.
@@ -35,7 +36,9 @@
 #define PERCH_RELEASE "dev"
 #endif
 
-#define MAX_ATTRS 7 /* process.pid, .executable.name, thread.id, .name, origin, region, stack */
+#define MAX_ATTRS \
+	8 /* process.pid, .executable.name, thread.id, .name, container, origin, region, \
+		     * stack */
 #define MAX_TYPES 3
 
 typedef Otlp__Mapping o_mapping;
@@ -68,6 +71,9 @@ struct row {
 
 struct otlp {
 	const struct recording *r;
+	uint32_t cg_pid;   /* the last pid container_of() looked up */
+	const char *cg_id; /* its container id, or NULL */
+	char cg_buf[65];
 	const struct profile *p;
 	uint64_t frequency, period;
 	const char *counted;
@@ -362,6 +368,19 @@ static int region_attrs(struct otlp *x, struct row *row, const struct rec_sample
 	return 0;
 }
 
+/* Whether process pid is in a container's control group: its id in x->cg_id (samples come
+ * grouped by process: one lookup a run of them). */
+static bool container_of(struct otlp *x, uint32_t pid)
+{
+	if (pid != x->cg_pid || !x->cg_pid) {
+		x->cg_pid = pid;
+		x->cg_id = x->r->ncgroups
+				   ? rec_container_id(recording__cgroup(x->r, pid), x->cg_buf)
+				   : NULL;
+	}
+	return x->cg_id != NULL;
+}
+
 /* Row for the first nframes frames of recording sample s. */
 static int add_row(struct otlp *x, const struct rec_sample *s, uint32_t nframes,
 		   const int64_t *values, bool gpu)
@@ -392,6 +411,8 @@ static int add_row(struct otlp *x, const struct rec_sample *s, uint32_t nframes,
 	row->attrs[2] = attr_id(x, "thread.id", NULL, s->tid);
 	row->attrs[3] = attr_id(x, "thread.name", report_sample_comm(x->r, s), 0);
 	row->nattrs = 4;
+	if (container_of(x, s->pid))
+		row->attrs[row->nattrs++] = attr_id(x, "container.id", x->cg_id, 0);
 	if (o)
 		row->attrs[row->nattrs++] =
 			attr_id(x, "perch.origin", recording__string(x->r, o->origin), 0);

@@ -244,6 +244,37 @@ static void jit_context(struct proc *p)
 	p->root_fd = fd;
 }
 
+/* The process's control group when it names a container (the first line of /proc/PID/cgroup
+ * whose path holds a container id), into the recording's CGROUPS, once per process; looked at
+ * when it starts and at each exec until found (a runtime moves a process into the container's
+ * group before it execs the container's program). The path is what a cgroup's creator named
+ * it: bounded here, only its hex id is ever shown. */
+static void note_cgroup(struct collector *c, struct proc *p)
+{
+	char buf[4096], id[65];
+	uint32_t s;
+
+	if (p->cgroup_read || p->pp->exited)
+		return;
+	if (proc_read_cgroup((pid_t)p->pp->pid, buf, sizeof(buf)) <= 0)
+		return;
+	for (char *line = buf, *next; line && *line; line = next) {
+		char *path = strchr(line, ':');
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		path = path ? strchr(path + 1, ':') : NULL;
+		if (!path || !rec_container_id(path + 1, id))
+			continue;
+		s = rec_writer__string(c->w, path + 1);
+		if (s)
+			rec_writer__cgroup(c->w, p->pp->pid, s);
+		p->cgroup_read = true;
+		return;
+	}
+}
+
 static void note_capped(struct collector *c, struct proc *p)
 {
 	if (!p->jit || !perfmap__unread(p->jit) || p->jit_capped)
@@ -400,8 +431,10 @@ static int proc_started(void *ctx, struct procs_proc *pp, const struct proc_maps
 		if (img)
 			img->maps_failed = true;
 	}
-	if (p)
+	if (p) {
 		jit_context(p);
+		note_cgroup(c, p);
+	}
 	return 0;
 }
 
@@ -450,6 +483,7 @@ static void proc_execd(void *ctx, struct procs_proc *pp)
 		p->execd = true;
 	}
 	jit_context(p);
+	note_cgroup(c, p);
 	img = image_find(p, p->pp->gen) ?: image_add(p, p->pp->gen);
 	if (img && !img->maps)
 		img->maps = proc_maps__new();

@@ -55,7 +55,8 @@ struct proc {
 	bool jit_capped;     /* its map was over PERFMAP_MAX_BYTES or the budget (counted once) */
 	struct jit_unnamed *unnamed; /* JIT frames its map did not name yet */
 	size_t nunnamed, capunnamed;
-	bool execd; /* in collector.execd: an exec whose older images a drain frees */
+	bool execd;	  /* in collector.execd: an exec whose older images a drain frees */
+	bool cgroup_read; /* its container's control group found (note_cgroup()) */
 };
 
 struct collector {
