@@ -130,32 +130,47 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 
 #define SWITCH_SKIP 2 /* kernel frames above __schedule: the program, bpf_trace_run4 */
 
-/* The user part of the key of the thread leaving the CPU (the current one), as a tick's; its
- * user registers in *ip, *sp. */
-static __always_inline void switch_out_ustack(void *ctx, __u32 tgid, __u32 buf,
-					      struct perch_key *key, struct pt_regs *regs)
+/* The user stack by frame pointers (the kernel's walk), as a tick without tables takes it. */
+static __always_inline void fp_user_stack(void *ctx, __u32 buf, struct perch_key *key,
+					  struct pt_regs *regs)
 {
-	long err;
+	long err =
+		bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, BPF_F_USER_STACK);
 
-	if (dwarf_user_stack_in(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
-				SCRATCH_OFFCPU))
-		return;
-	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, BPF_F_USER_STACK);
 	key->ustack_id = err;
 	if (err < 0)
 		note_stack_error(err, PERCH_STAT_USTACK_FULL, PERCH_STAT_USTACK_FAULT);
 	key->user_ret = regs ? user_stack_top(regs) : 0;
 }
 
+/* The user part of the key of the thread leaving the CPU (the current one), as a tick's; its
+ * user registers in *ip, *sp. True when the stack is to go to the `early` ring (the process's
+ * early window, its tables not listed yet: struct perch_early). */
+static __always_inline bool switch_out_ustack(void *ctx, __u32 tgid, __u32 buf,
+					      struct perch_key *key, struct pt_regs *regs)
+{
+	long err;
+
+	err = dwarf_user_stack_in(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, key,
+				  SCRATCH_OFFCPU);
+	if (err == USTACK_DWARF)
+		return false;
+	if (err == USTACK_EARLY && regs)
+		return true;
+	fp_user_stack(ctx, buf, key, regs);
+	return false;
+}
+
 /* The key of the thread leaving the CPU into st (its user stack reused when st took it from
  * the same registers in this drain period); 0 or -1 (lost). */
 static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u32 gen,
-					  struct perch_offcpu_start *st, bool reuse)
+					  struct perch_offcpu_start *st, bool reuse, __u64 now)
 {
 	__u32 buf = active, f = flips << 1 | buf; /* a flip between the two reads: no match */
 	struct perch_key *key = &st->key;
 	struct pt_regs *regs;
 	__u64 ip = 0, sp = 0, step = key->step; /* the caller's */
+	bool to_ring = false;
 	long err;
 
 	regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
@@ -165,16 +180,18 @@ static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u3
 		ip = BPF_CORE_READ(regs, ip);
 		sp = BPF_CORE_READ(regs, sp);
 	}
+	/* An early key is never reused: its name is its own record's. */
 	reuse = reuse && regs && st->flips == f && st->ip == ip && st->sp == sp &&
-		key->tgid == tgid && key->gen == gen;
-	key->flags &= PERCH_KEY_DWARF | PERCH_KEY_TRUNCATED | PERCH_KEY_UNWIND_FAILED;
+		key->tgid == tgid && key->gen == gen && !(key->flags & PERCH_KEY_EARLY);
+	key->flags &=
+		PERCH_KEY_DWARF | PERCH_KEY_TRUNCATED | PERCH_KEY_UNWIND_FAILED | PERCH_KEY_FP_LEAF;
 	if (!reuse) {
 		__builtin_memset(key, 0, sizeof(*key));
 		key->tgid = tgid;
 		key->tid = tid;
 		key->gen = gen;
 		key->step = step;
-		switch_out_ustack(ctx, tgid, buf, key, regs);
+		to_ring = switch_out_ustack(ctx, tgid, buf, key, regs);
 	}
 	st->flips = f;
 	st->ip = ip;
@@ -186,13 +203,23 @@ static __always_inline int switch_out_key(void *ctx, __u32 tgid, __u32 tid, __u3
 	 * registers can block under another Python function. */
 	key->py_hash = 0;
 	py_stack_in(tgid, tid, buf, key, SCRATCH_OFFCPU);
+	if (st->preempted)
+		key->flags |= PERCH_KEY_PREEMPTED;
+	if (to_ring) {
+		/* Its stacks in the record; the time makes the key one of its own. */
+		key->flags |= PERCH_KEY_EARLY;
+		key->ustack_hash = now;
+		if (send_early(ctx, regs, key, now, SWITCH_SKIP))
+			return 0;
+		key->flags &= ~PERCH_KEY_EARLY; /* the ring is full: by frame pointers */
+		key->ustack_hash = 0;
+		fp_user_stack(ctx, buf, key, regs);
+	}
 	/* From __schedule on: the program and bpf_trace_run are not the thread's. */
 	err = bpf_get_stackid(ctx, buf ? (void *)&stacks1 : (void *)&stacks0, SWITCH_SKIP);
 	key->kstack_id = err;
 	if (err < 0)
 		note_stack_error(err, PERCH_STAT_KSTACK_FULL, PERCH_STAT_KSTACK_FAULT);
-	if (st->preempted)
-		key->flags |= PERCH_KEY_PREEMPTED;
 	/* Named at the drain of this buffer, while its stacks are there: the block may end
 	 * periods later. */
 	return key_launch(buf ? (void *)&counts1 : (void *)&counts0, key) ? 0 : -1;
@@ -237,7 +264,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	st->time_ns = 0; /* not a block until its key is complete */
 	st->preempted = BPF_CORE_READ(prev, __state) == 0; /* TASK_RUNNING: still runnable */
 	st->key.step = step; /* kept by switch_out_key, as the key's other fields it reuses */
-	if (switch_out_key(ctx, tgid, tid, *gen, st, true)) {
+	if (switch_out_key(ctx, tgid, tid, *gen, st, true, now)) {
 		stat_inc(PERCH_STAT_OFF_CPU_LOST);
 		return 0;
 	}

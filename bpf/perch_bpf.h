@@ -60,6 +60,9 @@ enum perch_key_flags {
 				 << 6, /* Python frames: PERCH_PY_DEPTH kept, outer ones missing */
 	PERCH_KEY_PY_LOST = 1 << 7,    /* Python frames: the walk stopped at memory it could not
 					  * read, or the stack could not be stored */
+	PERCH_KEY_EARLY = 1 << 8, /* --off-cpu: a switch-out in its process's early window (struct
+				   * perch_early): its stacks come through the `early` ring, keyed
+				   * by its time in ustack_hash; the loader names it once walked */
 };
 /* perch record -e A,B: the tick's event index (its perf event's BPF cookie) in flags' top byte. */
 #define PERCH_KEY_EVENT_SHIFT 24
@@ -385,14 +388,17 @@ struct perch_offspan {
  * registers, its kernel stack and up to PERCH_EARLY_STACK bytes of its user stack from sp into the
  * `early` ring instead of being counted; the loader walks the copy with the same rows once the
  * tables are listed and adds the sample with its whole stack (record/sampler/sampler_early.c).
- * Ticks of the normal path (a walk that reaches the outermost frame) pay nothing for it.
+ * An --off-cpu switch-out in that window does the same with its key (PERCH_KEY_EARLY): the loader
+ * names the key once walked, and the block's time waits for that name (sampler_offcpu.c), where
+ * a frame-pointer walk would lose the callers of a thread that blocks in a frameless syscall
+ * wrapper (glibc's read). Ticks of the normal path (a walk that reaches the outermost frame) pay nothing for it.
  */
 #define PERCH_EARLY_NS	  2000000000ull
 #define PERCH_EARLY_STACK 65536
 #define PERCH_EARLY_RING  (4u << 20)
 
 struct perch_early {
-	__u64 time_ns; /* CLOCK_MONOTONIC, the tick's */
+	__u64 time_ns; /* CLOCK_MONOTONIC, the tick's (the switch-out's) */
 	__u64 ip, sp, bp;
 	__u32 len; /* bytes of stack copied from sp */
 	__u32 nk;  /* bytes of kstack (bpf_get_stack's result) */

@@ -128,8 +128,9 @@ struct {
 } early_until SEC(".maps");
 
 /* Early stacks for the loader to walk (struct perch_early, each only as long as its copy; one
- * page with --unwind=fp), built in the CPU's element of early_scratch (too big for a per-CPU
- * array's element; the loader sizes it to the CPUs). */
+ * page with --unwind=fp), built in the CPU's elements of early_scratch (too big for a per-CPU
+ * array's element; the loader sizes it to two a CPU: a tick's, and a switch-out's, which a
+ * cycles NMI can interrupt). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, PERCH_EARLY_RING);
@@ -449,12 +450,13 @@ static __always_inline __u32 copy_early_stack(struct perch_early *e)
 }
 
 /* Copy what a later walk needs (see struct perch_early) into the `early` ring, no more of the
- * stack than was copied; false when it is full (counted): the tick is then counted as it was. */
-static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct pt_regs *regs,
-				       const struct perch_key *key, __u64 now)
+ * stack than was copied; false when it is full (counted): the tick is then counted as it was.
+ * kskip: 0 for a tick; for a switch-out the kernel frames above the thread's (its own slot). */
+static __always_inline bool send_early(void *ctx, struct pt_regs *regs, const struct perch_key *key,
+				       __u64 now, __u32 kskip)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
-	struct perch_early *e = bpf_map_lookup_elem(&early_scratch, &cpu);
+	__u32 slot = bpf_get_smp_processor_id() * 2 + (kskip ? 1 : 0);
+	struct perch_early *e = bpf_map_lookup_elem(&early_scratch, &slot);
 	__u64 size;
 	long nk;
 
@@ -465,7 +467,7 @@ static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct p
 	e->sp = BPF_CORE_READ(regs, sp);
 	e->bp = BPF_CORE_READ(regs, bp);
 	__builtin_memcpy(&e->key, key, sizeof(*key));
-	nk = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), 0);
+	nk = bpf_get_stack(ctx, e->kstack, sizeof(e->kstack), kskip);
 	e->nk = nk > 0 ? nk : 0;
 	e->len = copy_early_stack(e);
 	size = offsetof(struct perch_early, stack) + (e->len & (2 * PERCH_EARLY_STACK - 1));
@@ -473,7 +475,8 @@ static __always_inline bool send_early(struct bpf_perf_event_data *ctx, struct p
 		stat_inc(PERCH_STAT_EARLY_LOST);
 		return false;
 	}
-	stat_inc(PERCH_STAT_EARLY);
+	if (!kskip)
+		stat_inc(PERCH_STAT_EARLY); /* the ticks' */
 	return true;
 }
 
@@ -518,7 +521,7 @@ int on_tick(struct bpf_perf_event_data *ctx)
 	py_stack_in(tgid, key.tid, buf, &key, SCRATCH_TICK);
 	regs = user_regs(ctx);
 	how = dwarf_user_stack(regs, tgid, buf ? (void *)&dstacks1 : (void *)&dstacks0, &key);
-	if (how == USTACK_EARLY && regs && send_early(ctx, regs, &key, now))
+	if (how == USTACK_EARLY && regs && send_early(ctx, regs, &key, now, 0))
 		return 0; /* the loader counts it once it has walked it */
 	if (how != USTACK_DWARF) {
 		err = bpf_get_stackid(ctx, stackmap, BPF_F_USER_STACK);

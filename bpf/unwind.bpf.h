@@ -33,6 +33,8 @@ struct unwind_ctx {
 	__u32 fp_leaf; /* the second walk: a leaf without a table has a frame (frame pointers
 			* from it, then tables where they are) */
 	__u32 slot;    /* enum scratch_slot: where the frames go */
+	__u32 nocfi;   /* a frame was stepped from without a row (frame pointers, a frameless
+			* guess): in the early window, perhaps a module not listed yet */
 };
 
 #define FNV_OFFSET 0xcbf29ce484222325ull
@@ -250,6 +252,7 @@ __noinline int unwind_frame(struct unwind_ctx *u)
 no_cfi:
 	if (unwind_mode == PERCH_UNWIND_DWARF)
 		return stop(u, UNW_NO_CFI);
+	u->nocfi = 1;
 	if (!n && !u->fp_leaf)
 		return frameless_leaf(u);
 	if (u->guess)
@@ -333,12 +336,13 @@ enum ustack_how {
 	USTACK_EARLY,  /* a tick in its process's early window that the tables cannot walk yet */
 };
 
-/* A tick of tgid within PERCH_EARLY_NS of its exec (see struct perch_early). */
+/* A tick (or an --off-cpu switch-out) of tgid within PERCH_EARLY_NS of its exec (see struct
+ * perch_early). */
 static __always_inline bool early_window(__u32 tgid, __u32 slot)
 {
 	__u64 *until;
 
-	if (slot != SCRATCH_TICK)
+	if (slot == SCRATCH_PROBE)
 		return false;
 	until = bpf_map_lookup_elem(&early_until, &tgid);
 	return until && bpf_ktime_get_ns() < *until;
@@ -362,7 +366,7 @@ static __always_inline void walk_user_stack(struct unwind_ctx *u, struct perch_u
 
 /* Unwind the user stack from the tables into the key, building it in scratch slot `slot`.
  * Returns USTACK_FP when the process has no tables (or the leaf is in code without one): the
- * caller walks frame pointers instead; USTACK_EARLY (ticks only) when it stops short in the early
+ * caller walks frame pointers instead; USTACK_EARLY (ticks and switch-outs) when it stops short in the early
  * window: nothing counted, the caller copies the stack for the loader. The dwarf_* counters count
  * ticks' stacks (the report sets them against the samples): a probe's (SCRATCH_PROBE) are not
  * counted there. */
@@ -387,7 +391,14 @@ static __always_inline int dwarf_user_stack_in(struct pt_regs *regs, __u32 tgid,
 		u.fp_leaf = 1;
 		walk_user_stack(&u, st, regs);
 	}
-	if (u.stop != UNW_DONE && u.stop != UNW_TRUNCATED && early_window(tgid, slot))
+	/* In the early window a switch-out's walk that went without rows may have met a module
+	 * whose table is not listed yet: a frame-pointer step from glibc's frameless read() in a
+	 * frame-pointer program looks complete and skips read's caller (every block's leaf is such
+	 * a wrapper). The loader walks it again once its tables are. A tick's rarely is, and a JIT's
+	 * ticks (code without tables) would all be copied. */
+	if (((u.stop != UNW_DONE && u.stop != UNW_TRUNCATED) ||
+	     (u.nocfi && slot == SCRATCH_OFFCPU)) &&
+	    early_window(tgid, slot))
 		return USTACK_EARLY;
 	if (u.fp_leaf && u.stop != UNW_DONE && u.stop != UNW_TRUNCATED) {
 		/* The tables could not go on from where the frame pointers led: the frame-pointer

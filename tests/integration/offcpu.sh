@@ -47,7 +47,6 @@ if perch_record oc --off-cpu --timeline -- "$WL/offcpu" 4; then
 	folded "$T/oc.data" --view=wall >"$T/wall.folded"
 	sl=$(kv "$T/oc.truth" sleep_ns) sp=$(kv "$T/oc.truth" spin_ns) lk=$(kv "$T/oc.truth" lock_ns)
 	spr=$(kv "$T/oc.truth" spin_run_ns)
-	tot=$((sl + sp + lk))
 	ps=$(phase_ns "$T/wall.folded" worker phase_sleep)
 	pp=$(phase_ns "$T/wall.folded" worker phase_spin)
 	pl=$(phase_ns "$T/wall.folded" worker phase_lock)
@@ -67,6 +66,7 @@ if perch_record oc --off-cpu --timeline -- "$WL/offcpu" 4; then
 	}
 	ptot=$((ps + pp + pl))
 	for p in "sleep $ps" "spin $pp" "lock $pl"; do
+		# shellcheck disable=SC2086 # "PHASE NS": two words
 		set -- $p
 		if said=$(share_ok "$1" "$2" "$ptot"); then
 			ok "wall: phase_$1 $said"
@@ -222,6 +222,26 @@ print(round(sum(v * (n["ts"] - e["ts"]) / 1e6 for es in by.values() for e, n in 
 		ok "--view=off: the windows hold the off-CPU time, $win ns"
 	else
 		bad "--view=off windows" "the windows hold $win ns, the recording $(off_total tl) ns"
+	fi
+fi
+
+# A thread that blocks at once after the exec, before perch has listed the process's unwind
+# tables (OFFCPU_READER_MS=0): its stack is copied and walked once they are (PERCH_KEY_EARLY), the
+# block's time and span waiting for that walk. Before, a frame-pointer walk from glibc's frameless
+# read() skipped pipe_wait_read and ended at start_thread (CI22 of 2026-11-29: the sanitizer build
+# listed the tables more than the 300 ms late the reader usually waits); the reader's whole block
+# under its whole stack, one slice of it, none unkeyed.
+if OFFCPU_READER_MS=0 perch_record early --off-cpu --timeline -- "$WL/offcpu" 1 && slices early >"$T/early.slices"; then
+	folded "$T/early.data" --view=off >"$T/early.folded"
+	rd=$(kv "$T/early.truth" read_ns)
+	got=$(awk '/^reader;clone3;start_thread;reader;pipe_wait_read;/ && /pipe_read/ { s += $NF } END { printf "%.0f\n", s }' "$T/early.folded")
+	walked=$(rec_stat "$T/early.data" early_off_cpu_stacks)
+	n=$(awk '$4 == "pipe"' "$T/early.slices" | wc -l)
+	if within "$(pct "$got" "$rd")" 100 2 && [ "${walked:-0}" -gt 0 ] && [ "$n" = 1 ] &&
+		[ "$(span_total early)" = "$(off_total early)" ]; then
+		ok "early block: the reader's $got ns under clone3;start_thread;reader;pipe_wait_read (workload: $rd ns), one slice; $walked early switch-outs walked"
+	else
+		bad "early block" "$got ns under the whole read stack (workload: $rd ns), $n pipe slices, early_off_cpu_stacks '$walked', slices $(span_total early) ns of $(off_total early); $(grep '^reader;' "$T/early.folded" | sort -t' ' -k2 -rn | head -2 | cut -c1-200)"
 	fi
 fi
 

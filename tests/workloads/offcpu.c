@@ -5,8 +5,8 @@
  *   phase_sleep  nanosleep for SLEEP_MS                                          (off-CPU: sleep)
  *   phase_spin   spin on the clock for SPIN_MS                                   (on-CPU)
  *   phase_lock   wait on a mutex thread "holder" keeps for LOCK_MS               (off-CPU: lock)
- * (40 %, 40 %, 20 % by default). Thread "reader" (after 300 ms) blocks in read() on a pipe, in
- * pipe_wait_read, until the worker is done, and measures that time. At the end it prints
+ * (40 %, 40 %, 20 % by default). Thread "reader" (after OFFCPU_READER_MS, default 300) blocks in
+ * read() on a pipe, in pipe_wait_read, until the worker is done, and measures that time. At the end it prints
  *   sleep_ns=N spin_ns=N lock_ns=N read_ns=N long_ns=N spin_run_ns=N
  * the ground truth the test holds perch's --view=wall and --view=off against; long_ns is the wall
  * time of the sleep and lock phases that took OFFCPU_LONG_MS (default 400) or more each, what
@@ -110,9 +110,12 @@ static void *reader(void *arg)
 	(void)arg;
 	pthread_setname_np(pthread_self(), "reader");
 	/* A stack is taken when the thread leaves the CPU: one that blocks in the first moments
-	 * after exec, before perch has loaded the process's unwind tables, is walked with frame
-	 * pointers, and glibc's read() (no frame) hides its caller. */
-	sleep_ms(300);
+	 * after exec, before perch has listed the process's unwind tables, is copied for perch to
+	 * walk once it has (a frame-pointer walk would lose pipe_wait_read: glibc's read() makes
+	 * no frame). OFFCPU_READER_MS=0 blocks at once, in that window. */
+	const char *ms = getenv("OFFCPU_READER_MS");
+
+	sleep_ms(ms ? atoi(ms) : 300);
 	pipe_wait_read();
 	return NULL;
 }

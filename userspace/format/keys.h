@@ -166,17 +166,20 @@
 /* Early stacks (bpf/perch_bpf.h, struct perch_early): ticks right after an exec whose walk
  * stopped short, copied for the loader (in the BPF program), and what the loader's walk of them
  * gave (record/sampler/sampler.h): whole stacks, stacks still short, stacks walked by frame
- * pointers (no tables came), copies not kept. Written only when the sampler unwound from tables
+ * pointers (no tables came), copies not kept; the same three for --off-cpu switch-outs. Written only when the sampler unwound from tables
  * (after the writer's counters: `report --format=stats` shows them only where a recording has
  * them). */
 #define REC_STATS_EARLY_BPF(X)                   \
 	X(early_stacks_copied, PERCH_STAT_EARLY) \
 	X(early_stacks_ring_full, PERCH_STAT_EARLY_LOST)
-#define REC_STATS_EARLY(X)                               \
-	X(early_stacks_rescued, SAMPLER_EARLY_RESCUED)   \
-	X(early_stacks_short, SAMPLER_EARLY_SHORT)       \
-	X(early_stacks_frame_pointers, SAMPLER_EARLY_FP) \
-	X(early_stacks_lost, SAMPLER_EARLY_LOST)
+#define REC_STATS_EARLY(X)                                 \
+	X(early_stacks_rescued, SAMPLER_EARLY_RESCUED)     \
+	X(early_stacks_short, SAMPLER_EARLY_SHORT)         \
+	X(early_stacks_frame_pointers, SAMPLER_EARLY_FP)   \
+	X(early_stacks_lost, SAMPLER_EARLY_LOST)           \
+	X(early_off_cpu_stacks, SAMPLER_EARLY_OFFCPU)      \
+	X(early_off_cpu_short, SAMPLER_EARLY_OFFCPU_SHORT) \
+	X(early_off_cpu_frame_pointers, SAMPLER_EARLY_OFFCPU_FP)
 
 /* --off-cpu --timeline (OFFSPANS): block spans written, lost (the sampler's ring was full, or
  * the span's key had no key id) and dropped past --max-size; written only with both options.

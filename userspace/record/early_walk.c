@@ -13,6 +13,7 @@ struct walker {
 	uint64_t ip, sp, bp;
 	bool exact, guess;
 	bool fp_leaf; /* the second walk: the leaf left by its frame pointer */
+	bool nocfi;   /* a frame stepped from without a row */
 };
 
 enum { WALK_GOING = 0 };
@@ -58,6 +59,7 @@ static int step_no_cfi(struct walker *w, uint32_t n, uint32_t mode)
 
 	if (mode == PERCH_UNWIND_DWARF)
 		return EARLY_WALK_STOPPED;
+	w->nocfi = true;
 	if (n && w->guess)
 		return EARLY_WALK_FP_LEAF;
 	if (!n && !w->fp_leaf) {
@@ -175,7 +177,7 @@ static int walk(struct walker *w, uint32_t mode, uint64_t *pc, uint32_t *n)
 }
 
 int early_walk(const struct perch_early *e, const struct perch_proc_unwind *proc, early_row_fn row,
-	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n, bool *fp_leaf)
+	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n, bool *fp_leaf, bool *nocfi)
 {
 	struct walker w = {.e = e, .proc = proc, .row = row, .ctx = ctx};
 	int end = walk(&w, mode, pc, n);
@@ -183,12 +185,15 @@ int early_walk(const struct perch_early *e, const struct perch_proc_unwind *proc
 	if (end == EARLY_WALK_FP_LEAF) {
 		/* Not frameless: again, with frame pointers from the leaf, as the kernel does. */
 		w.fp_leaf = true;
+		w.nocfi = false;
 		end = walk(&w, mode, pc, n);
 		if (end != EARLY_WALK_DONE && end != EARLY_WALK_TRUNCATED)
 			end = EARLY_WALK_FP_LEAF;
 	}
 	if (fp_leaf)
 		*fp_leaf = w.fp_leaf && end != EARLY_WALK_FP_LEAF;
+	if (nocfi)
+		*nocfi = w.nocfi;
 	return end;
 }
 

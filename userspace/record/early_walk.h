@@ -33,9 +33,11 @@ enum early_walk_end {
  * return addresses as the kernel stores them, zero-terminated: PERCH_MAX_STACK + 1 entries), their
  * number into *n. A leaf without rows whose return address is not on top of the stack is left by
  * its frame pointer, the walk going on with the rows where they are: then *fp_leaf (NULL: not
- * asked) is true. Returns enum early_walk_end. */
+ * asked) is true. *nocfi (NULL: not asked): some frame was stepped from without a row (a module
+ * whose table is not listed yet looks the same as code without one). Returns enum
+ * early_walk_end. */
 int early_walk(const struct perch_early *e, const struct perch_proc_unwind *proc, early_row_fn row,
-	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n, bool *fp_leaf);
+	       void *ctx, uint32_t mode, uint64_t *pc, uint32_t *n, bool *fp_leaf, bool *nocfi);
 
 /* Walk e by frame pointers: its pc, then the return addresses of the RBP chain, into pc as above.
  * Returns the number of frames. */

@@ -111,6 +111,10 @@ enum sampler_early_stat {
 	SAMPLER_EARLY_FP,   /* no tables came for its image (it exec'd again or exited first, or
 			   * 2 s passed): walked by frame pointers, as the kernel would have */
 	SAMPLER_EARLY_LOST, /* not kept (out of memory, or a record cut short) */
+	/* --off-cpu switch-outs in the window (PERCH_KEY_EARLY), as the three ticks' above */
+	SAMPLER_EARLY_OFFCPU,
+	SAMPLER_EARLY_OFFCPU_SHORT,
+	SAMPLER_EARLY_OFFCPU_FP,
 	SAMPLER_EARLY_MAX,
 };
 uint64_t sampler__early_stat(const struct sampler *sp, enum sampler_early_stat which);

@@ -9,7 +9,9 @@
  * walked by frame pointers, as the kernel would have; one whose walk stops short (the copy ends
  * too soon, no CFI) is handed on with what was walked, flagged as stopped early. None is dropped.
  * With --timeline each one's tick joins the timeline at its own time (sampler_timeline.c holds
- * later ticks back while an earlier early tick waits).
+ * later ticks back while an earlier early tick waits). An --off-cpu switch-out in the window
+ * (PERCH_KEY_EARLY) comes the same way; handed on, it is a key with no count that names the
+ * block's key for sampler_offcpu.c.
  *
  * The ring is read by a thread of its own once the targets started (after the launch's fork,
  * which is done from perch's only thread), into a list the loop takes at each read: the loop builds a
@@ -61,6 +63,7 @@ struct early_tick {
 	bool truncated;
 	bool fp;      /* walked by frame pointers: no tables came */
 	bool fp_leaf; /* its leaf (no table, not frameless) left by its frame pointer */
+	bool offcpu;  /* an --off-cpu switch-out's (PERCH_KEY_EARLY), not a tick's */
 };
 
 static uint64_t now_ns(void)
@@ -100,7 +103,7 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool settled, boo
 	const struct procs_proc *pp;
 	struct perch_proc_unwind proc;
 	__u32 pid = key->tgid, gen = 0;
-	bool gone, target;
+	bool gone, target, nocfi = false;
 	int end;
 
 	/* The process table (which the collector keeps images by) has not seen the fork or the
@@ -119,8 +122,15 @@ static bool try_walk(struct sampler *sp, struct early_tick *t, bool settled, boo
 		return true;
 	}
 	end = early_walk(t->raw, &proc, map_row, &sp->fds.unwind_rows, sp->unwind_mode, t->pc,
-			 &t->n, &t->fp_leaf);
+			 &t->n, &t->fp_leaf, &nocfi);
 	t->walked = end == EARLY_WALK_DONE || end == EARLY_WALK_TRUNCATED;
+	/* A switch-out's frame without a row before the drain that settles it: its module's table
+	 * may not be listed yet (see unwind.bpf.h's early path), so the walk may not be the one its
+	 * tables give: again then. */
+	if (t->walked && t->offcpu && nocfi && !settled && !last) {
+		t->walked = false;
+		return false;
+	}
 	t->truncated = end == EARLY_WALK_TRUNCATED;
 	if (t->walked) {
 		log_debug("sampler: early tick of %u walked %.3f ms after it was taken", pid,
@@ -158,6 +168,7 @@ static int handle_early(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	memcpy(t->raw, data, head + e->len);
+	t->offcpu = e->key.flags & PERCH_KEY_EARLY;
 	r->held += head + e->len;
 	r->taken[r->ntaken++] = t;
 	return 0;
@@ -257,7 +268,9 @@ static void early_setup(struct sampler *sp)
 		bpf_map__set_max_entries(sp->skel->maps.early, 4096);
 		bpf_map__set_max_entries(sp->skel->maps.early_until, 1);
 	} else if (libbpf_num_possible_cpus() > 0) {
-		bpf_map__set_max_entries(sp->skel->maps.early_scratch, libbpf_num_possible_cpus());
+		/* A tick's and a switch-out's for each CPU. */
+		bpf_map__set_max_entries(sp->skel->maps.early_scratch,
+					 2 * libbpf_num_possible_cpus());
 	}
 }
 
@@ -312,17 +325,28 @@ static void hand_on(struct sampler *sp, struct early_tick *t, sampler_sample_fn 
 		key.user_ret = top;
 	}
 	if (t->fp) {
-		sp->early_stats[SAMPLER_EARLY_FP]++;
+		sp->early_stats[t->offcpu ? SAMPLER_EARLY_OFFCPU_FP : SAMPLER_EARLY_FP]++;
 	} else {
 		key.flags |= t->fp_leaf ? PERCH_KEY_FP_LEAF : 0;
 		key.flags |= PERCH_KEY_DWARF;
 		key.flags |= t->truncated ? PERCH_KEY_TRUNCATED : 0;
 		key.flags |= t->walked ? 0 : PERCH_KEY_UNWIND_FAILED;
 		key.ustack_hash = hash;
-		sp->early_stats[t->walked ? SAMPLER_EARLY_RESCUED : SAMPLER_EARLY_SHORT]++;
+		if (t->offcpu)
+			sp->early_stats[t->walked ? SAMPLER_EARLY_OFFCPU
+						  : SAMPLER_EARLY_OFFCPU_SHORT]++;
+		else
+			sp->early_stats[t->walked ? SAMPLER_EARLY_RESCUED : SAMPLER_EARLY_SHORT]++;
 	}
 	key.kstack_id = nk ? 0 : -EFAULT;
 	memcpy(k, t->raw->kstack, (nk < PERCH_MAX_STACK ? nk : PERCH_MAX_STACK) * sizeof(*k));
+	if (t->offcpu) {
+		/* A key with no count, as a switch-out's at a drain; its blocks go by its name. */
+		key.flags &= ~(uint32_t)PERCH_KEY_EARLY;
+		sampler_raw_sample_py(sp, &key, 0, t->pc, nk ? k : NULL, &raw);
+		sampler_offcpu_early_named(sp, &t->raw->key, fn(ctx, &raw));
+		return;
+	}
 	/* --timeline: its tick, at the time it was taken (the timeline keeps the order). */
 	sampler_raw_sample_py(sp, &key, 1, t->pc, nk ? k : NULL, &raw);
 	sampler_timeline_late(sp, t->raw->time_ns, fn(ctx, &raw));
@@ -365,7 +389,7 @@ uint64_t sampler_early_oldest(const struct sampler *sp)
 	uint64_t oldest = UINT64_MAX;
 
 	for (size_t i = 0; i < sp->nearly; i++)
-		if (sp->early[i]->raw->time_ns < oldest)
+		if (!sp->early[i]->offcpu && sp->early[i]->raw->time_ns < oldest)
 			oldest = sp->early[i]->raw->time_ns;
 	return oldest;
 }

@@ -148,6 +148,10 @@ void sampler_events_catch_up(struct sampler *sp);
 void sampler_early_read(struct sampler *sp);
 uint64_t sampler_early_oldest(const struct sampler *sp);
 
+/* sampler_offcpu.c: the early switch-out key (PERCH_KEY_EARLY, its bytes as the BPF program
+ * keeps its blocks by) named key id `id` by sampler_early.c once its stack was walked. */
+void sampler_offcpu_early_named(struct sampler *sp, const struct perch_key *key, uint32_t id);
+
 /* sampler_drain.c: the neutral sample of key's bucket of count ticks; stacks leaf first,
  * zero-terminated, NULL when missing (their storage is borrowed by *out). */
 void sampler_raw_sample(const struct perch_key *key, uint64_t count, const uint64_t *ustack,

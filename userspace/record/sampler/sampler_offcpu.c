@@ -10,7 +10,9 @@
  * recording's keys do. With --timeline each block also comes as a span through the `offspans`
  * ring (struct perch_offspan): read at every drain, a span of the drained buffer gets its key id
  * then, one of the other buffer waits for that buffer's drain, and each goes to the span
- * function (the recording's OFFSPANS block).
+ * function (the recording's OFFSPANS block). A switch-out in its process's early window
+ * (PERCH_KEY_EARLY: its stack waits for the process's tables) is named when sampler_early.c has
+ * walked it, at most PERCH_EARLY_NS later: its blocks and spans wait for that (held, bounded).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,12 +33,17 @@ struct named_key {
 
 extern const struct sampler_part sampler_offcpu_part;
 
-#define SPAN_RING_MIN (256u * 1024)	  /* bytes */
+#define SPAN_RING_MIN (256u * 1024) /* bytes */
+/* Blocks (and spans) of early keys waiting for their names at most; more count as unkeyed. */
+#define HELD_MAX      65536
 #define SPAN_RING_MAX (64u * 1024 * 1024) /* bytes */
 
 struct offcpu_probe {
 	struct perch_key *keys; /* one drain's entries */
 	uint64_t *vals;
+	struct perch_key *held_keys; /* early keys' blocks waiting for their names */
+	uint64_t *held_vals;
+	size_t nheld, cap_held, cap_held_vals;
 	struct named_key *named; /* every key named so far */
 	size_t nnamed, cap_named;
 	struct u64map named_tab; /* key hash -> index in named */
@@ -176,6 +183,8 @@ static void offcpu_free(struct sampler *sp)
 	free(oc->keys);
 	free(oc->vals);
 	free(oc->named);
+	free(oc->held_keys);
+	free(oc->held_vals);
 	u64map__clear(&oc->named_tab);
 	ring_buffer__free(oc->rb);
 	free(oc->waiting);
@@ -239,9 +248,15 @@ static size_t take_offcpu(struct offcpu_probe *oc, int map_fd)
 	return n;
 }
 
+/* An early key with no name yet: not at the last drain, it waits. */
+static bool unnamed_early(const struct perch_key *key, uint32_t id, bool last)
+{
+	return id == SAMPLER_NO_KEY && (key->flags & PERCH_KEY_EARLY) && !last;
+}
+
 /* The spans read so far: those of buffer `which` to their key ids (named by now), the others
- * kept for their buffer's drain. */
-static void spans_drained(struct offcpu_probe *oc, unsigned int which)
+ * kept for their buffer's drain (or, an early key's, for its name). */
+static void spans_drained(struct offcpu_probe *oc, unsigned int which, bool last)
 {
 	size_t kept = 0;
 
@@ -252,11 +267,15 @@ static void spans_drained(struct offcpu_probe *oc, unsigned int which)
 		const struct perch_offspan *o = &oc->waiting[i];
 		uint32_t key;
 
-		if (o->buf != which) {
+		if (o->buf != which && !last) {
 			oc->waiting[kept++] = *o;
 			continue;
 		}
 		key = named_id(oc, &o->key);
+		if (unnamed_early(&o->key, key, last) && kept < HELD_MAX) {
+			oc->waiting[kept++] = *o;
+			continue;
+		}
 		if (key == SAMPLER_NO_KEY) {
 			oc->spans_unkeyed++;
 			continue;
@@ -268,12 +287,43 @@ static void spans_drained(struct offcpu_probe *oc, unsigned int which)
 	oc->nwaiting = kept;
 }
 
-/* The drain of buffer `which`: its keys named, its blocked times to their key ids. */
+void sampler_offcpu_early_named(struct sampler *sp, const struct perch_key *key, uint32_t id)
+{
+	struct offcpu_probe *oc = probe(sp);
+
+	if (oc && id != SAMPLER_NO_KEY)
+		name_key(oc, key, id);
+}
+
+/* key's ns blocked to its key id; an early key not named yet held for a later drain. */
+static void block_drained(struct offcpu_probe *oc, const struct perch_key *key, uint64_t ns,
+			  bool last)
+{
+	uint32_t id = named_id(oc, key);
+
+	if (unnamed_early(key, id, last) && oc->nheld < HELD_MAX &&
+	    !vec_grow(&oc->held_keys, &oc->cap_held, oc->nheld + 1, sizeof(*oc->held_keys), 64) &&
+	    !vec_grow(&oc->held_vals, &oc->cap_held_vals, oc->nheld + 1, sizeof(*oc->held_vals),
+		      64)) {
+		oc->held_keys[oc->nheld] = *key;
+		oc->held_vals[oc->nheld++] = ns;
+		return;
+	}
+	if (id == SAMPLER_NO_KEY) {
+		oc->unkeyed++;
+		return;
+	}
+	if (oc->fn)
+		oc->fn(oc->ctx, id, ns);
+}
+
+/* The drain of buffer `which`: its keys named, its blocked times to their key ids (and the
+ * held ones' whose early keys got their names since). */
 static void offcpu_drained(struct sampler *sp, const struct sampler_drain *d)
 {
 	struct offcpu_probe *oc = probe(sp);
 	struct bpf_map *map;
-	size_t m;
+	size_t m, nheld;
 
 	if (!oc)
 		return;
@@ -281,19 +331,18 @@ static void offcpu_drained(struct sampler *sp, const struct sampler_drain *d)
 		if (d->key_ids[i] != SAMPLER_NO_KEY)
 			name_key(oc, &sp->keys[i], d->key_ids[i]);
 	}
+	nheld = oc->nheld;
+	oc->nheld = 0;
+	for (size_t i = 0; i < nheld; i++) { /* held again in place: i >= oc->nheld */
+		struct perch_key key = oc->held_keys[i];
+
+		block_drained(oc, &key, oc->held_vals[i], d->last);
+	}
 	map = d->which ? sp->skel->maps.offcpu1 : sp->skel->maps.offcpu0;
 	m = take_offcpu(oc, bpf_map__fd(map));
-	for (size_t i = 0; i < m; i++) {
-		uint32_t key = named_id(oc, &oc->keys[i]);
-
-		if (key == SAMPLER_NO_KEY) {
-			oc->unkeyed++;
-			continue;
-		}
-		if (oc->fn)
-			oc->fn(oc->ctx, key, oc->vals[i]);
-	}
-	spans_drained(oc, d->which);
+	for (size_t i = 0; i < m; i++)
+		block_drained(oc, &oc->keys[i], oc->vals[i], d->last);
+	spans_drained(oc, d->which, d->last);
 }
 
 const struct sampler_part sampler_offcpu_part = {
