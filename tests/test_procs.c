@@ -2,8 +2,11 @@
 /*
  * Tests of the process table's contract with its listeners (record/procs.h): every event goes to
  * every listener that has the hook, in registration order; exits wait for procs__flush(); entries
- * outlive exits; one module per (device, inode); slots are each listener's own and dropped by it.
+ * outlive exits; one module per (device, inode); slots are each listener's own and dropped by it;
+ * procs__sweep() forgets exited processes only after the time given, never a parent a child's
+ * entry resolves through, and keeps the others findable and in order.
  */
+#include <time.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -79,6 +82,12 @@ static void spy_exit(void *ctx, struct procs_proc *p)
 	note(ctx, 'e');
 }
 
+static void spy_forget(void *ctx, struct procs_proc *p)
+{
+	(void)p;
+	note(ctx, 'g');
+}
+
 static void spy_drop(void *ctx, void *slot)
 {
 	((struct spy *)ctx)->dropped++;
@@ -99,6 +108,7 @@ static int listen_spy(struct procs *ps, struct spy *s, bool all)
 		l.fork = spy_fork;
 		l.exec = spy_exec;
 		l.mmap = spy_mmap;
+		l.forget = spy_forget;
 		l.drop = spy_drop;
 		l.drop_module = spy_drop_module;
 	}
@@ -162,6 +172,67 @@ static void procs_keeps_one_module_per_file_and_drops_slots(void **state)
 	assert_int_equal(one.dropped_modules, 2);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void procs_sweep_forgets_exited_processes(void **state)
+{
+	struct proc_map a = {
+		.start = 0x1000, .end = 0x2000, .dev_major = 8, .inode = 7, .path = "/a"};
+	struct spy one = {.tag = '1'};
+	struct procs *ps = procs__new();
+	uint64_t before;
+
+	(void)state;
+	heard[0] = '\0';
+	listen_spy(ps, &one, true);
+	for (uint32_t pid = 100; pid < 110; pid++)
+		procs__mmap(ps, pid, &a); /* a slot each */
+	procs__fork(ps, 104, 0, 200);	  /* 200 resolves through 104 */
+	procs__exit(ps, 102);
+	procs__exit(ps, 104);
+	procs__exit(ps, 107);
+	before = mono_ns();
+	assert_int_equal(procs__sweep(ps, before), 0); /* none exited yet */
+	procs__flush(ps);
+	assert_int_equal(procs__sweep(ps, before), 0); /* exited after `before` */
+	heard[0] = '\0';
+	assert_int_equal(procs__sweep(ps, mono_ns() + 1), 2); /* 102, 107; 104 has a child */
+	assert_string_equal(heard, "1g1g");
+	assert_int_equal(one.dropped, 2);
+	assert_null(procs__find(ps, 102));
+	assert_null(procs__find(ps, 107));
+	assert_non_null(procs__find(ps, 104));
+	assert_int_equal(procs__count(ps), 9);
+	/* The others findable, in their order. */
+	for (size_t i = 0, want = 100; i < procs__count(ps); i++) {
+		struct procs_proc *p = procs__at(ps, i);
+
+		while (want == 102 || want == 107)
+			want++;
+		if (want == 110)
+			want = 200;
+		assert_int_equal(p->pid, want);
+		assert_ptr_equal(procs__find(ps, (uint32_t)want), p);
+		want++;
+	}
+	/* A pid reused after its exit is alive again: not forgotten. */
+	procs__fork(ps, 100, 0, 104);
+	assert_false(procs__find(ps, 104)->exited);
+	procs__exit(ps, 200);
+	procs__flush(ps);
+	assert_int_equal(procs__sweep(ps, mono_ns() + 1), 1); /* 200 */
+	assert_non_null(procs__find(ps, 104));
+	assert_int_equal(one.dropped, 2); /* 200 had no slot */
+	procs__free(ps);
+	assert_int_equal(one.dropped, 2 + 8); /* the rest when the table goes */
+}
+
 static void procs_refuses_listeners_beyond_its_slots(void **state)
 {
 	struct spy s[PROCS_MAX_LISTENERS + 1];
@@ -180,6 +251,7 @@ int main(void)
 		cmocka_unit_test(procs_fans_out_in_registration_order),
 		cmocka_unit_test(procs_keeps_one_module_per_file_and_drops_slots),
 		cmocka_unit_test(procs_refuses_listeners_beyond_its_slots),
+		cmocka_unit_test(procs_sweep_forgets_exited_processes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,9 @@
 #   - SIGTERM (-p, --every=60): the partial interval is pushed at once and perch exits 0;
 #   - a failing backend (503 to the 3rd and 4th requests): the 3rd interval is retried once,
 #     then dropped and counted (one line on stderr), and the agent goes on to push the rest;
+#   - exited processes forgotten (the forget delay cut to 300 ms for the test): a workload of 150
+#     short children, each forgotten while the agent runs, loses nothing by it: the intervals'
+#     samples are the whole run's stack for stack, child_burn named with what its CPU time gives;
 #   - container.id: a workload that moves itself into a control group named as docker names a
 #     container's (docker-ID.scope, ID 64 random hex digits, under the first cgroup2 mount) and
 #     execs: every sample of it carries container.id ID, in the agent's pushes and in perch
@@ -163,6 +166,32 @@ if [ "$rc" -eq 0 ] && grep -q 'interval 3 .*dropped: the backend failed it twice
 	ok "failing backend: interval 3 retried, dropped and counted, the other $((k - 1)) pushed ($sum)"
 else
 	bad "failing backend" "exit $rc, ${#reqs[@]} saved of ${k:-?} intervals: $(tr '\n' ' ' <"$T/flaky.err")"
+fi
+
+# ---- exited processes forgotten ----------------------------------------------------------------
+# A continuous run forgets each exited process (its image, tables, caches) 4 s after its exit so
+# its memory follows the live processes (PERCH_TEST_FORGET_AFTER_MS cuts that to 300 ms here):
+# shortlived's children (fork, exec, 10 ms of child_burn, exit) are forgotten while the agent
+# runs, and their samples are the same as without: the intervals' are the whole run's (-o),
+# child_burn named in them with at least what the children's CPU time gives.
+PERCH_TEST_FORGET_AFTER_MS=300 "$PERCH" agent --url="$URL" --otlp --every=0.5 -F 499 -o "$T/fg.data" \
+	-- "$WL/shortlived" 150 >"$T/fg.truth" 2>"$T/fg.err"
+rc=$?
+new_requests
+: >"$T/fg.folded"
+for n in "${reqs[@]}"; do
+	python3 "$DECODE" "$T/in/$n.otlp" folded samples >>"$T/fg.folded"
+done
+awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (s in c) print s c[s] }' "$T/fg.folded" | sort >"$T/fg.sum"
+folded "$T/fg.data" | sort >"$T/fg.whole"
+forgot=$(sed -n 's/.*; \([0-9]*\) exited processes forgotten$/\1/p' "$T/fg.err")
+burn=$(awk '/;child_burn/ { s += $NF } END { print s + 0 }' "$T/fg.sum")
+mins=$(min_samples "$(truth "$T/fg.truth" child_burn)" 499)
+if [ "$rc" -eq 0 ] && [ "${forgot:-0}" -ge 100 ] && cmp -s "$T/fg.sum" "$T/fg.whole" &&
+	[ "$burn" -ge "${mins:-1}" ]; then
+	ok "forgetting: $forgot exited processes forgotten as the agent ran; the intervals are the whole run stack for stack, child_burn $burn samples (its CPU time gives >= $mins)"
+else
+	bad "forgetting" "exit $rc, ${forgot:-?} forgotten (want >= 100), child_burn $burn samples (want >= $mins), against the whole run: $(diff "$T/fg.sum" "$T/fg.whole" | head -4 | tr '\n' ' ')"
 fi
 
 # ---- container.id ---------------------------------------------------------------------------------

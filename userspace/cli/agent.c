@@ -344,6 +344,7 @@ static int run_agent(int argc, char **argv)
 				      .output = "/dev/null",
 				      .quiet = true,
 				      .no_lines = true,
+				      .forget_exited = true,
 				      .on_drain = on_drain},
 			      .a = {.every_s = DEFAULT_EVERY_S, .p = {.timeout_s = 10}}};
 	struct agent *a = &c.a;
@@ -362,8 +363,10 @@ static int run_agent(int argc, char **argv)
 	free(c.w.pids);
 	if (a->intervals || a->dropped)
 		fprintf(stderr,
-			"perch agent: %llu intervals: %llu pushed, %llu dropped (%llu retried)\n",
-			a->intervals, a->pushed, a->dropped, a->retried);
+			"perch agent: %llu intervals: %llu pushed, %llu dropped (%llu retried); "
+			"%llu exited processes forgotten\n",
+			a->intervals, a->pushed, a->dropped, a->retried,
+			(unsigned long long)res.forgotten);
 	return ret && res.signalled ? 0 : ret;
 }
 

@@ -208,6 +208,9 @@
 	X(python_frames_unplaced, PYTHON_FRAMES_UNPLACED)   \
 	X(python_samples_frames_lost, PYTHON_SAMPLES_LOST)
 
+/* perch agent (record_opts.forget_exited): the exited processes it forgot (written only then). */
+#define REC_STATS_FORGET(X) X(processes_forgotten, 0)
+
 #define REC_STATS(X)                 \
 	REC_STATS_BPF(X)             \
 	REC_STATS_COLLECT(X)         \
@@ -226,7 +229,8 @@
 	REC_STATS_METRICS(X)         \
 	REC_STATS_OFFCPU(X)          \
 	REC_STATS_STEPS(X)           \
-	REC_STATS_OFFSPANS(X) REC_STATS_LAUNCHED(X) REC_STATS_PYTHON_BPF(X) REC_STATS_PYTHON(X)
+	REC_STATS_OFFSPANS(X)        \
+	REC_STATS_LAUNCHED(X) REC_STATS_PYTHON_BPF(X) REC_STATS_PYTHON(X) REC_STATS_FORGET(X)
 
 /* META: strings fixed when the recording starts. event: the events sampled, comma-separated
  * (format/events.h); period: per event, the events (nanoseconds for a clock) per sample, 0 for

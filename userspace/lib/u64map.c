@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Open addressing with linear probing; grows at 50% load. */
+/* Open addressing with linear probing; grows at 50% load; deletion shifts the run back (no
+ * tombstones: a lookup stops at the first free slot). */
 #include <errno.h>
 #include <stdlib.h>
 #include "u64map.h"
@@ -72,4 +73,30 @@ int u64map__put(struct u64map *m, uint64_t key, uint64_t val)
 		return -ENOMEM;
 	put_nogrow(m, key, val);
 	return 0;
+}
+
+bool u64map__del(struct u64map *m, uint64_t key)
+{
+	size_t i, j, home;
+
+	if (!m->cap)
+		return false;
+	for (i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->used[i])
+			return false;
+		if (m->keys[i] == key)
+			break;
+	}
+	/* Move back each later entry of the run whose home slot is not in (i, j]. */
+	for (j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
+		home = slot_of(m->keys[j], m->cap);
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->keys[i] = m->keys[j];
+		m->vals[i] = m->vals[j];
+		i = j;
+	}
+	m->used[i] = 0;
+	m->len--;
+	return true;
 }

@@ -20,5 +20,7 @@ void u64map__clear(struct u64map *m);
 bool u64map__get(const struct u64map *m, uint64_t key, uint64_t *val);
 /* Insert or replace; 0 or -ENOMEM. */
 int u64map__put(struct u64map *m, uint64_t key, uint64_t val);
+/* Remove key; false when it was not there. */
+bool u64map__del(struct u64map *m, uint64_t key);
 
 #endif /* PERCH_U64MAP_H */

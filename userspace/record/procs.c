@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/sysmacros.h>
 #include "lib/hash.h"
 #include "lib/idxtab.h"
@@ -17,6 +18,7 @@
 struct entry {
 	struct procs_proc pub;
 	void *slot[PROCS_MAX_LISTENERS];
+	uint64_t exited_ns; /* CLOCK_MONOTONIC of procs__flush() delivering its exit */
 };
 
 struct module {
@@ -203,6 +205,8 @@ void procs__fork(struct procs *ps, uint32_t parent, uint32_t parent_gen, uint32_
 	c->ppid = parent;
 	c->parent_gen = parent_gen;
 	c->forked = true;
+	c->exited = false; /* a pid the kernel reused: alive again */
+	((struct entry *)c)->exited_ns = 0;
 	for_each_listener(ps, l, fork) l->fork(l->ctx, pp, c);
 }
 
@@ -234,8 +238,18 @@ void procs__exit(struct procs *ps, uint32_t pid)
 	ps->exited[ps->nexited++] = pid;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void procs__flush(struct procs *ps)
 {
+	uint64_t now = ps->nexited ? mono_ns() : 0;
+
 	for (size_t i = 0; i < ps->nexited; i++) {
 		struct procs_proc *p = procs__get(ps, ps->exited[i]);
 
@@ -243,6 +257,56 @@ void procs__flush(struct procs *ps)
 			continue;
 		for_each_listener(ps, l, exit) l->exit(l->ctx, p);
 		p->exited = true;
+		((struct entry *)p)->exited_ns = now;
 	}
 	ps->nexited = 0;
+}
+
+/* e's listeners' state dropped and e freed (no longer in the index). */
+static void forget(struct procs *ps, struct entry *e)
+{
+	for (int id = 0; id < ps->nl; id++) {
+		if (ps->l[id].forget)
+			ps->l[id].forget(ps->l[id].ctx, &e->pub);
+		if (e->slot[id] && ps->l[id].drop)
+			ps->l[id].drop(ps->l[id].ctx, e->slot[id]);
+	}
+	free(e);
+}
+
+size_t procs__sweep(struct procs *ps, uint64_t before_ns)
+{
+	struct u64map parents = {0};
+	size_t kept = 0, gone = 0;
+
+	/* A forked child resolves through its parent's image (collect.c): a parent stays while
+	 * any child entry does. */
+	for (size_t i = 0; i < ps->nprocs; i++) {
+		const struct procs_proc *p = &ps->procs[i]->pub;
+
+		if (p->forked && p->ppid && u64map__put(&parents, p->ppid, 1)) {
+			u64map__clear(&parents);
+			return 0; /* out of memory: nothing forgotten this time */
+		}
+	}
+	for (size_t i = 0; i < ps->nprocs; i++) {
+		struct entry *e = ps->procs[i];
+		uint64_t unused;
+
+		if (e->pub.exited && e->exited_ns && e->exited_ns < before_ns &&
+		    !u64map__get(&parents, e->pub.pid, &unused)) {
+			u64map__del(&ps->pid_index, e->pub.pid);
+			forget(ps, e);
+			gone++;
+			continue;
+		}
+		if (kept != i) {
+			ps->procs[kept] = e;
+			u64map__put(&ps->pid_index, e->pub.pid, kept); /* replaces: no growth */
+		}
+		kept++;
+	}
+	ps->nprocs = kept;
+	u64map__clear(&parents);
+	return gone;
 }

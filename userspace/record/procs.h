@@ -21,7 +21,9 @@
  *   the slot back to NULL). procs is freed before its listeners.
  * - Process entries live for the whole recording (samples are drained after their process
  *   exited, and a forked child resolves through its parent's image): exit marks an entry, it
- *   does not remove it. A pid the kernel reuses continues its entry.
+ *   does not remove it. A pid the kernel reuses continues its entry. Only procs__sweep()
+ *   removes entries (a continuous run: perch agent), long after their exit: each listener's
+ *   forget hook, then its slot's drop.
  */
 #ifndef PERCH_PROCS_H
 #define PERCH_PROCS_H
@@ -71,7 +73,10 @@ struct procs_listener {
 		     struct procs_module *mod);
 	/* p's last thread exited, and every mmap record it left was delivered. */
 	void (*exit)(void *ctx, struct procs_proc *p);
-	/* Free a slot this listener set (procs__free()). */
+	/* p is about to be removed (procs__sweep()): unlink it from the listener's own lists; its
+	 * slot is dropped next. */
+	void (*forget)(void *ctx, struct procs_proc *p);
+	/* Free a slot this listener set (procs__free(), procs__sweep()). */
 	void (*drop)(void *ctx, void *slot);
 	void (*drop_module)(void *ctx, void *slot);
 };
@@ -99,6 +104,11 @@ void procs__mmap(struct procs *ps, uint32_t pid, const struct proc_map *m);
  * are read. */
 void procs__exit(struct procs *ps, uint32_t pid);
 void procs__flush(struct procs *ps);
+/* Forget every process whose exit procs__flush() delivered before before_ns (CLOCK_MONOTONIC)
+ * and that no forked child's entry resolves through: its listeners' forget hooks, its slots
+ * dropped, its entry freed (the others keep their order). A continuous run's memory then follows
+ * the live processes, not every process it ever saw. Returns how many. */
+size_t procs__sweep(struct procs *ps, uint64_t before_ns);
 
 /* Lookups, for listeners. */
 

@@ -340,6 +340,7 @@ end:
 	res->duration_stopped = o->argv && s.duration_stop && status == 128 + SIGTERM;
 	ret = end ? end : res->duration_stopped ? 0 : status;
 	res->signalled = stop_signal;
+	res->forgotten = s.forgotten;
 out:
 	session_free(&s);
 	return ret;

@@ -10,6 +10,7 @@
 #define PERCH_RECORD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "record_opts.h"
 
 /* What a recording's end was, besides its exit status. */
@@ -17,6 +18,7 @@ struct record_result {
 	bool complete;	       /* opts->output was written to its end (the CLI reads it back) */
 	bool duration_stopped; /* -d ran out and perch's SIGTERM ended the launched command */
 	int signalled;	       /* SIGINT or SIGTERM that stopped perch; 0: none */
+	uint64_t forgotten;    /* opts->forget_exited: the exited processes forgotten */
 };
 
 /* Run a recording. Returns the exit status perch should exit with (enum perch_exit, or the

@@ -60,6 +60,10 @@ struct record_opts {
 	 * gets it too). NULL: none. */
 	int (*on_drain)(void *ctx, const struct rec_writer *w, uint64_t start_ns, uint64_t end_ns);
 	void *drain_ctx;
+	/* perch agent and top: forget each exited process (its image, tables, caches) some seconds
+	 * after its exit (procs__sweep()), so memory follows the live processes; a recording keeps
+	 * them all to its end. */
+	bool forget_exited;
 };
 
 #endif /* PERCH_RECORD_OPTS_H */

@@ -48,6 +48,8 @@ struct record_run {
 	unsigned int max_stack;
 	bool duration_stop; /* -d ran out: a launched command was sent SIGTERM */
 	int stop_signal;    /* o->on_drain (perch top) asked to stop as if sent it (0: no) */
+	uint64_t swept_ns;  /* o->forget_exited: the last sweep of the process table */
+	uint64_t forgotten; /* processes forgotten so far */
 };
 
 /* What a part's STATS entries are made of: the BPF counters (enum perch_stat, summed over CPUs;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include "format/keys.h"
@@ -474,6 +475,46 @@ static size_t gpu_attach_stats(const struct record_run *r, const struct run_coun
 	return n;
 }
 
+/* o->forget_exited: a process is forgotten this long after its exit: its early ticks and its
+ * early off-CPU keys wait up to PERCH_EARLY_NS for their walk (sampler_early.c), and the drains
+ * that hand them on need its image. */
+#define FORGET_AFTER_NS (PERCH_EARLY_NS + 2000000000ull)
+#define SWEEP_EVERY_NS	1000000000ull
+
+/* FORGET_AFTER_NS, or PERCH_TEST_FORGET_AFTER_MS (tests only: a short run sees its exited
+ * processes forgotten). */
+static uint64_t forget_after_ns(void)
+{
+	const char *v = getenv("PERCH_TEST_FORGET_AFTER_MS");
+	long ms = v ? atol(v) : 0;
+
+	return ms > 0 && ms < 60000 ? (uint64_t)ms * 1000000ull : FORGET_AFTER_NS;
+}
+
+static void forget_drained(struct record_run *r, uint64_t flip)
+{
+	uint64_t after = forget_after_ns();
+
+	if (!r->o->forget_exited || flip < after ||
+	    flip < r->swept_ns + (after < SWEEP_EVERY_NS ? after : SWEEP_EVERY_NS))
+		return;
+	r->swept_ns = flip;
+	r->forgotten += procs__sweep(r->procs, flip - after);
+}
+
+static size_t forget_stats(const struct record_run *r, const struct run_counters *c,
+			   struct rec_kv *kv)
+{
+	size_t n = 0;
+
+	(void)c;
+	if (!r->o->forget_exited)
+		return 0;
+#define FORGET_KV(k, i) KV(k, r->forgotten + (i));
+	REC_STATS_FORGET(FORGET_KV)
+	return n;
+}
+
 static const struct record_part sampler_part = {
 	.name = "sampler",
 	.finish = sampler_finish,
@@ -553,10 +594,15 @@ static const struct record_part python_part = {
 	.free = python_free,
 	.stats = python_stats,
 };
+static const struct record_part forget_part = {
+	.name = "forget",
+	.drained = forget_drained,
+	.stats = forget_stats,
+};
 static const struct record_part *const parts[] = {
 	&sampler_part,	  &unwinder_part, &python_part,	    &collector_part, &timeline_part,
 	&run_offcpu_part, &window_part,	  &regions_part,    &steps_part,     &file_part,
-	&metrics_part,	  &gpu_part,	  &gpu_attach_part,
+	&metrics_part,	  &gpu_part,	  &gpu_attach_part, &forget_part,
 };
 
 #define NPARTS (sizeof(parts) / sizeof(parts[0]))

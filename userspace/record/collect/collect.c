@@ -224,6 +224,21 @@ static struct image *image_for(struct proc *p, uint32_t gen)
 	return img;
 }
 
+/* pp is forgotten (procs__sweep()): out of the list of processes with old images. */
+static void proc_forget(void *ctx, struct procs_proc *pp)
+{
+	struct collector *c = ctx;
+	struct proc *p = slot_of(c, pp);
+	size_t kept = 0;
+
+	if (!p || !p->execd)
+		return;
+	for (size_t i = 0; i < c->nexecd; i++)
+		if (c->execd[i] != p)
+			c->execd[kept++] = c->execd[i];
+	c->nexecd = kept;
+}
+
 /* What naming JIT code needs, taken while the process lives: its root, held open so the map is
  * found after it exits (a JIT may write it at exit), its pid as the JIT sees it, its uid. */
 static void jit_context(struct proc *p)
@@ -945,5 +960,6 @@ static const struct procs_listener listener = {
 	.exec = proc_execd,
 	.mmap = proc_mapped,
 	.exit = proc_exited,
+	.forget = proc_forget,
 	.drop = proc_free,
 };

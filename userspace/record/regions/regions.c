@@ -301,6 +301,21 @@ static void proc_gone(void *ctx, struct procs_proc *pp)
 	bpf_map_delete_elem(rg->procs_fd, &pid);
 }
 
+/* pp is forgotten (procs__sweep()): out of the live list. */
+static void proc_forget(void *ctx, struct procs_proc *pp)
+{
+	struct regions *rg = ctx;
+	struct rproc *p = slot_of(rg, pp);
+	size_t kept = 0;
+
+	if (!p || !p->listed)
+		return;
+	for (size_t i = 0; i < rg->nlive; i++)
+		if (rg->live[i] != p)
+			rg->live[kept++] = rg->live[i];
+	rg->nlive = kept;
+}
+
 static const struct procs_listener listener = {
 	.name = "regions",
 	.start = proc_started,
@@ -308,6 +323,7 @@ static const struct procs_listener listener = {
 	.exec = proc_gone,
 	.mmap = proc_mapped,
 	.exit = proc_gone,
+	.forget = proc_forget,
 	.drop = drop_proc,
 	.drop_module = drop_module,
 };
