@@ -42,7 +42,6 @@ if perch_record m -- "$WL/metrics" 20 100 10 0.5; then
 		bad "cpu user" "$user s, workload's ru_utime $want s (+-$tol)"
 	fi
 	share=$(awk -v u="$(metric cpu_user 2)" 'BEGIN { print u }')
-	wall=$(truth "$T/m.truth" wall_s)
 	if awk -v s="$share" 'BEGIN { exit !(s > 0 && s <= 100.5) }'; then
 		ok "cpu user: the busiest interval's share $share % is a share of one CPU (1 thread)"
 	else
@@ -174,6 +173,37 @@ if perch_record slow --metrics=200 -- "$WL/metrics" 6 100 1 0.2; then
 		bad "--metrics=200" "$("$PERCH" report "$T/slow.data" | grep '^Metrics')"
 	fi
 fi
+
+# -a: every process of the host that perch meets is a target, most of them idle most of the
+# time; a process is read only when it had a tick since its last sample, else every 10 s (reading
+# all of them every 100 ms cost perch record -a twice perf record -a -g's CPU). The workload, busy
+# at each interval, keeps its user time as ru_utime gives it; a bash under a name of its own that
+# spins 0.3 s and then waits 3 s in read is read while it spins (3 intervals, a few more when a
+# tick lands late) and not again for 10 s: at most 8 points where reading every interval gave 20.
+cp "$(command -v bash)" "$T/idler"
+# shellcheck disable=SC2016 # the idler's own script
+spin='end=$(( ${EPOCHREALTIME/./} + 300000 )); while [ "${EPOCHREALTIME/./}" -lt $end ]; do :; done; exec 3<>"$0"; read -r -t 3 -u 3'
+mkfifo "$T/idle.fifo"
+# shellcheck disable=SC2016 # expanded by that sh
+if perch_record all -a -- sh -c '"$1" -c "$2" "$3" & exec "$4" 20 100 10 0.5' sh "$T/idler" "$spin" "$T/idle.fifo" "$WL/metrics"; then
+	"$PERCH" report --format=chrome "$T/all.data" >"$T/all.json"
+	python3 "$TESTS/metrics_sum.py" "$T/all.json" metrics >"$T/m.sums" || bad "-a chrome counters" "metrics_sum.py failed"
+	user=$(awk -v v="$(metric cpu_user 3)" 'BEGIN { printf "%.3f", v / 100 }')
+	want=$(truth "$T/all.truth" user_s)
+	sys=$(truth "$T/all.truth" sys_s)
+	tol=$(awk -v u="$want" -v s="$sys" -v hz="$(getconf CLK_TCK)" 'BEGIN { n = (u + s) * hz; p = n > 0 ? u * hz / n : 0
+		printf "%.3f", (4 * sqrt(n * p * (1 - p)) + 2) / hz }')
+	pts=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+pid = [e["pid"] for e in d["traceEvents"] if e.get("ph") == "M" and e.get("name") == "process_name" and e["args"]["name"] == "idler"]
+print(max([sum(1 for e in d["traceEvents"] if e.get("ph") == "C" and e.get("cat") == "metrics" and e["pid"] == p and e["name"].startswith("cpu_user")) for p in pid] or [-1]))' "$T/all.json")
+	if within "$user" "$want" "$tol" && [ "$pts" -ge 1 ] && [ "$pts" -le 8 ]; then
+		ok "-a: the busy workload's user time $user s (ru_utime $want s +-$tol); the idler's cpu user series $pts points over its 0.3 s spin and 2 s wait"
+	else
+		bad "-a metrics" "user $user s (ru_utime $want s +-$tol), the idler's cpu user series $pts points (want 1 to 8)"
+	fi
+fi
+pkill -f "$T/idler" 2>/dev/null
 
 expect "bad --metrics" 64 "bad --metrics value 'often'" -- "$PERCH" record --metrics=often -o "$T/n.data" -- true
 expect "--metrics below the drain period" 64 "bad --metrics value '10'" -- "$PERCH" record --metrics=10 -o "$T/n.data" -- true

@@ -598,7 +598,8 @@ static const struct cli_opt record_rows[] = {
 	{0, "metrics", "MS|off",
 	 "system metrics every MS milliseconds (default 100, at least 100): CPU busy per CPU; the "
 	 "targets' CPU user/system, RSS, faults, context switches, bytes read and written; GPU "
-	 "utilization and memory through NVML; --metrics=off: none",
+	 "utilization and memory through NVML (with -a, a process with no tick since its last "
+	 "reading is read every 10 s only); --metrics=off: none",
 	 OPT_FN(set_metrics), .in = L | P | A},
 	{0, "no-python", NULL,
 	 "CPython processes (3.11 to 3.13) with their native frames only: no walk of the "

@@ -27,6 +27,9 @@
 
 #define MAX_CPUS  4096
 #define MAX_PROCS 256 /* targets with series; later ones are counted, not sampled */
+/* busy_only: how often a process with no tick since its last sample is read all the same (its
+ * counters' delta then spans the whole time; a process can read and write without a tick). */
+#define IDLE_EVERY_NS 10000000000ull
 /* The series are written again every second, or every sixteenth of the run so far when that is
  * longer: each block holds every series whole, so a streamed (FIFO) recording grows by
  * O(log run) blocks, not one a second, and a killed perch loses at most 1/16 of the run. */
@@ -47,12 +50,14 @@ struct pstate {
 	uint64_t prev[NPROC_METRICS]; /* cumulative values at prev_ns (RSS: unused) */
 	uint64_t prev_ns;
 	size_t first; /* its first series */
+	bool busy;    /* busy_only: it had a tick since its last sample */
 };
 
 struct metrics {
 	struct rec_writer *w;
 	struct procs *ps;
-	int lid; /* listener id */
+	bool busy_only; /* -a: a process without ticks is read every IDLE_EVERY_NS only */
+	int lid;	/* listener id */
 	uint64_t interval_ns, last_ns, written_ns, start_ns;
 	int stat_fd;
 	struct sys_cpu *cpus, *prev_cpus;
@@ -244,8 +249,11 @@ static void sample(struct metrics *m, uint64_t now)
 		struct procs_proc *p = procs__at(m->ps, i);
 		struct pstate *st = *procs__slot(p, m->lid);
 
-		if (st && !p->exited)
-			sample_proc(m, st);
+		if (!st || p->exited ||
+		    (m->busy_only && !st->busy && now - st->prev_ns < IDLE_EVERY_NS))
+			continue;
+		sample_proc(m, st);
+		st->busy = false;
 	}
 	sample_gpus(m, now);
 	m->last_ns = now;
@@ -430,6 +438,24 @@ err_out:
 	metrics__free(m);
 	errno = -err;
 	return NULL;
+}
+
+void metrics__busy_only(struct metrics *m)
+{
+	if (m)
+		m->busy_only = true;
+}
+
+void metrics__sampled(struct metrics *m, uint32_t pid)
+{
+	struct procs_proc *p;
+	struct pstate *st;
+
+	if (!m || !m->busy_only || !(p = procs__find(m->ps, pid)))
+		return;
+	st = *procs__slot(p, m->lid);
+	if (st)
+		st->busy = true;
 }
 
 void metrics__drained(struct metrics *m)

@@ -19,6 +19,12 @@ struct rec_writer;
 /* Sample every interval_ms (>= the drain period; a drain takes the sample when it is due).
  * NULL + errno. */
 struct metrics *metrics__new(struct rec_writer *w, struct procs *ps, unsigned int interval_ms);
+/* System-wide (-a: hundreds of processes, most of them idle): a process is read only when it had
+ * a tick since its last sample (metrics__sampled(), for each drained sample), else every 10 s:
+ * reading every process's stat, statm, io and each thread's status every 100 ms cost perch
+ * record -a twice perf record -a -g's whole CPU time. */
+void metrics__busy_only(struct metrics *m);
+void metrics__sampled(struct metrics *m, uint32_t pid);
 /* At each drain: a sample when one is due; the series written every second or 1/16 of the run. */
 void metrics__drained(struct metrics *m);
 /* The last, partial interval, and the series written. */

@@ -19,6 +19,7 @@
 #include "format/recording.h"
 #include "lib/exitcodes.h"
 #include "lib/log.h"
+#include "metrics.h"
 #include "proc.h"
 #include "procs.h"
 #include "record.h"
@@ -192,6 +193,7 @@ static uint32_t add_sample(void *ctx, const struct raw_sample *raw)
 	if (raw->flags & RAW_REGIONS_LOST || (raw->region_stack && !nr))
 		regions__count_lost(s->rg, raw->count);
 	collector__add(s->col, raw, s->rnames, nr);
+	metrics__sampled(s->mt, raw->pid);
 	steps__sample(s->steps, raw->pid, raw->step, collector__last_key(s->col), raw->count);
 	return collector__last_key(s->col);
 }

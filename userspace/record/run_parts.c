@@ -340,6 +340,8 @@ static int metrics_open(struct record_run *r)
 {
 	if (r->o->metrics_ms && !(r->mt = metrics__new(r->w, r->procs, r->o->metrics_ms)))
 		log_warn("metrics: %s: the recording goes on without them", strerror(errno));
+	if (r->o->all_cpus)
+		metrics__busy_only(r->mt);
 	return 0;
 }
 

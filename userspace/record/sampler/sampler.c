@@ -93,7 +93,7 @@ static __u32 stack_entries(const struct sampler *sp)
 
 static int open_and_load(struct sampler *sp, uint32_t mode, const char *btf)
 {
-	struct bpf_map *buffers[6];
+	struct bpf_map *buffers[8];
 	__u32 entries = buffer_entries(sp);
 	int err;
 
@@ -108,7 +108,11 @@ static int open_and_load(struct sampler *sp, uint32_t mode, const char *btf)
 	buffers[3] = sp->skel->maps.counts1;
 	buffers[4] = sp->skel->maps.dstacks0;
 	buffers[5] = sp->skel->maps.dstacks1;
-	for (size_t i = 0; i < 6; i++)
+	/* Python stacks: one a tick at most, as the DWARF stacks (a batch read of 16384 buckets
+	 * at every drain was the largest of them). */
+	buffers[6] = sp->skel->maps.pystacks0;
+	buffers[7] = sp->skel->maps.pystacks1;
+	for (size_t i = 0; i < 8; i++)
 		bpf_map__set_max_entries(buffers[i], i < 2 ? stack_entries(sp) : entries);
 	sp->skel->rodata->unwind_mode = mode;
 	sp->skel->rodata->multi_event = sp->nevents > 1;
