@@ -50,7 +50,7 @@ struct pstate {
 	uint64_t prev[NPROC_METRICS]; /* cumulative values at prev_ns (RSS: unused) */
 	uint64_t prev_ns;
 	size_t first; /* its first series */
-	bool busy;    /* busy_only: it had a tick since its last sample */
+	bool busy;    /* busy_only: it had a tick since its last sample (or none yet) */
 };
 
 struct metrics {
@@ -312,7 +312,8 @@ static struct pstate *track(struct metrics *m, uint32_t pid)
 	st = dir >= 0 ? calloc(1, sizeof(*st)) : NULL;
 	if (!st)
 		goto out;
-	*st = (struct pstate){.pid = pid, .first = m->nser};
+	/* busy: read at the next sample, so each process has its values once (busy_only) */
+	*st = (struct pstate){.pid = pid, .first = m->nser, .busy = true};
 	st->stat_fd = open_in(dir, "stat");
 	st->statm_fd = open_in(dir, "statm");
 	st->io_fd = open_in(dir, "io");
